@@ -1,0 +1,33 @@
+import { HttpApi, OpenApi } from "@effect/platform"
+import { ApiKeysApi, AuditApi, AuthMeApi, AuthPublicApi, GroupsApi, TenantsApi, UsersApi } from "./AuthApi.js"
+import { BadRequest, Forbidden, NotFound, PayloadTooLarge, TooManyRequests, Unauthorized } from "./Errors.js"
+import { flattenErrorSchemas } from "./OpenApiErrors.js"
+import { SystemApi } from "./SystemApi.js"
+
+/** The whole public contract: every service mounts its groups here. */
+export class PlatformApi extends HttpApi.make("builder-platform")
+  .add(SystemApi)
+  .add(AuthPublicApi)
+  .add(AuthMeApi)
+  .add(ApiKeysApi)
+  .add(TenantsApi)
+  .add(UsersApi)
+  .add(GroupsApi)
+  .add(AuditApi)
+  .addError(BadRequest)
+  .addError(Unauthorized)
+  .addError(Forbidden)
+  .addError(NotFound)
+  .addError(PayloadTooLarge)
+  .addError(TooManyRequests)
+  .annotateContext(
+    OpenApi.annotations({
+      title: "Builder Platform API",
+      version: "1.0.0",
+      description:
+        "Multi-tenant API for building and operating AI Employees. Every error is the flat body " +
+        "{code, message, request_id, details?}; request_id is also sent as the X-Request-Id header.",
+      transform: flattenErrorSchemas
+    })
+  )
+{}

@@ -1,0 +1,253 @@
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import { Schema } from "effect"
+import * as A from "./Auth.js"
+import { BadRequest, Conflict, Forbidden, NotFound, TooManyRequests, Unauthorized, Unprocessable } from "./Errors.js"
+import { ApiKeyId, GroupId, TenantId, UserId } from "./Ids.js"
+import { Page, PageParams } from "./Pagination.js"
+import * as Security from "./Security.js"
+import { CreateTenantRequest, Tenant, UpdateTenantSettingsRequest } from "./Tenant.js"
+
+
+/** Sign-in routes: public. */
+export class AuthPublicApi extends HttpApiGroup.make("authPublic")
+  .add(
+    HttpApiEndpoint.post("login", "/login")
+      .setPayload(A.LoginRequest)
+      .addSuccess(A.LoginResult)
+      .addError(Unauthorized)
+      .addError(TooManyRequests)
+  )
+  .add(
+    HttpApiEndpoint.post("refresh", "/refresh").setPayload(A.RefreshRequest).addSuccess(A.RefreshResponse).addError(
+      Unauthorized
+    )
+  )
+  .add(HttpApiEndpoint.post("begin", "/auth/begin").setPayload(A.BeginRequest).addSuccess(A.BeginResponse))
+  .add(
+    HttpApiEndpoint.get("ssoContinue", "/auth/sso/continue")
+      .setUrlParams(Schema.Struct({ token: Schema.String }))
+      .addSuccess(HttpApiSchema.Empty(302))
+      .addError(Unauthorized)
+      .addError(NotFound)
+      .annotate(OpenApi.Description, "Redirects (302) into the tenant's identity provider")
+  )
+  .add(
+    HttpApiEndpoint.get("ssoCallback", "/auth/sso/callback")
+      .setUrlParams(A.SsoCallbackParams)
+      .addSuccess(A.LoginResult)
+      .addError(Unauthorized)
+      .addError(Forbidden)
+  )
+  .add(
+    HttpApiEndpoint.post("otpRequest", "/auth/otp/request")
+      .setPayload(A.OtpRequest)
+      .addSuccess(A.OtpRequestResponse, { status: 202 })
+      .addError(TooManyRequests)
+  )
+  .add(
+    HttpApiEndpoint.post("otpVerify", "/auth/otp/verify")
+      .setPayload(A.OtpVerifyRequest)
+      .addSuccess(A.LoginResult)
+      .addError(Unauthorized)
+      .addError(TooManyRequests)
+  )
+  .add(
+    HttpApiEndpoint.post("totpEnrollPartial", "/auth/totp/enroll")
+      .setPayload(A.PartialTokenRequest)
+      .addSuccess(A.TotpEnrollment)
+      .addError(Unauthorized)
+      .addError(Conflict)
+  )
+  .add(
+    HttpApiEndpoint.post("totpVerify", "/auth/totp/verify")
+      .setPayload(A.TotpVerifyRequest)
+      .addSuccess(A.LoginResponse)
+      .addError(Unauthorized)
+      .addError(TooManyRequests)
+  )
+  .prefix("/api/v1/auth")
+{}
+
+/** The caller's own account. */
+export class AuthMeApi extends HttpApiGroup.make("authMe")
+  .add(HttpApiEndpoint.get("me", "/users/me").addSuccess(A.Me))
+  .add(HttpApiEndpoint.get("myTenants", "/users/me/tenants").addSuccess(A.MyTenants))
+  .add(
+    HttpApiEndpoint.post("switchTenant", "/switch-tenant")
+      .setPayload(A.SwitchTenantRequest)
+      .addSuccess(A.LoginResult)
+      .addError(NotFound)
+      .addError(Forbidden)
+  )
+  .add(
+    HttpApiEndpoint.post("totpEnroll", "/users/me/totp/enroll").addSuccess(A.TotpEnrollment).addError(Forbidden).addError(
+      Conflict
+    )
+  )
+  .add(
+    HttpApiEndpoint.post("totpActivate", "/users/me/totp/activate")
+      .setPayload(A.TotpActivateRequest)
+      .addSuccess(A.TotpStatus)
+      .addError(BadRequest)
+      .addError(Forbidden)
+  )
+  .middleware(Security.Authentication)
+  .prefix("/api/v1/auth")
+{}
+
+export class ApiKeysApi extends HttpApiGroup.make("apiKeys")
+  .add(
+    HttpApiEndpoint.post("create", "/api-keys")
+      .setPayload(A.CreateApiKeyRequest)
+      .addSuccess(A.ApiKeyCreated, { status: 201 })
+      .addError(Forbidden)
+      .addError(BadRequest)
+  )
+  .add(HttpApiEndpoint.get("list", "/api-keys").setUrlParams(PageParams).addSuccess(Page(A.ApiKey)))
+  .add(
+    HttpApiEndpoint.patch("update")`/api-keys/${HttpApiSchema.param("id", ApiKeyId)}`
+      .setPayload(A.UpdateApiKeyRequest)
+      .addSuccess(A.ApiKey)
+      .addError(NotFound)
+      .addError(Forbidden)
+  )
+  .add(
+    HttpApiEndpoint.del("revoke")`/api-keys/${HttpApiSchema.param("id", ApiKeyId)}`
+      .addSuccess(HttpApiSchema.NoContent)
+      .addError(NotFound)
+      .addError(Forbidden)
+  )
+  .middleware(Security.Authentication)
+  .prefix("/api/v1/auth")
+{}
+
+export class TenantsApi extends HttpApiGroup.make("tenants")
+  .add(
+    HttpApiEndpoint.post("create", "/tenants")
+      .setPayload(CreateTenantRequest)
+      .addSuccess(Tenant, { status: 201 })
+      .addError(Forbidden)
+      .addError(Conflict)
+  )
+  .add(HttpApiEndpoint.get("list", "/tenants").setUrlParams(PageParams).addSuccess(Page(Tenant)).addError(Forbidden))
+  .add(
+    HttpApiEndpoint.patch("updateSettings")`/tenants/${HttpApiSchema.param("id", TenantId)}/settings`
+      .setPayload(UpdateTenantSettingsRequest)
+      .addSuccess(Tenant)
+      .addError(NotFound)
+      .addError(Forbidden)
+  )
+  .add(
+    HttpApiEndpoint.get("getSso")`/tenants/${HttpApiSchema.param("id", TenantId)}/sso`
+      .addSuccess(A.SsoConfig)
+      .addError(NotFound)
+      .addError(Forbidden)
+  )
+  .add(
+    HttpApiEndpoint.put("putSso")`/tenants/${HttpApiSchema.param("id", TenantId)}/sso`
+      .setPayload(A.PutSsoConfigRequest)
+      .addSuccess(A.SsoConfig)
+      .addError(NotFound)
+      .addError(Forbidden)
+      .addError(BadRequest)
+  )
+  .add(
+    HttpApiEndpoint.del("deleteSso")`/tenants/${HttpApiSchema.param("id", TenantId)}/sso`
+      .addSuccess(HttpApiSchema.NoContent)
+      .addError(NotFound)
+      .addError(Forbidden)
+  )
+  .middleware(Security.Authentication)
+  .prefix("/api/v1/auth")
+{}
+
+export class UsersApi extends HttpApiGroup.make("users")
+  .add(
+    HttpApiEndpoint.post("create", "/users")
+      .setPayload(A.CreateUserRequest)
+      .addSuccess(A.User, { status: 201 })
+      .addError(Forbidden)
+      .addError(NotFound)
+      .addError(Conflict)
+  )
+  .add(HttpApiEndpoint.get("list", "/users").setUrlParams(PageParams).addSuccess(Page(A.User)).addError(Forbidden))
+  .add(
+    HttpApiEndpoint.patch("update")`/users/${HttpApiSchema.param("id", UserId)}`
+      .setPayload(A.UpdateUserRequest)
+      .addSuccess(A.User)
+      .addError(NotFound)
+      .addError(Forbidden)
+  )
+  .add(
+    HttpApiEndpoint.del("remove")`/users/${HttpApiSchema.param("id", UserId)}`
+      .addSuccess(HttpApiSchema.NoContent)
+      .addError(NotFound)
+      .addError(Forbidden)
+  )
+  .middleware(Security.Authentication)
+  .prefix("/api/v1/auth")
+{}
+
+const groupId = HttpApiSchema.param("id", GroupId)
+
+export class GroupsApi extends HttpApiGroup.make("groups")
+  .add(
+    HttpApiEndpoint.post("create", "/groups")
+      .setPayload(A.CreateGroupRequest)
+      .addSuccess(A.UserGroup, { status: 201 })
+      .addError(Forbidden)
+      .addError(NotFound)
+      .addError(Conflict)
+      .addError(Unprocessable)
+  )
+  .add(HttpApiEndpoint.get("list", "/groups").setUrlParams(PageParams).addSuccess(Page(A.UserGroup)).addError(NotFound))
+  .add(HttpApiEndpoint.get("get")`/groups/${groupId}`.addSuccess(A.UserGroup).addError(NotFound))
+  .add(
+    HttpApiEndpoint.patch("update")`/groups/${groupId}`
+      .setPayload(A.UpdateGroupRequest)
+      .addSuccess(A.UserGroup)
+      .addError(NotFound)
+      .addError(Forbidden)
+      .addError(Conflict)
+      .addError(Unprocessable)
+  )
+  .add(
+    HttpApiEndpoint.del("remove")`/groups/${groupId}`
+      .addSuccess(HttpApiSchema.NoContent)
+      .addError(NotFound)
+      .addError(Forbidden)
+  )
+  .add(
+    HttpApiEndpoint.get("members")`/groups/${groupId}/members`
+      .setUrlParams(PageParams)
+      .addSuccess(Page(A.GroupMember))
+      .addError(NotFound)
+  )
+  .add(
+    HttpApiEndpoint.post("addMember")`/groups/${groupId}/members`
+      .setPayload(A.AddGroupMemberRequest)
+      .addSuccess(A.GroupMember, { status: 201 })
+      .addError(NotFound)
+      .addError(Forbidden)
+  )
+  .add(
+    HttpApiEndpoint.del("removeMember")`/groups/${groupId}/members/${HttpApiSchema.param("user_id", UserId)}`
+      .addSuccess(HttpApiSchema.NoContent)
+      .addError(NotFound)
+      .addError(Forbidden)
+  )
+  .middleware(Security.Authentication)
+  .prefix("/api/v1/auth")
+{}
+
+export class AuditApi extends HttpApiGroup.make("audit")
+  .add(
+    HttpApiEndpoint.get("list", "/audit-events")
+      .setUrlParams(PageParams)
+      .addSuccess(Page(A.AuditEvent))
+      .addError(Forbidden)
+  )
+  .middleware(Security.Authentication)
+  .prefix("/api/v1/auth")
+{}
+

@@ -1,0 +1,16 @@
+import { Schema } from "effect"
+
+export const TenantId = Schema.UUID.pipe(Schema.brand("TenantId"))
+export type TenantId = typeof TenantId.Type
+
+export const UserId = Schema.UUID.pipe(Schema.brand("UserId"))
+export type UserId = typeof UserId.Type
+
+export const ApiKeyId = Schema.UUID.pipe(Schema.brand("ApiKeyId"))
+export type ApiKeyId = typeof ApiKeyId.Type
+
+export const GroupId = Schema.UUID.pipe(Schema.brand("GroupId"))
+export type GroupId = typeof GroupId.Type
+
+export const AuditEventId = Schema.UUID.pipe(Schema.brand("AuditEventId"))
+export type AuditEventId = typeof AuditEventId.Type

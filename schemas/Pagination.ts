@@ -1,0 +1,71 @@
+import { Schema } from "effect"
+
+export const MAX_PAGE_SIZE = 100
+export const DEFAULT_PAGE_SIZE = 20
+
+const PositiveIntFromString = Schema.NumberFromString.pipe(Schema.int(), Schema.greaterThanOrEqualTo(1))
+
+/** `page_size` above the cap is clamped to 100, not refused. */
+const PageSize = Schema.transform(PositiveIntFromString, Schema.Int, {
+  strict: true,
+  decode: (n) => Math.min(n, MAX_PAGE_SIZE),
+  encode: (n) => n
+})
+
+export const PageParams = Schema.Struct({
+  page: Schema.optionalWith(PositiveIntFromString, { default: () => 1 }),
+  page_size: Schema.optionalWith(PageSize, { default: () => DEFAULT_PAGE_SIZE })
+})
+export type PageParams = typeof PageParams.Type
+
+export const Page = <A, I, R>(item: Schema.Schema<A, I, R>) =>
+  Schema.Struct({
+    items: Schema.Array(item),
+    total: Schema.Int,
+    page: Schema.Int,
+    page_size: Schema.Int,
+    has_more: Schema.Boolean
+  })
+
+export interface PageOf<A> {
+  readonly items: ReadonlyArray<A>
+  readonly total: number
+  readonly page: number
+  readonly page_size: number
+  readonly has_more: boolean
+}
+
+export const pageOf = <A>(params: PageParams, items: ReadonlyArray<A>, total: number): PageOf<A> => ({
+  items,
+  total,
+  page: params.page,
+  page_size: params.page_size,
+  has_more: (params.page - 1) * params.page_size + items.length < total
+})
+
+export const pageOffset = (params: PageParams) => (params.page - 1) * params.page_size
+
+const NonNegativeIntFromString = Schema.NumberFromString.pipe(Schema.int(), Schema.greaterThanOrEqualTo(0))
+
+/** The limit/offset form used by a few lists. */
+export const LimitOffsetParams = Schema.Struct({
+  limit: Schema.optionalWith(
+    Schema.transform(PositiveIntFromString, Schema.Int, {
+      strict: true,
+      decode: (n) => Math.min(n, MAX_PAGE_SIZE),
+      encode: (n) => n
+    }),
+    { default: () => DEFAULT_PAGE_SIZE }
+  ),
+  offset: Schema.optionalWith(NonNegativeIntFromString, { default: () => 0 })
+})
+export type LimitOffsetParams = typeof LimitOffsetParams.Type
+
+export const LimitOffsetPage = <A, I, R>(item: Schema.Schema<A, I, R>) =>
+  Schema.Struct({
+    items: Schema.Array(item),
+    total: Schema.Int,
+    limit: Schema.Int,
+    offset: Schema.Int,
+    has_more: Schema.Boolean
+  })

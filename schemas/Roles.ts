@@ -1,0 +1,18 @@
+import { Schema } from "effect"
+
+/** Highest first. */
+export const Roles = [
+  "env_admin",
+  "system_admin",
+  "builder_admin",
+  "user_admin",
+  "builder",
+  "user",
+  "no_access"
+] as const
+export const Role = Schema.Literal(...Roles)
+export type Role = typeof Role.Type
+
+export const roleRank = (role: Role): number => Roles.length - Roles.indexOf(role)
+
+export const isAtLeast = (role: Role, floor: Role): boolean => roleRank(role) >= roleRank(floor)

@@ -1,0 +1,39 @@
+import { Schema } from "effect"
+import { TenantId } from "./Ids.js"
+
+export const TenantSettings = Schema.Struct({
+  require_totp: Schema.Boolean,
+  chat_impersonation: Schema.Boolean,
+  ticketing_enabled: Schema.Boolean,
+  user_groups_enabled: Schema.Boolean
+})
+export type TenantSettings = typeof TenantSettings.Type
+
+export const defaultTenantSettings: TenantSettings = {
+  require_totp: false,
+  chat_impersonation: false,
+  ticketing_enabled: false,
+  user_groups_enabled: false
+}
+
+export const Tenant = Schema.Struct({
+  id: TenantId,
+  name: Schema.String,
+  slug: Schema.String,
+  settings: TenantSettings,
+  created_at: Schema.Date
+})
+export type Tenant = typeof Tenant.Type
+
+export const Slug = Schema.String.pipe(
+  Schema.pattern(/^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/, {
+    message: () => "slug must be lowercase letters, digits and hyphens (1-63 characters)"
+  })
+)
+
+export const CreateTenantRequest = Schema.Struct({
+  name: Schema.String.pipe(Schema.trimmed(), Schema.minLength(1), Schema.maxLength(200)),
+  slug: Slug
+})
+
+export const UpdateTenantSettingsRequest = Schema.partial(TenantSettings)

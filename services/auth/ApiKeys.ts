@@ -1,0 +1,94 @@
+import { randomUUID } from "node:crypto"
+import { Effect, Option } from "effect"
+import type { OperationScope, ResourceScope } from "../../schemas/Auth.js"
+import { badRequest, notFound } from "../../schemas/Errors.js"
+import type { ApiKeyId } from "../../schemas/Ids.js"
+import type { PageParams } from "../../schemas/Pagination.js"
+import { pageOf } from "../../schemas/Pagination.js"
+import type { Principal } from "../../schemas/Principal.js"
+import { Audit } from "../shared/Audit.js"
+import type { ApiKeyRow } from "./ApiKeysRepo.js"
+import { ApiKeysRepo, toApiKey } from "./ApiKeysRepo.js"
+import { generateApiKey } from "./ApiKeySecret.js"
+import { requireAccess, requireJwt, requireRole, TENANT_ADMINS } from "./Policy.js"
+
+/** Keys belong to their tenant; a member manages their own, tenant admins manage all. */
+export class ApiKeys extends Effect.Service<ApiKeys>()("ApiKeys", {
+  effect: Effect.gen(function*() {
+    const repo = yield* ApiKeysRepo
+    const audit = yield* Audit
+
+    const create = (principal: Principal, input: {
+      name: string
+      key_type: "user" | "system"
+      operation_scope?: OperationScope | null | undefined
+      resource_scope?: ResourceScope | null | undefined
+      expires_at?: Date | null | undefined
+    }) =>
+      Effect.gen(function*() {
+        yield* requireJwt(principal)
+        yield* requireAccess(principal)
+        if (input.key_type === "system") yield* requireRole(principal, TENANT_ADMINS)
+        if (input.expires_at != null && input.expires_at.getTime() <= Date.now()) {
+          return yield* badRequest("INVALID_EXPIRY", "expires_at must be in the future")
+        }
+        const secret = generateApiKey()
+        const row = yield* repo.insert(principal, {
+          id: randomUUID(),
+          name: input.name,
+          key_hash: secret.hash,
+          key_prefix: secret.prefix,
+          key_type: input.key_type,
+          system_role: input.key_type === "system" ? principal.role : null,
+          operation_scope: input.operation_scope,
+          resource_scope: input.resource_scope,
+          expires_at: input.expires_at
+        })
+        yield* audit.record(principal, {
+          action: "api_key.created",
+          resourceType: "api_key",
+          resourceId: row.id,
+          details: { key_type: input.key_type, name: input.name }
+        })
+        return { ...toApiKey(row), key: secret.key }
+      }).pipe(Effect.withSpan("ApiKeys.create"))
+
+    const list = (principal: Principal, params: PageParams) =>
+      requireAccess(principal).pipe(
+        Effect.zipRight(repo.list(principal, params)),
+        Effect.map(({ items, total }) => pageOf(params, items.map(toApiKey), total))
+      )
+
+    /** 404 when the key is not in the caller's tenant; 403 when it is someone else's and the caller is no admin. */
+    const owned = (principal: Principal, id: ApiKeyId) =>
+      Effect.gen(function*() {
+        const row = yield* repo.get(principal, id)
+        if (Option.isNone(row)) return yield* notFound("API key")
+        yield* requireAccess(principal)
+        if (row.value.owner_user_id !== principal.userId) yield* requireRole(principal, TENANT_ADMINS)
+        return row.value as ApiKeyRow
+      })
+
+    const update = (principal: Principal, id: ApiKeyId, patch: {
+      name?: string | undefined
+      operation_scope?: OperationScope | null | undefined
+      resource_scope?: ResourceScope | null | undefined
+    }) =>
+      Effect.gen(function*() {
+        yield* owned(principal, id)
+        const row = yield* repo.update(principal, id, patch)
+        if (Option.isNone(row)) return yield* notFound("API key")
+        yield* audit.record(principal, { action: "api_key.updated", resourceType: "api_key", resourceId: id, details: patch })
+        return toApiKey(row.value)
+      }).pipe(Effect.withSpan("ApiKeys.update"))
+
+    const revoke = (principal: Principal, id: ApiKeyId) =>
+      Effect.gen(function*() {
+        yield* owned(principal, id)
+        yield* repo.revoke(principal, id)
+        yield* audit.record(principal, { action: "api_key.revoked", resourceType: "api_key", resourceId: id })
+      }).pipe(Effect.withSpan("ApiKeys.revoke"))
+
+    return { create, list, update, revoke }
+  })
+}) {}

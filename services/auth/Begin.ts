@@ -1,0 +1,33 @@
+import { Effect, Option } from "effect"
+import { AppConfig } from "../shared/Config.js"
+import { Sso } from "./Sso.js"
+import { Tokens } from "./Tokens.js"
+import { UsersRepo } from "./UsersRepo.js"
+
+/** Email-first sign-in: tells the client which method applies to this address. */
+export class Begin extends Effect.Service<Begin>()("Begin", {
+  effect: Effect.gen(function*() {
+    const sso = yield* Sso
+    const users = yield* UsersRepo
+    const tokens = yield* Tokens
+    const config = yield* AppConfig
+
+    const begin = (email: string) =>
+      Effect.gen(function*() {
+        const ssoTenant = yield* sso.forEmail(email)
+        if (Option.isSome(ssoTenant)) {
+          const token = yield* tokens.sign({ sub: email, tid: ssoTenant.value.tenant_id, typ: "sso_continue", amr: [], email })
+          return {
+            method: "sso" as const,
+            continuation_token: token,
+            continue_url: `${config.publicBaseUrl}/api/v1/auth/auth/sso/continue?token=${encodeURIComponent(token)}`
+          }
+        }
+        const user = yield* users.byEmail(email)
+        if (Option.isNone(user)) return { method: "unknown" as const }
+        return { method: user.value.password_hash !== null ? "password" as const : "otp" as const }
+      }).pipe(Effect.withSpan("Begin.begin"))
+
+    return { begin }
+  })
+}) {}

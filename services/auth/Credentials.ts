@@ -1,0 +1,107 @@
+import { Effect, Option } from "effect"
+import type { OperationScope, ResourceScope } from "../../schemas/Auth.js"
+import type { Forbidden, Unauthorized } from "../../schemas/Errors.js"
+import { forbidden, unauthorized } from "../../schemas/Errors.js"
+import type { Principal } from "../../schemas/Principal.js"
+import { ApiKeysRepo } from "./ApiKeysRepo.js"
+import { hashApiKey } from "./ApiKeySecret.js"
+import { Sessions } from "./Sessions.js"
+import { settingsOf, UsersRepo } from "./UsersRepo.js"
+
+export interface CredentialInput {
+  readonly authorization?: string | undefined
+  readonly apiKey?: string | undefined
+  readonly method: string
+  readonly path: string
+}
+
+const BEARER = /^Bearer\s+(\S+)\s*$/i
+
+const inScope = (
+  operation: OperationScope | null,
+  resource: ResourceScope | null,
+  method: string,
+  path: string
+): boolean => {
+  const op = method === "GET" || method === "HEAD" ? "read" : "write"
+  if (operation !== null && !operation.includes(op)) return false
+  if (resource === null) return true
+  const service = /^\/api\/v1\/([^/]+)/.exec(path)?.[1]
+  return service !== undefined && (resource as ReadonlyArray<string>).includes(service)
+}
+
+/**
+ * One credential per request: an Authorization header is a JWT with no fallback to the key;
+ * only without it is X-API-Key read; with neither, 401.
+ */
+export class Credentials extends Effect.Service<Credentials>()("Credentials", {
+  effect: Effect.gen(function*() {
+    const sessions = yield* Sessions
+    const keys = yield* ApiKeysRepo
+    const users = yield* UsersRepo
+
+    const fromJwt = (header: string): Effect.Effect<Principal, Unauthorized> =>
+      Effect.gen(function*() {
+        const token = BEARER.exec(header)?.[1]
+        if (token === undefined) return yield* unauthorized("Authorization must be 'Bearer <access token>'")
+        const { claims, membership, user } = yield* sessions.resolve(token, "access")
+        return {
+          userId: user.id,
+          tenantId: membership.tenant_id,
+          email: user.email,
+          role: membership.role,
+          authMethod: "jwt",
+          amr: claims.amr,
+          settings: settingsOf(membership)
+        } satisfies Principal
+      })
+
+    const fromApiKey = (key: string, method: string, path: string): Effect.Effect<Principal, Unauthorized | Forbidden> =>
+      Effect.gen(function*() {
+        const row = yield* keys.byHash(hashApiKey(key))
+        if (Option.isNone(row)) return yield* unauthorized("Invalid API key", "INVALID_API_KEY")
+        const k = row.value
+        if (k.revoked_at !== null) return yield* unauthorized("API key revoked", "API_KEY_REVOKED")
+        if (k.expires_at !== null && k.expires_at.getTime() <= Date.now()) {
+          return yield* unauthorized("API key expired", "API_KEY_EXPIRED")
+        }
+        const owner = yield* users.byId(k.owner_user_id)
+        const membership = yield* users.membership(k.tenant_id, k.owner_user_id)
+        if (Option.isNone(owner) || Option.isNone(membership)) {
+          return yield* unauthorized("The key's owner no longer belongs to this tenant", "API_KEY_ORPHANED")
+        }
+        // A system key keeps the role it was created with; a user key acts as its owner does now.
+        if (k.key_type === "user" && membership.value.status !== "active") {
+          return yield* unauthorized("The key's owner is disabled", "ACCOUNT_INACTIVE")
+        }
+        if (!inScope(k.operation_scope, k.resource_scope, method, path)) {
+          return yield* forbidden("This API key's scope does not cover this operation")
+        }
+        yield* keys.touch(k.id)
+        return {
+          userId: k.owner_user_id,
+          tenantId: k.tenant_id,
+          email: owner.value.email,
+          role: k.key_type === "system" && k.system_role !== null ? k.system_role : membership.value.role,
+          authMethod: "api_key",
+          apiKeyId: k.id,
+          amr: [],
+          settings: settingsOf(membership.value)
+        } satisfies Principal
+      })
+
+    const authenticate = (input: CredentialInput): Effect.Effect<Principal, Unauthorized | Forbidden> =>
+      (input.authorization !== undefined
+        ? fromJwt(input.authorization)
+        : input.apiKey !== undefined && input.apiKey !== ""
+        ? fromApiKey(input.apiKey, input.method, input.path)
+        : Effect.fail(unauthorized("Missing credential: send Authorization: Bearer <token> or X-API-Key")) as Effect.Effect<
+          Principal,
+          Unauthorized | Forbidden
+        >).pipe(
+          Effect.withSpan("Credentials.authenticate")
+        )
+
+    return { authenticate }
+  })
+}) {}

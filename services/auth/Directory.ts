@@ -1,0 +1,155 @@
+import { randomUUID } from "node:crypto"
+import { Effect, Option } from "effect"
+import type { PageParams } from "../../schemas/Pagination.js"
+import { pageOf } from "../../schemas/Pagination.js"
+import { conflict, forbidden, notFound } from "../../schemas/Errors.js"
+import type { TenantId, UserId } from "../../schemas/Ids.js"
+import type { Principal } from "../../schemas/Principal.js"
+import type { Role } from "../../schemas/Roles.js"
+import { isAtLeast } from "../../schemas/Roles.js"
+import type { TenantSettings } from "../../schemas/Tenant.js"
+import { Audit } from "../shared/Audit.js"
+import { hashPassword } from "./Passwords.js"
+import { requireAccess, requireCanGrant, requireEnvAdmin, requireRole, TENANT_ADMINS, USER_ADMINS } from "./Policy.js"
+import { TenantsRepo } from "./TenantsRepo.js"
+import { UsersRepo } from "./UsersRepo.js"
+
+/** Tenants, users and memberships. */
+export class Directory extends Effect.Service<Directory>()("Directory", {
+  effect: Effect.gen(function*() {
+    const tenants = yield* TenantsRepo
+    const users = yield* UsersRepo
+    const audit = yield* Audit
+
+    const createTenant = (principal: Principal, input: { name: string; slug: string }) =>
+      Effect.gen(function*() {
+        yield* requireEnvAdmin(principal)
+        const tenant = yield* tenants.insert({ id: randomUUID(), ...input })
+        if (Option.isNone(tenant)) return yield* conflict("SLUG_TAKEN", `A tenant with slug '${input.slug}' exists`)
+        yield* audit.record(principal, { action: "tenant.created", resourceType: "tenant", resourceId: tenant.value.id })
+        return tenant.value
+      }).pipe(Effect.withSpan("Directory.createTenant"))
+
+    const listTenants = (principal: Principal, params: PageParams) =>
+      requireEnvAdmin(principal).pipe(
+        Effect.zipRight(tenants.list(params)),
+        Effect.map(({ items, total }) => pageOf(params, items, total))
+      )
+
+    const updateSettings = (principal: Principal, tenantId: TenantId, patch: { readonly [K in keyof TenantSettings]?: boolean | undefined }) =>
+      Effect.gen(function*() {
+        // Only an env_admin sees other tenants; for everyone else another tenant does not exist.
+        if (principal.role !== "env_admin" && tenantId !== principal.tenantId) return yield* notFound("Tenant")
+        yield* requireRole(principal, TENANT_ADMINS)
+        const tenant = yield* tenants.mergeSettings(tenantId, patch)
+        if (Option.isNone(tenant)) return yield* notFound("Tenant")
+        yield* audit.record(principal, {
+          tenantId,
+          action: "tenant.settings_updated",
+          resourceType: "tenant",
+          resourceId: tenantId,
+          details: patch
+        })
+        return tenant.value
+      }).pipe(Effect.withSpan("Directory.updateSettings"))
+
+    const createUser = (principal: Principal, input: {
+      email: string
+      name: string
+      password?: string | undefined
+      role: Role
+      tenant_id?: TenantId | undefined
+    }) =>
+      Effect.gen(function*() {
+        yield* requireRole(principal, USER_ADMINS)
+        yield* requireCanGrant(principal, input.role)
+        const tenantId = input.tenant_id ?? principal.tenantId
+        if (tenantId !== principal.tenantId) {
+          if (principal.role !== "env_admin") return yield* notFound("Tenant")
+          if (Option.isNone(yield* tenants.byId(tenantId))) return yield* notFound("Tenant")
+        }
+        const existing = yield* users.byEmail(input.email)
+        const user = Option.isSome(existing) ? existing.value : yield* Effect.gen(function*() {
+          const password_hash = input.password === undefined ? null : yield* hashPassword(input.password)
+          const inserted = yield* users.insertUser({ id: randomUUID(), email: input.email, name: input.name, password_hash })
+          return yield* Option.match(inserted, {
+            onSome: Effect.succeed,
+            onNone: () => users.byEmail(input.email).pipe(Effect.flatMap(Effect.orDieWith(() => "user vanished")))
+          })
+        })
+        if (!(yield* users.addMembership(tenantId, user.id, input.role))) {
+          return yield* conflict("ALREADY_MEMBER", "This user is already a member of the tenant")
+        }
+        yield* audit.record(principal, {
+          tenantId,
+          action: "user.created",
+          resourceType: "user",
+          resourceId: user.id,
+          details: { role: input.role, existing_identity: Option.isSome(existing) }
+        })
+        return yield* users.memberInTenant(tenantId, user.id).pipe(Effect.flatMap(Effect.orDieWith(() => "member vanished")))
+      }).pipe(Effect.withSpan("Directory.createUser"))
+
+    const listUsers = (principal: Principal, params: PageParams) =>
+      requireRole(principal, USER_ADMINS).pipe(
+        Effect.zipRight(users.listMembers(principal, params)),
+        Effect.map(({ items, total }) => pageOf(params, items, total))
+      )
+
+    const target = (principal: Principal, userId: UserId) =>
+      users.member(principal, userId).pipe(
+        Effect.flatMap(Option.match({ onNone: () => Effect.fail(notFound("User")), onSome: Effect.succeed }))
+      )
+
+    const updateUser = (principal: Principal, userId: UserId, patch: {
+      role?: Role | undefined
+      status?: "active" | "disabled" | undefined
+      name?: string | undefined
+    }) =>
+      Effect.gen(function*() {
+        const member = yield* target(principal, userId)
+        yield* requireRole(principal, USER_ADMINS)
+        if (!isAtLeast(principal.role, member.role)) return yield* forbidden("You cannot change a member above your role")
+        if (patch.role !== undefined) yield* requireCanGrant(principal, patch.role)
+        const updated = yield* users.updateMember(principal, userId, patch)
+        yield* audit.record(principal, {
+          action: "user.updated",
+          resourceType: "user",
+          resourceId: userId,
+          details: { ...patch, previous_role: member.role }
+        })
+        return yield* Option.match(updated, { onNone: () => Effect.fail(notFound("User")), onSome: Effect.succeed })
+      }).pipe(Effect.withSpan("Directory.updateUser"))
+
+    const removeUser = (principal: Principal, userId: UserId) =>
+      Effect.gen(function*() {
+        const member = yield* target(principal, userId)
+        yield* requireRole(principal, USER_ADMINS)
+        if (!isAtLeast(principal.role, member.role)) return yield* forbidden("You cannot remove a member above your role")
+        if (!(yield* users.removeMember(principal, userId))) return yield* notFound("User")
+        yield* audit.record(principal, { action: "user.removed", resourceType: "user", resourceId: userId })
+      }).pipe(Effect.withSpan("Directory.removeUser"))
+
+    const me = (principal: Principal) =>
+      users.member(principal, principal.userId).pipe(
+        Effect.flatMap(Effect.orDieWith(() => "member vanished")),
+        Effect.zip(users.byId(principal.userId).pipe(Effect.flatMap(Effect.orDieWith(() => "user vanished")))),
+        Effect.map(([user, row]) => ({ user, auth_method: principal.authMethod, totp_enabled: row.totp_enabled }))
+      )
+
+    const myTenants = (principal: Principal) =>
+      users.memberships(principal.userId).pipe(
+        Effect.map((ms) => ({
+          items: ms.map((m) => ({
+            tenant_id: m.tenant_id,
+            name: m.tenant_name,
+            slug: m.tenant_slug,
+            role: m.role,
+            status: m.status
+          }))
+        }))
+      )
+
+    return { createTenant, listTenants, updateSettings, createUser, listUsers, updateUser, removeUser, me, myTenants, requireAccess }
+  })
+}) {}

@@ -1,0 +1,36 @@
+import { randomBytes, scrypt, timingSafeEqual } from "node:crypto"
+import { Effect } from "effect"
+
+// scrypt (memory-hard, in Node's own crypto): N=2^15, r=8, p=1 uses 32 MiB per hash.
+const N = 32768
+const r = 8
+const p = 1
+const KEYLEN = 32
+const MAXMEM = 64 * 1024 * 1024
+
+const derive = (password: string, salt: Buffer, n: number, rr: number, pp: number) =>
+  Effect.async<Buffer>((resume) => {
+    scrypt(password, salt, KEYLEN, { N: n, r: rr, p: pp, maxmem: MAXMEM }, (error, key) => {
+      resume(error === null ? Effect.succeed(key) : Effect.die(error))
+    })
+  })
+
+/** `scrypt$N$r$p$salt$hash`, base64 parts. */
+export const hashPassword = (password: string) =>
+  Effect.gen(function*() {
+    const salt = randomBytes(16)
+    const key = yield* derive(password, salt, N, r, p)
+    return `scrypt$${N}$${r}$${p}$${salt.toString("base64")}$${key.toString("base64")}`
+  })
+
+export const verifyPassword = (password: string, stored: string) =>
+  Effect.gen(function*() {
+    const [scheme, n, rr, pp, salt, hash] = stored.split("$")
+    if (scheme !== "scrypt" || salt === undefined || hash === undefined) return false
+    const expected = Buffer.from(hash, "base64")
+    const key = yield* derive(password, Buffer.from(salt, "base64"), Number(n), Number(rr), Number(pp))
+    return key.length === expected.length && timingSafeEqual(key, expected)
+  })
+
+/** Spends the same time as a real check, so unknown emails cannot be told apart by timing. */
+export const DUMMY_HASH = "scrypt$32768$8$1$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="

@@ -1,0 +1,147 @@
+import { Effect, Option } from "effect"
+import type { LoginResponse, LoginResult } from "../../schemas/Auth.js"
+import type { Principal } from "../../schemas/Principal.js"
+import { TooManyRequests, unauthorized } from "../../schemas/Errors.js"
+import { Audit } from "../shared/Audit.js"
+import { RateLimiter } from "../shared/RateLimiter.js"
+import { DUMMY_HASH, verifyPassword } from "./Passwords.js"
+import type { TokenType } from "./Tokens.js"
+import { Tokens } from "./Tokens.js"
+import type { MembershipRow, UserRow } from "./UsersRepo.js"
+import { settingsOf, UsersRepo } from "./UsersRepo.js"
+
+/** Failed sign-ins allowed per email in a window before 429. */
+export const LOGIN_FAILURE_LIMIT = 5
+export const LOGIN_WINDOW_SECONDS = 15 * 60
+
+export const throttled = (retryAfterSeconds: number) =>
+  new TooManyRequests({
+    code: "TOO_MANY_ATTEMPTS",
+    message: "Too many failed attempts; try again later",
+    retry_after_seconds: retryAfterSeconds
+  })
+
+/** Turns a verified identity into tokens: the one place that decides between full and partial auth. */
+export class Sessions extends Effect.Service<Sessions>()("Sessions", {
+  effect: Effect.gen(function*() {
+    const users = yield* UsersRepo
+    const tokens = yield* Tokens
+    const limiter = yield* RateLimiter
+    const audit = yield* Audit
+
+    const toUser = (user: UserRow, m: MembershipRow) => ({
+      id: user.id,
+      tenant_id: m.tenant_id,
+      email: user.email,
+      name: user.name,
+      role: m.role,
+      status: m.status
+    })
+
+    const fullTokens = (user: UserRow, m: MembershipRow, amr: ReadonlyArray<string>) =>
+      Effect.gen(function*() {
+        const claims = { sub: user.id, tid: m.tenant_id, amr, email: user.email }
+        const access_token = yield* tokens.sign({ ...claims, typ: "access" })
+        const refresh_token = yield* tokens.sign({ ...claims, typ: "refresh" })
+        yield* users.touchLogin(m.tenant_id, user.id)
+        return {
+          access_token,
+          refresh_token,
+          token_type: "Bearer" as const,
+          expires_in: tokens.ttl.access,
+          user: toUser(user, m)
+        } satisfies LoginResponse
+      })
+
+    const issue = (user: UserRow, m: MembershipRow, amr: ReadonlyArray<string>): Effect.Effect<LoginResult> =>
+      Effect.gen(function*() {
+        if (settingsOf(m).require_totp && !amr.includes("totp")) {
+          const partial = yield* tokens.sign({ sub: user.id, tid: m.tenant_id, typ: "partial", amr })
+          return { partial_auth_token: partial, mfa_required: "totp" as const, totp_enrolled: user.totp_enabled }
+        }
+        yield* audit.record(undefined, {
+          tenantId: m.tenant_id,
+          action: "auth.login",
+          resourceType: "user",
+          resourceId: user.id,
+          details: { amr }
+        })
+        return yield* fullTokens(user, m, amr)
+      }).pipe(Effect.withSpan("Sessions.issue"))
+
+    /** The membership to sign into: the named tenant, else the most recently used active one. */
+    const pickMembership = (user: UserRow, tenantSlug: string | undefined) =>
+      users.memberships(user.id).pipe(
+        Effect.map((ms) =>
+          Option.fromNullable(
+            ms.find((m) => m.status === "active" && (tenantSlug === undefined || m.tenant_slug === tenantSlug))
+          )
+        )
+      )
+
+    const guard = (key: string) =>
+      limiter.peek(key, LOGIN_FAILURE_LIMIT).pipe(
+        Effect.filterOrFail((d) => d.allowed, (d) => throttled(d.retryAfterSeconds))
+      )
+
+    const login = (input: { email: string; password: string; tenant?: string | undefined }) =>
+      Effect.gen(function*() {
+        const key = `login:${input.email.toLowerCase()}`
+        yield* guard(key)
+        const user = yield* users.byEmail(input.email)
+        const hash = Option.match(user, { onNone: () => DUMMY_HASH, onSome: (u) => u.password_hash ?? DUMMY_HASH })
+        const passwordOk = yield* verifyPassword(input.password, hash)
+        const membership = Option.isSome(user) && passwordOk && hash !== DUMMY_HASH
+          ? yield* pickMembership(user.value, input.tenant)
+          : Option.none<MembershipRow>()
+        if (Option.isNone(user) || Option.isNone(membership)) {
+          const decision = yield* limiter.hit(key, LOGIN_FAILURE_LIMIT, LOGIN_WINDOW_SECONDS)
+          if (!decision.allowed) return yield* throttled(decision.retryAfterSeconds)
+          return yield* unauthorized("Invalid email or password", "INVALID_CREDENTIALS")
+        }
+        yield* limiter.reset(key)
+        return yield* issue(user.value, membership.value, ["pwd"])
+      }).pipe(Effect.withSpan("Sessions.login"))
+
+    /** Resolves a token of the given type to its user and still-active membership. */
+    const resolve = (token: string, typ: TokenType) =>
+      Effect.gen(function*() {
+        const claims = yield* tokens.verify(token, typ).pipe(
+          Effect.mapError((e) =>
+            unauthorized(e.reason === "expired" ? "Token expired" : "Invalid token", e.reason === "expired" ? "TOKEN_EXPIRED" : "INVALID_TOKEN")
+          )
+        )
+        const user = yield* users.byId(claims.sub)
+        const membership = yield* users.membership(claims.tid, claims.sub)
+        if (Option.isNone(user) || Option.isNone(membership) || membership.value.status !== "active") {
+          return yield* unauthorized("The account is no longer active in this tenant", "ACCOUNT_INACTIVE")
+        }
+        return { claims, user: user.value, membership: membership.value }
+      })
+
+    const refresh = (refreshToken: string) =>
+      Effect.gen(function*() {
+        const { claims, user } = yield* resolve(refreshToken, "refresh")
+        const access_token = yield* tokens.sign({
+          sub: user.id,
+          tid: claims.tid,
+          typ: "access",
+          amr: claims.amr,
+          email: user.email
+        })
+        return { access_token, token_type: "Bearer" as const, expires_in: tokens.ttl.access }
+      }).pipe(Effect.withSpan("Sessions.refresh"))
+
+    const switchTenant = (principal: Principal, targetTenantId: string) =>
+      Effect.gen(function*() {
+        const user = yield* users.byId(principal.userId)
+        const membership = yield* users.membership(targetTenantId, principal.userId)
+        if (Option.isNone(user) || Option.isNone(membership) || membership.value.status !== "active") {
+          return yield* Effect.fail({ _tag: "NotMember" as const })
+        }
+        return yield* issue(user.value, membership.value, principal.amr)
+      }).pipe(Effect.withSpan("Sessions.switchTenant"))
+
+    return { issue, login, refresh, resolve, switchTenant, pickMembership, guard, toUser }
+  })
+}) {}

@@ -1,0 +1,174 @@
+import { SqlClient } from "@effect/sql"
+import { Effect, Option } from "effect"
+import type { User } from "../../schemas/Auth.js"
+import type { TenantId, UserId } from "../../schemas/Ids.js"
+import type { PageParams } from "../../schemas/Pagination.js"
+import { pageOffset } from "../../schemas/Pagination.js"
+import type { Principal } from "../../schemas/Principal.js"
+import type { Role } from "../../schemas/Roles.js"
+import type { TenantSettings } from "../../schemas/Tenant.js"
+import { defaultTenantSettings } from "../../schemas/Tenant.js"
+
+export interface UserRow {
+  readonly id: UserId
+  readonly email: string
+  readonly name: string
+  readonly password_hash: string | null
+  readonly totp_secret_enc: string | null
+  readonly totp_enabled: boolean
+  readonly totp_last_step: string | null
+}
+
+export interface MembershipRow {
+  readonly tenant_id: TenantId
+  readonly user_id: UserId
+  readonly role: Role
+  readonly status: "active" | "disabled"
+  readonly tenant_name: string
+  readonly tenant_slug: string
+  readonly settings: Partial<TenantSettings>
+  readonly created_at: Date
+  readonly last_login_at: Date | null
+}
+
+export const settingsOf = (m: MembershipRow): TenantSettings => ({ ...defaultTenantSettings, ...m.settings })
+
+const memberSelect = (sql: SqlClient.SqlClient) =>
+  sql`SELECT u.id, m.tenant_id, u.email, u.name, m.role, m.status
+      FROM memberships m JOIN users u ON u.id = m.user_id`
+
+/**
+ * Identities are global (one email, one user); everything a tenant sees of them goes through
+ * its memberships, scoped by the caller's principal.
+ */
+export class UsersRepo extends Effect.Service<UsersRepo>()("UsersRepo", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const first = <A>(rows: ReadonlyArray<A>) => Option.fromNullable(rows[0])
+
+    const byEmail = (email: string) =>
+      sql<UserRow>`SELECT * FROM users WHERE lower(email) = lower(${email})`.pipe(Effect.map(first), Effect.orDie)
+
+    const byId = (id: string) =>
+      sql<UserRow>`SELECT * FROM users WHERE id = ${id}`.pipe(Effect.map(first), Effect.orDie)
+
+    const insertUser = (user: { id: string; email: string; name: string; password_hash: string | null }) =>
+      sql<UserRow>`INSERT INTO users ${sql.insert(user)}
+        ON CONFLICT (lower(email)) DO NOTHING RETURNING *`.pipe(Effect.map(first), Effect.orDie)
+
+    const membershipSelect = sql`SELECT m.tenant_id, m.user_id, m.role, m.status, m.created_at, m.last_login_at,
+        t.name AS tenant_name, t.slug AS tenant_slug, t.settings
+      FROM memberships m JOIN tenants t ON t.id = m.tenant_id`
+
+    const membership = (tenantId: string, userId: string) =>
+      sql<MembershipRow>`${membershipSelect} WHERE m.tenant_id = ${tenantId} AND m.user_id = ${userId}`.pipe(
+        Effect.map(first),
+        Effect.orDie
+      )
+
+    const memberships = (userId: string) =>
+      sql<MembershipRow>`${membershipSelect} WHERE m.user_id = ${userId}
+        ORDER BY m.last_login_at DESC NULLS LAST, m.created_at`.pipe(Effect.orDie)
+
+    const addMembership = (tenantId: string, userId: string, role: Role) =>
+      sql`INSERT INTO memberships ${sql.insert({ tenant_id: tenantId, user_id: userId, role })}
+        ON CONFLICT DO NOTHING RETURNING user_id`.pipe(Effect.map((rows) => rows.length > 0), Effect.orDie)
+
+    const touchLogin = (tenantId: string, userId: string) =>
+      sql`UPDATE memberships SET last_login_at = now() WHERE tenant_id = ${tenantId} AND user_id = ${userId}`.pipe(
+        Effect.asVoid,
+        Effect.orDie
+      )
+
+    const setTotp = (userId: string, secretEnc: string | null, enabled: boolean) =>
+      sql`UPDATE users SET totp_secret_enc = ${secretEnc}, totp_enabled = ${enabled}, totp_last_step = NULL
+        WHERE id = ${userId}`.pipe(Effect.asVoid, Effect.orDie)
+
+    /** Records the accepted TOTP step; false when that step (or a later one) was already used. */
+    const consumeTotpStep = (userId: string, step: number) =>
+      sql`UPDATE users SET totp_last_step = ${step}
+        WHERE id = ${userId} AND (totp_last_step IS NULL OR totp_last_step < ${step}) RETURNING id`.pipe(
+        Effect.map((rows) => rows.length > 0),
+        Effect.orDie
+      )
+
+    // Tenant-scoped reads and writes: the tenant always comes from the caller's principal.
+    const member = (scope: Principal, userId: string) =>
+      sql<User>`${memberSelect(sql)} WHERE m.tenant_id = ${scope.tenantId} AND m.user_id = ${userId}`.pipe(
+        Effect.map(first),
+        Effect.orDie
+      )
+
+    const memberInTenant = (tenantId: TenantId, userId: string) =>
+      sql<User>`${memberSelect(sql)} WHERE m.tenant_id = ${tenantId} AND m.user_id = ${userId}`.pipe(
+        Effect.map(first),
+        Effect.orDie
+      )
+
+    const listMembers = (scope: Principal, params: PageParams) =>
+      Effect.all([
+        sql<User>`${memberSelect(sql)} WHERE m.tenant_id = ${scope.tenantId}
+          ORDER BY m.created_at, u.id LIMIT ${params.page_size} OFFSET ${pageOffset(params)}`,
+        sql<{ total: number }>`SELECT count(*)::int AS total FROM memberships WHERE tenant_id = ${scope.tenantId}`
+      ]).pipe(Effect.map(([items, [c]]) => ({ items, total: c?.total ?? 0 })), Effect.orDie)
+
+    const updateMember = (
+      scope: Principal,
+      userId: string,
+      patch: { role?: Role | undefined; status?: string | undefined; name?: string | undefined }
+    ) =>
+      sql.withTransaction(Effect.gen(function*() {
+        if (patch.role !== undefined || patch.status !== undefined) {
+          yield* sql`UPDATE memberships SET role = COALESCE(${patch.role ?? null}, role),
+              status = COALESCE(${patch.status ?? null}, status)
+            WHERE tenant_id = ${scope.tenantId} AND user_id = ${userId}`
+        }
+        if (patch.name !== undefined) {
+          yield* sql`UPDATE users SET name = ${patch.name} WHERE id = ${userId}
+            AND EXISTS (SELECT 1 FROM memberships WHERE tenant_id = ${scope.tenantId} AND user_id = ${userId})`
+        }
+      })).pipe(Effect.zipRight(member(scope, userId)), Effect.orDie)
+
+    const removeMember = (scope: Principal, userId: string) =>
+      sql.withTransaction(Effect.gen(function*() {
+        yield* sql`DELETE FROM group_members WHERE tenant_id = ${scope.tenantId} AND user_id = ${userId}`
+        yield* sql`UPDATE api_keys SET revoked_at = now()
+          WHERE tenant_id = ${scope.tenantId} AND owner_user_id = ${userId} AND key_type = 'user' AND revoked_at IS NULL`
+        const rows = yield* sql`DELETE FROM memberships WHERE tenant_id = ${scope.tenantId} AND user_id = ${userId}
+          RETURNING user_id`
+        return rows.length > 0
+      })).pipe(Effect.orDie)
+
+    /** Members holding a role at or above `floor`, used to keep at least one admin. */
+    const countRole = (scope: Principal, roles: ReadonlyArray<Role>) =>
+      sql<{ n: number }>`SELECT count(*)::int AS n FROM memberships
+        WHERE tenant_id = ${scope.tenantId} AND status = 'active' AND role IN ${sql.in(roles)}`.pipe(
+        Effect.map((rows) => rows[0]?.n ?? 0),
+        Effect.orDie
+      )
+
+    const countUsers = sql<{ n: number }>`SELECT count(*)::int AS n FROM users`.pipe(
+      Effect.map((rows) => rows[0]?.n ?? 0),
+      Effect.orDie
+    )
+
+    return {
+      byEmail,
+      byId,
+      insertUser,
+      membership,
+      memberships,
+      addMembership,
+      touchLogin,
+      setTotp,
+      consumeTotpStep,
+      member,
+      memberInTenant,
+      listMembers,
+      updateMember,
+      removeMember,
+      countRole,
+      countUsers
+    }
+  })
+}) {}

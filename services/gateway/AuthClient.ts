@@ -1,0 +1,39 @@
+import { FetchHttpClient } from "@effect/platform"
+import { RpcClient, RpcSerialization, RpcTest } from "@effect/rpc"
+import { Context, Effect, Layer } from "effect"
+import type { Forbidden, Unauthorized } from "../../schemas/Errors.js"
+import type { Principal } from "../../schemas/Principal.js"
+import { AuthRpcs } from "../../schemas/rpc/AuthRpcs.js"
+import { AuthRpcHandlers } from "../auth/Rpc.js"
+import type { CredentialInput } from "../auth/Credentials.js"
+import type { Credentials } from "../auth/Credentials.js"
+
+/** How the gateway asks the auth service who is calling. */
+export class AuthClient extends Context.Tag("AuthClient")<AuthClient, {
+  readonly verify: (input: CredentialInput) => Effect.Effect<Principal, Unauthorized | Forbidden>
+}>() {
+  /** Same process: the RPC handlers are called directly, no serialization. */
+  static readonly inProcess: Layer.Layer<AuthClient, never, Credentials> = Layer.scoped(
+    AuthClient,
+    RpcTest.makeClient(AuthRpcs).pipe(
+      Effect.map((client) => ({ verify: (input: CredentialInput) => client.VerifyCredential(input) }))
+    )
+  ).pipe(Layer.provide(AuthRpcHandlers))
+
+  /** Split deployment (`AUTH_RPC_URL`): the same calls over HTTP. */
+  static readonly http = (url: string): Layer.Layer<AuthClient> =>
+    Layer.scoped(
+      AuthClient,
+      RpcClient.make(AuthRpcs).pipe(
+        Effect.map((client) => ({
+          verify: (input: CredentialInput) =>
+            client.VerifyCredential(input).pipe(
+              Effect.catchTag("RpcClientError", (e) => Effect.die(e))
+            )
+        }))
+      )
+    ).pipe(
+      Layer.provide(RpcClient.layerProtocolHttp({ url })),
+      Layer.provide([FetchHttpClient.layer, RpcSerialization.layerNdjson])
+    )
+}

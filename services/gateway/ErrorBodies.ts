@@ -1,0 +1,63 @@
+import { HttpServerResponse } from "@effect/platform"
+import { Effect } from "effect"
+import { ErrorTags } from "../../schemas/Errors.js"
+
+export interface FlatError {
+  readonly code: string
+  readonly message: string
+  readonly details?: ReadonlyArray<unknown> | undefined
+}
+
+export const errorResponse = (status: number, requestId: string, error: FlatError, headers: Record<string, string> = {}) =>
+  HttpServerResponse.unsafeJson(
+    error.details === undefined
+      ? { code: error.code, message: error.message, request_id: requestId }
+      : { code: error.code, message: error.message, request_id: requestId, details: error.details },
+    { status, headers }
+  )
+
+const tags: ReadonlyArray<string> = ErrorTags
+const decoder = new TextDecoder()
+
+interface DecodeIssue {
+  readonly path: ReadonlyArray<PropertyKey>
+  readonly message: string
+}
+
+/**
+ * Every error response leaves in the flat shape `{code, message, request_id, details?}`:
+ * domain errors lose their `_tag`, decode failures become VALIDATION_ERROR with the issues.
+ */
+export const flattenErrorBody = (response: HttpServerResponse.HttpServerResponse, requestId: string) =>
+  Effect.sync(() => {
+    if (response.status < 400 || response.body._tag !== "Uint8Array") return response
+    const parsed = safeParse(decoder.decode(response.body.body))
+    if (parsed === undefined || typeof parsed._tag !== "string") return response
+    if (parsed._tag === "HttpApiDecodeError") {
+      const issues = (parsed.issues as ReadonlyArray<DecodeIssue> | undefined) ?? []
+      return errorResponse(400, requestId, {
+        code: "VALIDATION_ERROR",
+        message: issues.length > 0
+          ? issues.map((i) => `${i.path.length > 0 ? i.path.join(".") + ": " : ""}${i.message}`).join("; ")
+          : String(parsed.message ?? "Invalid request"),
+        details: issues.map((i) => ({ path: i.path.map(String), message: i.message }))
+      })
+    }
+    if (!tags.includes(parsed._tag)) return response
+    const headers: Record<string, string> = {}
+    if (typeof parsed.retry_after_seconds === "number") headers["retry-after"] = String(parsed.retry_after_seconds)
+    return errorResponse(response.status, requestId, {
+      code: String(parsed.code),
+      message: String(parsed.message),
+      details: parsed.details as ReadonlyArray<unknown> | undefined
+    }, headers)
+  })
+
+const safeParse = (text: string): Record<string, unknown> | undefined => {
+  try {
+    const value: unknown = JSON.parse(text)
+    return typeof value === "object" && value !== null ? (value as Record<string, unknown>) : undefined
+  } catch {
+    return undefined
+  }
+}

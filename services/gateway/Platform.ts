@@ -1,0 +1,103 @@
+import { HttpApiBuilder } from "@effect/platform"
+import { Effect, Layer, Option } from "effect"
+import { EventBus } from "../../runtime/EventBus.js"
+import { PlatformApi } from "../../schemas/Api.js"
+import { ApiKeys } from "../auth/ApiKeys.js"
+import { ApiKeysRepo } from "../auth/ApiKeysRepo.js"
+import { Begin } from "../auth/Begin.js"
+import { bootstrapAdmin } from "../auth/Bootstrap.js"
+import { Credentials } from "../auth/Credentials.js"
+import { Directory } from "../auth/Directory.js"
+import { Groups } from "../auth/Groups.js"
+import { GroupsRepo } from "../auth/GroupsRepo.js"
+import { ApiKeysHttp, AuthMeHttp } from "../auth/http/AccountHttp.js"
+import { AuditHttp, GroupsHttp, TenantsHttp, UsersHttp } from "../auth/http/AdminHttp.js"
+import { AuthPublicHttp } from "../auth/http/PublicHttp.js"
+import { SecondFactor } from "../auth/SecondFactor.js"
+import { Sessions } from "../auth/Sessions.js"
+import { Sso } from "../auth/Sso.js"
+import { TenantsRepo } from "../auth/TenantsRepo.js"
+import { Tokens } from "../auth/Tokens.js"
+import { UsersRepo } from "../auth/UsersRepo.js"
+import { Audit } from "../shared/Audit.js"
+import { AppConfig } from "../shared/Config.js"
+import { CredentialsCipher } from "../shared/CredentialsCipher.js"
+import { DatabaseLive } from "../shared/Database.js"
+import { Idempotency } from "../shared/Idempotency.js"
+import { LocalSecrets } from "../shared/LocalSecrets.js"
+import { Mailer } from "../shared/Mailer.js"
+import { runMigrations } from "../shared/Migrations.js"
+import { RateLimiter } from "../shared/RateLimiter.js"
+import { AuthClient } from "./AuthClient.js"
+import { AuthenticationLive } from "./Authentication.js"
+import { ApiRouterLive, NodeServerLive, RpcServingLive, serveGateway } from "./Server.js"
+import { SystemHttp } from "./SystemHttp.js"
+
+/** Connections and process-wide infrastructure. */
+const InfraLive = Layer.mergeAll(DatabaseLive, RateLimiter.layer, EventBus.layer, LocalSecrets.layer)
+
+const SharedLive = Layer.mergeAll(
+  Audit.Default,
+  Mailer.Default,
+  CredentialsCipher.Default,
+  Idempotency.Default,
+  Tokens.Default,
+  TenantsRepo.Default,
+  UsersRepo.Default,
+  ApiKeysRepo.Default,
+  GroupsRepo.Default
+)
+
+const AuthLive = Layer.mergeAll(
+  Credentials.Default,
+  SecondFactor.Default,
+  Directory.Default,
+  ApiKeys.Default,
+  Groups.Default,
+  Begin.Default
+).pipe(Layer.provideMerge(Sso.Default), Layer.provideMerge(Sessions.Default))
+
+/** Every service, over the database and the shared infrastructure. */
+export const ServicesLive = AuthLive.pipe(
+  Layer.provideMerge(SharedLive),
+  Layer.provideMerge(InfraLive)
+)
+
+/** In one program the gateway asks auth in-process; with `AUTH_RPC_URL` it asks over HTTP. */
+const AuthClientLive = Layer.unwrapEffect(
+  Effect.map(AppConfig, (config) =>
+    Option.match(config.authRpcUrl, {
+      onNone: () => AuthClient.inProcess,
+      onSome: (url) => AuthClient.http(url)
+    }))
+)
+
+const HandlersLive = Layer.mergeAll(
+  SystemHttp,
+  AuthPublicHttp,
+  AuthMeHttp,
+  ApiKeysHttp,
+  TenantsHttp,
+  UsersHttp,
+  GroupsHttp,
+  AuditHttp
+)
+
+const ApiLive = HttpApiBuilder.api(PlatformApi).pipe(
+  Layer.provide(HandlersLive),
+  Layer.provide(AuthenticationLive),
+  Layer.provide(AuthClientLive)
+)
+
+/** Migrations and the bootstrap admin run before the server accepts a request. */
+const GatewayLive = Layer.scopedDiscard(
+  runMigrations.pipe(Effect.zipRight(bootstrapAdmin), Effect.zipRight(serveGateway))
+).pipe(
+  Layer.provide(ApiRouterLive),
+  Layer.provide(ApiLive),
+  Layer.provide(RpcServingLive),
+  Layer.provide(NodeServerLive)
+)
+
+/** The whole platform in one process (the default `ROLE=all`). */
+export const PlatformLive = GatewayLive.pipe(Layer.provide(ServicesLive), Layer.provide(AppConfig.layer))

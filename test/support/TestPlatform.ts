@@ -1,0 +1,56 @@
+import { randomBytes } from "node:crypto"
+import { mkdtempSync } from "node:fs"
+import { tmpdir } from "node:os"
+import * as path from "node:path"
+import { ConfigProvider, Context, Effect, Layer, Logger, LogLevel } from "effect"
+import { PlatformLive } from "../../services/gateway/Platform.js"
+import { freePort } from "../../services/shared/FreePort.js"
+import { testDatabase } from "./TestDatabase.js"
+
+export const ADMIN_EMAIL = "admin@acme.test"
+export const ADMIN_PASSWORD = "correct horse battery"
+
+export interface TestPlatformShape {
+  readonly baseUrl: string
+  readonly databaseUrl: string
+  readonly env: Readonly<Record<string, string>>
+}
+
+export class TestPlatform extends Context.Tag("TestPlatform")<TestPlatform, TestPlatformShape>() {}
+
+/** Builds and serves the platform with this environment, inside the current scope. */
+export const servePlatform = (env: Record<string, string>) =>
+  Layer.build(
+    PlatformLive.pipe(Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(env))))))
+  ).pipe(Logger.withMinimumLogLevel(LogLevel.Error))
+
+/**
+ * The real server on a fresh database of its own, on a free loopback port. `REDIS_URL` is set
+ * unless `redis: false`, with a key prefix of the suite's own.
+ */
+export const TestPlatformLive = (options: { readonly redis?: boolean; readonly env?: Record<string, string> } = {}) =>
+  Layer.scoped(
+    TestPlatform,
+    Effect.gen(function*() {
+      const db = yield* testDatabase
+      const port = yield* freePort
+      const env: Record<string, string> = {
+        DATABASE_URL: db.url,
+        PORT: String(port),
+        HOST: "127.0.0.1",
+        DATA_DIR: mkdtempSync(path.join(tmpdir(), "bp-test-")),
+        JWT_SECRET: randomBytes(32).toString("hex"),
+        CREDENTIALS_KEY: randomBytes(32).toString("base64"),
+        BOOTSTRAP_ADMIN_EMAIL: ADMIN_EMAIL,
+        BOOTSTRAP_ADMIN_PASSWORD: ADMIN_PASSWORD,
+        BOOTSTRAP_TENANT: "acme",
+        SHUTDOWN_GRACE_SECONDS: "1",
+        ...(options.redis === false
+          ? {}
+          : { REDIS_URL: process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379", REDIS_KEY_PREFIX: `bptest:${db.name}:` }),
+        ...options.env
+      }
+      yield* servePlatform(env)
+      return { baseUrl: `http://127.0.0.1:${port}`, databaseUrl: db.url, env }
+    })
+  )

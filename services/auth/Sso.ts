@@ -214,7 +214,13 @@ export class Sso extends Effect.Service<Sso>()("Sso", {
           Effect.tapError((e) => Effect.logWarning("OIDC code exchange failed", e.error)),
           Effect.mapError(() => unauthorized("The identity provider's answer could not be verified", "SSO_EXCHANGE_FAILED"))
         )
-        const claims = grant.claims()
+        const idClaims = grant.claims()
+        // Many providers put profile claims only behind the userinfo endpoint.
+        const claims = typeof idClaims?.email === "string" || idClaims === undefined
+          ? idClaims
+          : yield* Effect.tryPromise(() => oidc.fetchUserInfo(client, grant.access_token, idClaims.sub)).pipe(
+            Effect.mapError(() => unauthorized("The identity provider's userinfo could not be read", "SSO_EXCHANGE_FAILED"))
+          )
         const email = typeof claims?.email === "string" ? claims.email : undefined
         if (email === undefined) return yield* unauthorized("The identity provider returned no email", "SSO_NO_EMAIL")
         let user = yield* users.byEmail(email)

@@ -33,10 +33,10 @@ export const TestPlatformLive = (options: { readonly redis?: boolean; readonly e
     TestPlatform,
     Effect.gen(function*() {
       const db = yield* testDatabase
-      const port = yield* freePort
+      const port = options.env?.PORT ?? String(yield* freePort)
       const env: Record<string, string> = {
         DATABASE_URL: db.url,
-        PORT: String(port),
+        PORT: port,
         HOST: "127.0.0.1",
         DATA_DIR: mkdtempSync(path.join(tmpdir(), "bp-test-")),
         JWT_SECRET: randomBytes(32).toString("hex"),

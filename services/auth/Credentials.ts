@@ -17,7 +17,7 @@ export interface CredentialInput {
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i
 
-const inScope = (
+export const inScope = (
   operation: OperationScope | null,
   resource: ResourceScope | null,
   method: string,

@@ -7,7 +7,7 @@ import type { PageParams } from "../../schemas/Pagination.js"
 import { pageOf } from "../../schemas/Pagination.js"
 import type { Principal } from "../../schemas/Principal.js"
 import { Audit } from "../shared/Audit.js"
-import { GroupsRepo } from "./GroupsRepo.js"
+import { type GroupRow, GroupsRepo } from "./GroupsRepo.js"
 import { GROUP_ADMINS, requireAccess, requireRole } from "./Policy.js"
 import { UsersRepo } from "./UsersRepo.js"
 
@@ -18,16 +18,20 @@ export class Groups extends Effect.Service<Groups>()("Groups", {
     const users = yield* UsersRepo
     const audit = yield* Audit
 
-    const enabled = (principal: Principal): Effect.Effect<void, NotFound | Forbidden> =>
+    const enabled = (principal: Principal): Effect.Effect<void, NotFound> =>
       principal.settings.user_groups_enabled
-        ? requireAccess(principal)
+        ? Effect.void
         : Effect.fail(new NotFound({ code: "GROUPS_DISABLED", message: "User groups are not enabled for this tenant" }))
 
-    const find = (principal: Principal, id: string) =>
+    // Visibility before capability: what the caller cannot see is 404 whatever their role.
+    const locate = (principal: Principal, id: string): Effect.Effect<GroupRow, NotFound> =>
       enabled(principal).pipe(
         Effect.zipRight(repo.get(principal, id)),
         Effect.flatMap(Option.match({ onNone: () => Effect.fail(notFound("Group")), onSome: Effect.succeed }))
       )
+
+    const find = (principal: Principal, id: string): Effect.Effect<GroupRow, NotFound | Forbidden> =>
+      locate(principal, id).pipe(Effect.tap(() => requireAccess(principal)))
 
     const checkParent = (principal: Principal, groupId: string | undefined, parentId: string | null | undefined) =>
       Effect.gen(function*() {
@@ -41,8 +45,8 @@ export class Groups extends Effect.Service<Groups>()("Groups", {
     const create = (principal: Principal, input: { name: string; parent_group_id?: GroupId | null | undefined }) =>
       Effect.gen(function*() {
         yield* enabled(principal)
-        yield* requireRole(principal, GROUP_ADMINS)
         yield* checkParent(principal, undefined, input.parent_group_id)
+        yield* requireRole(principal, GROUP_ADMINS)
         const group = yield* repo.insert(principal, {
           id: randomUUID(),
           name: input.name,
@@ -55,6 +59,7 @@ export class Groups extends Effect.Service<Groups>()("Groups", {
 
     const list = (principal: Principal, params: PageParams) =>
       enabled(principal).pipe(
+        Effect.zipRight(requireAccess(principal)),
         Effect.zipRight(repo.list(principal, params)),
         Effect.map(({ items, total }) => pageOf(params, items, total))
       )
@@ -62,8 +67,8 @@ export class Groups extends Effect.Service<Groups>()("Groups", {
     const update = (principal: Principal, id: GroupId, patch: { name?: string | undefined; parent_group_id?: GroupId | null | undefined }) =>
       Effect.gen(function*() {
         yield* find(principal, id)
-        yield* requireRole(principal, GROUP_ADMINS)
         yield* checkParent(principal, id, patch.parent_group_id)
+        yield* requireRole(principal, GROUP_ADMINS)
         const result = yield* repo.update(principal, id, patch)
         if (result === "name_taken") return yield* conflict("GROUP_NAME_TAKEN", "A group with that name exists")
         yield* audit.record(principal, { action: "group.updated", resourceType: "group", resourceId: id, details: patch })
@@ -94,9 +99,10 @@ export class Groups extends Effect.Service<Groups>()("Groups", {
 
     const addMember = (principal: Principal, id: GroupId, input: { user_id: UserId; is_group_admin: boolean }) =>
       Effect.gen(function*() {
-        yield* find(principal, id)
-        yield* requireMemberAdmin(principal, id)
+        yield* locate(principal, id)
         if (Option.isNone(yield* users.member(principal, input.user_id))) return yield* notFound("User")
+        yield* requireAccess(principal)
+        yield* requireMemberAdmin(principal, id)
         const member = yield* repo.upsertMember(principal, id, input.user_id, input.is_group_admin)
         yield* audit.record(principal, {
           action: "group.member_added",

@@ -1,0 +1,55 @@
+import { randomUUID } from "node:crypto"
+import { assert, describe, it } from "@effect/vitest"
+import { Chunk, Effect, Fiber, Stream } from "effect"
+import { EventBus, type EventBusShape } from "../../runtime/EventBus.js"
+import { RateLimiter, type RateLimiterShape } from "../../services/shared/RateLimiter.js"
+
+const REDIS = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379"
+const prefix = () => `bptest:${randomUUID()}:`
+
+const limiterContract = (name: string, make: Effect.Effect<RateLimiterShape, never, import("effect").Scope.Scope>) =>
+  describe(`RateLimiter (${name})`, () => {
+    it.live("allows up to the limit in a window, then refuses with a retry time; reset clears it", () =>
+      Effect.scoped(Effect.gen(function*() {
+        const limiter = yield* make
+        const key = randomUUID()
+        for (let i = 1; i <= 3; i++) assert.isTrue((yield* limiter.hit(key, 3, 60)).allowed)
+        const over = yield* limiter.hit(key, 3, 60)
+        assert.isFalse(over.allowed)
+        assert.isAtLeast(over.retryAfterSeconds, 1)
+        assert.isAtMost(over.retryAfterSeconds, 60)
+        assert.isFalse((yield* limiter.peek(key, 3)).allowed)
+        yield* limiter.reset(key)
+        assert.isTrue((yield* limiter.peek(key, 3)).allowed)
+      })))
+
+    it.live("a window expires", () =>
+      Effect.scoped(Effect.gen(function*() {
+        const limiter = yield* make
+        const key = randomUUID()
+        yield* limiter.hit(key, 1, 1)
+        assert.isFalse((yield* limiter.hit(key, 1, 1)).allowed)
+        yield* Effect.sleep("1100 millis")
+        assert.isTrue((yield* limiter.hit(key, 1, 1)).allowed)
+      })))
+  })
+
+limiterContract("in-process", RateLimiter.memory)
+limiterContract("Redis", RateLimiter.redis(REDIS, prefix()))
+
+const busContract = (name: string, make: Effect.Effect<EventBusShape, never, import("effect").Scope.Scope>) =>
+  describe(`EventBus (${name})`, () => {
+    it.live("subscribers receive messages on their channel only, in order", () =>
+      Effect.scoped(Effect.gen(function*() {
+        const bus = yield* make
+        const fiber = yield* bus.subscribe("run-1").pipe(Stream.take(3), Stream.runCollect, Effect.fork)
+        yield* Effect.sleep("100 millis")
+        yield* bus.publish("run-2", "other")
+        for (const m of ["a", "b", "c"]) yield* bus.publish("run-1", m)
+        const got = yield* Fiber.join(fiber).pipe(Effect.timeout("5 seconds"))
+        assert.deepStrictEqual(Chunk.toReadonlyArray(got), ["a", "b", "c"])
+      })))
+  })
+
+busContract("in-process", EventBus.memory)
+busContract("Redis", EventBus.redis(REDIS, prefix()))

@@ -1,0 +1,20 @@
+import { randomBytes } from "node:crypto"
+import { ConfigProvider, Layer } from "effect"
+import { AppConfig } from "../../services/shared/Config.js"
+import { LocalSecrets } from "../../services/shared/LocalSecrets.js"
+
+/** AppConfig and LocalSecrets from a fixed map: no files, no environment. */
+export const configLayer = (env: Record<string, string> = {}) =>
+  Layer.mergeAll(AppConfig.layer, LocalSecrets.layer.pipe(Layer.provide(AppConfig.layer))).pipe(
+    Layer.provide(
+      Layer.setConfigProvider(
+        ConfigProvider.fromMap(
+          new Map(Object.entries({
+            JWT_SECRET: randomBytes(32).toString("hex"),
+            CREDENTIALS_KEY: randomBytes(32).toString("base64"),
+            ...env
+          }))
+        )
+      )
+    )
+  )

@@ -1,0 +1,39 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Either, Schema } from "effect"
+import { canonicalJson } from "../../services/shared/Idempotency.js"
+import { LimitOffsetParams, pageOf, PageParams } from "../../schemas/Pagination.js"
+
+describe("pagination", () => {
+  const decode = Schema.decodeUnknownEither(PageParams)
+  it("defaults page 1 and page_size 20, caps page_size at 100, refuses page 0", () => {
+    assert.deepStrictEqual(decode({}), Either.right({ page: 1, page_size: 20 }))
+    assert.deepStrictEqual(decode({ page: "3", page_size: "500" }), Either.right({ page: 3, page_size: 100 }))
+    assert.isTrue(Either.isLeft(decode({ page: "0" })))
+    assert.isTrue(Either.isLeft(decode({ page_size: "abc" })))
+  })
+
+  it("the envelope says whether more pages follow", () => {
+    assert.deepStrictEqual(pageOf({ page: 1, page_size: 2 }, ["a", "b"], 3), {
+      items: ["a", "b"],
+      total: 3,
+      page: 1,
+      page_size: 2,
+      has_more: true
+    })
+    assert.isFalse(pageOf({ page: 2, page_size: 2 }, ["c"], 3).has_more)
+  })
+
+  it("the limit/offset form", () => {
+    const decodeLo = Schema.decodeUnknownEither(LimitOffsetParams)
+    assert.deepStrictEqual(decodeLo({}), Either.right({ limit: 20, offset: 0 }))
+    assert.deepStrictEqual(decodeLo({ limit: "1000", offset: "5" }), Either.right({ limit: 100, offset: 5 }))
+    assert.isTrue(Either.isLeft(decodeLo({ offset: "-1" })))
+  })
+})
+
+describe("idempotency request hashing", () => {
+  it("equal bodies in any key order hash the same", () => {
+    assert.strictEqual(canonicalJson({ b: 1, a: { d: [1, 2], c: null } }), canonicalJson({ a: { c: null, d: [1, 2] }, b: 1 }))
+    assert.notStrictEqual(canonicalJson({ a: [1, 2] }), canonicalJson({ a: [2, 1] }))
+  })
+})

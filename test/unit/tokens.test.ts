@@ -1,0 +1,61 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Either, Layer } from "effect"
+import { SignJWT } from "jose"
+import { AUDIENCE, ISSUER, Tokens } from "../../services/auth/Tokens.js"
+import { configLayer } from "../support/UnitLayers.js"
+
+const secret = "a".repeat(64)
+const TokensLive = Tokens.Default.pipe(Layer.provide(configLayer({ JWT_SECRET: secret, ACCESS_TOKEN_TTL_SECONDS: "60" })))
+
+const claims = { sub: "11111111-1111-4111-8111-111111111111", tid: "22222222-2222-4222-8222-222222222222", amr: ["pwd"] }
+
+describe("Tokens", () => {
+  it.effect("a signed token verifies as its own type only", () =>
+    Effect.gen(function*() {
+      const tokens = yield* Tokens
+      const access = yield* tokens.sign({ ...claims, typ: "access" })
+      const verified = yield* tokens.verify(access, "access")
+      assert.strictEqual(verified.sub, claims.sub)
+      assert.strictEqual(verified.tid, claims.tid)
+      assert.deepStrictEqual(verified.amr, ["pwd"])
+      for (const other of ["refresh", "partial", "sso_continue"] as const) {
+        const r = yield* Effect.either(tokens.verify(access, other))
+        assert.isTrue(Either.isLeft(r), other)
+      }
+      const refresh = yield* tokens.sign({ ...claims, typ: "refresh" })
+      assert.isTrue(Either.isLeft(yield* Effect.either(tokens.verify(refresh, "access"))))
+    }).pipe(Effect.provide(TokensLive)))
+
+  it.effect("issuer, audience, signature and expiry are checked", () =>
+    Effect.gen(function*() {
+      const tokens = yield* Tokens
+      const key = new TextEncoder().encode(secret)
+      const forge = (f: (jwt: SignJWT) => SignJWT, signKey = key) =>
+        Effect.promise(() =>
+          f(new SignJWT({ tid: claims.tid, typ: "access" }).setProtectedHeader({ alg: "HS256" }).setSubject(claims.sub))
+            .sign(signKey)
+        )
+      const good = yield* forge((j) => j.setIssuer(ISSUER).setAudience(AUDIENCE).setExpirationTime("1m"))
+      assert.isTrue(Either.isRight(yield* Effect.either(tokens.verify(good, "access"))))
+      const cases = {
+        wrongIssuer: yield* forge((j) => j.setIssuer("evil").setAudience(AUDIENCE).setExpirationTime("1m")),
+        wrongAudience: yield* forge((j) => j.setIssuer(ISSUER).setAudience("other").setExpirationTime("1m")),
+        wrongKey: yield* forge(
+          (j) => j.setIssuer(ISSUER).setAudience(AUDIENCE).setExpirationTime("1m"),
+          new TextEncoder().encode("b".repeat(64))
+        )
+      }
+      for (const [name, token] of Object.entries(cases)) {
+        const r = yield* Effect.either(tokens.verify(token, "access"))
+        assert.isTrue(Either.isLeft(r), name)
+        if (Either.isLeft(r)) assert.strictEqual(r.left.reason, "invalid", name)
+      }
+      const expired = yield* forge((j) =>
+        j.setIssuer(ISSUER).setAudience(AUDIENCE).setExpirationTime(Math.floor(Date.now() / 1000) - 10)
+      )
+      const r = yield* Effect.either(tokens.verify(expired, "access"))
+      assert.isTrue(Either.isLeft(r) && r.left.reason === "expired")
+      const none = yield* Effect.either(tokens.verify("eyJhbGciOiJub25lIn0.eyJzdWIiOiJ4In0.", "access"))
+      assert.isTrue(Either.isLeft(none))
+    }).pipe(Effect.provide(TokensLive)))
+})

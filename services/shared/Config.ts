@@ -26,6 +26,7 @@ export interface AppConfigShape {
   readonly bootstrapTenant: string
   readonly role: ProcessRole
   readonly authRpcUrl: Option.Option<string>
+  readonly internalRpcToken: Option.Option<Redacted.Redacted>
   readonly accessTokenTtlSeconds: number
   readonly refreshTokenTtlSeconds: number
   readonly maxBodyBytes: number
@@ -61,6 +62,7 @@ export class AppConfig extends Context.Tag("AppConfig")<AppConfig, AppConfigShap
     bootstrapTenant: Config.string("BOOTSTRAP_TENANT").pipe(Config.withDefault("default")),
     role: Config.literal("all", "gateway", "services", "runners")("ROLE").pipe(Config.withDefault("all" as const)),
     authRpcUrl: Config.option(Config.string("AUTH_RPC_URL")),
+    internalRpcToken: Config.option(Config.redacted("INTERNAL_RPC_TOKEN")),
     accessTokenTtlSeconds: Config.integer("ACCESS_TOKEN_TTL_SECONDS").pipe(Config.withDefault(900)),
     refreshTokenTtlSeconds: Config.integer("REFRESH_TOKEN_TTL_SECONDS").pipe(Config.withDefault(30 * 24 * 3600)),
     maxBodyBytes: Config.integer("MAX_BODY_BYTES").pipe(Config.withDefault(10 * 1024 * 1024)),

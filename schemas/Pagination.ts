@@ -5,7 +5,7 @@ export const DEFAULT_PAGE_SIZE = 20
 
 const PositiveIntFromString = Schema.NumberFromString.pipe(Schema.int(), Schema.greaterThanOrEqualTo(1))
 
-/** `page_size` above the cap is clamped to 100, not refused. */
+/** A page size above the cap is clamped to 100, not refused. */
 const PageSize = Schema.transform(PositiveIntFromString, Schema.Int, {
   strict: true,
   decode: (n) => Math.min(n, MAX_PAGE_SIZE),
@@ -49,14 +49,7 @@ const NonNegativeIntFromString = Schema.NumberFromString.pipe(Schema.int(), Sche
 
 /** The limit/offset form used by a few lists. */
 export const LimitOffsetParams = Schema.Struct({
-  limit: Schema.optionalWith(
-    Schema.transform(PositiveIntFromString, Schema.Int, {
-      strict: true,
-      decode: (n) => Math.min(n, MAX_PAGE_SIZE),
-      encode: (n) => n
-    }),
-    { default: () => DEFAULT_PAGE_SIZE }
-  ),
+  limit: Schema.optionalWith(PageSize, { default: () => DEFAULT_PAGE_SIZE }),
   offset: Schema.optionalWith(NonNegativeIntFromString, { default: () => 0 })
 })
 export type LimitOffsetParams = typeof LimitOffsetParams.Type

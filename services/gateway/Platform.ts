@@ -1,5 +1,6 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect, Layer, Option, Redacted } from "effect"
+import { TracingLive } from "../../otel/Tracing.js"
 import { EventBus } from "../../runtime/EventBus.js"
 import { PlatformApi } from "../../schemas/Api.js"
 import { ApiKeys } from "../auth/ApiKeys.js"
@@ -100,4 +101,8 @@ const GatewayLive = Layer.scopedDiscard(
 )
 
 /** The whole platform in one process (the default `ROLE=all`). */
-export const PlatformLive = GatewayLive.pipe(Layer.provide(ServicesLive), Layer.provide(AppConfig.layer))
+export const PlatformLive = GatewayLive.pipe(
+  Layer.provide(ServicesLive),
+  Layer.provide(TracingLive),
+  Layer.provide(AppConfig.layer)
+)

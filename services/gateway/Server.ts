@@ -1,6 +1,13 @@
 import { createServer, type Server } from "node:http"
 import { randomUUID } from "node:crypto"
-import { HttpApiBuilder, HttpApiScalar, HttpServer, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import {
+  HttpApiBuilder,
+  HttpApiScalar,
+  HttpIncomingMessage,
+  HttpServer,
+  HttpServerRequest,
+  HttpServerResponse
+} from "@effect/platform"
 import type { HttpApp } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { RpcSerialization, RpcServer } from "@effect/rpc"
@@ -17,7 +24,9 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
 export const AUTH_RPC_PATH = "/internal/rpc/auth"
 export const INTERNAL_TOKEN_HEADER = "x-internal-token"
 
-const isRequestError = (u: unknown): u is { _tag: "RequestError"; reason: string; description?: string } =>
+const isRequestError = (
+  u: unknown
+): u is { _tag: "RequestError"; reason: string; description?: string; cause?: { message?: string } } =>
   typeof u === "object" && u !== null && (u as { _tag?: unknown })._tag === "RequestError"
 
 /** Failures the API layer did not turn into a response: unknown routes, unreadable bodies, defects. */
@@ -37,7 +46,7 @@ const causeToResponse = (cause: Cause.Cause<unknown>, request: HttpServerRequest
         : errorResponse(404, requestId, { code: "NOT_FOUND", message: `No route for ${request.method} ${path}` })
     }
     if (isRequestError(error)) {
-      const tooLarge = /max|size|large|limit/i.test(error.description ?? "")
+      const tooLarge = /maxBytes/i.test(`${error.description ?? ""} ${error.cause?.message ?? ""}`)
       return tooLarge
         ? errorResponse(413, requestId, { code: "PAYLOAD_TOO_LARGE", message: "Request body exceeds the size limit" })
         : errorResponse(400, requestId, { code: "INVALID_BODY", message: "The request body is not valid JSON" })
@@ -92,7 +101,10 @@ export const serveGateway = Effect.gen(function*() {
   yield* HttpServer.serveEffect(gatewayApp(api, Effect.scoped(rpc), {
     maxBodyBytes: config.maxBodyBytes,
     internalToken: Option.getOrUndefined(Option.map(config.internalRpcToken, Redacted.value))
-  }))
+  })).pipe(
+    // Also bounds bodies sent without Content-Length (chunked).
+    HttpIncomingMessage.withMaxBodySize(Option.some(config.maxBodyBytes))
+  )
   yield* HttpServer.logAddress
 })
 

@@ -2,7 +2,8 @@ import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { adminToken, createMember, createTenant } from "../support/Fixtures.js"
 import { http, loginToken } from "../support/Http.js"
-import { TestPlatformLive } from "../support/TestPlatform.js"
+import { TestPlatform, TestPlatformLive } from "../support/TestPlatform.js"
+import pg from "pg"
 
 layer(TestPlatformLive({ redis: false }), { excludeTestServices: true })("auth: tenants, users, groups, audit", (it) => {
   it.effect("tenants: env_admin creates and lists; slug conflicts are 409; others get 403", () =>
@@ -208,5 +209,31 @@ layer(TestPlatformLive({ redis: false }), { excludeTestServices: true })("auth: 
       const builder = yield* createMember(admin, "builder")
       const bToken = yield* loginToken(builder.email, builder.password)
       assert.strictEqual((yield* http("GET", "/api/v1/auth/audit-events", { token: bToken })).status, 403)
+    }))
+})
+
+layer(TestPlatformLive({ redis: false }), { excludeTestServices: true })("auth: OTP without SMTP", (it) => {
+  it.effect("the code is kept in the mail outbox, and it works", () =>
+    Effect.gen(function*() {
+      const admin = yield* adminToken
+      const email = "outbox.user@example.test"
+      yield* http("POST", "/api/v1/auth/users", { token: admin, body: { email, name: "Outbox", role: "user" } })
+      const sent = yield* http("POST", "/api/v1/auth/auth/otp/request", { body: { email } })
+      assert.strictEqual(sent.status, 202)
+      const platform = yield* TestPlatform
+      const rows = yield* Effect.promise(async () => {
+        const client = new pg.Client({ connectionString: platform.databaseUrl })
+        await client.connect()
+        const result = await client.query("SELECT to_address, body_text, status FROM mail_outbox WHERE to_address = $1", [email])
+        await client.end()
+        return result.rows as Array<{ to_address: string; body_text: string; status: string }>
+      })
+      assert.strictEqual(rows.length, 1)
+      assert.strictEqual(rows[0]!.status, "outbox")
+      const code = /code is (\d{6})/.exec(rows[0]!.body_text)?.[1]
+      assert.isString(code)
+      const ok = yield* http("POST", "/api/v1/auth/auth/otp/verify", { body: { email, code } })
+      assert.strictEqual(ok.status, 200)
+      assert.isString(ok.body.access_token)
     }))
 })

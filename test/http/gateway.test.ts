@@ -1,7 +1,8 @@
+import * as nodeHttp from "node:http"
 import { assert, describe, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { http } from "../support/Http.js"
-import { TestPlatformLive } from "../support/TestPlatform.js"
+import { TestPlatform, TestPlatformLive } from "../support/TestPlatform.js"
 
 layer(TestPlatformLive({ redis: false }), { excludeTestServices: true })("gateway", (it) => {
   it.effect("health answers ok once migrations ran", () =>
@@ -83,6 +84,30 @@ layer(TestPlatformLive({ redis: false }), { excludeTestServices: true })("gatewa
         })
         assert.strictEqual(r.status, 413)
         assert.strictEqual(r.body.code, "PAYLOAD_TOO_LARGE")
+        // Without Content-Length (chunked) reading stops at the limit: a 413 when the answer gets
+        // out first, else the connection is cut; never a parsed body.
+        const platform = yield* TestPlatform
+        const chunked = yield* Effect.async<number | "reset">((resume) => {
+          const url = new URL(platform.baseUrl)
+          const req = nodeHttp.request({
+            host: url.hostname,
+            port: url.port,
+            method: "POST",
+            path: "/api/v1/auth/login",
+            headers: { "content-type": "application/json", "transfer-encoding": "chunked" }
+          })
+          req.on("response", (res) => {
+            res.resume()
+            resume(Effect.succeed(res.statusCode ?? 0))
+          })
+          req.on("error", () => resume(Effect.succeed("reset" as const)))
+          const chunk = "x".repeat(1024 * 1024)
+          for (let i = 0; i < 11; i++) req.write(chunk)
+          req.end()
+        })
+        assert.include([413, "reset"], chunked)
+        const after = yield* http("GET", "/health")
+        assert.strictEqual(after.status, 200)
       }))
 
     it.effect("no credential is 401", () =>

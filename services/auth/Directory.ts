@@ -10,7 +10,7 @@ import { isAtLeast } from "../../schemas/Roles.js"
 import type { TenantSettings } from "../../schemas/Tenant.js"
 import { Audit } from "../shared/Audit.js"
 import { hashPassword } from "./Passwords.js"
-import { requireAccess, requireCanGrant, requireEnvAdmin, requireRole, TENANT_ADMINS, USER_ADMINS } from "./Policy.js"
+import { requireCanGrant, requireEnvAdmin, requireRole, TENANT_ADMINS, USER_ADMINS } from "./Policy.js"
 import { TenantsRepo } from "./TenantsRepo.js"
 import { UsersRepo } from "./UsersRepo.js"
 
@@ -150,6 +150,6 @@ export class Directory extends Effect.Service<Directory>()("Directory", {
         }))
       )
 
-    return { createTenant, listTenants, updateSettings, createUser, listUsers, updateUser, removeUser, me, myTenants, requireAccess }
+    return { createTenant, listTenants, updateSettings, createUser, listUsers, updateUser, removeUser, me, myTenants }
   })
 }) {}

@@ -3,6 +3,7 @@ import { ApiKeysApi, AuditApi, AuthMeApi, AuthPublicApi, GroupsApi, TenantsApi, 
 import { BadRequest, Forbidden, NotFound, PayloadTooLarge, TooManyRequests, Unauthorized } from "./Errors.js"
 import { flattenErrorSchemas } from "./OpenApiErrors.js"
 import { SystemApi } from "./SystemApi.js"
+import { AiEmployeesApi, VoiceTreesApi, WorkflowsApi } from "./WorkflowApi.js"
 
 /** The whole public contract: every service mounts its groups here. */
 export class PlatformApi extends HttpApi.make("builder-platform")
@@ -14,6 +15,9 @@ export class PlatformApi extends HttpApi.make("builder-platform")
   .add(UsersApi)
   .add(GroupsApi)
   .add(AuditApi)
+  .add(WorkflowsApi)
+  .add(AiEmployeesApi)
+  .add(VoiceTreesApi)
   .addError(BadRequest)
   .addError(Unauthorized)
   .addError(Forbidden)

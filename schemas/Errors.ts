@@ -47,9 +47,10 @@ export class PayloadTooLarge extends Schema.TaggedError<PayloadTooLarge>()(
   HttpApiSchema.annotations({ status: 413 })
 ) {}
 
+/** `issues`, when present, is also sent in the wrapped form `error: {code, message, issues}`. */
 export class Unprocessable extends Schema.TaggedError<Unprocessable>()(
   "Unprocessable",
-  fields,
+  { ...fields, issues: Schema.optional(Schema.Array(Schema.Unknown)) },
   HttpApiSchema.annotations({ status: 422 })
 ) {}
 

@@ -14,3 +14,12 @@ export type GroupId = typeof GroupId.Type
 
 export const AuditEventId = Schema.UUID.pipe(Schema.brand("AuditEventId"))
 export type AuditEventId = typeof AuditEventId.Type
+
+export const WorkflowId = Schema.UUID.pipe(Schema.brand("WorkflowId"))
+export type WorkflowId = typeof WorkflowId.Type
+
+export const VoiceTreeId = Schema.UUID.pipe(Schema.brand("VoiceTreeId"))
+export type VoiceTreeId = typeof VoiceTreeId.Type
+
+export const VoiceTreeVersionId = Schema.UUID.pipe(Schema.brand("VoiceTreeVersionId"))
+export type VoiceTreeVersionId = typeof VoiceTreeVersionId.Type

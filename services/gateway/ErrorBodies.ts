@@ -6,13 +6,19 @@ export interface FlatError {
   readonly code: string
   readonly message: string
   readonly details?: ReadonlyArray<unknown> | undefined
+  /** Also sent wrapped, as `error: {code, message, issues}` (01 "Errors" 1). */
+  readonly issues?: ReadonlyArray<unknown> | undefined
 }
 
 export const errorResponse = (status: number, requestId: string, error: FlatError, headers: Record<string, string> = {}) =>
   HttpServerResponse.unsafeJson(
-    error.details === undefined
-      ? { code: error.code, message: error.message, request_id: requestId }
-      : { code: error.code, message: error.message, request_id: requestId, details: error.details },
+    {
+      code: error.code,
+      message: error.message,
+      request_id: requestId,
+      ...(error.details !== undefined ? { details: error.details } : {}),
+      ...(error.issues !== undefined ? { error: { code: error.code, message: error.message, issues: error.issues } } : {})
+    },
     { status, headers }
   )
 
@@ -49,7 +55,8 @@ export const flattenErrorBody = (response: HttpServerResponse.HttpServerResponse
     return errorResponse(response.status, requestId, {
       code: String(parsed.code),
       message: String(parsed.message),
-      details: parsed.details as ReadonlyArray<unknown> | undefined
+      details: parsed.details as ReadonlyArray<unknown> | undefined,
+      issues: parsed.issues as ReadonlyArray<unknown> | undefined
     }, headers)
   })
 

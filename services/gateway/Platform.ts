@@ -33,6 +33,16 @@ import { AuthClient } from "./AuthClient.js"
 import { AuthenticationLive } from "./Authentication.js"
 import { ApiRouterLive, NodeServerLive, RpcServingLive, serveGateway } from "./Server.js"
 import { SystemHttp } from "./SystemHttp.js"
+import { DagChecks } from "../workflow/DagChecks.js"
+import { AiEmployeesHttp } from "../workflow/http/AiEmployeesHttp.js"
+import { VoiceHttp } from "../workflow/http/VoiceHttp.js"
+import { WorkflowsHttp } from "../workflow/http/WorkflowsHttp.js"
+import { Publishing } from "../workflow/Publishing.js"
+import { RegistriesLive } from "../workflow/Registries.js"
+import { VersionsRepo } from "../workflow/VersionsRepo.js"
+import { VoiceTrees } from "../workflow/VoiceTrees.js"
+import { Workflows } from "../workflow/Workflows.js"
+import { WorkflowsRepo } from "../workflow/WorkflowsRepo.js"
 
 /** Connections and process-wide infrastructure. */
 const InfraLive = Layer.mergeAll(DatabaseLive, RateLimiter.layer, EventBus.layer, LocalSecrets.layer)
@@ -49,6 +59,11 @@ const SharedLive = Layer.mergeAll(
   GroupsRepo.Default
 )
 
+const WorkflowLive = Layer.mergeAll(Workflows.Default, Publishing.Default, VoiceTrees.Default).pipe(
+  Layer.provideMerge(DagChecks.Default),
+  Layer.provideMerge(Layer.mergeAll(WorkflowsRepo.Default, VersionsRepo.Default, RegistriesLive))
+)
+
 const AuthLive = Layer.mergeAll(
   Credentials.Default,
   SecondFactor.Default,
@@ -59,7 +74,7 @@ const AuthLive = Layer.mergeAll(
 ).pipe(Layer.provideMerge(Sso.Default), Layer.provideMerge(Sessions.Default))
 
 /** Every service, over the database and the shared infrastructure. */
-export const ServicesLive = AuthLive.pipe(
+export const ServicesLive = Layer.merge(AuthLive, WorkflowLive).pipe(
   Layer.provideMerge(SharedLive),
   Layer.provideMerge(InfraLive)
 )
@@ -81,7 +96,10 @@ const HandlersLive = Layer.mergeAll(
   TenantsHttp,
   UsersHttp,
   GroupsHttp,
-  AuditHttp
+  AuditHttp,
+  WorkflowsHttp,
+  AiEmployeesHttp,
+  VoiceHttp
 )
 
 const ApiLive = HttpApiBuilder.api(PlatformApi).pipe(

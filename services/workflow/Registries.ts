@@ -1,0 +1,76 @@
+import { Context, Effect, Layer } from "effect"
+import type { TenantId } from "../../schemas/Ids.js"
+import type { WorkflowConfig } from "../../schemas/Workflow.js"
+import { AppConfig } from "../shared/Config.js"
+
+/**
+ * What publish checks ask of other services. Each is an interface the owning service implements
+ * (MCP servers and the tool catalog with integrations, models with the agents issue, knowledge
+ * bases with ingestion); the layers here answer for a platform that has none of them yet.
+ */
+
+export class McpRegistry extends Context.Tag("McpRegistry")<McpRegistry, {
+  readonly statuses: (
+    tenantId: TenantId,
+    ids: ReadonlyArray<string>
+  ) => Effect.Effect<ReadonlyMap<string, "approved" | "pending">>
+}>() {
+  /** No MCP server is registered yet: every reference is MCP_SERVER_NOT_FOUND. */
+  static readonly none = Layer.succeed(McpRegistry, { statuses: () => Effect.succeed(new Map()) })
+}
+
+export class ToolCatalog extends Context.Tag("ToolCatalog")<ToolCatalog, {
+  readonly lookup: (
+    tenantId: TenantId,
+    actionIds: ReadonlyArray<string>
+  ) => Effect.Effect<ReadonlyMap<string, { readonly configSchema?: unknown }>>
+}>() {
+  /** No integration is installed yet: every action id is TOOL_NOT_FOUND. */
+  static readonly none = Layer.succeed(ToolCatalog, { lookup: () => Effect.succeed(new Map()) })
+}
+
+export interface KnowledgeBaseSnapshotEntry {
+  readonly knowledge_base_id: string
+  readonly documents: ReadonlyArray<{ readonly document_id: string; readonly content_hash: string }>
+}
+
+export class KnowledgeSnapshots extends Context.Tag("KnowledgeSnapshots")<KnowledgeSnapshots, {
+  /** The attached knowledge bases' document sets (ids and content hashes) at publish. */
+  readonly capture: (tenantId: TenantId, kbIds: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<KnowledgeBaseSnapshotEntry>>
+  /** Rolls knowledge-base content back to a snapshot (revert). */
+  readonly restore: (tenantId: TenantId, snapshot: ReadonlyArray<KnowledgeBaseSnapshotEntry>) => Effect.Effect<"ok" | "failed">
+}>() {
+  /** Until knowledge bases hold documents, a snapshot names the bases with empty document sets. */
+  static readonly empty = Layer.succeed(KnowledgeSnapshots, {
+    capture: (_tenantId, kbIds) => Effect.succeed(kbIds.map((id) => ({ knowledge_base_id: id, documents: [] }))),
+    restore: () => Effect.succeed("ok" as const)
+  })
+}
+
+export class ModelAvailability extends Context.Tag("ModelAvailability")<ModelAvailability, {
+  /** Whether an AI Employee with this configuration has a completion model to call. */
+  readonly hasCompletionModel: (tenantId: TenantId, config: WorkflowConfig) => Effect.Effect<boolean>
+}>() {
+  /** The platform provider of `LLM_BASE_URL` / `LLM_MODELS`, within the AI Employee's llm_mode. */
+  static readonly platform = Layer.effect(
+    ModelAvailability,
+    Effect.map(AppConfig, (config) => ({
+      hasCompletionModel: (_tenantId: TenantId, wf: WorkflowConfig) =>
+        Effect.succeed(
+          config.llmBaseUrl._tag === "Some" && config.llmModels.length > 0 && (
+            wf.llm_mode === "ALL" ||
+            (wf.llm_mode === "SELECTED" && wf.selected_model_ids.some((m) => config.llmModels.includes(m))) ||
+            (wf.llm_mode === "CUSTOM" && typeof wf.custom_model_config.model === "string" &&
+              config.llmModels.includes(wf.custom_model_config.model))
+          )
+        )
+    }))
+  )
+}
+
+export const RegistriesLive = Layer.mergeAll(
+  McpRegistry.none,
+  ToolCatalog.none,
+  KnowledgeSnapshots.empty,
+  ModelAvailability.platform
+)

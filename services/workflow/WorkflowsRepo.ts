@@ -1,0 +1,189 @@
+import { SqlClient } from "@effect/sql"
+import { Effect, Option } from "effect"
+import type { DagDefinition } from "../../schemas/Dag.js"
+import type { TenantId, UserId, WorkflowId } from "../../schemas/Ids.js"
+import type { Principal } from "../../schemas/Principal.js"
+import type { InteractionType, Workflow, WorkflowConfig } from "../../schemas/Workflow.js"
+import { defaultWorkflowConfig } from "../../schemas/Workflow.js"
+
+export interface WorkflowRow {
+  readonly id: WorkflowId
+  readonly tenant_id: TenantId
+  readonly name: string
+  readonly description: string | null
+  readonly interaction_type: InteractionType
+  readonly status: "draft" | "published"
+  readonly latest_version: number
+  readonly active_version: number | null
+  readonly icon: string | null
+  readonly category: string | null
+  readonly dag_definition: DagDefinition
+  readonly config: Partial<WorkflowConfig>
+  readonly knowledge_base_ids: ReadonlyArray<string>
+  readonly public_app: boolean
+  readonly archived_at: Date | null
+  readonly adopted_at: Date | null
+  readonly adopted_from_workflow_id: WorkflowId | null
+  readonly created_by: UserId | null
+  readonly created_at: Date
+  readonly updated_at: Date
+}
+
+export const configOf = (row: WorkflowRow): WorkflowConfig => ({ ...defaultWorkflowConfig, ...row.config })
+
+/** Draft: never published; Published: the active version is the latest; else unpublished changes. */
+export const builderState = (row: Pick<WorkflowRow, "active_version" | "latest_version">) =>
+  row.active_version === null
+    ? "draft" as const
+    : row.active_version === row.latest_version
+    ? "published" as const
+    : "unpublished_changes" as const
+
+export const toWorkflow = (row: WorkflowRow): Workflow => ({
+  id: row.id,
+  tenant_id: row.tenant_id,
+  name: row.name,
+  ...(row.description !== null ? { description: row.description } : {}),
+  interaction_type: row.interaction_type,
+  status: row.status,
+  latest_version: row.latest_version,
+  ...(row.active_version !== null ? { active_version: row.active_version } : {}),
+  builder_state: builderState(row),
+  ...(row.icon !== null ? { icon: row.icon } : {}),
+  ...(row.category !== null ? { category: row.category } : {}),
+  dag_definition: row.dag_definition,
+  knowledge_base_ids: row.knowledge_base_ids,
+  public_app: row.public_app,
+  archived: row.archived_at !== null,
+  ...(row.archived_at !== null ? { archived_at: row.archived_at } : {}),
+  ...(row.adopted_at !== null ? { adopted_at: row.adopted_at } : {}),
+  ...(row.adopted_from_workflow_id !== null ? { adopted_from_workflow_id: row.adopted_from_workflow_id } : {}),
+  created_by: row.created_by,
+  created_at: row.created_at,
+  updated_at: row.updated_at
+})
+
+export interface ListFilter {
+  readonly offset: number
+  readonly limit: number
+  readonly archived: boolean
+  readonly interactionType?: InteractionType | undefined
+  readonly q?: string | undefined
+}
+
+/** Column values a save may change; undefined leaves a column alone. */
+export interface WorkflowChanges {
+  readonly name?: string | undefined
+  readonly description?: string | null | undefined
+  readonly interaction_type?: InteractionType | undefined
+  readonly icon?: string | null | undefined
+  readonly category?: string | null | undefined
+  readonly dag_definition?: DagDefinition | undefined
+  readonly knowledge_base_ids?: ReadonlyArray<string> | undefined
+  readonly public_app?: boolean | undefined
+  readonly config?: WorkflowConfig | undefined
+  readonly latest_version?: number | undefined
+  readonly active_version?: number | undefined
+  readonly status?: "draft" | "published" | undefined
+}
+
+/** SQL for AI Employees; every statement is scoped to the caller's tenant. */
+export class WorkflowsRepo extends Effect.Service<WorkflowsRepo>()("WorkflowsRepo", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const first = (rows: ReadonlyArray<WorkflowRow>) => Option.fromNullable(rows[0])
+
+    const insert = (scope: { readonly tenantId: TenantId }, row: {
+      id: string
+      name: string
+      description: string | null
+      interaction_type: InteractionType
+      icon: string | null
+      category: string | null
+      dag_definition: DagDefinition
+      config: WorkflowConfig
+      knowledge_base_ids: ReadonlyArray<string>
+      latest_version: number
+      active_version?: number | null
+      status?: "draft" | "published"
+      adopted_at?: Date | null
+      adopted_from_workflow_id?: string | null
+      created_by: string | null
+    }) =>
+      sql<WorkflowRow>`INSERT INTO workflows ${
+        sql.insert({
+          ...row,
+          tenant_id: scope.tenantId,
+          dag_definition: JSON.stringify(row.dag_definition),
+          config: JSON.stringify(row.config),
+          knowledge_base_ids: JSON.stringify(row.knowledge_base_ids),
+          active_version: row.active_version ?? null,
+          status: row.status ?? "draft",
+          adopted_at: row.adopted_at ?? null,
+          adopted_from_workflow_id: row.adopted_from_workflow_id ?? null
+        })
+      } RETURNING *`.pipe(Effect.map((rows) => rows[0]!), Effect.orDie)
+
+    /** Archived ones included: callers decide what archived means for them. */
+    const get = (scope: Principal, id: string) =>
+      sql<WorkflowRow>`SELECT * FROM workflows WHERE tenant_id = ${scope.tenantId} AND id = ${id}`.pipe(
+        Effect.map(first),
+        Effect.orDie
+      )
+
+    /** Inside a transaction: the row, locked against concurrent saves and publishes. */
+    const lock = (scope: Principal, id: string) =>
+      sql<WorkflowRow>`SELECT * FROM workflows WHERE tenant_id = ${scope.tenantId} AND id = ${id} FOR UPDATE`.pipe(
+        Effect.map(first)
+      )
+
+    const update = (scope: Principal, id: string, changes: WorkflowChanges) => {
+      const set: Record<string, unknown> = {}
+      for (const [key, value] of Object.entries(changes)) {
+        if (value === undefined) continue
+        set[key] = key === "dag_definition" || key === "config" || key === "knowledge_base_ids"
+          ? JSON.stringify(value)
+          : value
+      }
+      return sql<WorkflowRow>`UPDATE workflows SET ${sql.update({ ...set, updated_at: new Date() })}
+        WHERE tenant_id = ${scope.tenantId} AND id = ${id} RETURNING *`.pipe(Effect.map((rows) => rows[0]!))
+    }
+
+    const setArchived = (scope: Principal, id: string, archived: boolean) =>
+      sql<WorkflowRow>`UPDATE workflows SET archived_at = ${archived ? sql`now()` : null}, updated_at = now()
+        WHERE tenant_id = ${scope.tenantId} AND id = ${id}
+          AND archived_at IS ${archived ? sql`NULL` : sql`NOT NULL`} RETURNING *`.pipe(Effect.map(first), Effect.orDie)
+
+    const list = (scope: Principal, filter: ListFilter) => {
+      const q = filter.q?.trim()
+      const where = sql.and([
+        sql`tenant_id = ${scope.tenantId}`,
+        filter.archived ? sql`archived_at IS NOT NULL` : sql`archived_at IS NULL`,
+        ...(filter.interactionType !== undefined ? [sql`interaction_type = ${filter.interactionType}`] : []),
+        ...(q !== undefined && q !== ""
+          ? [sql`((name || ' ' || coalesce(description, '')) ILIKE ${"%" + q.replace(/[\\%_]/g, "\\$&") + "%"}
+               OR word_similarity(${q}, name || ' ' || coalesce(description, '')) > 0.3)`]
+          : [])
+      ])
+      const order = q !== undefined && q !== ""
+        ? sql`word_similarity(${q}, name || ' ' || coalesce(description, '')) DESC, updated_at DESC, id`
+        : sql`updated_at DESC, id`
+      return Effect.all([
+        sql<WorkflowRow>`SELECT * FROM workflows WHERE ${where} ORDER BY ${order} LIMIT ${filter.limit} OFFSET ${filter.offset}`,
+        sql<{ total: number }>`SELECT count(*)::int AS total FROM workflows WHERE ${where}`
+      ]).pipe(Effect.map(([rows, [c]]) => ({ rows, total: c?.total ?? 0 })), Effect.orDie)
+    }
+
+    /** Published, live AI Employees among `ids`, for call_aie checks. */
+    const callable = (scope: Principal, ids: ReadonlyArray<string>) =>
+      ids.length === 0
+        ? Effect.succeed(new Set<string>())
+        : sql<{ id: string }>`SELECT id FROM workflows WHERE tenant_id = ${scope.tenantId} AND id IN ${sql.in(ids)}
+            AND active_version IS NOT NULL AND archived_at IS NULL`.pipe(
+            Effect.map((rows) => new Set(rows.map((r) => r.id))),
+            Effect.orDie
+          )
+
+    return { insert, get, lock, update, setArchived, list, callable }
+  })
+}) {}

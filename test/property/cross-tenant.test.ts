@@ -11,6 +11,8 @@ interface TenantWorld {
   readonly groupId: string
   readonly keyId: string
   readonly victimUserId: string
+  readonly workflowId: string
+  readonly treeId: string
   /** A JWT and (except for no_access) an API key per role. */
   readonly credentials: Record<Role, { readonly token: string; readonly apiKey?: string }>
 }
@@ -35,7 +37,17 @@ const buildTenant = (admin: string, tenantId: string) =>
     const group = yield* http("POST", "/api/v1/auth/groups", { token: sys, body: { name: "Victims" } })
     const victim = yield* createMember(admin, "user", { tenantId })
     const key = yield* http("POST", "/api/v1/auth/api-keys", { token: credentials.builder.token, body: { name: "victim key" } })
-    return { tenantId, groupId: group.body.id, keyId: key.body.id, victimUserId: victim.id, credentials } satisfies TenantWorld
+    const workflow = yield* http("POST", "/api/v1/workflow/workflows", { token: sys, body: { name: "Victim AIE" } })
+    const tree = yield* http("POST", "/api/v1/workflow/voice/trees", { token: sys, body: { name: "Victim tree", content: {} } })
+    return {
+      tenantId,
+      groupId: group.body.id,
+      keyId: key.body.id,
+      victimUserId: victim.id,
+      workflowId: workflow.body.id,
+      treeId: tree.body.id,
+      credentials
+    } satisfies TenantWorld
   })
 
 class World extends Effect.Service<World>()("World", {
@@ -66,7 +78,18 @@ const operations: Record<string, Operation> = {
   changeUser: (_, v) => ({ method: "PATCH", path: `/api/v1/auth/users/${v.victimUserId}`, body: { role: "user" } }),
   removeUser: (_, v) => ({ method: "DELETE", path: `/api/v1/auth/users/${v.victimUserId}` }),
   changeKey: (_, v) => ({ method: "PATCH", path: `/api/v1/auth/api-keys/${v.keyId}`, body: { name: "pwned" } }),
-  revokeKey: (_, v) => ({ method: "DELETE", path: `/api/v1/auth/api-keys/${v.keyId}` })
+  revokeKey: (_, v) => ({ method: "DELETE", path: `/api/v1/auth/api-keys/${v.keyId}` }),
+  readWorkflow: (_, v) => ({ method: "GET", path: `/api/v1/workflow/workflows/${v.workflowId}` }),
+  editWorkflow: (_, v) => ({ method: "PATCH", path: `/api/v1/ai-employees/${v.workflowId}`, body: { name: "pwned" } }),
+  archiveWorkflow: (_, v) => ({ method: "DELETE", path: `/api/v1/workflow/workflows/${v.workflowId}` }),
+  publishWorkflow: (_, v) => ({ method: "POST", path: `/api/v1/workflow/workflows/${v.workflowId}/publish` }),
+  readConfig: (_, v) => ({ method: "GET", path: `/api/v1/workflow/workflows/${v.workflowId}/config` }),
+  cloneWorkflow: (_, v) => ({ method: "POST", path: `/api/v1/ai-employees/${v.workflowId}/clone`, body: {} }),
+  listVersions: (_, v) => ({ method: "GET", path: `/api/v1/ai-employees/${v.workflowId}/versions` }),
+  revertVersion: (_, v) => ({ method: "POST", path: `/api/v1/ai-employees/${v.workflowId}/versions/1/revert` }),
+  renameVersion: (_, v) => ({ method: "PATCH", path: `/api/v1/ai-employees/${v.workflowId}/versions/1`, body: { name: "x" } }),
+  readTree: (_, v) => ({ method: "GET", path: `/api/v1/workflow/voice/trees/${v.treeId}` }),
+  addTreeVersion: (_, v) => ({ method: "POST", path: `/api/v1/workflow/voice/trees/${v.treeId}/versions`, body: { content: {} } })
 }
 
 /** Tenant-level operations that only an env_admin may perform across tenants. */
@@ -107,7 +130,7 @@ layer(Live, { excludeTestServices: true, timeout: "120 seconds" })("cross-tenant
         }
         assert.strictEqual(r.status, 404, `${role} ${operation} ${request.method} ${request.path}: ${r.text}`)
       }),
-    { fastCheck: { numRuns: 150 } }
+    { fastCheck: { numRuns: 250 } }
   )
 
   it.effect("after every attempt the victims are untouched", () =>
@@ -126,6 +149,12 @@ layer(Live, { excludeTestServices: true, timeout: "120 seconds" })("cross-tenant
         assert.isDefined(users.body.items.find((u: { id: string; role: string }) => u.id === t.victimUserId && u.role === "user"))
         const platform = yield* TestPlatform
         assert.isString(platform.baseUrl)
+        const wf = yield* http("GET", `/api/v1/workflow/workflows/${t.workflowId}`, { token: sys })
+        assert.strictEqual(wf.body.name, "Victim AIE")
+        assert.strictEqual(wf.body.latest_version, 1)
+        assert.isFalse(wf.body.archived)
+        const tree = yield* http("GET", `/api/v1/workflow/voice/trees/${t.treeId}/versions`, { token: sys })
+        assert.strictEqual(tree.body.items.length, 1)
       }
     }))
 })

@@ -40,12 +40,7 @@ export class Publishing extends Effect.Service<Publishing>()("Publishing", {
     const checks = yield* DagChecks
     const knowledge = yield* KnowledgeSnapshots
 
-    const visible = (principal: Principal, id: string) =>
-      workflows.get(principal, id).pipe(
-        Effect.flatMap((row) =>
-          Option.isSome(row) && row.value.archived_at === null ? Effect.succeed(row.value) : Effect.fail(notFound("AI Employee"))
-        )
-      )
+    const visible = workflows.visible
 
     /** Runs `body` with the workflow row locked, for builders of an editable AI Employee. */
     const writing = <A, E>(principal: Principal, id: string, body: (row: WorkflowRow) => Effect.Effect<A, E>) =>

@@ -35,13 +35,7 @@ export class Workflows extends Effect.Service<Workflows>()("Workflows", {
     const versions = yield* VersionsRepo
     const checks = yield* DagChecks
 
-    /** A live (not archived) AI Employee the caller can see, else 404. */
-    const visible = (principal: Principal, id: string) =>
-      repo.get(principal, id).pipe(
-        Effect.flatMap((row) =>
-          Option.isSome(row) && row.value.archived_at === null ? Effect.succeed(row.value) : Effect.fail(notFound("AI Employee"))
-        )
-      )
+    const visible = repo.visible
 
     const withWarnings = (principal: Principal, row: WorkflowRow) =>
       checks.check(principal, row).pipe(Effect.map((report) => ({ ...toWorkflow(row), warnings: report.warnings })))

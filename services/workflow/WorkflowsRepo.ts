@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Option } from "effect"
 import type { DagDefinition } from "../../schemas/Dag.js"
+import { notFound } from "../../schemas/Errors.js"
 import type { TenantId, UserId, WorkflowId } from "../../schemas/Ids.js"
 import type { Principal } from "../../schemas/Principal.js"
 import type { InteractionType, Workflow, WorkflowConfig } from "../../schemas/Workflow.js"
@@ -131,6 +132,14 @@ export class WorkflowsRepo extends Effect.Service<WorkflowsRepo>()("WorkflowsRep
         Effect.orDie
       )
 
+    /** A live (not archived) AI Employee of the caller's tenant, else 404. */
+    const visible = (scope: Principal, id: string) =>
+      get(scope, id).pipe(
+        Effect.flatMap((row) =>
+          Option.isSome(row) && row.value.archived_at === null ? Effect.succeed(row.value) : Effect.fail(notFound("AI Employee"))
+        )
+      )
+
     /** Inside a transaction: the row, locked against concurrent saves and publishes. */
     const lock = (scope: Principal, id: string) =>
       sql<WorkflowRow>`SELECT * FROM workflows WHERE tenant_id = ${scope.tenantId} AND id = ${id} FOR UPDATE`.pipe(
@@ -184,6 +193,6 @@ export class WorkflowsRepo extends Effect.Service<WorkflowsRepo>()("WorkflowsRep
             Effect.orDie
           )
 
-    return { insert, get, lock, update, setArchived, list, callable }
+    return { insert, get, visible, lock, update, setArchived, list, callable }
   })
 }) {}

@@ -2,6 +2,7 @@ import { HttpApi, OpenApi } from "@effect/platform"
 import { ApiKeysApi, AuditApi, AuthMeApi, AuthPublicApi, GroupsApi, TenantsApi, UsersApi } from "./AuthApi.js"
 import { BadRequest, Forbidden, NotFound, PayloadTooLarge, TooManyRequests, Unauthorized } from "./Errors.js"
 import { flattenErrorSchemas } from "./OpenApiErrors.js"
+import { HitlApi, RunsApi } from "./RunApi.js"
 import { SystemApi } from "./SystemApi.js"
 import { AiEmployeesApi, VoiceTreesApi, WorkflowsApi } from "./WorkflowApi.js"
 
@@ -18,6 +19,8 @@ export class PlatformApi extends HttpApi.make("builder-platform")
   .add(WorkflowsApi)
   .add(AiEmployeesApi)
   .add(VoiceTreesApi)
+  .add(RunsApi)
+  .add(HitlApi)
   .addError(BadRequest)
   .addError(Unauthorized)
   .addError(Forbidden)

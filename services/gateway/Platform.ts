@@ -27,13 +27,19 @@ import { DatabaseLive } from "../shared/Database.js"
 import { Idempotency } from "../shared/Idempotency.js"
 import { LocalSecrets } from "../shared/LocalSecrets.js"
 import { Mailer } from "../shared/Mailer.js"
-import { runMigrations } from "../shared/Migrations.js"
+import { MigrationsLive } from "../shared/Migrations.js"
 import { RateLimiter } from "../shared/RateLimiter.js"
 import { AuthClient } from "./AuthClient.js"
 import { AuthenticationLive } from "./Authentication.js"
 import { ApiRouterLive, NodeServerLive, RpcServingLive, serveGateway } from "./Server.js"
 import { SystemHttp } from "./SystemHttp.js"
 import { DagChecks } from "../workflow/DagChecks.js"
+import { EngineLive } from "../../runtime/engine/Engine.js"
+import { Hitl } from "../workflow/Hitl.js"
+import { HitlHttp, RunsHttp } from "../workflow/http/RunsHttp.js"
+import { Runs } from "../workflow/Runs.js"
+import { RunsRepo } from "../workflow/RunsRepo.js"
+import { RunStream } from "../workflow/RunStream.js"
 import { AiEmployeesHttp } from "../workflow/http/AiEmployeesHttp.js"
 import { VoiceHttp } from "../workflow/http/VoiceHttp.js"
 import { WorkflowsHttp } from "../workflow/http/WorkflowsHttp.js"
@@ -45,7 +51,10 @@ import { Workflows } from "../workflow/Workflows.js"
 import { WorkflowsRepo } from "../workflow/WorkflowsRepo.js"
 
 /** Connections and process-wide infrastructure. */
-const InfraLive = Layer.mergeAll(DatabaseLive, RateLimiter.layer, EventBus.layer, LocalSecrets.layer)
+/** The database, migrated before any service touches it. */
+const MigratedDatabaseLive = MigrationsLive.pipe(Layer.provideMerge(DatabaseLive))
+
+const InfraLive = Layer.mergeAll(MigratedDatabaseLive, RateLimiter.layer, EventBus.layer, LocalSecrets.layer)
 
 const SharedLive = Layer.mergeAll(
   Audit.Default,
@@ -59,7 +68,13 @@ const SharedLive = Layer.mergeAll(
   GroupsRepo.Default
 )
 
-const WorkflowLive = Layer.mergeAll(Workflows.Default, Publishing.Default, VoiceTrees.Default).pipe(
+const RunsLive = Layer.mergeAll(RunStream.Default, Hitl.Default).pipe(
+  Layer.provideMerge(Runs.Default),
+  Layer.provideMerge(RunsRepo.Default),
+  Layer.provideMerge(EngineLive)
+)
+
+const WorkflowLive = Layer.mergeAll(Workflows.Default, Publishing.Default, VoiceTrees.Default, RunsLive).pipe(
   Layer.provideMerge(DagChecks.Default),
   Layer.provideMerge(Layer.mergeAll(WorkflowsRepo.Default, VersionsRepo.Default, RegistriesLive))
 )
@@ -99,7 +114,9 @@ const HandlersLive = Layer.mergeAll(
   AuditHttp,
   WorkflowsHttp,
   AiEmployeesHttp,
-  VoiceHttp
+  VoiceHttp,
+  RunsHttp,
+  HitlHttp
 )
 
 const ApiLive = HttpApiBuilder.api(PlatformApi).pipe(
@@ -108,9 +125,9 @@ const ApiLive = HttpApiBuilder.api(PlatformApi).pipe(
   Layer.provide(AuthClientLive)
 )
 
-/** Migrations and the bootstrap admin run before the server accepts a request. */
+/** The bootstrap admin is created before the server accepts a request. */
 const GatewayLive = Layer.scopedDiscard(
-  runMigrations.pipe(Effect.zipRight(bootstrapAdmin), Effect.zipRight(serveGateway))
+  bootstrapAdmin.pipe(Effect.zipRight(serveGateway))
 ).pipe(
   Layer.provide(ApiRouterLive),
   Layer.provide(ApiLive),

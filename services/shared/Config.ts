@@ -17,6 +17,7 @@ export interface AppConfigShape {
   readonly llmApiKey: Option.Option<Redacted.Redacted>
   readonly llmModels: ReadonlyArray<string>
   readonly llmEmbeddingModel: Option.Option<string>
+  readonly llmTimeoutSeconds: number
   readonly smtpUrl: Option.Option<Redacted.Redacted>
   readonly smtpFrom: string
   readonly inboundSmtpPort: Option.Option<number>
@@ -53,6 +54,7 @@ export class AppConfig extends Context.Tag("AppConfig")<AppConfig, AppConfigShap
       Config.map((s) => s.split(",").map((m) => m.trim()).filter((m) => m.length > 0))
     ),
     llmEmbeddingModel: Config.option(Config.string("LLM_EMBEDDING_MODEL")),
+    llmTimeoutSeconds: Config.integer("LLM_TIMEOUT_SECONDS").pipe(Config.withDefault(120)),
     smtpUrl: Config.option(Config.redacted("SMTP_URL")),
     smtpFrom: Config.string("SMTP_FROM").pipe(Config.withDefault("Builder Platform <no-reply@builder.local>")),
     inboundSmtpPort: Config.option(Config.integer("INBOUND_SMTP_PORT")),

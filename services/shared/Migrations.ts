@@ -3,13 +3,14 @@ import { PgMigrator } from "@effect/sql-pg"
 import { Effect, Layer } from "effect"
 import auth0001 from "../auth/migrations/0001_auth.js"
 import workflow0001 from "../workflow/migrations/0001_workflow.js"
+import workflow0002 from "../workflow/migrations/0002_runs.js"
 import platform0001 from "./migrations/0001_platform.js"
 
 /** Each service owns its migrations and its own migrations table; they run in this order. */
 const services = [
   { table: "platform_migrations", migrations: { "0001_platform": platform0001 } },
   { table: "auth_migrations", migrations: { "0001_auth": auth0001 } },
-  { table: "workflow_migrations", migrations: { "0001_workflow": workflow0001 } }
+  { table: "workflow_migrations", migrations: { "0001_workflow": workflow0001, "0002_runs": workflow0002 } }
 ] as const
 
 export const runMigrations = Effect.forEach(

@@ -1,0 +1,51 @@
+import { SqlClient } from "@effect/sql"
+import { Effect, Layer, Context } from "effect"
+import { EventBus } from "../EventBus.js"
+
+export interface StoredEvent {
+  readonly seq: number
+  readonly type: string
+  readonly payload: Record<string, unknown>
+}
+
+/** The SSE body of an event: its type, the run and its fields. */
+export const eventJson = (runId: string, e: StoredEvent) => ({ type: e.type, run_id: runId, ...e.payload })
+
+export const runChannel = (runId: string) => `run:${runId}`
+
+/**
+ * Every run event is stored with a per-run sequence number (the SSE `id:`) and a dedupe key, so
+ * that an activity re-run after a crash does not emit the same event twice; then it is
+ * published for live subscribers on every node.
+ */
+export class RunEvents extends Context.Tag("RunEvents")<RunEvents, {
+  readonly append: (runId: string, type: string, payload: Record<string, unknown>, dedupeKey: string) => Effect.Effect<void>
+  readonly after: (runId: string, seq: number) => Effect.Effect<ReadonlyArray<StoredEvent>>
+}>() {
+  static readonly layer = Layer.effect(
+    RunEvents,
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      const bus = yield* EventBus
+      return {
+        append: (runId, type, payload, dedupeKey) =>
+          Effect.gen(function*() {
+            const rows = yield* sql<{ seq: string }>`
+              WITH next AS (UPDATE runs SET event_seq = event_seq + 1 WHERE id = ${runId} RETURNING event_seq)
+              INSERT INTO run_events (run_id, seq, dedupe_key, type, payload)
+              SELECT ${runId}, event_seq, ${dedupeKey}, ${type}, ${JSON.stringify(payload)}::jsonb FROM next
+              ON CONFLICT (run_id, dedupe_key) DO NOTHING RETURNING seq`
+            const row = rows[0]
+            if (row === undefined) return
+            yield* bus.publish(runChannel(runId), JSON.stringify({ seq: Number(row.seq), type, payload }))
+          }).pipe(Effect.orDie, Effect.withSpan("RunEvents.append", { attributes: { type } })),
+        after: (runId, seq) =>
+          sql<{ seq: string; type: string; payload: Record<string, unknown> }>`SELECT seq, type, payload FROM run_events
+            WHERE run_id = ${runId} AND seq > ${seq} ORDER BY seq`.pipe(
+            Effect.map((rows) => rows.map((r) => ({ seq: Number(r.seq), type: r.type, payload: r.payload }))),
+            Effect.orDie
+          )
+      }
+    })
+  )
+}

@@ -1,0 +1,319 @@
+import { createHash } from "node:crypto"
+import { Activity, DurableDeferred, Workflow } from "@effect/workflow"
+import { Effect, Either, Schema } from "effect"
+import { type DagNode, DagNode as DagNodeSchema, type Edge, Edge as EdgeSchema } from "../../schemas/Dag.js"
+import type { RunContext } from "../dag/Context.js"
+import { lastCompletedOutput, type NodeState, settleSkips } from "../dag/Plan.js"
+import { renderDeep, renderString } from "../dag/Render.js"
+import { Cancellation } from "./Cancellation.js"
+import { childDeferred, ChildOutcome, hitlDeferred } from "./Deferreds.js"
+import { HitlStore } from "./HitlStore.js"
+import { NodeRegistry } from "../nodes/NodeType.js"
+import { RunEvents } from "./RunEvents.js"
+import { type LoadedRun, RunStore } from "./RunStore.js"
+import { TokenBuffer } from "./TokenBuffer.js"
+
+/** One AI Employee run: a durable workflow execution keyed by the run id. */
+export const RunWorkflow = Workflow.make({
+  name: "AiEmployeeRun",
+  payload: Schema.Struct({ runId: Schema.String }),
+  idempotencyKey: ({ runId }) => runId
+})
+
+const NodeOutcome = Schema.Union(
+  Schema.Struct({ kind: Schema.Literal("completed"), output: Schema.Unknown, hitl: Schema.optional(Schema.Unknown) }),
+  Schema.Struct({ kind: Schema.Literal("skipped"), hitl: Schema.optional(Schema.Unknown) }),
+  Schema.Struct({ kind: Schema.Literal("failed"), error: Schema.String }),
+  Schema.Struct({ kind: Schema.Literal("cancelled") })
+)
+type NodeOutcome = typeof NodeOutcome.Type
+
+const Loaded = Schema.Struct({
+  status: Schema.String,
+  nodes: Schema.Array(Schema.Unknown),
+  edges: Schema.Array(Schema.Unknown),
+  outputs: Schema.Array(Schema.Struct({ name: Schema.String, value: Schema.String })),
+  input: Schema.Record({ key: Schema.String, value: Schema.Unknown }),
+  triggerType: Schema.String
+})
+
+/** The id a call_aie node's child run gets: derived, so a re-run activity finds the same child. */
+export const childRunId = (runId: string, nodeId: string) => {
+  const h = createHash("sha256").update(`${runId}/${nodeId}`).digest("hex")
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-8${h.slice(17, 20)}-${h.slice(20, 32)}`
+}
+
+const asObject = (u: unknown): Record<string, unknown> =>
+  u !== null && typeof u === "object" && !Array.isArray(u) ? (u as Record<string, unknown>) : {}
+
+/**
+ * The run body. It replays from the top on every resume, so everything here is deterministic;
+ * every effect on the world (SQL, model calls, events) happens inside an activity, whose result
+ * is stored and replayed. Node activities are idempotent by run and node: a completed step is
+ * never executed again.
+ */
+export const RunWorkflowLive = RunWorkflow.toLayer(
+  Effect.fn(function*({ runId }) {
+    const store = yield* RunStore
+    const events = yield* RunEvents
+    const registry = yield* NodeRegistry
+    const cancellation = yield* Cancellation
+    const hitlStore = yield* HitlStore
+
+    const loaded = yield* Activity.make({
+      name: "load",
+      success: Loaded,
+      execute: Effect.map(store.load(runId), (l: LoadedRun) => {
+        const dag = l.dag
+        return {
+          status: l.run.status,
+          nodes: Array.isArray(dag.nodes) ? dag.nodes : [],
+          edges: Array.isArray(dag.edges) ? dag.edges : [],
+          outputs: (Array.isArray(dag.outputs) ? dag.outputs : []).flatMap((o: unknown) => {
+            const out = asObject(o)
+            return typeof out.name === "string" && typeof out.value === "string" ? [{ name: out.name, value: out.value }] : []
+          }),
+          input: l.run.input_params,
+          triggerType: l.run.trigger_type
+        }
+      })
+    })
+    if (!["pending", "running", "paused"].includes(loaded.status)) return
+
+    const nodes = loaded.nodes.flatMap((n) => {
+      const d = Schema.decodeUnknownEither(DagNodeSchema)(n)
+      return Either.isRight(d) ? [d.right] : []
+    })
+    const edges: ReadonlyArray<Edge> = loaded.edges.flatMap((e) => {
+      const d = Schema.decodeUnknownEither(EdgeSchema)(e)
+      return Either.isRight(d) ? [d.right] : []
+    })
+    const byId = new Map(nodes.map((n) => [n.id, n]))
+    const ids = nodes.map((n) => n.id)
+    const states = new Map<string, NodeState>()
+    const completionOrder: Array<string> = []
+    const chat = asObject(loaded.input.chat)
+    const context: RunContext = {
+      workflow_input: loaded.input,
+      nodes: {},
+      chat: typeof chat.message === "string" ? { message: chat.message, history: Array.isArray(chat.history) ? chat.history : [] } : undefined,
+      run: { id: runId, trigger_type: loaded.triggerType }
+    }
+    const nodesContext = context.nodes as Record<string, { output?: unknown; hitl?: unknown }>
+
+    yield* Activity.make({
+      name: "start",
+      execute: store.transition(runId, "start").pipe(Effect.asVoid)
+    })
+
+    const fail = (error: string) =>
+      Activity.make({
+        name: "fail",
+        execute: Effect.gen(function*() {
+          if ((yield* store.transition(runId, "fail", { error })) !== undefined) {
+            yield* events.append(runId, "run_failed", { status: "failed", error }, "run_failed")
+          }
+          yield* notifyParent({ status: "failed", output: null, error })
+          yield* cancellation.release(runId)
+        })
+      })
+
+    const notifyParent = (outcome: ChildOutcome) =>
+      Effect.gen(function*() {
+        const { run } = yield* store.load(runId)
+        if (run.parent_deferred_token === null || run.parent_node_id === null) return
+        yield* DurableDeferred.succeed(childDeferred(run.parent_node_id), {
+          token: DurableDeferred.Token.make(run.parent_deferred_token),
+          value: outcome
+        })
+      })
+
+    /** One node as an activity: runs the node type, racing the run's cancel signal. */
+    const executeNode = (node: DagNode, snapshot: RunContext) =>
+      Activity.make({
+        name: `node:${node.id}`,
+        success: NodeOutcome,
+        execute: Effect.gen(function*() {
+          const done = yield* store.completedStep(runId, node.id)
+          if (done !== undefined) return { kind: "completed" as const, output: done.output }
+          if ((yield* store.status(runId)) === "cancelled") return { kind: "cancelled" as const }
+          const { config, run } = yield* store.load(runId)
+          const stepId = yield* store.startStep(run, node, null)
+          const step = { step_id: stepId, node_id: node.id }
+          yield* events.append(runId, "step_started", step, `step_started:${node.id}`)
+          const tokens = yield* TokenBuffer.make((delta, n, attempt) =>
+            events.append(runId, "token", { ...step, delta }, `token:${node.id}:${attempt}:${n}`)
+          )
+          const outcome = yield* registry.execute({
+            runId,
+            tenantId: run.tenant_id,
+            stepId,
+            node,
+            context: snapshot,
+            config,
+            isDryRun: run.is_dry_run,
+            emitToken: tokens.push
+          }).pipe(
+            Effect.either,
+            Effect.map((r) => ({ _tag: "ran" as const, r })),
+            Effect.race(cancellation.awaitCancel(runId).pipe(Effect.as({ _tag: "cancelled" as const })))
+          )
+          yield* tokens.flush
+          if (outcome._tag === "cancelled") {
+            yield* store.finishStep(stepId, "cancelled", { error: "Run cancelled" })
+            return { kind: "cancelled" as const }
+          }
+          if (Either.isLeft(outcome.r)) {
+            const error = outcome.r.left.message
+            yield* store.finishStep(stepId, "failed", { error })
+            yield* events.append(runId, "step_failed", { ...step, error }, `step_failed:${node.id}`)
+            return { kind: "failed" as const, error: `Node '${node.id}' failed: ${error}` }
+          }
+          const result = outcome.r.right
+          yield* store.finishStep(stepId, "completed", { output: result.output, usage: result.usage })
+          if (node.type === "agent") {
+            yield* events.append(runId, "agent_completed", { ...step, output: result.output }, `agent_completed:${node.id}`)
+          }
+          yield* events.append(runId, "step_completed", { ...step, status: "completed" }, `step_completed:${node.id}`)
+          return { kind: "completed" as const, output: result.output }
+        })
+      })
+
+    /** call_aie: starts the child run once and waits durably for it to end. */
+    const callChild = (node: DagNode & { type: "call_aie" }, snapshot: RunContext) =>
+      Effect.gen(function*() {
+        const childId = childRunId(runId, node.id)
+        const token = yield* DurableDeferred.token(childDeferred(node.id))
+        const started = yield* Activity.make({
+          name: `child-start:${node.id}`,
+          success: Schema.Struct({ ok: Schema.Boolean, error: Schema.NullOr(Schema.String), stepId: Schema.NullOr(Schema.String) }),
+          execute: Effect.gen(function*() {
+            const { run } = yield* store.load(runId)
+            const stepId = yield* store.startStep(run, node, null)
+            yield* events.append(runId, "step_started", { step_id: stepId, node_id: node.id }, `step_started:${node.id}`)
+            const input = asObject(renderDeep(node.call_aie_config.input_params ?? {}, snapshot))
+            const created = yield* store.createChild(run, node.call_aie_config.workflow_id, childId, node.id, token, input)
+            if (created !== undefined) {
+              yield* store.finishStep(stepId, "failed", { error: created })
+              return { ok: false, error: created, stepId }
+            }
+            yield* RunWorkflow.execute({ runId: childId }, { discard: true })
+            return { ok: true, error: null, stepId }
+          })
+        })
+        if (!started.ok) return { kind: "failed" as const, error: `Node '${node.id}' failed: ${started.error}` }
+        const child = yield* DurableDeferred.await(childDeferred(node.id))
+        return yield* Activity.make({
+          name: `child-done:${node.id}`,
+          success: NodeOutcome,
+          execute: Effect.gen(function*() {
+            const step = { step_id: started.stepId!, node_id: node.id }
+            if (child.status === "completed") {
+              yield* store.finishStep(started.stepId!, "completed", { output: child.output })
+              yield* events.append(runId, "step_completed", { ...step, status: "completed" }, `step_completed:${node.id}`)
+              return { kind: "completed" as const, output: child.output }
+            }
+            if (child.status === "cancelled") {
+              yield* store.finishStep(started.stepId!, "cancelled", { error: "Child run cancelled" })
+              return { kind: "cancelled" as const }
+            }
+            yield* store.finishStep(started.stepId!, "failed", { error: child.error ?? "child run failed" })
+            yield* events.append(runId, "step_failed", { ...step, error: child.error }, `step_failed:${node.id}`)
+            return { kind: "failed" as const, error: `Node '${node.id}' failed: child run ${child.error ?? "failed"}` }
+          })
+        })
+      })
+
+    /** A node's HITL block: create the request, pause, wait durably for the answer, resume. */
+    const askHuman = (node: DagNode) =>
+      Effect.gen(function*() {
+        const token = yield* DurableDeferred.token(hitlDeferred(node.id))
+        yield* Activity.make({
+          name: `hitl-open:${node.id}`,
+          execute: Effect.gen(function*() {
+            const { run } = yield* store.load(runId)
+            const requestId = yield* hitlStore.open(run, node, token)
+            yield* store.transition(runId, "pause")
+            yield* events.append(runId, "run_paused", { status: "paused", node_id: node.id, request_id: requestId }, `run_paused:${node.id}`)
+          })
+        })
+        const answer = yield* DurableDeferred.await(hitlDeferred(node.id))
+        yield* Activity.make({
+          name: `hitl-close:${node.id}`,
+          execute: Effect.gen(function*() {
+            if (answer.cancelled) return
+            if ((yield* hitlStore.pendingCount(runId)) === 0 && (yield* store.transition(runId, "resume")) !== undefined) {
+              yield* events.append(runId, "run_resumed", { status: "running", node_id: node.id }, `run_resumed:${node.id}`)
+            }
+          })
+        })
+        return answer
+      })
+
+    const runNode = (node: DagNode) =>
+      Effect.gen(function*() {
+        let hitl: unknown = undefined
+        if (node.hitl !== undefined) {
+          const answer = yield* askHuman(node)
+          if (answer.cancelled) return { kind: "cancelled" as const }
+          hitl = answer.response
+          nodesContext[node.id] = { ...nodesContext[node.id], hitl }
+          if (!answer.approved) return { kind: "skipped" as const, hitl }
+        }
+        const snapshot: RunContext = { ...context, nodes: { ...nodesContext } }
+        const outcome = node.type === "call_aie" ? yield* callChild(node, snapshot) : yield* executeNode(node, snapshot)
+        return outcome.kind === "completed" && hitl !== undefined ? { ...outcome, hitl } : outcome
+      })
+
+    for (;;) {
+      const { ready, skipped } = settleSkips(ids, edges, states, context)
+      if (skipped.length > 0) {
+        yield* Activity.make({
+          name: `skip:${skipped.join(",")}`,
+          execute: Effect.gen(function*() {
+            const { run } = yield* store.load(runId)
+            yield* store.skipSteps(run, skipped.map((id) => byId.get(id)!))
+            for (const id of skipped) yield* events.append(runId, "step_skipped", { node_id: id }, `step_skipped:${id}`)
+          })
+        })
+      }
+      if (ready.length === 0) break
+      for (const id of ready) states.set(id, "running")
+      const outcomes = yield* Effect.forEach(ready, (id) => runNode(byId.get(id)!), { concurrency: "unbounded" })
+      for (const [index, outcome] of outcomes.entries()) {
+        const id = ready[index]!
+        if (outcome.kind === "cancelled") return
+        if (outcome.kind === "failed") return yield* fail(outcome.error)
+        if (outcome.kind === "skipped") {
+          states.set(id, "skipped")
+          nodesContext[id] = { hitl: outcome.hitl }
+          yield* Activity.make({
+            name: `skip:${id}`,
+            execute: Effect.gen(function*() {
+              const { run } = yield* store.load(runId)
+              yield* store.skipSteps(run, [byId.get(id)!])
+              yield* events.append(runId, "step_skipped", { node_id: id, reason: "rejected" }, `step_skipped:${id}`)
+            })
+          })
+          continue
+        }
+        states.set(id, "completed")
+        completionOrder.push(id)
+        nodesContext[id] = { output: outcome.output, ...(outcome.hitl !== undefined ? { hitl: outcome.hitl } : {}) }
+      }
+    }
+
+    const named = Object.fromEntries(loaded.outputs.map((o) => [o.name, renderString(o.value, context) ?? null]))
+    const output = loaded.outputs.length > 0 ? named : lastCompletedOutput(completionOrder, context) ?? null
+    yield* Activity.make({
+      name: "complete",
+      execute: Effect.gen(function*() {
+        if ((yield* store.transition(runId, "complete", { output, named_outputs: named })) !== undefined) {
+          yield* events.append(runId, "run_completed", { status: "completed" }, "run_completed")
+        }
+        yield* notifyParent({ status: "completed", output, error: null })
+        yield* cancellation.release(runId)
+      })
+    })
+  })
+)

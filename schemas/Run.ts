@@ -1,0 +1,123 @@
+import { Schema } from "effect"
+import { WorkflowId } from "./Ids.js"
+
+export const RunStatus = Schema.Literal("pending", "running", "paused", "completed", "failed", "cancelled", "skipped")
+export const TriggerType = Schema.Literal("ui", "api", "schedule", "webhook", "feedback", "document", "app_public", "email")
+export type TriggerType = typeof TriggerType.Type
+
+export const Run = Schema.Struct({
+  id: Schema.UUID,
+  workflow_id: WorkflowId,
+  workflow_name: Schema.String,
+  version: Schema.Int,
+  status: RunStatus,
+  trigger_type: TriggerType,
+  is_dry_run: Schema.Boolean,
+  created_at: Schema.Date,
+  started_at: Schema.optional(Schema.Date),
+  finished_at: Schema.optional(Schema.Date),
+  parent_run_id: Schema.optional(Schema.UUID),
+  session_id: Schema.optional(Schema.UUID),
+  error: Schema.optional(Schema.String),
+  scheduled_fire_time: Schema.optional(Schema.Date),
+  skip_reason: Schema.optional(Schema.String)
+})
+export type Run = typeof Run.Type
+
+export const ModelUsage = Schema.Struct({
+  prompt_tokens: Schema.Int,
+  completion_tokens: Schema.Int,
+  total_tokens: Schema.Int
+})
+
+export const DetailedRun = Schema.Struct({
+  ...Run.fields,
+  input_params: Schema.Record({ key: Schema.String, value: Schema.Unknown }),
+  token_usage: Schema.Record({ key: Schema.String, value: ModelUsage }),
+  output: Schema.Unknown,
+  named_outputs: Schema.Record({ key: Schema.String, value: Schema.Unknown })
+})
+
+export const Step = Schema.Struct({
+  step_id: Schema.UUID,
+  node_id: Schema.String,
+  node_type: Schema.String,
+  node_name: Schema.optional(Schema.String),
+  status: Schema.Literal("running", "completed", "failed", "skipped", "cancelled"),
+  attempt: Schema.Int,
+  output: Schema.optional(Schema.Unknown),
+  error: Schema.optional(Schema.String),
+  token_usage: Schema.Record({ key: Schema.String, value: ModelUsage }),
+  started_at: Schema.optional(Schema.Date),
+  finished_at: Schema.optional(Schema.Date)
+})
+
+export const StartRunRequest = Schema.Struct({
+  input_params: Schema.optionalWith(Schema.Record({ key: Schema.String, value: Schema.Unknown }), { default: () => ({}) }),
+  session_id: Schema.optional(Schema.UUID)
+})
+
+export const CancelResult = Schema.Struct({
+  id: Schema.UUID,
+  status: RunStatus,
+  hitl_cancelled_count: Schema.Int
+})
+
+export const RunFilters = Schema.Struct({
+  page: Schema.optionalWith(Schema.NumberFromString.pipe(Schema.int(), Schema.greaterThanOrEqualTo(1)), { default: () => 1 }),
+  page_size: Schema.optionalWith(
+    Schema.NumberFromString.pipe(Schema.int(), Schema.greaterThanOrEqualTo(1), Schema.transform(Schema.Int, { strict: true, decode: (n) => Math.min(n, 100), encode: (n) => n })),
+    { default: () => 20 }
+  ),
+  trigger_type: Schema.optional(TriggerType),
+  status: Schema.optional(RunStatus),
+  since: Schema.optional(Schema.Date)
+})
+
+export const RunPage = Schema.Struct({
+  items: Schema.Array(Run),
+  total: Schema.Int,
+  page: Schema.Int,
+  page_size: Schema.Int,
+  has_more: Schema.Boolean
+})
+
+/** A recent-runs entry: a run, or a chat session's runs folded into its latest. */
+export const RecentRun = Schema.Struct({ ...Run.fields, run_count: Schema.Int })
+export const RecentRuns = Schema.Struct({
+  items: Schema.Array(RecentRun),
+  total: Schema.Int,
+  limit: Schema.Int,
+  offset: Schema.Int,
+  has_more: Schema.Boolean
+})
+
+export const HitlRequest = Schema.Struct({
+  request_id: Schema.UUID,
+  run_id: Schema.UUID,
+  workflow_id: WorkflowId,
+  node_id: Schema.String,
+  type: Schema.Literal("approval", "ask_human", "form"),
+  prompt: Schema.String,
+  choices: Schema.optional(Schema.Array(Schema.String)),
+  form_schema: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown })),
+  assignee: Schema.Record({ key: Schema.String, value: Schema.Unknown }),
+  status: Schema.Literal("pending", "claimed", "completed", "cancelled"),
+  claimed_by: Schema.optional(Schema.UUID),
+  response: Schema.optional(Schema.Unknown),
+  responded_by: Schema.optional(Schema.UUID),
+  created_at: Schema.Date,
+  responded_at: Schema.optional(Schema.Date)
+})
+export type HitlRequest = typeof HitlRequest.Type
+
+export const HitlPage = Schema.Struct({
+  items: Schema.Array(HitlRequest),
+  total: Schema.Int,
+  page: Schema.Int,
+  page_size: Schema.Int,
+  has_more: Schema.Boolean
+})
+
+/** Checked by the service, so that a malformed response is a clear 400 rather than a decode error. */
+export const HitlRespondRequest = Schema.Struct({ response: Schema.Unknown })

@@ -1,0 +1,55 @@
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "@effect/platform"
+import { Schema } from "effect"
+import { Conflict, Unprocessable } from "./Errors.js"
+import { WorkflowId } from "./Ids.js"
+import { IdempotencyHeaders } from "./Idempotency.js"
+import { LimitOffsetParams, PageParams } from "./Pagination.js"
+import * as R from "./Run.js"
+import * as Security from "./Security.js"
+
+const workflowId = HttpApiSchema.param("id", WorkflowId)
+const runId = HttpApiSchema.param("run_id", Schema.UUID)
+const requestId = HttpApiSchema.param("request_id", Schema.UUID)
+
+export class RunsApi extends HttpApiGroup.make("runs")
+  .add(
+    HttpApiEndpoint.post("run")`/workflows/${workflowId}/run`
+      .setPayload(R.StartRunRequest)
+      .setHeaders(IdempotencyHeaders)
+      .addSuccess(R.Run, { status: 202 })
+  )
+  .add(
+    HttpApiEndpoint.post("dryRun")`/workflows/${workflowId}/dry-run`
+      .setPayload(R.StartRunRequest)
+      .setHeaders(IdempotencyHeaders)
+      .addSuccess(R.Run, { status: 202 })
+  )
+  .add(HttpApiEndpoint.get("get")`/runs/${runId}`.addSuccess(R.DetailedRun))
+  .add(HttpApiEndpoint.get("steps")`/runs/${runId}/steps`.addSuccess(Schema.Struct({ items: Schema.Array(R.Step) })))
+  .add(
+    HttpApiEndpoint.get("stream")`/runs/${runId}/stream`
+      .addSuccess(HttpApiSchema.Text({ contentType: "text/event-stream" }))
+  )
+  .add(
+    HttpApiEndpoint.get("externalToolSnapshots")`/runs/${runId}/external-tool-snapshots`
+      .addSuccess(Schema.Struct({ items: Schema.Array(Schema.Record({ key: Schema.String, value: Schema.Unknown })) }))
+  )
+  .add(HttpApiEndpoint.get("listForWorkflow")`/workflows/${workflowId}/runs`.setUrlParams(R.RunFilters).addSuccess(R.RunPage))
+  .add(HttpApiEndpoint.get("recent", "/runs").setUrlParams(LimitOffsetParams).addSuccess(R.RecentRuns))
+  .add(HttpApiEndpoint.post("cancel")`/runs/${HttpApiSchema.param("id", Schema.UUID)}/cancel`.addSuccess(R.CancelResult))
+  .addError(Conflict)
+  .addError(Unprocessable)
+  .middleware(Security.Authentication)
+  .prefix("/api/v1/workflow")
+{}
+
+export class HitlApi extends HttpApiGroup.make("hitl")
+  .add(HttpApiEndpoint.get("pending", "/hitl/pending").setUrlParams(PageParams).addSuccess(R.HitlPage))
+  .add(HttpApiEndpoint.get("get")`/hitl/${requestId}`.addSuccess(R.HitlRequest))
+  .add(HttpApiEndpoint.post("respond")`/hitl/${requestId}/respond`.setPayload(R.HitlRespondRequest).addSuccess(R.HitlRequest))
+  .add(HttpApiEndpoint.post("claim")`/hitl/${requestId}/claim`.addSuccess(R.HitlRequest))
+  .add(HttpApiEndpoint.post("cancel")`/hitl/${requestId}/cancel`.addSuccess(R.HitlRequest))
+  .addError(Conflict)
+  .middleware(Security.Authentication)
+  .prefix("/api/v1/workflow")
+{}

@@ -1,0 +1,201 @@
+import { SqlClient } from "@effect/sql"
+import { DurableDeferred, WorkflowEngine } from "@effect/workflow"
+import { Effect } from "effect"
+import { type BadRequest, badRequest, conflict, forbidden, notFound } from "../../schemas/Errors.js"
+import type { PageParams } from "../../schemas/Pagination.js"
+import { pageOf, pageOffset } from "../../schemas/Pagination.js"
+import type { Principal } from "../../schemas/Principal.js"
+import type { HitlRequest } from "../../schemas/Run.js"
+import { isAtLeast, type Role, Roles } from "../../schemas/Roles.js"
+import { checkJsonSchema } from "../../runtime/dag/JsonSchema.js"
+import { type HitlOutcome, hitlDeferred } from "../../runtime/engine/Deferreds.js"
+import { requireReader } from "./Policy.js"
+
+interface Row {
+  readonly id: string
+  readonly run_id: string
+  readonly workflow_id: string
+  readonly node_id: string
+  readonly type: "approval" | "ask_human" | "form"
+  readonly prompt: string
+  readonly choices: ReadonlyArray<string> | null
+  readonly form_schema: Record<string, unknown> | null
+  readonly assignee: { user_email?: string; role?: Role; group_id?: string }
+  readonly status: HitlRequest["status"]
+  readonly claimed_by: string | null
+  readonly response: unknown
+  readonly responded_by: string | null
+  readonly deferred_token: string
+  readonly created_at: Date
+  readonly responded_at: Date | null
+}
+
+const toRequest = (r: Row): HitlRequest => ({
+  request_id: r.id,
+  run_id: r.run_id,
+  workflow_id: r.workflow_id as HitlRequest["workflow_id"],
+  node_id: r.node_id,
+  type: r.type,
+  prompt: r.prompt,
+  ...(r.choices !== null ? { choices: r.choices } : {}),
+  ...(r.form_schema !== null ? { form_schema: r.form_schema } : {}),
+  assignee: r.assignee,
+  status: r.status,
+  ...(r.claimed_by !== null ? { claimed_by: r.claimed_by } : {}),
+  ...(r.response !== null ? { response: r.response } : {}),
+  ...(r.responded_by !== null ? { responded_by: r.responded_by } : {}),
+  created_at: r.created_at,
+  ...(r.responded_at !== null ? { responded_at: r.responded_at } : {})
+})
+
+const ALWAYS: ReadonlyArray<Role> = ["env_admin", "system_admin"]
+const isObject = (u: unknown): u is Record<string, unknown> => u !== null && typeof u === "object" && !Array.isArray(u)
+
+/**
+ * A response checked against its request: {type: choice|freetext, value} for ask_human, the
+ * legacy {approved, comment} for an approval, {form_data} for a form. What the run sees as
+ * `nodes.<id>.hitl` comes back normalised, or a 400 that says what is wrong.
+ */
+export const checkResponse = (
+  request: Pick<Row, "type" | "choices" | "form_schema">,
+  response: unknown
+): Effect.Effect<Record<string, unknown>, BadRequest> => {
+  if (!isObject(response)) return Effect.fail(badRequest("INVALID_HITL_RESPONSE", "response must be an object"))
+  switch (request.type) {
+    case "approval": {
+      if (typeof response.approved !== "boolean") return Effect.fail(badRequest("INVALID_HITL_RESPONSE", "an approval needs approved: true or false"))
+      return Effect.succeed({ approved: response.approved, comment: typeof response.comment === "string" ? response.comment : null })
+    }
+    case "ask_human": {
+      if (response.type !== "choice" && response.type !== "freetext") {
+        return Effect.fail(badRequest("INVALID_HITL_RESPONSE", "response.type must be 'choice' or 'freetext'"))
+      }
+      if (typeof response.value !== "string" || response.value.trim() === "") {
+        return Effect.fail(badRequest("INVALID_HITL_RESPONSE", "response.value is missing"))
+      }
+      if (response.type === "choice" && request.choices !== null && !request.choices.includes(response.value)) {
+        return Effect.fail(badRequest("INVALID_HITL_RESPONSE", `'${response.value}' is not one of the offered choices`, [...request.choices]))
+      }
+      return Effect.succeed({ type: response.type, value: response.value })
+    }
+    case "form": {
+      if (!isObject(response.form_data)) return Effect.fail(badRequest("INVALID_HITL_RESPONSE", "a form needs form_data (an object)"))
+      const problems = request.form_schema === null ? [] : checkJsonSchema(request.form_schema, response.form_data)
+      if (problems.length > 0) {
+        return Effect.fail(badRequest("INVALID_HITL_RESPONSE", "form_data does not match the form", problems))
+      }
+      return Effect.succeed({ form_data: response.form_data })
+    }
+  }
+}
+
+/** HITL requests: the ones a caller may act on, answers that resume the run on its version. */
+export class Hitl extends Effect.Service<Hitl>()("Hitl", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const engine = yield* WorkflowEngine.WorkflowEngine
+
+    const groupsOf = (principal: Principal) =>
+      sql<{ group_id: string }>`SELECT group_id FROM group_members WHERE tenant_id = ${principal.tenantId}
+        AND user_id = ${principal.userId}`.pipe(Effect.map((rows) => rows.map((r) => r.group_id)), Effect.orDie)
+
+    const mayAct = (principal: Principal, row: Row) =>
+      Effect.gen(function*() {
+        if (ALWAYS.includes(principal.role)) return true
+        const a = row.assignee
+        if (a.user_email !== undefined) return a.user_email.toLowerCase() === principal.email.toLowerCase()
+        if (a.role !== undefined) return isAtLeast(principal.role, a.role)
+        if (a.group_id !== undefined) return (yield* groupsOf(principal)).includes(a.group_id)
+        return false
+      })
+
+    const find = (principal: Principal, id: string) =>
+      sql<Row>`SELECT * FROM hitl_requests WHERE tenant_id = ${principal.tenantId} AND id = ${id}`.pipe(
+        Effect.orDie,
+        Effect.flatMap((rows) => (rows[0] === undefined ? Effect.fail(notFound("HITL request")) : Effect.succeed(rows[0]))),
+        Effect.tap(() => requireReader(principal))
+      )
+
+    const pending = (principal: Principal, params: PageParams) =>
+      Effect.gen(function*() {
+        yield* requireReader(principal)
+        const groups = yield* groupsOf(principal)
+        const roles = Roles.filter((r) => isAtLeast(principal.role, r))
+        const where = sql.and([
+          sql`tenant_id = ${principal.tenantId}`,
+          sql`(status = 'pending' OR (status = 'claimed' AND claimed_by = ${principal.userId}))`,
+          ALWAYS.includes(principal.role)
+            ? sql`true`
+            : sql`(lower(assignee->>'user_email') = lower(${principal.email})
+                OR assignee->>'role' IN ${sql.in(roles)}
+                ${groups.length > 0 ? sql`OR assignee->>'group_id' IN ${sql.in(groups)}` : sql``})`
+        ])
+        const rows = yield* sql<Row>`SELECT * FROM hitl_requests WHERE ${where} ORDER BY created_at, id
+          LIMIT ${params.page_size} OFFSET ${pageOffset(params)}`.pipe(Effect.orDie)
+        const [c] = yield* sql<{ total: number }>`SELECT count(*)::int AS total FROM hitl_requests WHERE ${where}`.pipe(Effect.orDie)
+        return pageOf(params, rows.map(toRequest), c?.total ?? 0)
+      })
+
+    const get = (principal: Principal, id: string) => find(principal, id).pipe(Effect.map(toRequest))
+
+    /** Resolves the node's durable deferred: the paused run resumes on the version it started on. */
+    const resolve = (row: Row, outcome: HitlOutcome) =>
+      DurableDeferred.succeed(hitlDeferred(row.node_id), {
+        token: DurableDeferred.Token.make(row.deferred_token),
+        value: outcome
+      }).pipe(Effect.provideService(WorkflowEngine.WorkflowEngine, engine))
+
+    const open = (principal: Principal, row: Row) =>
+      Effect.gen(function*() {
+        if (row.status === "completed" || row.status === "cancelled") {
+          return yield* conflict("HITL_CLOSED", `This request is already ${row.status}`)
+        }
+        if (row.status === "claimed" && row.claimed_by !== principal.userId && !ALWAYS.includes(principal.role)) {
+          return yield* conflict("HITL_CLAIMED", "Another person has claimed this request")
+        }
+        if (!(yield* mayAct(principal, row))) return yield* forbidden("You are not an assignee of this request")
+      })
+
+    const respond = (principal: Principal, id: string, response: unknown) =>
+      Effect.gen(function*() {
+        const row = yield* find(principal, id)
+        yield* open(principal, row)
+        const normalised = yield* checkResponse(row, response)
+        const [updated] = yield* sql<Row>`UPDATE hitl_requests SET status = 'completed', response = ${JSON.stringify(normalised)}::jsonb,
+            responded_by = ${principal.userId}, responded_at = now()
+          WHERE id = ${row.id} AND status IN ('pending', 'claimed') RETURNING *`.pipe(Effect.orDie)
+        if (updated === undefined) return yield* conflict("HITL_CLOSED", "This request was answered or cancelled meanwhile")
+        yield* resolve(updated, {
+          cancelled: false,
+          approved: row.type !== "approval" || (normalised as { approved: boolean }).approved,
+          response: normalised
+        })
+        return toRequest(updated)
+      }).pipe(Effect.withSpan("Hitl.respond"))
+
+    const claim = (principal: Principal, id: string) =>
+      Effect.gen(function*() {
+        const row = yield* find(principal, id)
+        yield* open(principal, row)
+        const [updated] = yield* sql<Row>`UPDATE hitl_requests SET status = 'claimed', claimed_by = ${principal.userId}
+          WHERE id = ${row.id} AND (status = 'pending' OR (status = 'claimed' AND claimed_by = ${principal.userId}))
+          RETURNING *`.pipe(Effect.orDie)
+        if (updated === undefined) return yield* conflict("HITL_CLAIMED", "This request was claimed or closed meanwhile")
+        return toRequest(updated)
+      })
+
+    /** Declining to answer: the node is skipped (as for a rejected approval) and the run goes on. */
+    const cancel = (principal: Principal, id: string) =>
+      Effect.gen(function*() {
+        const row = yield* find(principal, id)
+        yield* open(principal, row)
+        const [updated] = yield* sql<Row>`UPDATE hitl_requests SET status = 'cancelled', responded_by = ${principal.userId},
+            responded_at = now() WHERE id = ${row.id} AND status IN ('pending', 'claimed') RETURNING *`.pipe(Effect.orDie)
+        if (updated === undefined) return yield* conflict("HITL_CLOSED", "This request was answered or cancelled meanwhile")
+        yield* resolve(updated, { cancelled: false, approved: false, response: null })
+        return toRequest(updated)
+      })
+
+    return { pending, get, respond, claim, cancel }
+  })
+}) {}

@@ -1,0 +1,162 @@
+import { SqlClient } from "@effect/sql"
+import { Effect, Option } from "effect"
+import type { Principal } from "../../schemas/Principal.js"
+import type { Run } from "../../schemas/Run.js"
+
+export interface RunRow {
+  readonly id: string
+  readonly tenant_id: string
+  readonly workflow_id: string
+  readonly workflow_name: string
+  readonly version: number
+  readonly status: Run["status"]
+  readonly trigger_type: Run["trigger_type"]
+  readonly is_dry_run: boolean
+  readonly input_params: Record<string, unknown>
+  readonly output: unknown
+  readonly named_outputs: Record<string, unknown>
+  readonly error: string | null
+  readonly parent_run_id: string | null
+  readonly session_id: string | null
+  readonly created_at: Date
+  readonly started_at: Date | null
+  readonly finished_at: Date | null
+}
+
+export const toRun = (row: RunRow): Run => ({
+  id: row.id,
+  workflow_id: row.workflow_id as Run["workflow_id"],
+  workflow_name: row.workflow_name,
+  version: row.version,
+  status: row.status,
+  trigger_type: row.trigger_type,
+  is_dry_run: row.is_dry_run,
+  created_at: row.created_at,
+  ...(row.started_at !== null ? { started_at: row.started_at } : {}),
+  ...(row.finished_at !== null ? { finished_at: row.finished_at } : {}),
+  ...(row.parent_run_id !== null ? { parent_run_id: row.parent_run_id } : {}),
+  ...(row.session_id !== null ? { session_id: row.session_id } : {}),
+  ...(row.error !== null ? { error: row.error } : {})
+})
+
+export interface StepRow {
+  readonly id: string
+  readonly node_id: string
+  readonly node_type: string
+  readonly node_name: string | null
+  readonly status: "running" | "completed" | "failed" | "skipped" | "cancelled"
+  readonly attempt: number
+  readonly output: unknown
+  readonly error: string | null
+  readonly token_usage: Record<string, { prompt_tokens: number; completion_tokens: number; total_tokens: number }>
+  readonly started_at: Date | null
+  readonly finished_at: Date | null
+}
+
+export const toStep = (s: StepRow) => ({
+  step_id: s.id,
+  node_id: s.node_id,
+  node_type: s.node_type,
+  ...(s.node_name !== null ? { node_name: s.node_name } : {}),
+  status: s.status,
+  attempt: s.attempt,
+  ...(s.output !== null ? { output: s.output } : {}),
+  ...(s.error !== null ? { error: s.error } : {}),
+  token_usage: s.token_usage,
+  ...(s.started_at !== null ? { started_at: s.started_at } : {}),
+  ...(s.finished_at !== null ? { finished_at: s.finished_at } : {})
+})
+
+/** Per-model token usage summed over a run's steps. */
+export const sumUsage = (steps: ReadonlyArray<StepRow>) => {
+  const total: Record<string, { prompt_tokens: number; completion_tokens: number; total_tokens: number }> = {}
+  for (const s of steps) {
+    for (const [model, u] of Object.entries(s.token_usage)) {
+      const t = total[model] ?? { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 }
+      total[model] = {
+        prompt_tokens: t.prompt_tokens + u.prompt_tokens,
+        completion_tokens: t.completion_tokens + u.completion_tokens,
+        total_tokens: t.total_tokens + u.total_tokens
+      }
+    }
+  }
+  return total
+}
+
+/** Run reads, scoped to the caller's tenant. */
+export class RunsRepo extends Effect.Service<RunsRepo>()("RunsRepo", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+
+    const insert = (scope: Principal, row: {
+      id: string
+      workflow_id: string
+      workflow_name: string
+      version: number
+      trigger_type: string
+      is_dry_run: boolean
+      input_params: Record<string, unknown>
+      session_id: string | null
+    }) =>
+      sql<RunRow>`INSERT INTO runs ${
+        sql.insert({
+          ...row,
+          tenant_id: scope.tenantId,
+          status: "pending",
+          input_params: JSON.stringify(row.input_params),
+          created_by: scope.userId,
+          api_key_id: scope.apiKeyId ?? null
+        })
+      } RETURNING *`.pipe(Effect.map((rows) => rows[0]!), Effect.orDie)
+
+    const get = (scope: Principal, id: string) =>
+      sql<RunRow>`SELECT * FROM runs WHERE tenant_id = ${scope.tenantId} AND id = ${id}`.pipe(
+        Effect.map((rows) => Option.fromNullable(rows[0])),
+        Effect.orDie
+      )
+
+    const steps = (runId: string) =>
+      sql<StepRow>`SELECT * FROM run_steps WHERE run_id = ${runId} ORDER BY position, started_at NULLS LAST`.pipe(Effect.orDie)
+
+    const listForWorkflow = (scope: Principal, workflowId: string, f: {
+      limit: number
+      offset: number
+      trigger_type?: string | undefined
+      status?: string | undefined
+      since?: Date | undefined
+    }) => {
+      const where = sql.and([
+        sql`tenant_id = ${scope.tenantId}`,
+        sql`workflow_id = ${workflowId}`,
+        sql`NOT is_dry_run`,
+        ...(f.trigger_type !== undefined ? [sql`trigger_type = ${f.trigger_type}`] : []),
+        ...(f.status !== undefined ? [sql`status = ${f.status}`] : []),
+        ...(f.since !== undefined ? [sql`created_at >= ${f.since}`] : [])
+      ])
+      return Effect.all([
+        sql<RunRow>`SELECT * FROM runs WHERE ${where} ORDER BY created_at DESC, id LIMIT ${f.limit} OFFSET ${f.offset}`,
+        sql<{ total: number }>`SELECT count(*)::int AS total FROM runs WHERE ${where}`
+      ]).pipe(Effect.map(([rows, [c]]) => ({ rows, total: c?.total ?? 0 })), Effect.orDie)
+    }
+
+    /** Recent top-level runs; the runs of one chat session fold into its latest. */
+    const recent = (scope: Principal, limit: number, offset: number) =>
+      Effect.all([
+        sql<RunRow & { run_count: number }>`
+          SELECT * FROM (
+            SELECT r.*, count(*) OVER (PARTITION BY coalesce(r.session_id, r.id))::int AS run_count,
+                   row_number() OVER (PARTITION BY coalesce(r.session_id, r.id) ORDER BY r.created_at DESC, r.id) AS rn
+            FROM runs r WHERE r.tenant_id = ${scope.tenantId} AND NOT r.is_dry_run AND r.parent_run_id IS NULL
+          ) grouped WHERE rn = 1 ORDER BY created_at DESC, id LIMIT ${limit} OFFSET ${offset}`,
+        sql<{ total: number }>`SELECT count(DISTINCT coalesce(session_id, id))::int AS total FROM runs
+          WHERE tenant_id = ${scope.tenantId} AND NOT is_dry_run AND parent_run_id IS NULL`
+      ]).pipe(Effect.map(([rows, [c]]) => ({ rows, total: c?.total ?? 0 })), Effect.orDie)
+
+    /** Non-terminal runs started by a call_aie node of this run. */
+    const activeChildren = (runId: string) =>
+      sql<{ id: string }>`SELECT id FROM runs WHERE parent_run_id = ${runId}
+        AND status IN ('pending', 'running', 'paused')`.pipe(Effect.map((rows) => rows.map((r) => r.id)), Effect.orDie)
+
+    return { insert, get, steps, listForWorkflow, recent, activeChildren }
+  })
+}) {}

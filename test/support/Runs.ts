@@ -1,0 +1,45 @@
+import { Effect } from "effect"
+import { http } from "./Http.js"
+import { TestPlatform } from "./TestPlatform.js"
+
+export interface SseEvent {
+  readonly id: number
+  readonly data: { type: string; run_id: string; [k: string]: unknown }
+}
+
+export const parseSse = (text: string): Array<SseEvent> =>
+  text.split("\n\n").flatMap((block) => {
+    const id = /^id: (\d+)$/m.exec(block)?.[1]
+    const data = /^data: (.*)$/m.exec(block)?.[1]
+    return id !== undefined && data !== undefined ? [{ id: Number(id), data: JSON.parse(data) }] : []
+  })
+
+/** Reads a run's stream until the server closes it (or the time runs out). */
+export const readStream = (token: string, runId: string, options: { lastEventId?: number; timeoutMs?: number; path?: string } = {}) =>
+  Effect.flatMap(TestPlatform, (platform) =>
+    Effect.promise(async () => {
+      const headers: Record<string, string> = { authorization: `Bearer ${token}`, accept: "text/event-stream" }
+      if (options.lastEventId !== undefined) headers["last-event-id"] = String(options.lastEventId)
+      const res = await fetch(`${platform.baseUrl}${options.path ?? `/api/v1/workflow/runs/${runId}/stream`}`, {
+        headers,
+        signal: AbortSignal.timeout(options.timeoutMs ?? 20_000)
+      })
+      const text = await res.text().catch(() => "")
+      return { status: res.status, contentType: res.headers.get("content-type"), events: parseSse(text) }
+    })
+  )
+
+/** Polls a run until its status is one of `statuses`. */
+export const waitForStatus = (token: string, runId: string, statuses: ReadonlyArray<string>, timeoutMs = 20_000) =>
+  Effect.gen(function*() {
+    const until = Date.now() + timeoutMs
+    for (;;) {
+      const r = yield* http("GET", `/api/v1/workflow/runs/${runId}`, { token })
+      if (statuses.includes(r.body?.status)) return r.body
+      if (Date.now() > until) return yield* Effect.dieMessage(`run ${runId} stayed ${r.body?.status}: ${r.text}`)
+      yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 50)))
+    }
+  })
+
+export const startRun = (token: string, workflowId: string, input: Record<string, unknown> = {}, headers: Record<string, string> = {}) =>
+  http("POST", `/api/v1/workflow/workflows/${workflowId}/run`, { token, body: { input_params: input }, headers })

@@ -1,0 +1,181 @@
+import { assert, layer } from "@effect/vitest"
+import { Effect } from "effect"
+import { adminToken, createMember } from "../support/Fixtures.js"
+import { http, loginToken } from "../support/Http.js"
+import { eventually, publishedWorkflow, RunPlatformLive } from "../support/RunPlatform.js"
+import { readStream, startRun, waitForStatus } from "../support/Runs.js"
+import { lastUser, ScriptedModel } from "../support/ScriptedModel.js"
+import { respondNode } from "../support/Workflows.js"
+
+const steps = (token: string, runId: string) =>
+  http("GET", `/api/v1/workflow/runs/${runId}/steps`, { token }).pipe(
+    Effect.map((r) => Object.fromEntries(r.body.items.map((s: { node_id: string; status: string }) => [s.node_id, s.status])))
+  )
+
+layer(RunPlatformLive(), { excludeTestServices: true, timeout: "90 seconds" })("run flow", (it) => {
+  it.effect("conditions pick a branch; the other branch and what only it feeds are skipped", () =>
+    Effect.gen(function*() {
+      const token = yield* adminToken
+      const model = yield* ScriptedModel
+      model.setScript((r) => ({ text: r.messages[0]?.content === "Classify" ? "billing" : `answer to ${lastUser(r)}` }))
+      //  classify ──[text=billing]──▶ billing
+      //     └──────[text=other]────▶ other ──▶ after_other
+      const id = yield* publishedWorkflow(token, {
+        nodes: [respondNode("classify", "Classify"), respondNode("billing", "Billing"), respondNode("other", "Other"), respondNode("after_other", "After")],
+        edges: [
+          { from: "classify", to: "billing", condition: { ref: "nodes.classify.output.text", op: "eq", value: "billing" } },
+          { from: "classify", to: "other", condition: { ref: "nodes.classify.output.text", op: "eq", value: "other" } },
+          { from: "other", to: "after_other" }
+        ]
+      })
+      const run = yield* startRun(token, id, { q: "refund" })
+      const done = yield* waitForStatus(token, run.body.id, ["completed", "failed"])
+      assert.strictEqual(done.status, "completed")
+      assert.deepStrictEqual(yield* steps(token, run.body.id), {
+        classify: "completed",
+        billing: "completed",
+        other: "skipped",
+        after_other: "skipped"
+      })
+      assert.deepStrictEqual(done.output, { text: "answer to {\"q\":\"refund\"}" })
+    }))
+
+  it.effect("independent branches run concurrently", () =>
+    Effect.gen(function*() {
+      const token = yield* adminToken
+      const model = yield* ScriptedModel
+      let release: () => void = () => undefined
+      const gate = new Promise<void>((resolve) => (release = resolve))
+      model.setScript(() => ({ text: "ok", hold: gate }))
+      //  left     right   (two roots)
+      const id = yield* publishedWorkflow(token, { nodes: [respondNode("left"), respondNode("right")] })
+      const run = yield* startRun(token, id, {})
+      yield* eventually(Effect.sync(() => (model.inFlight() === 2 ? true : undefined)), "both model calls in flight")
+      release()
+      assert.strictEqual((yield* waitForStatus(token, run.body.id, ["completed", "failed"])).status, "completed")
+    }))
+
+  it.effect("a failing model call fails the step and the run; an unavailable node type says so", () =>
+    Effect.gen(function*() {
+      const token = yield* adminToken
+      const model = yield* ScriptedModel
+      model.setScript(() => ({ status: 400 }))
+      const id = yield* publishedWorkflow(token, { nodes: [respondNode("a")] })
+      const run = yield* startRun(token, id, {})
+      const failed = yield* waitForStatus(token, run.body.id, ["completed", "failed"])
+      assert.strictEqual(failed.status, "failed")
+      assert.include(failed.error, "Model answered 400")
+      const s = yield* readStream(token, run.body.id)
+      assert.deepStrictEqual(s.events.map((e) => e.data.type), ["step_started", "step_failed", "run_failed"])
+
+      model.setScript(() => ({ text: "fine" }))
+      const mail = yield* publishedWorkflow(token, {
+        nodes: [{ id: "mail", type: "send_email", send_email_config: { to: "a@b.co", subject: "s", body_text: "b" } }]
+      })
+      const run2 = yield* startRun(token, mail, {})
+      const failed2 = yield* waitForStatus(token, run2.body.id, ["completed", "failed"])
+      assert.strictEqual(failed2.status, "failed")
+      assert.include(failed2.error, "not available yet")
+    }))
+
+  it.effect("5xx answers are retried with backoff", () =>
+    Effect.gen(function*() {
+      const token = yield* adminToken
+      const model = yield* ScriptedModel
+      const before = model.requests.length
+      let calls = 0
+      model.setScript(() => (++calls === 3 ? { text: "third time lucky" } : { status: 503 }))
+      const id = yield* publishedWorkflow(token, { nodes: [respondNode("a")] })
+      const run = yield* startRun(token, id, {})
+      const done = yield* waitForStatus(token, run.body.id, ["completed", "failed"])
+      assert.strictEqual(done.status, "completed", JSON.stringify(done))
+      assert.strictEqual(model.requests.length - before, 3)
+      assert.deepStrictEqual(done.output, { text: "third time lucky" })
+    }))
+
+  it.effect("API keys start runs with trigger_type api; Idempotency-Key replays the first response", () =>
+    Effect.gen(function*() {
+      const token = yield* adminToken
+      const model = yield* ScriptedModel
+      model.setScript(() => ({ text: "ok" }))
+      const id = yield* publishedWorkflow(token, { nodes: [respondNode("a")] })
+      const key = yield* http("POST", "/api/v1/auth/api-keys", { token, body: { name: "runner" } })
+      const viaKey = yield* http("POST", `/api/v1/workflow/workflows/${id}/run`, { apiKey: key.body.key, body: { input_params: {} } })
+      assert.strictEqual(viaKey.status, 202)
+      assert.strictEqual(viaKey.body.trigger_type, "api")
+      const headers = { "idempotency-key": "retry-123" }
+      const first = yield* startRun(token, id, { n: 1 }, headers)
+      const again = yield* startRun(token, id, { n: 1 }, headers)
+      assert.strictEqual(again.status, 202)
+      assert.strictEqual(again.body.id, first.body.id)
+      const other = yield* startRun(token, id, { n: 2 }, headers)
+      assert.strictEqual(other.status, 422)
+      const list = yield* http("GET", `/api/v1/workflow/workflows/${id}/runs`, { token })
+      assert.strictEqual(list.body.total, 2)
+      const apiOnly = yield* http("GET", `/api/v1/workflow/workflows/${id}/runs?trigger_type=api`, { token })
+      assert.deepStrictEqual(apiOnly.body.items.map((r: { id: string }) => r.id), [viaKey.body.id])
+      yield* waitForStatus(token, first.body.id, ["completed"])
+      const completed = yield* http("GET", `/api/v1/workflow/workflows/${id}/runs?status=completed&since=2000-01-01T00:00:00Z`, { token })
+      assert.isAtLeast(completed.body.total, 1)
+      const future = yield* http("GET", `/api/v1/workflow/workflows/${id}/runs?since=2999-01-01T00:00:00Z`, { token })
+      assert.strictEqual(future.body.total, 0)
+    }))
+
+  it.effect("a dry run executes but is not listed as a real run", () =>
+    Effect.gen(function*() {
+      const token = yield* adminToken
+      const model = yield* ScriptedModel
+      model.setScript(() => ({ text: "dry" }))
+      const id = yield* publishedWorkflow(token, { nodes: [respondNode("a")] })
+      const dry = yield* http("POST", `/api/v1/workflow/workflows/${id}/dry-run`, { token, body: { input_params: {} } })
+      assert.strictEqual(dry.status, 202)
+      assert.isTrue(dry.body.is_dry_run)
+      assert.strictEqual((yield* waitForStatus(token, dry.body.id, ["completed"])).status, "completed")
+      const list = yield* http("GET", `/api/v1/workflow/workflows/${id}/runs`, { token })
+      assert.strictEqual(list.body.total, 0)
+      const recent = yield* http("GET", "/api/v1/workflow/runs?limit=100", { token })
+      assert.isFalse(recent.body.items.some((r: { id: string }) => r.id === dry.body.id))
+    }))
+
+  it.effect("call_aie runs the other AI Employee's active version as a child run and takes its output", () =>
+    Effect.gen(function*() {
+      const token = yield* adminToken
+      const model = yield* ScriptedModel
+      model.setScript((r) => ({ text: `child says ${lastUser(r)}` }))
+      const child = yield* publishedWorkflow(token, {
+        input_schema: { type: "object", properties: { topic: { type: "string" } }, required: ["topic"] },
+        nodes: [respondNode("inner")]
+      })
+      const parent = yield* publishedWorkflow(token, {
+        nodes: [{ id: "delegate", type: "call_aie", call_aie_config: { workflow_id: child, input_params: { topic: "{{workflow_input.subject}}" } } }]
+      })
+      const run = yield* startRun(token, parent, { subject: "taxes" })
+      const done = yield* waitForStatus(token, run.body.id, ["completed", "failed"])
+      assert.strictEqual(done.status, "completed", JSON.stringify(done))
+      assert.deepStrictEqual(done.output, { text: "child says {\"topic\":\"taxes\"}" })
+      const childRuns = yield* http("GET", `/api/v1/workflow/workflows/${child}/runs`, { token })
+      const childRun = childRuns.body.items[0]
+      assert.strictEqual(childRun.parent_run_id, run.body.id)
+      assert.strictEqual(childRun.status, "completed")
+    }))
+
+  it.effect("recent runs across AI Employees; other tenants' runs are 404; reading needs access", () =>
+    Effect.gen(function*() {
+      const token = yield* adminToken
+      const model = yield* ScriptedModel
+      model.setScript(() => ({ text: "x" }))
+      const id = yield* publishedWorkflow(token, { nodes: [respondNode("a")] })
+      const run = yield* startRun(token, id, {})
+      const recent = yield* http("GET", "/api/v1/workflow/runs?limit=5&offset=0", { token })
+      assert.strictEqual(recent.status, 200)
+      assert.strictEqual(recent.body.items[0].id, run.body.id)
+      assert.strictEqual(recent.body.items[0].run_count, 1)
+      assert.strictEqual(recent.body.limit, 5)
+      const user = yield* createMember(token, "user")
+      const uToken = yield* loginToken(user.email, user.password)
+      assert.strictEqual((yield* http("GET", `/api/v1/workflow/runs/${run.body.id}`, { token: uToken })).status, 200)
+      assert.strictEqual((yield* http("POST", `/api/v1/workflow/runs/${run.body.id}/cancel`, { token: uToken })).status, 403)
+      assert.strictEqual((yield* http("GET", "/api/v1/workflow/runs/00000000-0000-4000-8000-000000000000", { token })).status, 404)
+      assert.deepStrictEqual((yield* http("GET", `/api/v1/workflow/runs/${run.body.id}/external-tool-snapshots`, { token })).body, { items: [] })
+    }))
+})

@@ -24,7 +24,7 @@ export const publishedWorkflow = (token: string, dag: unknown, body: Record<stri
 export const sleep = (ms: number) => Effect.promise(() => new Promise((r) => setTimeout(r, ms)))
 
 /** Waits until `check` holds (polling), failing the test after `timeoutMs`. */
-export const eventually = <A>(check: Effect.Effect<A | undefined>, what: string, timeoutMs = 15_000) =>
+export const eventually = <A, R>(check: Effect.Effect<A | undefined, never, R>, what: string, timeoutMs = 15_000) =>
   Effect.gen(function*() {
     const until = Date.now() + timeoutMs
     for (;;) {

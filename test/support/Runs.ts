@@ -43,3 +43,33 @@ export const waitForStatus = (token: string, runId: string, statuses: ReadonlyAr
 
 export const startRun = (token: string, workflowId: string, input: Record<string, unknown> = {}, headers: Record<string, string> = {}) =>
   http("POST", `/api/v1/workflow/workflows/${workflowId}/run`, { token, body: { input_params: input }, headers })
+
+/** Reads a run's stream until an event of `type` arrives, then hangs up. */
+export const readUntil = (token: string, runId: string, type: string, timeoutMs = 15_000) =>
+  Effect.flatMap(TestPlatform, (platform) =>
+    Effect.promise(async () => {
+      const controller = new AbortController()
+      const timer = setTimeout(() => controller.abort(), timeoutMs)
+      const res = await fetch(`${platform.baseUrl}/api/v1/workflow/runs/${runId}/stream`, {
+        headers: { authorization: `Bearer ${token}` },
+        signal: controller.signal
+      })
+      const reader = res.body!.getReader()
+      const decoder = new TextDecoder()
+      let text = ""
+      try {
+        for (;;) {
+          const { done, value } = await reader.read()
+          if (done) break
+          text += decoder.decode(value, { stream: true })
+          if (parseSse(text).some((e) => e.data.type === type)) break
+        }
+      } catch {
+        // timed out: return what arrived
+      } finally {
+        clearTimeout(timer)
+        controller.abort()
+      }
+      return parseSse(text)
+    })
+  )

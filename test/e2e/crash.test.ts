@@ -1,0 +1,162 @@
+import { type ChildProcess, spawn } from "node:child_process"
+import { randomBytes } from "node:crypto"
+import { mkdtempSync } from "node:fs"
+import { tmpdir } from "node:os"
+import * as path from "node:path"
+import { assert, layer } from "@effect/vitest"
+import { Context, Effect, Layer } from "effect"
+import { freePort } from "../../services/shared/FreePort.js"
+import { request } from "../support/Http.js"
+import { parseSse } from "../support/Runs.js"
+import { ScriptedModel } from "../support/ScriptedModel.js"
+import { testDatabase } from "../support/TestDatabase.js"
+import { respondNode } from "../support/Workflows.js"
+
+/** The platform as a separate process that the test can SIGKILL and start again. */
+class Server extends Context.Tag("CrashServer")<Server, {
+  readonly baseUrl: string
+  readonly start: () => Effect.Effect<void>
+  readonly kill: () => Effect.Effect<void>
+}>() {}
+
+const sleep = (ms: number) => Effect.promise(() => new Promise((r) => setTimeout(r, ms)))
+
+const ServerLive = Layer.scoped(
+  Server,
+  Effect.gen(function*() {
+    const db = yield* testDatabase
+    const model = yield* ScriptedModel
+    const port = yield* freePort
+    const env: Record<string, string> = {
+      ...Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined)),
+      DATABASE_URL: db.url,
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      DATA_DIR: mkdtempSync(path.join(tmpdir(), "bp-crash-")),
+      JWT_SECRET: randomBytes(32).toString("hex"),
+      CREDENTIALS_KEY: randomBytes(32).toString("base64"),
+      BOOTSTRAP_ADMIN_EMAIL: "crash@admin.test",
+      BOOTSTRAP_ADMIN_PASSWORD: "crash-admin-password",
+      LLM_BASE_URL: model.baseUrl,
+      LLM_MODELS: "test-model"
+    }
+    delete env.REDIS_URL
+    let child: ChildProcess | undefined
+    const baseUrl = `http://127.0.0.1:${port}`
+    const start = () =>
+      Effect.gen(function*() {
+        child = spawn(process.execPath, ["--import", "tsx", "services/gateway/main.ts"], { env, stdio: "ignore" })
+        for (let i = 0; i < 200; i++) {
+          // A connection made while the server is still starting can hang: give each try a second.
+          const ok = yield* Effect.promise(() =>
+            fetch(`${baseUrl}/health`, { signal: AbortSignal.timeout(1000) }).then((r) => r.ok, () => false)
+          )
+          if (ok) return
+          yield* sleep(100)
+        }
+        return yield* Effect.dieMessage("server did not start")
+      })
+    const kill = () =>
+      Effect.async<void>((resume) => {
+        if (child === undefined || child.exitCode !== null) return resume(Effect.void)
+        child.once("exit", () => resume(Effect.void))
+        child.kill("SIGKILL")
+      })
+    yield* Effect.addFinalizer(() => kill())
+    return { baseUrl, start, kill }
+  })
+).pipe(Layer.provideMerge(ScriptedModel.layer))
+
+layer(ServerLive, { excludeTestServices: true, timeout: "180 seconds" })("crash and restart", (it) => {
+  it.effect("SIGKILL mid model call and while paused: every run finishes, completed nodes are not re-run, no event is lost or duplicated", () =>
+    Effect.gen(function*() {
+      const server = yield* Server
+      const model = yield* ScriptedModel
+      const calls: Record<string, number> = {}
+      let holdB = true
+      model.setScript((r) => {
+        const prompt = r.messages[0]?.content ?? ""
+        calls[prompt] = (calls[prompt] ?? 0) + 1
+        if (prompt === "B" && holdB) return { text: "never", hold: new Promise<void>(() => undefined) }
+        return { text: `${prompt.toLowerCase()} done`, chunks: [`${prompt.toLowerCase()} `, "done"] }
+      })
+      yield* server.start()
+      const api = (method: string, p: string, body?: unknown, token?: string) =>
+        request(server.baseUrl, method, p, { ...(body !== undefined ? { body } : {}), ...(token !== undefined ? { token } : {}) })
+      const login = yield* api("POST", "/api/v1/auth/login", { email: "crash@admin.test", password: "crash-admin-password" })
+      const token = login.body.access_token as string
+      const publishDag = (dag: unknown) =>
+        Effect.gen(function*() {
+          const w = yield* api("POST", "/api/v1/workflow/workflows", { name: "Crashy" }, token)
+          yield* api("PATCH", `/api/v1/workflow/workflows/${w.body.id}`, { dag_definition: dag }, token)
+          const p = yield* api("POST", `/api/v1/workflow/workflows/${w.body.id}/publish`, undefined, token)
+          assert.strictEqual(p.status, 200, p.text)
+          return w.body.id as string
+        })
+      //  A ──▶ B    (B's model call is in flight at the kill)
+      const chain = yield* publishDag({ nodes: [respondNode("a", "A"), respondNode("b", "B")], edges: [{ from: "a", to: "b" }] })
+      //  H (approval) ──▶ C    (paused at the kill)
+      const approval = yield* publishDag({
+        nodes: [{ ...respondNode("h", "H"), hitl: { type: "approval", prompt: "ok?", assignee: { role: "builder" } } }, respondNode("c", "C")],
+        edges: [{ from: "h", to: "c" }]
+      })
+      const run1 = (yield* api("POST", `/api/v1/workflow/workflows/${chain}/run`, { input_params: {} }, token)).body.id as string
+      const run2 = (yield* api("POST", `/api/v1/workflow/workflows/${approval}/run`, { input_params: {} }, token)).body.id as string
+      for (let i = 0; i < 200 && (model.inFlight() === 0 || (yield* api("GET", `/api/v1/workflow/runs/${run2}`, undefined, token)).body.status !== "paused"); i++) {
+        yield* sleep(50)
+      }
+      assert.strictEqual(model.inFlight(), 1, "B's model call is in flight")
+      assert.strictEqual(calls.A, 1)
+
+      yield* server.kill()
+      holdB = false
+      yield* server.start()
+
+      const waitDone = (runId: string) =>
+        Effect.gen(function*() {
+          for (let i = 0; i < 300; i++) {
+            const r = yield* api("GET", `/api/v1/workflow/runs/${runId}`, undefined, token)
+            if (["completed", "failed", "cancelled"].includes(r.body.status)) return r.body
+            yield* sleep(100)
+          }
+          return yield* Effect.dieMessage(`run ${runId} never finished`)
+        })
+      const done1 = yield* waitDone(run1)
+      assert.strictEqual(done1.status, "completed", JSON.stringify(done1))
+      assert.deepStrictEqual(done1.output, { text: "b done" })
+      assert.strictEqual(calls.A, 1, "the completed node A is not executed again")
+      assert.strictEqual(calls.B, 2, "the interrupted node B runs again")
+
+      const pending = yield* api("GET", "/api/v1/workflow/hitl/pending", undefined, token)
+      const requestId = pending.body.items.find((i: { run_id: string }) => i.run_id === run2).request_id
+      const answered = yield* api("POST", `/api/v1/workflow/hitl/${requestId}/respond`, { response: { approved: true } }, token)
+      assert.strictEqual(answered.status, 200)
+      const done2 = yield* waitDone(run2)
+      assert.strictEqual(done2.status, "completed")
+
+      for (const runId of [run1, run2]) {
+        const text = yield* Effect.promise(() =>
+          fetch(`${server.baseUrl}/api/v1/workflow/runs/${runId}/stream`, { headers: { authorization: `Bearer ${token}` } }).then((r) => r.text())
+        )
+        const events = parseSse(text)
+        const ids = events.map((e) => e.id)
+        assert.deepStrictEqual(ids, [...ids].sort((a, b) => a - b), "ids increase")
+        assert.strictEqual(new Set(ids).size, ids.length, "no id twice")
+        const keys = events.filter((e) => e.data.type !== "token").map((e) => `${e.data.type}:${e.data.node_id ?? ""}`)
+        assert.strictEqual(new Set(keys).size, keys.length, `no event twice: ${keys.join(", ")}`)
+        assert.strictEqual(events.at(-1)?.data.type, "run_completed")
+      }
+      const run1Types = parseSse(yield* Effect.promise(() =>
+        fetch(`${server.baseUrl}/api/v1/workflow/runs/${run1}/stream`, { headers: { authorization: `Bearer ${token}` } }).then((r) => r.text())
+      )).map((e) => `${e.data.type}:${e.data.node_id ?? ""}`).filter((k) => !k.startsWith("token"))
+      assert.deepStrictEqual(run1Types, [
+        "step_started:a",
+        "agent_completed:a",
+        "step_completed:a",
+        "step_started:b",
+        "agent_completed:b",
+        "step_completed:b",
+        "run_completed:"
+      ])
+    }), 170_000)
+})

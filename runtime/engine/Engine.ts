@@ -1,6 +1,8 @@
-import { ClusterWorkflowEngine, SingleRunner } from "@effect/cluster"
+import { ClusterWorkflowEngine, RunnerAddress, SingleRunner } from "@effect/cluster"
+import { NodeClusterSocket } from "@effect/platform-node"
 import { FetchHttpClient } from "@effect/platform"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Option } from "effect"
+import { AppConfig } from "../../services/shared/Config.js"
 import { ChatModel } from "../models/ChatModel.js"
 import { AgentNodeLive } from "../nodes/AgentNode.js"
 import { NodeRegistry } from "../nodes/NodeType.js"
@@ -18,16 +20,34 @@ const NodeTypesLive = Layer.mergeAll(AgentNodeLive, UnavailableNodesLive).pipe(
   Layer.provide(FetchHttpClient.layer)
 )
 
-/** Durable runs: @effect/workflow on a single-runner @effect/cluster whose state lives in PostgreSQL. */
-export const ClusterLive = ClusterWorkflowEngine.layer.pipe(
-  Layer.provideMerge(
-    SingleRunner.layer({
-      runnerStorage: "sql",
-      shardingConfig: { entityMessagePollInterval: "1 second", entityReplyPollInterval: "200 millis" }
-    })
-  ),
-  Layer.orDie
+const shardingConfig = { entityMessagePollInterval: "1 second", entityReplyPollInterval: "200 millis" } as const
+
+/**
+ * Durable runs: @effect/workflow on @effect/cluster with its state in PostgreSQL. One process
+ * (`ROLE=all`) is a single runner; `ROLE=runners` processes are socket runners that share the
+ * work between them; `ROLE=gateway` and `ROLE=services` only send work to the runners.
+ */
+const ShardingLive = Layer.unwrapEffect(
+  Effect.map(AppConfig, (config) => {
+    switch (config.role) {
+      case "all":
+        return SingleRunner.layer({ runnerStorage: "sql", shardingConfig })
+      case "runners":
+        return NodeClusterSocket.layer({
+          storage: "sql",
+          shardingConfig: {
+            ...shardingConfig,
+            runnerAddress: Option.some(RunnerAddress.make(config.runnerHost, config.runnerPort))
+          }
+        })
+      case "gateway":
+      case "services":
+        return NodeClusterSocket.layer({ storage: "sql", clientOnly: true, shardingConfig })
+    }
+  })
 )
+
+export const ClusterLive = ClusterWorkflowEngine.layer.pipe(Layer.provideMerge(ShardingLive), Layer.orDie)
 
 export const EngineSupportLive = Layer.mergeAll(RunStore.layer, RunEvents.layer, HitlStore.layer, Cancellation.layer)
 

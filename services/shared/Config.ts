@@ -27,6 +27,8 @@ export interface AppConfigShape {
   readonly bootstrapTenant: string
   readonly role: ProcessRole
   readonly authRpcUrl: Option.Option<string>
+  readonly runnerHost: string
+  readonly runnerPort: number
   readonly internalRpcToken: Option.Option<Redacted.Redacted>
   readonly accessTokenTtlSeconds: number
   readonly refreshTokenTtlSeconds: number
@@ -64,6 +66,8 @@ export class AppConfig extends Context.Tag("AppConfig")<AppConfig, AppConfigShap
     bootstrapTenant: Config.string("BOOTSTRAP_TENANT").pipe(Config.withDefault("default")),
     role: Config.literal("all", "gateway", "services", "runners")("ROLE").pipe(Config.withDefault("all" as const)),
     authRpcUrl: Config.option(Config.string("AUTH_RPC_URL")),
+    runnerHost: Config.string("RUNNER_HOST").pipe(Config.withDefault("127.0.0.1")),
+    runnerPort: Config.integer("RUNNER_PORT").pipe(Config.withDefault(34431)),
     internalRpcToken: Config.option(Config.redacted("INTERNAL_RPC_TOKEN")),
     accessTokenTtlSeconds: Config.integer("ACCESS_TOKEN_TTL_SECONDS").pipe(Config.withDefault(900)),
     refreshTokenTtlSeconds: Config.integer("REFRESH_TOKEN_TTL_SECONDS").pipe(Config.withDefault(30 * 24 * 3600)),

@@ -1,0 +1,91 @@
+import { type ChildProcess, spawn } from "node:child_process"
+import { randomBytes } from "node:crypto"
+import { mkdtempSync } from "node:fs"
+import { tmpdir } from "node:os"
+import * as path from "node:path"
+import { assert, layer } from "@effect/vitest"
+import { Effect } from "effect"
+import { freePort } from "../../services/shared/FreePort.js"
+import { request } from "../support/Http.js"
+import { ScriptedModel } from "../support/ScriptedModel.js"
+import { testDatabase } from "../support/TestDatabase.js"
+import { respondNode } from "../support/Workflows.js"
+
+const sleep = (ms: number) => Effect.promise(() => new Promise((r) => setTimeout(r, ms)))
+
+const spawnPlatform = (env: Record<string, string>) =>
+  Effect.acquireRelease(
+    Effect.gen(function*() {
+      const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", "services/gateway/main.ts"], { env, stdio: "ignore" })
+      const base = `http://127.0.0.1:${env.PORT}`
+      for (let i = 0; i < 300; i++) {
+        const ok = yield* Effect.promise(() =>
+          fetch(`${base}/health`, { signal: AbortSignal.timeout(1000) }).then((r) => r.ok, () => false)
+        )
+        if (ok) return { child, base }
+        yield* sleep(100)
+      }
+      return yield* Effect.dieMessage(`platform (${env.ROLE}) did not start`)
+    }),
+    ({ child }) => Effect.sync(() => child.kill("SIGKILL"))
+  )
+
+layer(ScriptedModel.layer, { excludeTestServices: true, timeout: "120 seconds" })("separate runner processes", (it) => {
+  it.scoped("ROLE=gateway sends runs to a ROLE=runners process; cancel reaches the runner over Redis", () =>
+    Effect.gen(function*() {
+      const db = yield* testDatabase
+      const model = yield* ScriptedModel
+      const common: Record<string, string> = {
+        ...Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined)),
+        DATABASE_URL: db.url,
+        REDIS_URL: process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379",
+        REDIS_KEY_PREFIX: `bptest:${db.name}:`,
+        HOST: "127.0.0.1",
+        JWT_SECRET: randomBytes(32).toString("hex"),
+        CREDENTIALS_KEY: randomBytes(32).toString("base64"),
+        BOOTSTRAP_ADMIN_EMAIL: "split@admin.test",
+        BOOTSTRAP_ADMIN_PASSWORD: "split-admin-password",
+        LLM_BASE_URL: model.baseUrl,
+        LLM_MODELS: "test-model"
+      }
+      yield* spawnPlatform({
+        ...common,
+        ROLE: "runners",
+        PORT: String(yield* freePort),
+        RUNNER_PORT: String(yield* freePort),
+        DATA_DIR: mkdtempSync(path.join(tmpdir(), "bp-runner-"))
+      })
+      const gateway = yield* spawnPlatform({
+        ...common,
+        ROLE: "gateway",
+        PORT: String(yield* freePort),
+        DATA_DIR: mkdtempSync(path.join(tmpdir(), "bp-gateway-"))
+      })
+      const api = (method: string, p: string, body?: unknown, token?: string) =>
+        request(gateway.base, method, p, { ...(body !== undefined ? { body } : {}), ...(token !== undefined ? { token } : {}) })
+      const token = (yield* api("POST", "/api/v1/auth/login", { email: "split@admin.test", password: "split-admin-password" })).body
+        .access_token as string
+      const w = yield* api("POST", "/api/v1/workflow/workflows", { name: "Split" }, token)
+      yield* api("PATCH", `/api/v1/workflow/workflows/${w.body.id}`, { dag_definition: { nodes: [respondNode("a", "A")] } }, token)
+      assert.strictEqual((yield* api("POST", `/api/v1/workflow/workflows/${w.body.id}/publish`, undefined, token)).status, 200)
+
+      model.setScript(() => ({ text: "from the runner" }))
+      const run = yield* api("POST", `/api/v1/workflow/workflows/${w.body.id}/run`, { input_params: {} }, token)
+      assert.strictEqual(run.status, 202)
+      let status = ""
+      for (let i = 0; i < 200 && status !== "completed"; i++) {
+        status = (yield* api("GET", `/api/v1/workflow/runs/${run.body.id}`, undefined, token)).body.status
+        yield* sleep(100)
+      }
+      assert.strictEqual(status, "completed")
+
+      model.setScript(() => ({ text: "never", hold: new Promise<void>(() => undefined) }))
+      const held = yield* api("POST", `/api/v1/workflow/workflows/${w.body.id}/run`, { input_params: {} }, token)
+      for (let i = 0; i < 200 && model.inFlight() === 0; i++) yield* sleep(50)
+      const abortedBefore = model.aborted()
+      const cancel = yield* api("POST", `/api/v1/workflow/runs/${held.body.id}/cancel`, undefined, token)
+      assert.strictEqual(cancel.status, 200)
+      for (let i = 0; i < 100 && model.aborted() === abortedBefore; i++) yield* sleep(50)
+      assert.isAbove(model.aborted(), abortedBefore, "the runner's model call was interrupted")
+    }), 110_000)
+})

@@ -1,10 +1,12 @@
 import { assert, layer } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, Fiber } from "effect"
+import { Redis } from "ioredis"
 import { adminToken, createMember } from "../support/Fixtures.js"
 import { http, loginToken } from "../support/Http.js"
 import { eventually, publishedWorkflow, RunPlatformLive } from "../support/RunPlatform.js"
 import { readStream, startRun, waitForStatus } from "../support/Runs.js"
 import { lastUser, ScriptedModel } from "../support/ScriptedModel.js"
+import { TestPlatform } from "../support/TestPlatform.js"
 import { respondNode } from "../support/Workflows.js"
 
 const steps = (token: string, runId: string) =>
@@ -177,5 +179,73 @@ layer(RunPlatformLive(), { excludeTestServices: true, timeout: "90 seconds" })("
       assert.strictEqual((yield* http("POST", `/api/v1/workflow/runs/${run.body.id}/cancel`, { token: uToken })).status, 403)
       assert.strictEqual((yield* http("GET", "/api/v1/workflow/runs/00000000-0000-4000-8000-000000000000", { token })).status, 404)
       assert.deepStrictEqual((yield* http("GET", `/api/v1/workflow/runs/${run.body.id}/external-tool-snapshots`, { token })).body, { items: [] })
+    }))
+})
+
+layer(RunPlatformLive(), { excludeTestServices: true, timeout: "60 seconds" })("run streams", (it) => {
+  it.effect("a stream opened mid-run gets the live events, then closes at the end; the Redis subscription is dropped on disconnect", () =>
+    Effect.gen(function*() {
+      const token = yield* adminToken
+      const model = yield* ScriptedModel
+      let release: () => void = () => undefined
+      const gate = new Promise<void>((resolve) => (release = resolve))
+      model.setScript(() => ({ text: "live tokens here", hold: gate }))
+      const id = yield* publishedWorkflow(token, { nodes: [respondNode("a")] })
+      const run = yield* startRun(token, id, {})
+      yield* eventually(Effect.sync(() => (model.inFlight() === 1 ? true : undefined)), "the model call")
+      const streaming = yield* readStream(token, run.body.id).pipe(Effect.fork)
+      yield* Effect.promise(() => new Promise((r) => setTimeout(r, 300)))
+      release()
+      const s = yield* Fiber.join(streaming)
+      assert.deepStrictEqual(s.events.map((e) => e.data.type).filter((t) => t !== "token"), [
+        "step_started",
+        "agent_completed",
+        "step_completed",
+        "run_completed"
+      ])
+      assert.strictEqual(s.events.filter((e) => e.data.type === "token").map((e) => e.data.delta).join(""), "live tokens here")
+    }))
+
+  it.effect("a client that goes away is unsubscribed", () =>
+    Effect.gen(function*() {
+      const token = yield* adminToken
+      const platform = yield* TestPlatform
+      const model = yield* ScriptedModel
+      model.setScript(() => ({ text: "x", hold: new Promise<void>(() => undefined) }))
+      const id = yield* publishedWorkflow(token, { nodes: [respondNode("a")] })
+      const run = yield* startRun(token, id, {})
+      const channel = `${platform.env.REDIS_KEY_PREFIX}bus:run:${run.body.id}`
+      const redis = new Redis(platform.env.REDIS_URL!)
+      const subscribers = () =>
+        Effect.promise(() => redis.pubsub("NUMSUB", channel).then((r) => Number((r as Array<unknown>)[1])))
+      const controller = new AbortController()
+      const response = yield* Effect.promise(() =>
+        fetch(`${platform.baseUrl}/api/v1/workflow/runs/${run.body.id}/stream`, {
+          headers: { authorization: `Bearer ${token}` },
+          signal: controller.signal
+        })
+      )
+      assert.strictEqual(response.status, 200)
+      yield* eventually(Effect.map(subscribers(), (n) => (n === 1 ? true : undefined)), "the subscription")
+      controller.abort()
+      yield* eventually(Effect.map(subscribers(), (n) => (n === 0 ? true : undefined)), "the subscription to be dropped")
+      yield* Effect.promise(() => redis.quit())
+      yield* http("POST", `/api/v1/workflow/runs/${run.body.id}/cancel`, { token })
+    }))
+
+  it.effect("recent runs fold a chat session's runs into its latest", () =>
+    Effect.gen(function*() {
+      const token = yield* adminToken
+      const model = yield* ScriptedModel
+      model.setScript(() => ({ text: "hi" }))
+      const id = yield* publishedWorkflow(token, { nodes: [respondNode("a")] })
+      const session = "5e55e55e-0000-4000-8000-000000000001"
+      for (let i = 0; i < 3; i++) {
+        yield* http("POST", `/api/v1/workflow/workflows/${id}/run`, { token, body: { input_params: {}, session_id: session } })
+      }
+      const recent = yield* http("GET", "/api/v1/workflow/runs?limit=100", { token })
+      const entries = recent.body.items.filter((r: { session_id?: string }) => r.session_id === session)
+      assert.strictEqual(entries.length, 1)
+      assert.strictEqual(entries[0].run_count, 3)
     }))
 })

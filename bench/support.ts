@@ -1,0 +1,80 @@
+import { randomBytes } from "node:crypto"
+import { mkdtempSync } from "node:fs"
+import { createServer, type Server } from "node:http"
+import { tmpdir } from "node:os"
+import * as path from "node:path"
+import { ConfigProvider, Effect, Layer } from "effect"
+import pg from "pg"
+import { PlatformLive } from "../services/gateway/Platform.js"
+import { freePort } from "../services/shared/FreePort.js"
+
+export const ADMIN_URL = process.env.BENCH_DATABASE_ADMIN_URL ?? "postgres://postgres@127.0.0.1:5432/postgres"
+
+const admin = async (statement: string) => {
+  const client = new pg.Client({ connectionString: ADMIN_URL })
+  await client.connect()
+  await client.query(statement).finally(() => client.end())
+}
+
+/** A database of the benchmark's own, dropped with the scope. */
+export const benchDatabase = Effect.acquireRelease(
+  Effect.gen(function*() {
+    const name = `bp_bench_${randomBytes(4).toString("hex")}`
+    yield* Effect.promise(() => admin(`CREATE DATABASE ${name}`))
+    const url = new URL(ADMIN_URL)
+    url.pathname = `/${name}`
+    return { name, url: url.toString() }
+  }),
+  ({ name }) => Effect.promise(() => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`))
+)
+
+/** An OpenAI-compatible server that answers every chat completion at once. */
+export const instantModel = Effect.acquireRelease(
+  Effect.gen(function*() {
+    const port = yield* freePort
+    const server: Server = createServer((req, res) => {
+      req.resume()
+      req.on("end", () => {
+        res.writeHead(200, { "content-type": "text/event-stream" })
+        res.write(`data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: "ok" } }] })}\n\n`)
+        res.write(`data: ${JSON.stringify({ choices: [], usage: { prompt_tokens: 5, completion_tokens: 1, total_tokens: 6 } })}\n\n`)
+        res.end("data: [DONE]\n\n")
+      })
+    })
+    yield* Effect.async<void>((resume) => void server.listen(port, "127.0.0.1", () => resume(Effect.void)))
+    return { server, baseUrl: `http://127.0.0.1:${port}/v1` }
+  }),
+  ({ server }) => Effect.async<void>((resume) => {
+    server.closeAllConnections()
+    server.close(() => resume(Effect.void))
+  })
+)
+
+/** The platform in this process on the benchmark's database. */
+export const benchPlatform = (env: Record<string, string>) =>
+  Effect.gen(function*() {
+    const port = yield* freePort
+    yield* Layer.build(
+      PlatformLive.pipe(Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries({
+        PORT: String(port),
+        DATA_DIR: mkdtempSync(path.join(tmpdir(), "bp-bench-")),
+        JWT_SECRET: randomBytes(32).toString("hex"),
+        CREDENTIALS_KEY: randomBytes(32).toString("base64"),
+        BOOTSTRAP_ADMIN_EMAIL: "bench@example.test",
+        BOOTSTRAP_ADMIN_PASSWORD: "bench-password",
+        ...env
+      }))))))
+    )
+    const base = `http://127.0.0.1:${port}`
+    const login = yield* Effect.promise(() =>
+      fetch(`${base}/api/v1/auth/login`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ email: "bench@example.test", password: "bench-password" })
+      }).then((r) => r.json() as Promise<{ access_token: string }>)
+    )
+    return { base, token: login.access_token }
+  })
+
+export const percentile = (sorted: ReadonlyArray<number>, p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? 0

@@ -147,7 +147,7 @@ export const Dag = Schema.Struct({
 })
 export type Dag = typeof Dag.Type
 
-/** What a DAG is stored as: any JSON object, so that an unfinished DAG can be saved. */
+/** How a DAG is stored: a JSON object of whatever shape, so that an unfinished DAG can be saved. */
 export const DagDefinition = Schema.Record({ key: Schema.String, value: Schema.Unknown })
 export type DagDefinition = typeof DagDefinition.Type
 

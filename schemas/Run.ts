@@ -1,5 +1,6 @@
 import { Schema } from "effect"
 import { WorkflowId } from "./Ids.js"
+import { Page } from "./Pagination.js"
 
 export const RunStatus = Schema.Literal("pending", "running", "paused", "completed", "failed", "cancelled", "skipped")
 export const TriggerType = Schema.Literal("ui", "api", "schedule", "webhook", "feedback", "document", "app_public", "email")
@@ -74,13 +75,7 @@ export const RunFilters = Schema.Struct({
   since: Schema.optional(Schema.Date)
 })
 
-export const RunPage = Schema.Struct({
-  items: Schema.Array(Run),
-  total: Schema.Int,
-  page: Schema.Int,
-  page_size: Schema.Int,
-  has_more: Schema.Boolean
-})
+export const RunPage = Page(Run)
 
 /** A recent-runs entry: a run, or a chat session's runs folded into its latest. */
 export const RecentRun = Schema.Struct({ ...Run.fields, run_count: Schema.Int })
@@ -111,13 +106,7 @@ export const HitlRequest = Schema.Struct({
 })
 export type HitlRequest = typeof HitlRequest.Type
 
-export const HitlPage = Schema.Struct({
-  items: Schema.Array(HitlRequest),
-  total: Schema.Int,
-  page: Schema.Int,
-  page_size: Schema.Int,
-  has_more: Schema.Boolean
-})
+export const HitlPage = Page(HitlRequest)
 
 /** Checked by the service, so that a malformed response is a clear 400 rather than a decode error. */
 export const HitlRespondRequest = Schema.Struct({ response: Schema.Unknown })

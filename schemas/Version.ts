@@ -1,6 +1,7 @@
 import { Schema } from "effect"
 import { DagDefinition, DagWarning } from "./Dag.js"
 import { UserId, WorkflowId } from "./Ids.js"
+import { Page } from "./Pagination.js"
 import { WorkflowConfig } from "./Workflow.js"
 
 export const KnowledgeBaseSnapshot = Schema.Struct({
@@ -34,13 +35,7 @@ export const Version = Schema.Struct({
 })
 export type Version = typeof Version.Type
 
-export const VersionList = Schema.Struct({
-  items: Schema.Array(VersionSummary),
-  total: Schema.Int,
-  page: Schema.Int,
-  page_size: Schema.Int,
-  has_more: Schema.Boolean
-})
+export const VersionList = Page(VersionSummary)
 
 export const PublishResult = Schema.Struct({
   ...Version.fields,

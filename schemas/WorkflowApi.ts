@@ -2,7 +2,7 @@ import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/p
 import { Schema } from "effect"
 import { Conflict, Forbidden, NotFound, Unprocessable } from "./Errors.js"
 import { VoiceTreeId, VoiceTreeVersionId, WorkflowId } from "./Ids.js"
-import { PageParams } from "./Pagination.js"
+import { Page, PageParams } from "./Pagination.js"
 import * as Security from "./Security.js"
 import * as V from "./Version.js"
 import * as T from "./VoiceTree.js"
@@ -106,7 +106,7 @@ const treeVersionId = HttpApiSchema.param("versionId", VoiceTreeVersionId)
 /** Voice trees, mounted at /api/v1/workflow/voice. */
 export class VoiceTreesApi extends HttpApiGroup.make("voiceTrees")
   .add(HttpApiEndpoint.post("create", "/trees").setPayload(T.CreateVoiceTreeRequest).addSuccess(T.VoiceTree, { status: 201 }))
-  .add(HttpApiEndpoint.get("list", "/trees").setUrlParams(PageParams).addSuccess(Schema.Struct({ items: Schema.Array(T.VoiceTree), total: Schema.Int, page: Schema.Int, page_size: Schema.Int, has_more: Schema.Boolean })))
+  .add(HttpApiEndpoint.get("list", "/trees").setUrlParams(PageParams).addSuccess(Page(T.VoiceTree)))
   .add(HttpApiEndpoint.get("get")`/trees/${treeId}`.addSuccess(T.VoiceTree))
   .add(
     HttpApiEndpoint.post("addVersion")`/trees/${treeId}/versions`

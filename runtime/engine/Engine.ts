@@ -20,7 +20,7 @@ const NodeTypesLive = Layer.mergeAll(AgentNodeLive, UnavailableNodesLive).pipe(
   Layer.provide(FetchHttpClient.layer)
 )
 
-const shardingConfig = { entityMessagePollInterval: "1 second", entityReplyPollInterval: "200 millis" } as const
+const shardingConfig = { entityMessagePollInterval: "100 millis", entityReplyPollInterval: "200 millis" } as const
 
 /**
  * Durable runs: @effect/workflow on @effect/cluster with its state in PostgreSQL. One process

@@ -40,20 +40,27 @@ export class RunStore extends Context.Tag("RunStore")<RunStore, {
     fields?: { readonly error?: string; readonly output?: unknown; readonly named_outputs?: Record<string, unknown> }
   ) => Effect.Effect<RunStatus | undefined>
   readonly completedStep: (runId: string, nodeId: string) => Effect.Effect<{ readonly output: unknown } | undefined>
-  readonly startStep: (run: RunRecord, node: { id: string; type: string; name?: string | undefined }, input: unknown) => Effect.Effect<string>
+  readonly startStep: (
+    run: { readonly id: string; readonly tenant_id: string },
+    node: { id: string; type: string; name?: string | undefined },
+    input: unknown
+  ) => Effect.Effect<string>
   readonly finishStep: (
     stepId: string,
     status: "completed" | "failed" | "cancelled",
     result: { readonly output?: unknown; readonly error?: string; readonly usage?: Readonly<Record<string, TokenUsage>> }
   ) => Effect.Effect<void>
-  readonly skipSteps: (run: RunRecord, nodes: ReadonlyArray<{ id: string; type: string; name?: string | undefined }>) => Effect.Effect<void>
+  readonly skipSteps: (
+    run: { readonly id: string; readonly tenant_id: string },
+    nodes: ReadonlyArray<{ id: string; type: string; name?: string | undefined }>
+  ) => Effect.Effect<void>
   readonly pendingRunIds: Effect.Effect<ReadonlyArray<string>>
   /**
    * The child run of a call_aie node, pinned to the target's active version; an error message
    * when the target cannot run. Created once: the id is derived from the parent run and node.
    */
   readonly createChild: (
-    parent: RunRecord,
+    parent: Pick<RunRecord, "id" | "tenant_id" | "trigger_type" | "is_dry_run">,
     workflowId: string,
     childId: string,
     parentNodeId: string,

@@ -10,6 +10,7 @@ import { childDeferred, ChildOutcome, hitlDeferred } from "./Deferreds.js"
 import { HitlStore } from "./HitlStore.js"
 import { NodeRegistry } from "../nodes/NodeType.js"
 import { RunEvents } from "./RunEvents.js"
+import type { WorkflowConfig } from "../../schemas/Workflow.js"
 import { type LoadedRun, RunStore } from "./RunStore.js"
 import { TokenBuffer } from "./TokenBuffer.js"
 
@@ -28,8 +29,20 @@ const NodeOutcome = Schema.Union(
 )
 type NodeOutcome = typeof NodeOutcome.Type
 
+const LoadedRecord = Schema.Struct({
+  id: Schema.String,
+  tenant_id: Schema.String,
+  workflow_id: Schema.String,
+  trigger_type: Schema.String,
+  is_dry_run: Schema.Boolean,
+  parent_node_id: Schema.NullOr(Schema.String),
+  parent_deferred_token: Schema.NullOr(Schema.String)
+})
+
 const Loaded = Schema.Struct({
   status: Schema.String,
+  run: LoadedRecord,
+  config: Schema.Unknown,
   nodes: Schema.Array(Schema.Unknown),
   edges: Schema.Array(Schema.Unknown),
   outputs: Schema.Array(Schema.Struct({ name: Schema.String, value: Schema.String })),
@@ -60,13 +73,24 @@ export const RunWorkflowLive = RunWorkflow.toLayer(
     const cancellation = yield* Cancellation
     const hitlStore = yield* HitlStore
 
+    // Loading the run also moves it from pending to running: one activity instead of two.
     const loaded = yield* Activity.make({
       name: "load",
       success: Loaded,
-      execute: Effect.map(store.load(runId), (l: LoadedRun) => {
+      execute: Effect.tap(store.load(runId), (l) => l.run.status === "pending" ? store.transition(runId, "start") : Effect.void).pipe(Effect.map((l: LoadedRun) => {
         const dag = l.dag
         return {
           status: l.run.status,
+          run: {
+            id: l.run.id,
+            tenant_id: l.run.tenant_id,
+            workflow_id: l.run.workflow_id,
+            trigger_type: l.run.trigger_type,
+            is_dry_run: l.run.is_dry_run,
+            parent_node_id: l.run.parent_node_id,
+            parent_deferred_token: l.run.parent_deferred_token
+          },
+          config: l.config,
           nodes: Array.isArray(dag.nodes) ? dag.nodes : [],
           edges: Array.isArray(dag.edges) ? dag.edges : [],
           outputs: (Array.isArray(dag.outputs) ? dag.outputs : []).flatMap((o: unknown) => {
@@ -76,7 +100,7 @@ export const RunWorkflowLive = RunWorkflow.toLayer(
           input: l.run.input_params,
           triggerType: l.run.trigger_type
         }
-      })
+      }))
     })
     if (!["pending", "running", "paused"].includes(loaded.status)) return
 
@@ -101,10 +125,6 @@ export const RunWorkflowLive = RunWorkflow.toLayer(
     }
     const nodesContext = context.nodes as Record<string, { output?: unknown; hitl?: unknown }>
 
-    yield* Activity.make({
-      name: "start",
-      execute: store.transition(runId, "start").pipe(Effect.asVoid)
-    })
 
     const fail = (error: string) =>
       Activity.make({
@@ -118,9 +138,12 @@ export const RunWorkflowLive = RunWorkflow.toLayer(
         })
       })
 
+    // Everything below reads the run record loaded once at the start: it does not change.
+    const run = loaded.run
+    const config = loaded.config as WorkflowConfig
+
     const notifyParent = (outcome: ChildOutcome) =>
       Effect.gen(function*() {
-        const { run } = yield* store.load(runId)
         if (run.parent_deferred_token === null || run.parent_node_id === null) return
         yield* DurableDeferred.succeed(childDeferred(run.parent_node_id), {
           token: DurableDeferred.Token.make(run.parent_deferred_token),
@@ -137,7 +160,6 @@ export const RunWorkflowLive = RunWorkflow.toLayer(
           const done = yield* store.completedStep(runId, node.id)
           if (done !== undefined) return { kind: "completed" as const, output: done.output }
           if ((yield* store.status(runId)) === "cancelled") return { kind: "cancelled" as const }
-          const { config, run } = yield* store.load(runId)
           const stepId = yield* store.startStep(run, node, null)
           const step = { step_id: stepId, node_id: node.id }
           yield* events.append(runId, "step_started", step, `step_started:${node.id}`)
@@ -188,7 +210,6 @@ export const RunWorkflowLive = RunWorkflow.toLayer(
           name: `child-start:${node.id}`,
           success: Schema.Struct({ ok: Schema.Boolean, error: Schema.NullOr(Schema.String), stepId: Schema.NullOr(Schema.String) }),
           execute: Effect.gen(function*() {
-            const { run } = yield* store.load(runId)
             const stepId = yield* store.startStep(run, node, null)
             yield* events.append(runId, "step_started", { step_id: stepId, node_id: node.id }, `step_started:${node.id}`)
             const input = asObject(renderDeep(node.call_aie_config.input_params ?? {}, snapshot))
@@ -231,7 +252,6 @@ export const RunWorkflowLive = RunWorkflow.toLayer(
         yield* Activity.make({
           name: `hitl-open:${node.id}`,
           execute: Effect.gen(function*() {
-            const { run } = yield* store.load(runId)
             const requestId = yield* hitlStore.open(run, node, token)
             yield* store.transition(runId, "pause")
             yield* events.append(runId, "run_paused", { status: "paused", node_id: node.id, request_id: requestId }, `run_paused:${node.id}`)
@@ -271,7 +291,6 @@ export const RunWorkflowLive = RunWorkflow.toLayer(
         yield* Activity.make({
           name: `skip:${skipped.join(",")}`,
           execute: Effect.gen(function*() {
-            const { run } = yield* store.load(runId)
             yield* store.skipSteps(run, skipped.map((id) => byId.get(id)!))
             for (const id of skipped) yield* events.append(runId, "step_skipped", { node_id: id }, `step_skipped:${id}`)
           })
@@ -290,7 +309,6 @@ export const RunWorkflowLive = RunWorkflow.toLayer(
           yield* Activity.make({
             name: `skip:${id}`,
             execute: Effect.gen(function*() {
-              const { run } = yield* store.load(runId)
               yield* store.skipSteps(run, [byId.get(id)!])
               yield* events.append(runId, "step_skipped", { node_id: id, reason: "rejected" }, `step_skipped:${id}`)
             })

@@ -2,6 +2,7 @@ import { HttpApi, OpenApi } from "@effect/platform"
 import { ApiKeysApi, AuditApi, AuthMeApi, AuthPublicApi, GroupsApi, TenantsApi, UsersApi } from "./AuthApi.js"
 import { BadRequest, Forbidden, NotFound, PayloadTooLarge, TooManyRequests, Unauthorized } from "./Errors.js"
 import { flattenErrorSchemas } from "./OpenApiErrors.js"
+import { AgentsApi } from "./AgentApi.js"
 import { HitlApi, RunsApi } from "./RunApi.js"
 import { SystemApi } from "./SystemApi.js"
 import { AiEmployeesApi, VoiceTreesApi, WorkflowsApi } from "./WorkflowApi.js"
@@ -21,6 +22,7 @@ export class PlatformApi extends HttpApi.make("builder-platform")
   .add(VoiceTreesApi)
   .add(RunsApi)
   .add(HitlApi)
+  .add(AgentsApi)
   .addError(BadRequest)
   .addError(Unauthorized)
   .addError(Forbidden)

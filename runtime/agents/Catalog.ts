@@ -33,3 +33,100 @@ export const agentTypeVersions: ReadonlyArray<AgentTypeVersion> = [
 
 export const lookupAgentType = (type: string, version: string): AgentTypeVersion | undefined =>
   agentTypeVersions.find((v) => v.type === type && v.version === version)
+
+type JsonSchema = Record<string, unknown>
+
+const inputsAny: JsonSchema = { type: "object", additionalProperties: true }
+
+/** What each type reads and what its output looks like (00-decisions section 3). */
+export const agentTypeContracts: Record<AgentType, {
+  readonly description: string
+  readonly typeConfigSchema: JsonSchema
+  readonly inputSchema: JsonSchema
+  readonly outputSchema: JsonSchema
+}> = {
+  intent_classification: {
+    description: "Classifies the input into one of the configured intents, optionally gated by per-intent eligibility rules",
+    typeConfigSchema: {
+      type: "object",
+      required: ["intents"],
+      properties: {
+        intents: {
+          type: "array",
+          minItems: 1,
+          items: {
+            type: "object",
+            required: ["name"],
+            properties: {
+              name: { type: "string" },
+              description: { type: "string" },
+              eligibility: {
+                type: "array",
+                items: { type: "object", required: ["ref", "op"], properties: { ref: { type: "string" }, op: { type: "string" } } }
+              }
+            }
+          }
+        }
+      }
+    },
+    inputSchema: inputsAny,
+    outputSchema: {
+      type: "object",
+      required: ["intent", "confidence", "eligible"],
+      properties: { intent: { type: "string" }, confidence: { type: "number" }, eligible: { type: "boolean" } }
+    }
+  },
+  search_respond: {
+    description: "Retrieves from knowledge bases and answers with citations",
+    typeConfigSchema: { type: "object", properties: { top_k: { type: "integer" }, min_score: { type: "number" } } },
+    inputSchema: inputsAny,
+    outputSchema: {
+      type: "object",
+      required: ["text", "citations"],
+      properties: {
+        text: { type: "string" },
+        citations: {
+          type: "array",
+          items: {
+            type: "object",
+            properties: {
+              document_id: { type: "string" },
+              chunk_id: { type: "string" },
+              title: { type: "string" },
+              snippet: { type: "string" },
+              score: { type: "number" }
+            }
+          }
+        }
+      }
+    }
+  },
+  extraction: {
+    description: "Extracts structured fields against type_config.schema; a reply that breaks it is retried once",
+    typeConfigSchema: { type: "object", required: ["schema"], properties: { schema: { type: "object" } } },
+    inputSchema: inputsAny,
+    outputSchema: { description: "the object described by type_config.schema" }
+  },
+  rule_validation: {
+    description: "Validates the input against rules, per rule, with an optional Excel report",
+    typeConfigSchema: { type: "object", required: ["rules"], properties: { rules: { type: "array" } } },
+    inputSchema: inputsAny,
+    outputSchema: {
+      type: "object",
+      required: ["passed", "results"],
+      properties: { passed: { type: "boolean" }, results: { type: "array" }, report_file_id: { type: "string" } }
+    }
+  },
+  respond: {
+    description: "Responds directly from its instructions",
+    typeConfigSchema: { type: "object" },
+    inputSchema: inputsAny,
+    outputSchema: { type: "object", required: ["text"], properties: { text: { type: "string" } } }
+  },
+  custom: {
+    description: "A builder-defined agent: a tool-calling loop over action_ids and MCP tools",
+    typeConfigSchema: { type: "object", properties: { max_iterations: { type: "integer" } } },
+    inputSchema: inputsAny,
+    outputSchema: { description: "{text} or the object of agent_config.output_schema" }
+  }
+}

@@ -3,6 +3,7 @@ import { NodeClusterSocket } from "@effect/platform-node"
 import { FetchHttpClient } from "@effect/platform"
 import { Effect, Layer, Option } from "effect"
 import { AppConfig } from "../../services/shared/Config.js"
+import { AgentRunner } from "../agents/AgentRunner.js"
 import { ChatModel } from "../models/ChatModel.js"
 import { AgentNodeLive } from "../nodes/AgentNode.js"
 import { NodeRegistry } from "../nodes/NodeType.js"
@@ -14,10 +15,11 @@ import { RunStore } from "./RunStore.js"
 import { RunWorkflow, RunWorkflowLive } from "./RunWorkflow.js"
 
 /** The node types: one layer each. */
+/** The model provider and the agent types on it: shared by agent nodes and the agents API. */
+export const AgentsLive = AgentRunner.layer.pipe(Layer.provideMerge(ChatModel.layer), Layer.provide(FetchHttpClient.layer))
+
 const NodeTypesLive = Layer.mergeAll(AgentNodeLive, UnavailableNodesLive).pipe(
-  Layer.provideMerge(NodeRegistry.layer),
-  Layer.provide(ChatModel.layer),
-  Layer.provide(FetchHttpClient.layer)
+  Layer.provideMerge(NodeRegistry.layer)
 )
 
 const shardingConfig = { entityMessagePollInterval: "100 millis", entityReplyPollInterval: "200 millis" } as const
@@ -68,6 +70,7 @@ const RecoveryLive = Layer.effectDiscard(
 export const EngineLive = RecoveryLive.pipe(
   Layer.provideMerge(RunWorkflowLive),
   Layer.provideMerge(NodeTypesLive),
+  Layer.provideMerge(AgentsLive),
   Layer.provideMerge(EngineSupportLive),
   Layer.provideMerge(ClusterLive)
 )

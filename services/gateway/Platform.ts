@@ -33,6 +33,9 @@ import { AuthClient } from "./AuthClient.js"
 import { AuthenticationLive } from "./Authentication.js"
 import { ApiRouterLive, NodeServerLive, RpcServingLive, serveGateway } from "./Server.js"
 import { SystemHttp } from "./SystemHttp.js"
+import { Agents } from "../agent/Agents.js"
+import { AgentsRepo } from "../agent/AgentsRepo.js"
+import { AgentsHttp } from "../agent/http/AgentsHttp.js"
 import { DagChecks } from "../workflow/DagChecks.js"
 import { EngineLive } from "../../runtime/engine/Engine.js"
 import { Hitl } from "../workflow/Hitl.js"
@@ -68,7 +71,9 @@ const SharedLive = Layer.mergeAll(
   GroupsRepo.Default
 )
 
-const RunsLive = Layer.mergeAll(RunStream.Default, Hitl.Default).pipe(
+const AgentServicesLive = Agents.Default.pipe(Layer.provide(AgentsRepo.Default))
+
+const RunsLive = Layer.mergeAll(RunStream.Default, Hitl.Default, AgentServicesLive).pipe(
   Layer.provideMerge(Runs.Default),
   Layer.provideMerge(RunsRepo.Default),
   Layer.provideMerge(EngineLive)
@@ -116,7 +121,8 @@ const HandlersLive = Layer.mergeAll(
   AiEmployeesHttp,
   VoiceHttp,
   RunsHttp,
-  HitlHttp
+  HitlHttp,
+  AgentsHttp
 )
 
 const ApiLive = HttpApiBuilder.api(PlatformApi).pipe(

@@ -1,0 +1,178 @@
+import { randomUUID } from "node:crypto"
+import { Effect, Option } from "effect"
+import { notFound, unprocessable } from "../../schemas/Errors.js"
+import type { PageParams } from "../../schemas/Pagination.js"
+import { pageOf } from "../../schemas/Pagination.js"
+import type { Principal } from "../../schemas/Principal.js"
+import type { WorkflowConfig } from "../../schemas/Workflow.js"
+import { defaultWorkflowConfig } from "../../schemas/Workflow.js"
+import { type AgentConfig, AgentRunner } from "../../runtime/agents/AgentRunner.js"
+import { type AgentType, agentTypeContracts, AgentTypes, agentTypeVersions, lookupAgentType } from "../../runtime/agents/Catalog.js"
+import { checkJsonSchema } from "../../runtime/dag/JsonSchema.js"
+import { requireBuilder, requireReader } from "../workflow/Policy.js"
+import { configOf, WorkflowsRepo } from "../workflow/WorkflowsRepo.js"
+import { AgentsRepo, type DefinitionRow, toExecution } from "./AgentsRepo.js"
+
+const isAgentType = (t: string): t is AgentType => (AgentTypes as ReadonlyArray<string>).includes(t)
+
+/** The agent-type catalog, agent definitions and one-off test executions. */
+export class Agents extends Effect.Service<Agents>()("Agents", {
+  effect: Effect.gen(function*() {
+    const repo = yield* AgentsRepo
+    const runner = yield* AgentRunner
+    const workflows = yield* WorkflowsRepo
+
+    const types = (principal: Principal) =>
+      requireReader(principal).pipe(Effect.as({
+        items: AgentTypes.map((type) => {
+          const versions = agentTypeVersions.filter((v) => v.type === type)
+          const contract = agentTypeContracts[type]
+          return {
+            type,
+            live_version: versions.filter((v) => v.status === "live").at(-1)?.version ?? null,
+            versions: versions.map((v) => ({ version: v.version, status: v.status })),
+            description: contract.description,
+            type_config_schema: contract.typeConfigSchema,
+            input_schema: contract.inputSchema,
+            output_schema: contract.outputSchema
+          }
+        })
+      }))
+
+    const typeVersion = (principal: Principal, type: string, version: string) =>
+      Effect.gen(function*() {
+        yield* requireReader(principal)
+        const found = lookupAgentType(type, version)
+        if (found === undefined) return yield* notFound("Agent type version")
+        const contract = agentTypeContracts[found.type]
+        return {
+          type: found.type,
+          version: found.version,
+          status: found.status,
+          description: contract.description,
+          type_config_schema: contract.typeConfigSchema,
+          input_schema: contract.inputSchema,
+          output_schema: contract.outputSchema
+        }
+      })
+
+    /** A definition's type must exist and its type_config must fit the type. */
+    const checkDefinition = (d: { agent_type: string; type_config: Record<string, unknown> }) =>
+      Effect.gen(function*() {
+        if (!isAgentType(d.agent_type)) {
+          return yield* unprocessable("AGENT_TYPE_UNKNOWN", `Unknown agent type '${d.agent_type}'`)
+        }
+        const problems = checkJsonSchema(agentTypeContracts[d.agent_type].typeConfigSchema, d.type_config)
+        if (problems.length > 0) {
+          return yield* unprocessable("TYPE_CONFIG_INVALID", `type_config does not fit ${d.agent_type}`, problems)
+        }
+      })
+
+    const view = (row: DefinitionRow) => row
+
+    const createDefinition = (principal: Principal, d: {
+      name: string
+      agent_type: string
+      type_version: string
+      system_prompt_template: string
+      input_schema?: Record<string, unknown> | null | undefined
+      llm_config: Record<string, unknown>
+      type_config: Record<string, unknown>
+    }) =>
+      Effect.gen(function*() {
+        yield* requireBuilder(principal)
+        yield* checkDefinition(d)
+        return view(yield* repo.insertDefinition(principal, randomUUID(), { ...d, input_schema: d.input_schema ?? null }))
+      })
+
+    const definition = (principal: Principal, id: string) =>
+      repo.getDefinition(principal, id).pipe(
+        Effect.flatMap(Option.match({ onNone: () => Effect.fail(notFound("Agent definition")), onSome: Effect.succeed })),
+        Effect.tap(() => requireReader(principal))
+      )
+
+    const replaceDefinition = (principal: Principal, id: string, d: Parameters<typeof createDefinition>[1]) =>
+      Effect.gen(function*() {
+        yield* definition(principal, id)
+        yield* requireBuilder(principal)
+        yield* checkDefinition(d)
+        const row = yield* repo.replaceDefinition(principal, id, { ...d, input_schema: d.input_schema ?? null })
+        return yield* Option.match(row, { onNone: () => Effect.fail(notFound("Agent definition")), onSome: (r) => Effect.succeed(view(r)) })
+      })
+
+    const deleteDefinition = (principal: Principal, id: string) =>
+      Effect.gen(function*() {
+        yield* definition(principal, id)
+        yield* requireBuilder(principal)
+        yield* repo.deleteDefinition(principal, id)
+      })
+
+    const listDefinitions = (principal: Principal, params: PageParams) =>
+      requireReader(principal).pipe(
+        Effect.zipRight(repo.listDefinitions(principal, params)),
+        Effect.map(({ rows, total }) => pageOf(params, rows.map(view), total))
+      )
+
+    /** Runs the agent once, unsaved, through the same runner as workflow agent nodes. */
+    const testExecute = (principal: Principal, body: {
+      agent_config: AgentConfig & { input_schema?: Record<string, unknown> | undefined }
+      inputs: Record<string, unknown>
+      action_ids?: ReadonlyArray<string> | undefined
+      is_dry_run: boolean
+      workflow_id?: string | undefined
+    }) =>
+      Effect.gen(function*() {
+        yield* requireBuilder(principal)
+        if (!isAgentType(body.agent_config.agent_type)) {
+          return yield* unprocessable("AGENT_TYPE_UNKNOWN", `Unknown agent type '${body.agent_config.agent_type}'`)
+        }
+        if (body.agent_config.input_schema !== undefined) {
+          const problems = checkJsonSchema(body.agent_config.input_schema, body.inputs)
+          if (problems.length > 0) return yield* unprocessable("INVALID_INPUT", "inputs do not match input_schema", problems)
+        }
+        let config: WorkflowConfig = defaultWorkflowConfig
+        if (body.workflow_id !== undefined) config = configOf(yield* workflows.visible(principal, body.workflow_id))
+        const id = randomUUID()
+        const agentConfig = { ...body.agent_config, ...(body.action_ids !== undefined ? { action_ids: body.action_ids } : {}) }
+        yield* repo.startExecution(principal, {
+          id,
+          agent_type: agentConfig.agent_type,
+          agent_config: agentConfig,
+          inputs: body.inputs,
+          is_dry_run: body.is_dry_run,
+          workflow_id: body.workflow_id ?? null
+        })
+        const result = yield* runner.run({
+          agentConfig,
+          context: { workflow_input: body.inputs, nodes: {}, run: { id, trigger_type: "ui" } },
+          config,
+          isDryRun: body.is_dry_run,
+          emitToken: () => Effect.void
+        }).pipe(Effect.either)
+        const row = result._tag === "Right"
+          ? yield* repo.finishExecution(id, {
+            status: "completed",
+            output: result.right.output,
+            tokens: Object.values(result.right.usage).reduce((n, u) => n + u.total_tokens, 0),
+            breakdown: result.right.usage,
+            error: null
+          })
+          : yield* repo.finishExecution(id, { status: "failed", output: null, tokens: 0, breakdown: {}, error: result.left.message })
+        return toExecution(row)
+      }).pipe(Effect.withSpan("Agents.testExecute"))
+
+    const executions = (principal: Principal, params: PageParams) =>
+      requireReader(principal).pipe(
+        Effect.zipRight(repo.listExecutions(principal, params)),
+        Effect.map(({ rows, total }) => pageOf(params, rows.map(toExecution), total))
+      )
+
+    const execution = (principal: Principal, id: string) =>
+      repo.getExecution(principal, id).pipe(
+        Effect.flatMap(Option.match({ onNone: () => Effect.fail(notFound("Test execution")), onSome: (r) => Effect.succeed(toExecution(r)) })),
+        Effect.tap(() => requireReader(principal))
+      )
+
+    return { types, typeVersion, createDefinition, definition, replaceDefinition, deleteDefinition, listDefinitions, testExecute, executions, execution }
+  })
+}) {}

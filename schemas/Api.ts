@@ -3,6 +3,7 @@ import { ApiKeysApi, AuditApi, AuthMeApi, AuthPublicApi, GroupsApi, TenantsApi, 
 import { BadRequest, Forbidden, NotFound, PayloadTooLarge, TooManyRequests, Unauthorized } from "./Errors.js"
 import { flattenErrorSchemas } from "./OpenApiErrors.js"
 import { AgentsApi } from "./AgentApi.js"
+import { IngestionApi } from "./IngestionApi.js"
 import { HitlApi, RunsApi } from "./RunApi.js"
 import { SystemApi } from "./SystemApi.js"
 import { AiEmployeesApi, VoiceTreesApi, WorkflowsApi } from "./WorkflowApi.js"
@@ -23,6 +24,7 @@ export class PlatformApi extends HttpApi.make("builder-platform")
   .add(RunsApi)
   .add(HitlApi)
   .add(AgentsApi)
+  .add(IngestionApi)
   .addError(BadRequest)
   .addError(Unauthorized)
   .addError(Forbidden)

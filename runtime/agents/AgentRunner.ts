@@ -7,11 +7,13 @@ import { checkJsonSchema } from "../dag/JsonSchema.js"
 import { renderDeep, renderText } from "../dag/Render.js"
 import { type ChatMessage, type ChatResult, ChatModel, type TokenUsage } from "../models/ChatModel.js"
 import { chooseModel } from "../models/ModelSelection.js"
+import { KnowledgeSearch } from "./KnowledgeSearch.js"
 import { NodeFailure, type NodeResult } from "../nodes/NodeType.js"
 
 export type AgentConfig = typeof AgentConfigSchema.Type
 
 export interface AgentCall {
+  readonly tenantId: string
   readonly agentConfig: AgentConfig
   readonly context: RunContext
   readonly config: WorkflowConfig
@@ -40,6 +42,9 @@ const userTurn = (call: AgentCall) => {
   return typeof inputs === "string" ? inputs : JSON.stringify(inputs)
 }
 
+const asRecord = (u: unknown): Record<string, unknown> =>
+  u !== null && typeof u === "object" && !Array.isArray(u) ? (u as Record<string, unknown>) : {}
+
 const parseJson = (text: string): unknown => {
   try {
     return JSON.parse(text)
@@ -65,6 +70,7 @@ export class AgentRunner extends Context.Tag("AgentRunner")<AgentRunner, {
     AgentRunner,
     Effect.gen(function*() {
       const model = yield* ChatModel
+      const knowledge = yield* KnowledgeSearch
 
       const complete = (call: AgentCall, messages: ReadonlyArray<ChatMessage>, jsonSchema?: { name: string; schema: Record<string, unknown> }) =>
         Effect.gen(function*() {
@@ -149,6 +155,26 @@ export class AgentRunner extends Context.Tag("AgentRunner")<AgentRunner, {
           return yield* new NodeFailure({ message: "unreachable" })
         })
 
+      /** Retrieval from the node's knowledge bases, then an answer that cites what it used. */
+      const searchRespond = (call: AgentCall) =>
+        Effect.gen(function*() {
+          const c = call.agentConfig
+          const inputs = c.inputs === undefined ? call.context.workflow_input : asRecord(renderDeep(c.inputs, call.context))
+          const query = call.context.chat?.message ?? (typeof inputs.query === "string" ? inputs.query : userTurn(call))
+          const topK = typeof c.type_config?.top_k === "number" ? c.type_config.top_k : 5
+          const minScore = typeof c.type_config?.min_score === "number" ? c.type_config.min_score : 0
+          const hits = yield* knowledge.search(call.tenantId, c.knowledge_base_ids ?? [], query, { topK, minScore })
+          const sources = hits.length === 0
+            ? "No relevant documents were found; say so rather than guessing."
+            : hits.map((h, i) => `[${i + 1}] ${h.title}\n${h.snippet}`).join("\n\n")
+          const r = yield* complete(call, [
+            { role: "system", content: `${instructions(call).content}\n\nAnswer from these sources only and cite them as [n]:\n\n${sources}` },
+            { role: "user", content: query }
+          ])
+          const citations = [...new Map(hits.map((h) => [h.chunk_id, h])).values()]
+          return { output: { text: r.text, citations }, usage: addUsage({}, r) }
+        })
+
       const run = (call: AgentCall): Effect.Effect<NodeResult, NodeFailure> => {
         switch (call.agentConfig.agent_type) {
           case "respond":
@@ -157,6 +183,8 @@ export class AgentRunner extends Context.Tag("AgentRunner")<AgentRunner, {
             return classify(call)
           case "extraction":
             return extract(call)
+          case "search_respond":
+            return searchRespond(call)
           default:
             return Effect.fail(new NodeFailure({ message: `Agent type '${call.agentConfig.agent_type}' is not available yet; the step cannot run` }))
         }

@@ -10,6 +10,7 @@ export const AgentNodeLive = nodeType(
   "agent",
   Effect.map(AgentRunner, (runner) => (execution) =>
     runner.run({
+      tenantId: execution.tenantId,
       agentConfig: (execution.node as AgentNode).agent_config,
       context: execution.context,
       config: execution.config,

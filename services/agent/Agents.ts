@@ -118,6 +118,7 @@ export class Agents extends Effect.Service<Agents>()("Agents", {
       agent_config: AgentConfig & { input_schema?: Record<string, unknown> | undefined }
       inputs: Record<string, unknown>
       action_ids?: ReadonlyArray<string> | undefined
+      knowledge_bases?: ReadonlyArray<string> | undefined
       is_dry_run: boolean
       workflow_id?: string | undefined
     }) =>
@@ -133,7 +134,11 @@ export class Agents extends Effect.Service<Agents>()("Agents", {
         let config: WorkflowConfig = defaultWorkflowConfig
         if (body.workflow_id !== undefined) config = configOf(yield* workflows.visible(principal, body.workflow_id))
         const id = randomUUID()
-        const agentConfig = { ...body.agent_config, ...(body.action_ids !== undefined ? { action_ids: body.action_ids } : {}) }
+        const agentConfig = {
+          ...body.agent_config,
+          ...(body.action_ids !== undefined ? { action_ids: body.action_ids } : {}),
+          ...(body.knowledge_bases !== undefined ? { knowledge_base_ids: body.knowledge_bases } : {})
+        }
         yield* repo.startExecution(principal, {
           id,
           agent_type: agentConfig.agent_type,
@@ -143,6 +148,7 @@ export class Agents extends Effect.Service<Agents>()("Agents", {
           workflow_id: body.workflow_id ?? null
         })
         const result = yield* runner.run({
+          tenantId: principal.tenantId,
           agentConfig,
           context: { workflow_input: body.inputs, nodes: {}, run: { id, trigger_type: "ui" } },
           config,

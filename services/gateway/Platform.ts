@@ -34,6 +34,9 @@ import { AuthenticationLive } from "./Authentication.js"
 import { ApiRouterLive, NodeServerLive, RpcServingLive, serveGateway } from "./Server.js"
 import { SystemHttp } from "./SystemHttp.js"
 import { Agents } from "../agent/Agents.js"
+import { IngestionHttp } from "../ingestion/http/IngestionHttp.js"
+import { Knowledge, KnowledgeSearchLive, KnowledgeSnapshotsLive } from "../ingestion/Knowledge.js"
+import { KnowledgeRepo } from "../ingestion/KnowledgeRepo.js"
 import { AgentsRepo } from "../agent/AgentsRepo.js"
 import { AgentsHttp } from "../agent/http/AgentsHttp.js"
 import { DagChecks } from "../workflow/DagChecks.js"
@@ -73,6 +76,13 @@ const SharedLive = Layer.mergeAll(
 
 const AgentServicesLive = Agents.Default.pipe(Layer.provide(AgentsRepo.Default))
 
+/** Knowledge bases, and what other services read of them: search_respond's retrieval and publish snapshots. */
+const KnowledgeLive = KnowledgeSearchLive.pipe(
+  Layer.provideMerge(Knowledge.Default),
+  Layer.provideMerge(KnowledgeSnapshotsLive),
+  Layer.provideMerge(KnowledgeRepo.Default)
+)
+
 const RunsLive = Layer.mergeAll(RunStream.Default, Hitl.Default, AgentServicesLive).pipe(
   Layer.provideMerge(Runs.Default),
   Layer.provideMerge(RunsRepo.Default),
@@ -81,7 +91,7 @@ const RunsLive = Layer.mergeAll(RunStream.Default, Hitl.Default, AgentServicesLi
 
 const WorkflowLive = Layer.mergeAll(Workflows.Default, Publishing.Default, VoiceTrees.Default, RunsLive).pipe(
   Layer.provideMerge(DagChecks.Default),
-  Layer.provideMerge(Layer.mergeAll(WorkflowsRepo.Default, VersionsRepo.Default, RegistriesLive))
+  Layer.provideMerge(Layer.mergeAll(WorkflowsRepo.Default, VersionsRepo.Default, RegistriesLive, KnowledgeLive))
 )
 
 const AuthLive = Layer.mergeAll(
@@ -122,7 +132,8 @@ const HandlersLive = Layer.mergeAll(
   VoiceHttp,
   RunsHttp,
   HitlHttp,
-  AgentsHttp
+  AgentsHttp,
+  IngestionHttp
 )
 
 const ApiLive = HttpApiBuilder.api(PlatformApi).pipe(

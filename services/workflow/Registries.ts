@@ -40,11 +40,6 @@ export class KnowledgeSnapshots extends Context.Tag("KnowledgeSnapshots")<Knowle
   /** Rolls knowledge-base content back to a snapshot (revert). */
   readonly restore: (tenantId: TenantId, snapshot: ReadonlyArray<KnowledgeBaseSnapshotEntry>) => Effect.Effect<"ok" | "failed">
 }>() {
-  /** Until knowledge bases hold documents, a snapshot names the bases with empty document sets. */
-  static readonly empty = Layer.succeed(KnowledgeSnapshots, {
-    capture: (_tenantId, kbIds) => Effect.succeed(kbIds.map((id) => ({ knowledge_base_id: id, documents: [] }))),
-    restore: () => Effect.succeed("ok" as const)
-  })
 }
 
 export class ModelAvailability extends Context.Tag("ModelAvailability")<ModelAvailability, {
@@ -68,9 +63,5 @@ export class ModelAvailability extends Context.Tag("ModelAvailability")<ModelAva
   )
 }
 
-export const RegistriesLive = Layer.mergeAll(
-  McpRegistry.none,
-  ToolCatalog.none,
-  KnowledgeSnapshots.empty,
-  ModelAvailability.platform
-)
+/** Knowledge snapshots come from the ingestion service (composed in the gateway). */
+export const RegistriesLive = Layer.mergeAll(McpRegistry.none, ToolCatalog.none, ModelAvailability.platform)

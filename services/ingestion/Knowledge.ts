@@ -1,0 +1,164 @@
+import { createHash } from "node:crypto"
+import { Effect, Layer, Option } from "effect"
+import { badRequest, notFound } from "../../schemas/Errors.js"
+import type { PageParams } from "../../schemas/Pagination.js"
+import { pageOf, pageOffset } from "../../schemas/Pagination.js"
+import type { Principal } from "../../schemas/Principal.js"
+import { KnowledgeSearch } from "../../runtime/agents/KnowledgeSearch.js"
+import { requireBuilder, requireReader } from "../workflow/Policy.js"
+import { KnowledgeSnapshots } from "../workflow/Registries.js"
+import { chunkText, documentType, extractDocumentText, SUPPORTED_TYPES } from "./Extract.js"
+import { KnowledgeRepo, toDoc, toKb } from "./KnowledgeRepo.js"
+
+const hash = (text: string) => createHash("sha256").update(text).digest("hex")
+
+/** Knowledge bases: documents in, extracted, chunked and indexed; ranked search out. */
+export class Knowledge extends Effect.Service<Knowledge>()("Knowledge", {
+  effect: Effect.gen(function*() {
+    const repo = yield* KnowledgeRepo
+
+    const kb = (principal: Principal, id: string) =>
+      repo.getKb(principal.tenantId, id).pipe(
+        Effect.flatMap(Option.match({ onNone: () => Effect.fail(notFound("Knowledge base")), onSome: Effect.succeed })),
+        Effect.tap(() => requireReader(principal))
+      )
+
+    const create = (principal: Principal, input: { name: string; description: string }) =>
+      requireBuilder(principal).pipe(Effect.zipRight(repo.insertKb(principal.tenantId, principal.userId, input)), Effect.map(toKb))
+
+    const list = (principal: Principal, params: PageParams) =>
+      requireReader(principal).pipe(
+        Effect.zipRight(repo.listKbs(principal.tenantId, params.page_size, pageOffset(params))),
+        Effect.map(({ rows, total }) => pageOf(params, rows.map(toKb), total))
+      )
+
+    const get = (principal: Principal, id: string) => kb(principal, id).pipe(Effect.map(toKb))
+
+    const update = (principal: Principal, id: string, patch: { name?: string | undefined; description?: string | undefined }) =>
+      Effect.gen(function*() {
+        yield* kb(principal, id)
+        yield* requireBuilder(principal)
+        yield* repo.updateKb(principal.tenantId, id, patch)
+        return yield* get(principal, id)
+      })
+
+    const remove = (principal: Principal, id: string) =>
+      Effect.gen(function*() {
+        yield* kb(principal, id)
+        yield* requireBuilder(principal)
+        yield* repo.deleteKb(principal.tenantId, id)
+      })
+
+    /** Stores a document (a new version when the same title and folder exist) and indexes it. */
+    const addDocument = (principal: Principal, kbId: string, input: {
+      title: string
+      folder_path: string
+      mime_type: string | undefined
+      filename: string | undefined
+      bytes: Uint8Array
+    }) =>
+      Effect.gen(function*() {
+        yield* kb(principal, kbId)
+        yield* requireBuilder(principal)
+        const type = documentType(input.mime_type, input.filename ?? input.title)
+        if (type === undefined) {
+          return yield* badRequest("UNSUPPORTED_DOCUMENT", `Supported types: ${SUPPORTED_TYPES.join(", ")}`)
+        }
+        const text = yield* extractDocumentText(type, input.bytes).pipe(
+          Effect.mapError((e) => badRequest("UNREADABLE_DOCUMENT", e.message))
+        )
+        if (text.trim().length === 0) return yield* badRequest("EMPTY_DOCUMENT", "No text could be extracted from the document")
+        const folder = input.folder_path.startsWith("/") ? input.folder_path : `/${input.folder_path}`
+        const row = yield* repo.upsertDocument(principal.tenantId, kbId, {
+          title: input.title,
+          mime_type: type,
+          folder_path: folder,
+          content: text,
+          content_hash: hash(text),
+          size_bytes: input.bytes.byteLength,
+          chunks: chunkText(text)
+        })
+        return toDoc(row)
+      }).pipe(Effect.withSpan("Knowledge.addDocument"))
+
+    const documents = (principal: Principal, kbId: string, params: { page: number; page_size: number; folder_prefix?: string | undefined }) =>
+      Effect.gen(function*() {
+        yield* kb(principal, kbId)
+        const { rows, total } = yield* repo.listDocuments(principal.tenantId, kbId, params.page_size, (params.page - 1) * params.page_size, params.folder_prefix)
+        return pageOf(params, rows.map(toDoc), total)
+      })
+
+    const document = (principal: Principal, kbId: string, id: string) =>
+      Effect.gen(function*() {
+        yield* kb(principal, kbId)
+        const row = yield* repo.getDocument(principal.tenantId, kbId, id)
+        if (Option.isNone(row)) return yield* notFound("Document")
+        return { ...toDoc(row.value), content: row.value.content }
+      })
+
+    const removeDocument = (principal: Principal, kbId: string, id: string) =>
+      Effect.gen(function*() {
+        yield* kb(principal, kbId)
+        yield* requireBuilder(principal)
+        if (!(yield* repo.deleteDocument(principal.tenantId, kbId, id))) return yield* notFound("Document")
+      })
+
+    const searchRows = (tenantId: string, kbIds: ReadonlyArray<string>, query: string, topK: number, minScore: number) =>
+      repo.search(tenantId, kbIds, query, topK).pipe(
+        Effect.map((rows) =>
+          rows
+            .map((r) => ({ document_id: r.document_id, chunk_id: r.chunk_id, title: r.title, snippet: r.text.slice(0, 500), score: Number(r.rank) }))
+            .filter((r) => r.score >= minScore)
+        )
+      )
+
+    const search = (principal: Principal, kbId: string, body: { query: string; top_k: number; min_score: number }) =>
+      kb(principal, kbId).pipe(
+        Effect.zipRight(searchRows(principal.tenantId, [kbId], body.query, body.top_k, body.min_score)),
+        Effect.map((items) => ({ items })),
+        Effect.withSpan("Knowledge.search")
+      )
+
+    return { create, list, get, update, remove, addDocument, documents, document, removeDocument, search, searchRows }
+  })
+}) {}
+
+/** search_respond's retrieval, answered by this service. */
+export const KnowledgeSearchLive = Layer.effect(
+  KnowledgeSearch,
+  Effect.map(Knowledge, (k) => ({
+    search: (tenantId: string, kbIds: ReadonlyArray<string>, query: string, o: { topK: number; minScore: number }) =>
+      k.searchRows(tenantId, kbIds, query, o.topK, o.minScore)
+  }))
+)
+
+/** Publish snapshots of the attached knowledge bases, and their restore on a reverted publish. */
+export const KnowledgeSnapshotsLive = Layer.effect(
+  KnowledgeSnapshots,
+  Effect.map(KnowledgeRepo, (repo) => ({
+    capture: (tenantId, kbIds) =>
+      repo.documentSet(tenantId, kbIds).pipe(
+        Effect.map((rows) =>
+          kbIds.map((id) => ({
+            knowledge_base_id: id,
+            documents: rows.filter((r) => r.kb_id === id).map((r) => ({ document_id: r.id, content_hash: r.content_hash }))
+          }))
+        )
+      ),
+    restore: (tenantId, snapshot) =>
+      Effect.gen(function*() {
+        let ok = true
+        for (const kb of snapshot) {
+          const current = yield* repo.documentSet(tenantId, [kb.knowledge_base_id])
+          const wanted = new Set(kb.documents.map((d) => d.document_id))
+          for (const doc of current) if (!wanted.has(doc.id)) yield* repo.softDelete(tenantId, doc.id)
+          for (const doc of kb.documents) {
+            const restored = yield* repo.restoreDocument(tenantId, doc.document_id, doc.content_hash)
+            if (restored === false) ok = false
+            else if (restored !== true) yield* repo.writeChunks(tenantId, restored.kbId, doc.document_id, chunkText(restored.content))
+          }
+        }
+        return ok ? "ok" as const : "failed" as const
+      })
+  }))
+)

@@ -1,0 +1,185 @@
+import { randomUUID } from "node:crypto"
+import { SqlClient } from "@effect/sql"
+import { Effect, Option } from "effect"
+
+export interface KbRow {
+  readonly id: string
+  readonly tenant_id: string
+  readonly name: string
+  readonly description: string
+  readonly document_count: number
+  readonly created_at: Date
+  readonly updated_at: Date
+}
+
+export interface DocRow {
+  readonly id: string
+  readonly kb_id: string
+  readonly title: string
+  readonly mime_type: string
+  readonly folder_path: string
+  readonly version: number
+  readonly content_hash: string
+  readonly size_bytes: number
+  readonly chunk_count: number
+  readonly deleted_at: Date | null
+  readonly created_at: Date
+  readonly updated_at: Date
+}
+
+export const toKb = ({ tenant_id: _t, ...kb }: KbRow) => kb
+export const toDoc = ({ kb_id, deleted_at: _d, ...d }: DocRow) => ({ ...d, knowledge_base_id: kb_id })
+
+/** SQL for knowledge bases, documents (versioned) and chunks; tenant-scoped throughout. */
+export class KnowledgeRepo extends Effect.Service<KnowledgeRepo>()("KnowledgeRepo", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const kbSelect = sql`SELECT k.*, (SELECT count(*)::int FROM kb_documents d WHERE d.kb_id = k.id AND d.deleted_at IS NULL)
+      AS document_count FROM knowledge_bases k`
+    const docSelect = sql`SELECT d.*, (SELECT count(*)::int FROM kb_chunks c WHERE c.document_id = d.id) AS chunk_count
+      FROM kb_documents d`
+
+    /** Chunks carry their document's title, which the index weighs above the body. */
+    const writeChunks = (tenantId: string, kbId: string, documentId: string, chunks: ReadonlyArray<string>) =>
+      Effect.gen(function*() {
+        yield* sql`DELETE FROM kb_chunks WHERE document_id = ${documentId}`
+        if (chunks.length === 0) return
+        const [doc] = yield* sql<{ title: string }>`SELECT title FROM kb_documents WHERE id = ${documentId}`
+        yield* sql`INSERT INTO kb_chunks ${
+          sql.insert(chunks.map((text, ordinal) => ({
+            id: randomUUID(),
+            tenant_id: tenantId,
+            kb_id: kbId,
+            document_id: documentId,
+            ordinal,
+            title: doc?.title ?? "",
+            text
+          })))
+        }`
+      })
+
+    return {
+      insertKb: (tenantId: string, userId: string, kb: { name: string; description: string }) =>
+        sql`INSERT INTO knowledge_bases ${sql.insert({ id: randomUUID(), tenant_id: tenantId, created_by: userId, ...kb })} RETURNING id`.pipe(
+          Effect.flatMap((rows) => sql<KbRow>`${kbSelect} WHERE k.id = ${(rows[0] as { id: string }).id}`),
+          Effect.map((rows) => rows[0]!),
+          Effect.orDie
+        ),
+      getKb: (tenantId: string, id: string) =>
+        sql<KbRow>`${kbSelect} WHERE k.tenant_id = ${tenantId} AND k.id = ${id}`.pipe(
+          Effect.map((rows) => Option.fromNullable(rows[0])),
+          Effect.orDie
+        ),
+      listKbs: (tenantId: string, limit: number, offset: number) =>
+        Effect.all([
+          sql<KbRow>`${kbSelect} WHERE k.tenant_id = ${tenantId} ORDER BY k.created_at DESC, k.id LIMIT ${limit} OFFSET ${offset}`,
+          sql<{ total: number }>`SELECT count(*)::int AS total FROM knowledge_bases WHERE tenant_id = ${tenantId}`
+        ]).pipe(Effect.map(([rows, [c]]) => ({ rows, total: c?.total ?? 0 })), Effect.orDie),
+      updateKb: (tenantId: string, id: string, patch: { name?: string | undefined; description?: string | undefined }) =>
+        sql`UPDATE knowledge_bases SET name = COALESCE(${patch.name ?? null}, name),
+            description = COALESCE(${patch.description ?? null}, description), updated_at = now()
+          WHERE tenant_id = ${tenantId} AND id = ${id}`.pipe(Effect.asVoid, Effect.orDie),
+      deleteKb: (tenantId: string, id: string) =>
+        sql`DELETE FROM knowledge_bases WHERE tenant_id = ${tenantId} AND id = ${id} RETURNING id`.pipe(
+          Effect.map((rows) => rows.length > 0),
+          Effect.orDie
+        ),
+      /** A new document, or a new version of the live one with the same title and folder. */
+      upsertDocument: (tenantId: string, kbId: string, d: {
+        title: string
+        mime_type: string
+        folder_path: string
+        content: string
+        content_hash: string
+        size_bytes: number
+        chunks: ReadonlyArray<string>
+      }) =>
+        sql.withTransaction(Effect.gen(function*() {
+          const [existing] = yield* sql<{ id: string; version: number }>`SELECT id, version FROM kb_documents
+            WHERE kb_id = ${kbId} AND title = ${d.title} AND folder_path = ${d.folder_path} AND deleted_at IS NULL FOR UPDATE`
+          const id = existing?.id ?? randomUUID()
+          const version = (existing?.version ?? 0) + 1
+          if (existing === undefined) {
+            yield* sql`INSERT INTO kb_documents ${
+              sql.insert({ id, tenant_id: tenantId, kb_id: kbId, title: d.title, mime_type: d.mime_type, folder_path: d.folder_path, version, content_hash: d.content_hash, size_bytes: d.size_bytes })
+            }`
+          } else {
+            yield* sql`UPDATE kb_documents SET version = ${version}, content_hash = ${d.content_hash}, mime_type = ${d.mime_type},
+              size_bytes = ${d.size_bytes}, updated_at = now() WHERE id = ${id}`
+          }
+          yield* sql`INSERT INTO kb_document_versions ${sql.insert({ document_id: id, version, content: d.content, content_hash: d.content_hash })}`
+          yield* writeChunks(tenantId, kbId, id, d.chunks)
+          const [row] = yield* sql<DocRow>`${docSelect} WHERE d.id = ${id}`
+          return row!
+        })).pipe(Effect.orDie),
+      getDocument: (tenantId: string, kbId: string, id: string) =>
+        sql<DocRow & { content: string }>`SELECT d.*, v.content,
+            (SELECT count(*)::int FROM kb_chunks c WHERE c.document_id = d.id) AS chunk_count
+          FROM kb_documents d JOIN kb_document_versions v ON v.document_id = d.id AND v.version = d.version
+          WHERE d.tenant_id = ${tenantId} AND d.kb_id = ${kbId} AND d.id = ${id} AND d.deleted_at IS NULL`.pipe(
+          Effect.map((rows) => Option.fromNullable(rows[0])),
+          Effect.orDie
+        ),
+      listDocuments: (tenantId: string, kbId: string, limit: number, offset: number, folderPrefix: string | undefined) => {
+        const where = sql.and([
+          sql`d.tenant_id = ${tenantId}`,
+          sql`d.kb_id = ${kbId}`,
+          sql`d.deleted_at IS NULL`,
+          ...(folderPrefix !== undefined ? [sql`d.folder_path LIKE ${folderPrefix.replace(/[\\%_]/g, "\\$&") + "%"}`] : [])
+        ])
+        return Effect.all([
+          sql<DocRow>`${docSelect} WHERE ${where} ORDER BY d.folder_path, d.title, d.id LIMIT ${limit} OFFSET ${offset}`,
+          sql<{ total: number }>`SELECT count(*)::int AS total FROM kb_documents d WHERE ${where}`
+        ]).pipe(Effect.map(([rows, [c]]) => ({ rows, total: c?.total ?? 0 })), Effect.orDie)
+      },
+      deleteDocument: (tenantId: string, kbId: string, id: string) =>
+        sql.withTransaction(Effect.gen(function*() {
+          const rows = yield* sql`UPDATE kb_documents SET deleted_at = now() WHERE tenant_id = ${tenantId} AND kb_id = ${kbId}
+            AND id = ${id} AND deleted_at IS NULL RETURNING id`
+          yield* sql`DELETE FROM kb_chunks WHERE document_id = ${id}`
+          return rows.length > 0
+        })).pipe(Effect.orDie),
+      /** Ranked chunks: PostgreSQL full-text search over any of the query's words, scored 0..1. */
+      search: (tenantId: string, kbIds: ReadonlyArray<string>, query: string, topK: number) => {
+        const words = [...new Set(query.toLowerCase().match(/[\p{L}\p{N}]{2,}/gu) ?? [])].slice(0, 32)
+        if (words.length === 0 || kbIds.length === 0) return Effect.succeed([])
+        const tsquery = words.join(" | ")
+        return sql<{ chunk_id: string; document_id: string; title: string; text: string; rank: number }>`
+          SELECT c.id AS chunk_id, c.document_id, d.title, c.text,
+                 ts_rank_cd(c.tsv, to_tsquery('english', ${tsquery}), 32) AS rank
+          FROM kb_chunks c JOIN kb_documents d ON d.id = c.document_id
+          WHERE c.tenant_id = ${tenantId} AND c.kb_id IN ${sql.in(kbIds)} AND d.deleted_at IS NULL
+            AND c.tsv @@ to_tsquery('english', ${tsquery})
+          ORDER BY rank DESC, c.id LIMIT ${topK}`.pipe(Effect.orDie)
+      },
+      /** The live documents of some knowledge bases: ids and content hashes (publish snapshots). */
+      documentSet: (tenantId: string, kbIds: ReadonlyArray<string>) =>
+        kbIds.length === 0
+          ? Effect.succeed([])
+          : sql<{ kb_id: string; id: string; content_hash: string }>`SELECT kb_id, id, content_hash FROM kb_documents
+              WHERE tenant_id = ${tenantId} AND kb_id IN ${sql.in(kbIds)} AND deleted_at IS NULL ORDER BY id`.pipe(Effect.orDie),
+      /** Brings a document back to the version with this content hash (undeleting it if needed). */
+      restoreDocument: (tenantId: string, documentId: string, contentHash: string) =>
+        sql.withTransaction(Effect.gen(function*() {
+          const [doc] = yield* sql<{ kb_id: string; content_hash: string; deleted_at: Date | null }>`SELECT kb_id, content_hash, deleted_at
+            FROM kb_documents WHERE tenant_id = ${tenantId} AND id = ${documentId} FOR UPDATE`
+          if (doc === undefined) return false
+          if (doc.content_hash === contentHash && doc.deleted_at === null) return true
+          const [v] = yield* sql<{ version: number; content: string }>`SELECT version, content FROM kb_document_versions
+            WHERE document_id = ${documentId} AND content_hash = ${contentHash} ORDER BY version DESC LIMIT 1`
+          if (v === undefined) return false
+          yield* sql`UPDATE kb_documents SET version = ${v.version}, content_hash = ${contentHash}, deleted_at = NULL,
+            updated_at = now() WHERE id = ${documentId}`
+          return { kbId: doc.kb_id, content: v.content }
+        })).pipe(Effect.orDie),
+      writeChunks: (tenantId: string, kbId: string, documentId: string, chunks: ReadonlyArray<string>) =>
+        writeChunks(tenantId, kbId, documentId, chunks).pipe(Effect.orDie),
+      softDelete: (tenantId: string, documentId: string) =>
+        sql`UPDATE kb_documents SET deleted_at = now() WHERE tenant_id = ${tenantId} AND id = ${documentId}`.pipe(
+          Effect.zipRight(sql`DELETE FROM kb_chunks WHERE document_id = ${documentId}`),
+          Effect.asVoid,
+          Effect.orDie
+        )
+    }
+  })
+}) {}

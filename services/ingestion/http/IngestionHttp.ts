@@ -1,0 +1,68 @@
+import { readFile } from "node:fs/promises"
+import { HttpApiBuilder, HttpServerRequest } from "@effect/platform"
+import { NodeContext } from "@effect/platform-node"
+import { Effect, ParseResult } from "effect"
+import { PlatformApi } from "../../../schemas/Api.js"
+import { badRequest } from "../../../schemas/Errors.js"
+import { DocumentRequest } from "../../../schemas/Knowledge.js"
+import { CurrentPrincipal } from "../../../schemas/Principal.js"
+import { Knowledge } from "../Knowledge.js"
+
+const MAX_FILE_BYTES = 10 * 1024 * 1024
+
+/** The upload in either form: JSON with the text, or multipart with a file. */
+const readUpload = Effect.gen(function*() {
+  const request = yield* HttpServerRequest.HttpServerRequest
+  const contentType = request.headers["content-type"] ?? ""
+  if (contentType.includes("multipart/form-data")) {
+    const form = yield* request.multipart.pipe(
+      Effect.mapError(() => badRequest("INVALID_MULTIPART", "The multipart body could not be read")),
+      Effect.provide(NodeContext.layer)
+    )
+    const file = Object.values(form).flatMap((v) => (Array.isArray(v) ? v : [v])).find(
+      (p): p is { _tag: "PersistedFile"; key: string; name: string; contentType: string; path: string } =>
+        typeof p === "object" && p !== null && (p as { _tag?: string })._tag === "PersistedFile"
+    )
+    if (file === undefined) return yield* badRequest("FILE_REQUIRED", "Send the document as the multipart field 'file'")
+    const bytes = new Uint8Array(yield* Effect.promise(() => readFile(file.path)))
+    if (bytes.byteLength > MAX_FILE_BYTES) return yield* badRequest("FILE_TOO_LARGE", "Documents are limited to 10 MiB")
+    const folder = typeof form.folder_path === "string" ? form.folder_path : "/"
+    return { title: file.name, folder_path: folder, mime_type: file.contentType, filename: file.name, bytes }
+  }
+  const body = yield* HttpServerRequest.schemaBodyJson(DocumentRequest).pipe(
+    Effect.mapError((e) =>
+      ParseResult.isParseError(e)
+        ? badRequest("VALIDATION_ERROR", ParseResult.TreeFormatter.formatErrorSync(e))
+        : badRequest("INVALID_BODY", "The request body is not valid JSON")
+    )
+  )
+  return {
+    title: body.title,
+    folder_path: body.folder_path,
+    mime_type: body.mime_type,
+    filename: body.title,
+    bytes: new TextEncoder().encode(body.content)
+  }
+}).pipe(Effect.scoped)
+
+export const IngestionHttp = HttpApiBuilder.group(PlatformApi, "ingestion", (handlers) =>
+  Effect.gen(function*() {
+    const knowledge = yield* Knowledge
+    const as = CurrentPrincipal
+    return handlers
+      .handle("createKb", ({ payload }) => Effect.flatMap(as, (p) => knowledge.create(p, payload)))
+      .handle("listKbs", ({ urlParams }) => Effect.flatMap(as, (p) => knowledge.list(p, urlParams)))
+      .handle("getKb", ({ path }) => Effect.flatMap(as, (p) => knowledge.get(p, path.id)))
+      .handle("updateKb", ({ path, payload }) => Effect.flatMap(as, (p) => knowledge.update(p, path.id, payload)))
+      .handle("deleteKb", ({ path }) => Effect.flatMap(as, (p) => knowledge.remove(p, path.id)))
+      .handleRaw("addDocument", ({ path }) =>
+        Effect.gen(function*() {
+          const principal = yield* as
+          const upload = yield* readUpload
+          return yield* knowledge.addDocument(principal, path.id, upload)
+        }))
+      .handle("documents", ({ path, urlParams }) => Effect.flatMap(as, (p) => knowledge.documents(p, path.id, urlParams)))
+      .handle("document", ({ path }) => Effect.flatMap(as, (p) => knowledge.document(p, path.id, path.doc_id)))
+      .handle("deleteDocument", ({ path }) => Effect.flatMap(as, (p) => knowledge.removeDocument(p, path.id, path.doc_id)))
+      .handle("search", ({ path, payload }) => Effect.flatMap(as, (p) => knowledge.search(p, path.id, payload)))
+  }))

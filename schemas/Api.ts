@@ -6,7 +6,7 @@ import { AgentsApi } from "./AgentApi.js"
 import { IngestionApi } from "./IngestionApi.js"
 import { HitlApi, RunsApi } from "./RunApi.js"
 import { SystemApi } from "./SystemApi.js"
-import { AiEmployeesApi, VoiceTreesApi, WorkflowsApi } from "./WorkflowApi.js"
+import { AiEmployeesApi, LlmProvidersApi, VoiceTreesApi, WorkflowsApi } from "./WorkflowApi.js"
 
 /** The whole public contract: every service mounts its groups here. */
 export class PlatformApi extends HttpApi.make("builder-platform")
@@ -25,6 +25,7 @@ export class PlatformApi extends HttpApi.make("builder-platform")
   .add(HitlApi)
   .add(AgentsApi)
   .add(IngestionApi)
+  .add(LlmProvidersApi)
   .addError(BadRequest)
   .addError(Unauthorized)
   .addError(Forbidden)

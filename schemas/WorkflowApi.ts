@@ -6,6 +6,7 @@ import { Page, PageParams } from "./Pagination.js"
 import * as Security from "./Security.js"
 import * as V from "./Version.js"
 import * as T from "./VoiceTree.js"
+import * as P from "./LlmProvider.js"
 import * as W from "./Workflow.js"
 
 const id = HttpApiSchema.param("id", WorkflowId)
@@ -123,3 +124,17 @@ export class VoiceTreesApi extends HttpApiGroup.make("voiceTrees")
 {}
 
 export { Forbidden, NotFound }
+
+const providerId = HttpApiSchema.param("id", Schema.UUID)
+
+/** A tenant's own model providers, used by AI Employees with use_own_providers on. */
+export class LlmProvidersApi extends HttpApiGroup.make("llmProviders")
+  .add(HttpApiEndpoint.post("create", "/llm-providers").setPayload(P.CreateLlmProviderRequest).addSuccess(P.LlmProvider, { status: 201 }))
+  .add(HttpApiEndpoint.get("list", "/llm-providers").setUrlParams(PageParams).addSuccess(P.LlmProviderPage))
+  .add(HttpApiEndpoint.get("get")`/llm-providers/${providerId}`.addSuccess(P.LlmProvider))
+  .add(HttpApiEndpoint.patch("update")`/llm-providers/${providerId}`.setPayload(P.UpdateLlmProviderRequest).addSuccess(P.LlmProvider))
+  .add(HttpApiEndpoint.del("remove")`/llm-providers/${providerId}`.addSuccess(HttpApiSchema.NoContent))
+  .addError(Conflict)
+  .middleware(Security.Authentication)
+  .prefix("/api/v1/workflow")
+{}

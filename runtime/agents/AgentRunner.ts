@@ -6,7 +6,7 @@ import type { RunContext } from "../dag/Context.js"
 import { checkJsonSchema } from "../dag/JsonSchema.js"
 import { renderDeep, renderText } from "../dag/Render.js"
 import { type ChatMessage, type ChatResult, ChatModel, type TokenUsage } from "../models/ChatModel.js"
-import { chooseModel } from "../models/ModelSelection.js"
+import { ModelRegistry } from "../models/ModelRegistry.js"
 import { KnowledgeSearch } from "./KnowledgeSearch.js"
 import { NodeFailure, type NodeResult } from "../nodes/NodeType.js"
 
@@ -70,21 +70,25 @@ export class AgentRunner extends Context.Tag("AgentRunner")<AgentRunner, {
     AgentRunner,
     Effect.gen(function*() {
       const model = yield* ChatModel
+      const registry = yield* ModelRegistry
       const knowledge = yield* KnowledgeSearch
 
       const complete = (call: AgentCall, messages: ReadonlyArray<ChatMessage>, jsonSchema?: { name: string; schema: Record<string, unknown> }) =>
         Effect.gen(function*() {
           const c = call.agentConfig
           const requested = typeof c.llm_config?.model === "string" ? c.llm_config.model : undefined
-          const chosen = chooseModel(call.config, model.models, requested)
+          const chosen = yield* registry.choose(call.tenantId, call.config, requested)
           if (chosen === undefined) return yield* new NodeFailure({ message: "No LLM model is available for this AI Employee" })
-          return yield* model.complete({
-            model: chosen,
+          const result = yield* model.complete({
+            model: chosen.model,
+            provider: chosen.provider,
             messages,
             jsonSchema,
             ...(typeof c.llm_config?.temperature === "number" ? { temperature: c.llm_config.temperature } : {}),
             ...(jsonSchema === undefined ? { onToken: call.emitToken } : {})
           }).pipe(Effect.mapError((e) => new NodeFailure({ message: e.message })))
+          // Usage is kept per model as the AI Employee names it (provider/model for tenant providers).
+          return { ...result, model: chosen.id }
         })
 
       const instructions = (call: AgentCall): ChatMessage => ({

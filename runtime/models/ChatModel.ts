@@ -21,8 +21,15 @@ export interface ToolDefinition {
   readonly parameters: Record<string, unknown>
 }
 
+/** Where a call goes: a tenant's own provider, or (when absent) the platform provider. */
+export interface ProviderEndpoint {
+  readonly baseUrl: string
+  readonly apiKey: string | undefined
+}
+
 export interface ChatRequest {
   readonly model: string
+  readonly provider?: ProviderEndpoint | undefined
   readonly messages: ReadonlyArray<ChatMessage>
   readonly jsonSchema?: { readonly name: string; readonly schema: Record<string, unknown> } | undefined
   readonly tools?: ReadonlyArray<ToolDefinition> | undefined
@@ -65,9 +72,6 @@ interface StreamChunk {
 }
 
 export interface ChatModelShape {
-  /** Whether a platform provider is configured at all. */
-  readonly available: boolean
-  readonly models: ReadonlyArray<string>
   readonly complete: (request: ChatRequest) => Effect.Effect<ChatResult, ModelError>
 }
 
@@ -88,7 +92,10 @@ export class ChatModel extends Context.Tag("ChatModel")<ChatModel, ChatModelShap
 
       const attempt = (request: ChatRequest, seen: { token: boolean }) =>
         Effect.gen(function*() {
-          if (Option.isNone(baseUrl)) {
+          const endpoint = request.provider ?? (Option.isSome(baseUrl)
+            ? { baseUrl: baseUrl.value, apiKey: Option.getOrUndefined(apiKey) }
+            : undefined)
+          if (endpoint === undefined) {
             return yield* new ModelError({ message: "No LLM provider is configured (LLM_BASE_URL)", retryable: false })
           }
           const body = {
@@ -109,11 +116,11 @@ export class ChatModel extends Context.Tag("ChatModel")<ChatModel, ChatModelShap
               }
               : {})
           }
-          let http = HttpClientRequest.post(`${baseUrl.value}/chat/completions`).pipe(
+          let http = HttpClientRequest.post(`${endpoint.baseUrl.replace(/\/$/, "")}/chat/completions`).pipe(
             HttpClientRequest.setBody(HttpBody.unsafeJson(body)),
             HttpClientRequest.acceptJson
           )
-          if (Option.isSome(apiKey)) http = HttpClientRequest.bearerToken(http, apiKey.value)
+          if (endpoint.apiKey !== undefined) http = HttpClientRequest.bearerToken(http, endpoint.apiKey)
           const response = yield* client.execute(http).pipe(
             Effect.mapError((e) => new ModelError({ message: `Model request failed: ${e.message}`, retryable: true }))
           )
@@ -198,7 +205,7 @@ export class ChatModel extends Context.Tag("ChatModel")<ChatModel, ChatModelShap
           )
         }).pipe(Effect.withSpan("ChatModel.complete", { attributes: { model: request.model } }))
 
-      return { available: Option.isSome(baseUrl) && config.llmModels.length > 0, models: config.llmModels, complete }
+      return { complete }
     })
   )
 }

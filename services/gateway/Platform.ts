@@ -40,6 +40,9 @@ import { KnowledgeRepo } from "../ingestion/KnowledgeRepo.js"
 import { AgentsRepo } from "../agent/AgentsRepo.js"
 import { AgentsHttp } from "../agent/http/AgentsHttp.js"
 import { DagChecks } from "../workflow/DagChecks.js"
+import { ModelRegistry } from "../../runtime/models/ModelRegistry.js"
+import { LlmProvidersHttp } from "../workflow/http/LlmProvidersHttp.js"
+import { LlmProviders, ProviderDirectoryLive } from "../workflow/LlmProviders.js"
 import { EngineLive } from "../../runtime/engine/Engine.js"
 import { Hitl } from "../workflow/Hitl.js"
 import { HitlHttp, RunsHttp } from "../workflow/http/RunsHttp.js"
@@ -76,6 +79,12 @@ const SharedLive = Layer.mergeAll(
 
 const AgentServicesLive = Agents.Default.pipe(Layer.provide(AgentsRepo.Default))
 
+/** Models: the platform provider and the tenants' own providers behind one registry. */
+const ModelsLive = ModelRegistry.layer.pipe(
+  Layer.provideMerge(ProviderDirectoryLive),
+  Layer.provideMerge(LlmProviders.Default)
+)
+
 /** Knowledge bases, and what other services read of them: search_respond's retrieval and publish snapshots. */
 const KnowledgeLive = KnowledgeSearchLive.pipe(
   Layer.provideMerge(Knowledge.Default),
@@ -91,7 +100,8 @@ const RunsLive = Layer.mergeAll(RunStream.Default, Hitl.Default, AgentServicesLi
 
 const WorkflowLive = Layer.mergeAll(Workflows.Default, Publishing.Default, VoiceTrees.Default, RunsLive).pipe(
   Layer.provideMerge(DagChecks.Default),
-  Layer.provideMerge(Layer.mergeAll(WorkflowsRepo.Default, VersionsRepo.Default, RegistriesLive, KnowledgeLive))
+  Layer.provideMerge(RegistriesLive),
+  Layer.provideMerge(Layer.mergeAll(WorkflowsRepo.Default, VersionsRepo.Default, KnowledgeLive, ModelsLive))
 )
 
 const AuthLive = Layer.mergeAll(
@@ -133,7 +143,8 @@ const HandlersLive = Layer.mergeAll(
   RunsHttp,
   HitlHttp,
   AgentsHttp,
-  IngestionHttp
+  IngestionHttp,
+  LlmProvidersHttp
 )
 
 const ApiLive = HttpApiBuilder.api(PlatformApi).pipe(

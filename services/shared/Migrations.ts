@@ -6,13 +6,14 @@ import auth0001 from "../auth/migrations/0001_auth.js"
 import ingestion0001 from "../ingestion/migrations/0001_ingestion.js"
 import workflow0001 from "../workflow/migrations/0001_workflow.js"
 import workflow0002 from "../workflow/migrations/0002_runs.js"
+import workflow0003 from "../workflow/migrations/0003_llm_providers.js"
 import platform0001 from "./migrations/0001_platform.js"
 
 /** Each service owns its migrations and its own migrations table; they run in this order. */
 const services = [
   { table: "platform_migrations", migrations: { "0001_platform": platform0001 } },
   { table: "auth_migrations", migrations: { "0001_auth": auth0001 } },
-  { table: "workflow_migrations", migrations: { "0001_workflow": workflow0001, "0002_runs": workflow0002 } },
+  { table: "workflow_migrations", migrations: { "0001_workflow": workflow0001, "0002_runs": workflow0002, "0003_llm_providers": workflow0003 } },
   { table: "agent_migrations", migrations: { "0001_agents": agent0001 } },
   { table: "ingestion_migrations", migrations: { "0001_ingestion": ingestion0001 } }
 ] as const

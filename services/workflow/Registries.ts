@@ -1,7 +1,7 @@
 import { Context, Effect, Layer } from "effect"
 import type { TenantId } from "../../schemas/Ids.js"
 import type { WorkflowConfig } from "../../schemas/Workflow.js"
-import { AppConfig } from "../shared/Config.js"
+import { ModelRegistry } from "../../runtime/models/ModelRegistry.js"
 
 /**
  * What publish checks ask of other services. Each is an interface the owning service implements
@@ -46,22 +46,15 @@ export class ModelAvailability extends Context.Tag("ModelAvailability")<ModelAva
   /** Whether an AI Employee with this configuration has a completion model to call. */
   readonly hasCompletionModel: (tenantId: TenantId, config: WorkflowConfig) => Effect.Effect<boolean>
 }>() {
-  /** The platform provider of `LLM_BASE_URL` / `LLM_MODELS`, within the AI Employee's llm_mode. */
-  static readonly platform = Layer.effect(
+  /** Reads the model registry: the same answer the runtime gets when it picks a model. */
+  static readonly layer = Layer.effect(
     ModelAvailability,
-    Effect.map(AppConfig, (config) => ({
-      hasCompletionModel: (_tenantId: TenantId, wf: WorkflowConfig) =>
-        Effect.succeed(
-          config.llmBaseUrl._tag === "Some" && config.llmModels.length > 0 && (
-            wf.llm_mode === "ALL" ||
-            (wf.llm_mode === "SELECTED" && wf.selected_model_ids.some((m) => config.llmModels.includes(m))) ||
-            (wf.llm_mode === "CUSTOM" && typeof wf.custom_model_config.model === "string" &&
-              config.llmModels.includes(wf.custom_model_config.model))
-          )
-        )
+    Effect.map(ModelRegistry, (registry) => ({
+      hasCompletionModel: (tenantId: TenantId, wf: WorkflowConfig) =>
+        Effect.map(registry.options(tenantId, wf), (options) => options.length > 0)
     }))
   )
 }
 
 /** Knowledge snapshots come from the ingestion service (composed in the gateway). */
-export const RegistriesLive = Layer.mergeAll(McpRegistry.none, ToolCatalog.none, ModelAvailability.platform)
+export const RegistriesLive = Layer.mergeAll(McpRegistry.none, ToolCatalog.none, ModelAvailability.layer)

@@ -36,6 +36,8 @@ export const echo: Script = (r) => ({ text: `Echo: ${lastUser(r)}` })
 export class ScriptedModel extends Context.Tag("ScriptedModel")<ScriptedModel, {
   readonly baseUrl: string
   readonly requests: Array<ChatCompletionRequest>
+  /** The Authorization header of each request, in the same order. */
+  readonly authorizations: Array<string | undefined>
   readonly setScript: (script: Script) => void
   /** Requests that are waiting on a held reply. */
   readonly inFlight: () => number
@@ -48,6 +50,7 @@ export class ScriptedModel extends Context.Tag("ScriptedModel")<ScriptedModel, {
       const port = yield* freePort
       const state = { script: echo, calls: 0, inFlight: 0, aborted: 0 }
       const requests: Array<ChatCompletionRequest> = []
+      const authorizations: Array<string | undefined> = []
       const server: Server = createServer((req, res) => void handle(req, res))
       const handle = async (req: IncomingMessage, res: ServerResponse) => {
         const chunks: Array<Buffer> = []
@@ -58,6 +61,7 @@ export class ScriptedModel extends Context.Tag("ScriptedModel")<ScriptedModel, {
         }
         const body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as ChatCompletionRequest
         requests.push(body)
+        authorizations.push(req.headers.authorization)
         const reply = state.script(body, ++state.calls)
         let closed = false
         res.on("close", () => {
@@ -109,6 +113,7 @@ export class ScriptedModel extends Context.Tag("ScriptedModel")<ScriptedModel, {
       return {
         baseUrl: `http://127.0.0.1:${port}/v1`,
         requests,
+        authorizations,
         setScript: (script: Script) => void (state.script = script),
         inFlight: () => state.inFlight,
         aborted: () => state.aborted

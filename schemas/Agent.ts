@@ -24,11 +24,23 @@ export const AgentTypeView = Schema.Struct({
   output_schema: Json
 })
 
+export const AgentPresetView = Schema.Struct({
+  id: Schema.String,
+  name: Schema.String,
+  agent_type: Schema.String,
+  type_version: Schema.String,
+  offered: Schema.Boolean,
+  description: Schema.String,
+  system_prompt_template: Schema.NullOr(Schema.String),
+  type_config: Json
+})
+
 export const AgentDefinition = Schema.Struct({
   id: Schema.UUID,
   name: Schema.String,
   agent_type: Schema.String,
   type_version: Schema.String,
+  preset: Schema.NullOr(Schema.String),
   system_prompt_template: Schema.String,
   input_schema: Schema.NullOr(Json),
   llm_config: Json,
@@ -42,6 +54,7 @@ export const AgentDefinitionRequest = Schema.Struct({
   name: Schema.String.pipe(Schema.trimmed(), Schema.minLength(1), Schema.maxLength(200)),
   agent_type: Schema.String,
   type_version: Schema.optionalWith(Schema.String.pipe(Schema.pattern(/^v\d+$/)), { default: () => "v1" }),
+  preset: Schema.optional(Schema.String),
   system_prompt_template: Schema.String,
   input_schema: Schema.optional(Schema.NullOr(Json)),
   llm_config: Schema.optionalWith(Json, { default: () => ({}) }),

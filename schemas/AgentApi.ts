@@ -1,4 +1,4 @@
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "@effect/platform"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import * as A from "./Agent.js"
 import { Unprocessable } from "./Errors.js"
@@ -14,6 +14,11 @@ export class AgentsApi extends HttpApiGroup.make("agents")
       .addSuccess(A.AgentTypeVersionView)
   )
   .add(
+    HttpApiEndpoint.get("presets", "/agent-presets")
+      .addSuccess(Schema.Struct({ items: Schema.Array(A.AgentPresetView) }))
+      .annotate(OpenApi.Description, "Starting configurations for new steps; `offered: false` presets are refused on new steps but keep running where they are")
+  )
+  .add(
     HttpApiEndpoint.post("createDefinition", "/agent-definitions")
       .setPayload(A.AgentDefinitionRequest)
       .addSuccess(A.AgentDefinition, { status: 201 })
@@ -25,6 +30,11 @@ export class AgentsApi extends HttpApiGroup.make("agents")
   .add(HttpApiEndpoint.post("testExecute", "/agents/test-execute").setPayload(A.TestExecuteRequest).addSuccess(A.TestExecution))
   .add(HttpApiEndpoint.get("testExecutions", "/agents/test-executions").setUrlParams(PageParams).addSuccess(A.TestExecutionPage))
   .add(HttpApiEndpoint.get("testExecution")`/agents/test-executions/${id}`.addSuccess(A.TestExecution))
+  .add(
+    HttpApiEndpoint.get("file")`/files/${id}`
+      .addSuccess(HttpApiSchema.Uint8Array({ contentType: "application/octet-stream" }))
+      .annotate(OpenApi.Description, "Downloads a file an agent produced (a rule_validation report_file_id: an .xlsx workbook)")
+  )
   .addError(Unprocessable)
   .middleware(Security.Authentication)
   .prefix("/api/v1/agent")

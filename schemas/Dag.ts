@@ -28,6 +28,8 @@ export const Hitl = Schema.Struct({
 export const AgentConfig = Schema.Struct({
   agent_type: Schema.String,
   type_version: Schema.String.pipe(Schema.pattern(/^v\d+$/, { message: () => "type_version is v0, v1, ..." })),
+  /** The preset the step was made from (`GET /agent/agent-presets`); its defaults fill what the step leaves out. */
+  preset: Schema.optional(Schema.String),
   system_prompt_template: Schema.String,
   inputs: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown })),
   type_config: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown })),

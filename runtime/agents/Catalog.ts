@@ -78,7 +78,14 @@ export const agentTypeContracts: Record<AgentType, {
   },
   search_respond: {
     description: "Retrieves from knowledge bases and answers with citations",
-    typeConfigSchema: { type: "object", properties: { top_k: { type: "integer" }, min_score: { type: "number" } } },
+    typeConfigSchema: {
+      type: "object",
+      properties: {
+        top_k: { type: "integer", minimum: 1, maximum: 50 },
+        min_score: { type: "number", minimum: 0, maximum: 1 },
+        answer: { type: "boolean", description: "false returns the passages without a model answer" }
+      }
+    },
     inputSchema: inputsAny,
     outputSchema: {
       type: "object",
@@ -109,7 +116,27 @@ export const agentTypeContracts: Record<AgentType, {
   },
   rule_validation: {
     description: "Validates the input against rules, per rule, with an optional Excel report",
-    typeConfigSchema: { type: "object", required: ["rules"], properties: { rules: { type: "array" } } },
+    typeConfigSchema: {
+      type: "object",
+      required: ["rules"],
+      properties: {
+        rules: {
+          type: "array",
+          minItems: 1,
+          items: {
+            type: "object",
+            required: ["id", "description"],
+            properties: {
+              id: { type: "string", minLength: 1 },
+              description: { type: "string" },
+              condition: { type: "object", required: ["ref", "op"], properties: { ref: { type: "string" }, op: { type: "string" } } }
+            }
+          }
+        },
+        report: { type: "boolean", description: "store an Excel report; its id is the output's report_file_id" },
+        report_title: { type: "string" }
+      }
+    },
     inputSchema: inputsAny,
     outputSchema: {
       type: "object",
@@ -125,8 +152,9 @@ export const agentTypeContracts: Record<AgentType, {
   },
   custom: {
     description: "A builder-defined agent: a tool-calling loop over action_ids and MCP tools",
-    typeConfigSchema: { type: "object", properties: { max_iterations: { type: "integer" } } },
+    typeConfigSchema: { type: "object", properties: { max_iterations: { type: "integer", minimum: 1, maximum: 20 } } },
     inputSchema: inputsAny,
     outputSchema: { description: "{text} or the object of agent_config.output_schema" }
   }
 }
+

@@ -3,6 +3,7 @@ import type { AgentTypeIssue, DagWarning } from "../../schemas/Dag.js"
 import { DagNode, Edge, Output } from "../../schemas/Dag.js"
 import type { Role } from "../../schemas/Roles.js"
 import { lookupAgentType } from "../agents/Catalog.js"
+import { presetProblem } from "../agents/Presets.js"
 import { makeGraph, reachableFrom, topologicalOrder } from "./Graph.js"
 import { checkJsonSchema, isValidJsonSchema } from "./JsonSchema.js"
 import { classifyRef, templateRefs } from "./TemplateRefs.js"
@@ -18,6 +19,8 @@ export interface DagFacts {
   /** Published AI Employees of the tenant that a call_aie node may call. */
   readonly callableWorkflows: ReadonlySet<string>
   readonly selfWorkflowId: string
+  /** `<node id>:<preset>` of steps that may keep a retired preset. */
+  readonly legacySteps: ReadonlySet<string>
 }
 
 export interface DagReport {
@@ -167,6 +170,10 @@ export const validateDag = (dag: unknown, facts: DagFacts): DagReport => {
             `Agent type ${c.agent_type} ${c.type_version} is ${problem}`,
             node.id
           ))
+        }
+        if (c.preset !== undefined) {
+          const preset = presetProblem(c.preset, c.agent_type, facts.legacySteps.has(`${node.id}:${c.preset}`))
+          if (preset !== undefined) out.push(error(preset.code, preset.message, node.id))
         }
         for (const id of c.mcp_server_ids ?? []) {
           const status = facts.mcpServers.get(id)

@@ -1,6 +1,8 @@
-import { HttpBody, HttpClient, HttpClientRequest } from "@effect/platform"
-import { Chunk, Context, Duration, Effect, Layer, Option, Redacted, Schedule, Schema, Stream } from "effect"
+import { HttpClient } from "@effect/platform"
+import { Chunk, Context, Duration, Effect, Layer, Option, Redacted, Schedule, Stream } from "effect"
 import { AppConfig } from "../../services/shared/Config.js"
+import { ModelError } from "./ModelError.js"
+import { providerPost } from "./ProviderPost.js"
 
 export interface ToolCall {
   readonly id: string
@@ -52,11 +54,7 @@ export interface ChatResult {
   readonly finishReason: string | null
 }
 
-export class ModelError extends Schema.TaggedError<ModelError>()("ModelError", {
-  message: Schema.String,
-  status: Schema.optional(Schema.Number),
-  retryable: Schema.Boolean
-}) {}
+export { ModelError }
 
 interface StreamChunk {
   readonly model?: string
@@ -69,6 +67,23 @@ interface StreamChunk {
   }>
   readonly usage?: TokenUsage | null
   readonly error?: { readonly message?: string }
+}
+
+/**
+ * Whether a schema meets OpenAI's strict structured-output rules (every object closed and every
+ * property required); builders' own schemas often do not, and strict mode would refuse them.
+ */
+export const isStrictSchema = (schema: unknown): boolean => {
+  if (Array.isArray(schema)) return schema.every(isStrictSchema)
+  if (schema === null || typeof schema !== "object") return true
+  const s = schema as Record<string, unknown>
+  if (s.type === "object" || s.properties !== undefined) {
+    const properties = (s.properties ?? {}) as Record<string, unknown>
+    const required = Array.isArray(s.required) ? s.required : []
+    if (s.additionalProperties !== false) return false
+    if (!Object.keys(properties).every((k) => required.includes(k))) return false
+  }
+  return Object.entries(s).every(([k, v]) => k === "enum" || k === "const" || k === "required" || isStrictSchema(v))
 }
 
 export interface ChatModelShape {
@@ -105,7 +120,12 @@ export class ChatModel extends Context.Tag("ChatModel")<ChatModel, ChatModelShap
             stream_options: { include_usage: true },
             ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
             ...(request.jsonSchema !== undefined
-              ? { response_format: { type: "json_schema", json_schema: { name: request.jsonSchema.name, schema: request.jsonSchema.schema, strict: true } } }
+              ? {
+                response_format: {
+                  type: "json_schema",
+                  json_schema: { name: request.jsonSchema.name, schema: request.jsonSchema.schema, strict: isStrictSchema(request.jsonSchema.schema) }
+                }
+              }
               : {}),
             ...(request.tools !== undefined && request.tools.length > 0
               ? {
@@ -116,22 +136,7 @@ export class ChatModel extends Context.Tag("ChatModel")<ChatModel, ChatModelShap
               }
               : {})
           }
-          let http = HttpClientRequest.post(`${endpoint.baseUrl.replace(/\/$/, "")}/chat/completions`).pipe(
-            HttpClientRequest.setBody(HttpBody.unsafeJson(body)),
-            HttpClientRequest.acceptJson
-          )
-          if (endpoint.apiKey !== undefined) http = HttpClientRequest.bearerToken(http, endpoint.apiKey)
-          const response = yield* client.execute(http).pipe(
-            Effect.mapError((e) => new ModelError({ message: `Model request failed: ${e.message}`, retryable: true }))
-          )
-          if (response.status >= 400) {
-            const text = yield* response.text.pipe(Effect.orElseSucceed(() => ""))
-            return yield* new ModelError({
-              message: `Model answered ${response.status}: ${text.slice(0, 500)}`,
-              status: response.status,
-              retryable: response.status === 429 || response.status >= 500
-            })
-          }
+          const response = yield* providerPost(client, "Model", `${endpoint.baseUrl.replace(/\/$/, "")}/chat/completions`, endpoint.apiKey, body)
           const state = {
             text: "",
             model: request.model,

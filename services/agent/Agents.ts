@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto"
 import { Effect, Option } from "effect"
-import { notFound, unprocessable } from "../../schemas/Errors.js"
+import { notFound, Unprocessable, unprocessable } from "../../schemas/Errors.js"
 import type { PageParams } from "../../schemas/Pagination.js"
 import { pageOf } from "../../schemas/Pagination.js"
 import type { Principal } from "../../schemas/Principal.js"
@@ -8,10 +8,12 @@ import type { WorkflowConfig } from "../../schemas/Workflow.js"
 import { defaultWorkflowConfig } from "../../schemas/Workflow.js"
 import { type AgentConfig, AgentRunner } from "../../runtime/agents/AgentRunner.js"
 import { type AgentType, agentTypeContracts, AgentTypes, agentTypeVersions, lookupAgentType } from "../../runtime/agents/Catalog.js"
+import { agentPresets, presetProblem } from "../../runtime/agents/Presets.js"
 import { checkJsonSchema } from "../../runtime/dag/JsonSchema.js"
 import { requireBuilder, requireReader } from "../workflow/Policy.js"
 import { configOf, WorkflowsRepo } from "../workflow/WorkflowsRepo.js"
 import { AgentsRepo, type DefinitionRow, toExecution } from "./AgentsRepo.js"
+import { FilesRepo } from "./FilesRepo.js"
 
 const isAgentType = (t: string): t is AgentType => (AgentTypes as ReadonlyArray<string>).includes(t)
 
@@ -21,6 +23,7 @@ export class Agents extends Effect.Service<Agents>()("Agents", {
     const repo = yield* AgentsRepo
     const runner = yield* AgentRunner
     const workflows = yield* WorkflowsRepo
+    const files = yield* FilesRepo
 
     const types = (principal: Principal) =>
       requireReader(principal).pipe(Effect.as({
@@ -56,12 +59,33 @@ export class Agents extends Effect.Service<Agents>()("Agents", {
         }
       })
 
+    const presets = (principal: Principal) =>
+      requireReader(principal).pipe(Effect.as({
+        items: agentPresets.map((p) => ({
+          id: p.id,
+          name: p.name,
+          agent_type: p.agent_type,
+          type_version: p.type_version,
+          offered: p.offered,
+          description: p.description,
+          system_prompt_template: p.system_prompt_template ?? null,
+          type_config: p.type_config ?? {}
+        }))
+      }))
+
+    /** A preset named on a step: it must exist, fit the type, and be offered unless the step already had it. */
+    const checkPreset = (preset: string | undefined, agentType: string, existing: boolean) => {
+      const problem = preset === undefined ? undefined : presetProblem(preset, agentType, existing)
+      return problem === undefined ? Effect.void : Effect.fail(unprocessable(problem.code, problem.message))
+    }
+
     /** A definition's type must exist and its type_config must fit the type. */
-    const checkDefinition = (d: { agent_type: string; type_config: Record<string, unknown> }) =>
+    const checkDefinition = (d: { agent_type: string; type_config: Record<string, unknown>; preset?: string | undefined }, existingPreset: string | null = null) =>
       Effect.gen(function*() {
         if (!isAgentType(d.agent_type)) {
           return yield* unprocessable("AGENT_TYPE_UNKNOWN", `Unknown agent type '${d.agent_type}'`)
         }
+        yield* checkPreset(d.preset, d.agent_type, d.preset !== undefined && d.preset === existingPreset)
         const problems = checkJsonSchema(agentTypeContracts[d.agent_type].typeConfigSchema, d.type_config)
         if (problems.length > 0) {
           return yield* unprocessable("TYPE_CONFIG_INVALID", `type_config does not fit ${d.agent_type}`, problems)
@@ -74,6 +98,7 @@ export class Agents extends Effect.Service<Agents>()("Agents", {
       name: string
       agent_type: string
       type_version: string
+      preset?: string | undefined
       system_prompt_template: string
       input_schema?: Record<string, unknown> | null | undefined
       llm_config: Record<string, unknown>
@@ -82,7 +107,7 @@ export class Agents extends Effect.Service<Agents>()("Agents", {
       Effect.gen(function*() {
         yield* requireBuilder(principal)
         yield* checkDefinition(d)
-        return view(yield* repo.insertDefinition(principal, randomUUID(), { ...d, input_schema: d.input_schema ?? null }))
+        return view(yield* repo.insertDefinition(principal, randomUUID(), { ...d, preset: d.preset ?? null, input_schema: d.input_schema ?? null }))
       })
 
     const definition = (principal: Principal, id: string) =>
@@ -93,10 +118,10 @@ export class Agents extends Effect.Service<Agents>()("Agents", {
 
     const replaceDefinition = (principal: Principal, id: string, d: Parameters<typeof createDefinition>[1]) =>
       Effect.gen(function*() {
-        yield* definition(principal, id)
+        const current = yield* definition(principal, id)
         yield* requireBuilder(principal)
-        yield* checkDefinition(d)
-        const row = yield* repo.replaceDefinition(principal, id, { ...d, input_schema: d.input_schema ?? null })
+        yield* checkDefinition(d, current.preset)
+        const row = yield* repo.replaceDefinition(principal, id, { ...d, preset: d.preset ?? null, input_schema: d.input_schema ?? null })
         return yield* Option.match(row, { onNone: () => Effect.fail(notFound("Agent definition")), onSome: (r) => Effect.succeed(view(r)) })
       })
 
@@ -124,15 +149,30 @@ export class Agents extends Effect.Service<Agents>()("Agents", {
     }) =>
       Effect.gen(function*() {
         yield* requireBuilder(principal)
-        if (!isAgentType(body.agent_config.agent_type)) {
-          return yield* unprocessable("AGENT_TYPE_UNKNOWN", `Unknown agent type '${body.agent_config.agent_type}'`)
+        const { agent_type: type, preset, type_version: version } = body.agent_config
+        if (!isAgentType(type)) return yield* unprocessable("AGENT_TYPE_UNKNOWN", `Unknown agent type '${type}'`)
+        const entry = lookupAgentType(type, version)
+        if (entry === undefined || entry.status === "deleted" || entry.status === "broken") {
+          const problem = entry?.status ?? "unknown"
+          return yield* new Unprocessable({
+            code: "AGENT_TYPE_VERSION_INVALID",
+            message: `Agent type ${type} ${version} is ${problem} and cannot run`,
+            issues: [{ agent_type: type, type_version: version, problem }]
+          })
         }
         if (body.agent_config.input_schema !== undefined) {
           const problems = checkJsonSchema(body.agent_config.input_schema, body.inputs)
           if (problems.length > 0) return yield* unprocessable("INVALID_INPUT", "inputs do not match input_schema", problems)
         }
         let config: WorkflowConfig = defaultWorkflowConfig
-        if (body.workflow_id !== undefined) config = configOf(yield* workflows.visible(principal, body.workflow_id))
+        let legacy: ReadonlyArray<string> = []
+        if (body.workflow_id !== undefined) {
+          const workflow = yield* workflows.visible(principal, body.workflow_id)
+          config = configOf(workflow)
+          legacy = workflow.legacy_steps
+        }
+        // A retired preset may be tried only for an AI Employee that already has a step using it.
+        yield* checkPreset(preset, type, legacy.some((step) => step.endsWith(`:${preset}`)))
         const id = randomUUID()
         const agentConfig = {
           ...body.agent_config,
@@ -179,6 +219,12 @@ export class Agents extends Effect.Service<Agents>()("Agents", {
         Effect.tap(() => requireReader(principal))
       )
 
-    return { types, typeVersion, createDefinition, definition, replaceDefinition, deleteDefinition, listDefinitions, testExecute, executions, execution }
+    const file = (principal: Principal, id: string) =>
+      requireReader(principal).pipe(
+        Effect.zipRight(files.get(principal.tenantId, id)),
+        Effect.flatMap(Option.match({ onNone: () => Effect.fail(notFound("File")), onSome: Effect.succeed }))
+      )
+
+    return { types, typeVersion, presets, file, createDefinition, definition, replaceDefinition, deleteDefinition, listDefinitions, testExecute, executions, execution }
   })
 }) {}

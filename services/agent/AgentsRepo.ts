@@ -9,6 +9,7 @@ export interface DefinitionRow {
   readonly name: string
   readonly agent_type: string
   readonly type_version: string
+  readonly preset: string | null
   readonly system_prompt_template: string
   readonly input_schema: Record<string, unknown> | null
   readonly llm_config: Record<string, unknown>

@@ -1,4 +1,4 @@
-import { HttpApiBuilder } from "@effect/platform"
+import { FetchHttpClient, HttpApiBuilder } from "@effect/platform"
 import { Effect, Layer, Option, Redacted } from "effect"
 import { TracingLive } from "../../otel/Tracing.js"
 import { EventBus } from "../../runtime/EventBus.js"
@@ -37,7 +37,13 @@ import { Agents } from "../agent/Agents.js"
 import { IngestionHttp } from "../ingestion/http/IngestionHttp.js"
 import { Knowledge, KnowledgeSearchLive, KnowledgeSnapshotsLive } from "../ingestion/Knowledge.js"
 import { KnowledgeRepo } from "../ingestion/KnowledgeRepo.js"
+import { EmbeddingsRepo } from "../ingestion/EmbeddingsRepo.js"
+import { SemanticIndex } from "../ingestion/SemanticIndex.js"
+import { Embeddings } from "../../runtime/models/Embeddings.js"
 import { AgentsRepo } from "../agent/AgentsRepo.js"
+import { GeneratedFilesLive } from "../agent/FilesRepo.js"
+import { BuiltinToolsLive } from "../../runtime/tools/BuiltinTools.js"
+import { ToolRegistry } from "../../runtime/tools/Tools.js"
 import { AgentsHttp } from "../agent/http/AgentsHttp.js"
 import { DagChecks } from "../workflow/DagChecks.js"
 import { ModelRegistry } from "../../runtime/models/ModelRegistry.js"
@@ -89,7 +95,9 @@ const ModelsLive = ModelRegistry.layer.pipe(
 const KnowledgeLive = KnowledgeSearchLive.pipe(
   Layer.provideMerge(Knowledge.Default),
   Layer.provideMerge(KnowledgeSnapshotsLive),
-  Layer.provideMerge(KnowledgeRepo.Default)
+  Layer.provideMerge(SemanticIndex.Default),
+  Layer.provideMerge(Layer.mergeAll(KnowledgeRepo.Default, EmbeddingsRepo.Default, Embeddings.layer)),
+  Layer.provide(FetchHttpClient.layer)
 )
 
 const RunsLive = Layer.mergeAll(RunStream.Default, Hitl.Default, AgentServicesLive).pipe(
@@ -98,10 +106,13 @@ const RunsLive = Layer.mergeAll(RunStream.Default, Hitl.Default, AgentServicesLi
   Layer.provideMerge(EngineLive)
 )
 
+/** The tools agents call (built-ins, later integrations and MCP) and the files they produce. */
+const ToolsLive = BuiltinToolsLive.pipe(Layer.provideMerge(ToolRegistry.layer), Layer.provide(KnowledgeLive))
+
 const WorkflowLive = Layer.mergeAll(Workflows.Default, Publishing.Default, VoiceTrees.Default, RunsLive).pipe(
   Layer.provideMerge(DagChecks.Default),
   Layer.provideMerge(RegistriesLive),
-  Layer.provideMerge(Layer.mergeAll(WorkflowsRepo.Default, VersionsRepo.Default, KnowledgeLive, ModelsLive))
+  Layer.provideMerge(Layer.mergeAll(WorkflowsRepo.Default, VersionsRepo.Default, KnowledgeLive, ModelsLive, ToolsLive, GeneratedFilesLive))
 )
 
 const AuthLive = Layer.mergeAll(

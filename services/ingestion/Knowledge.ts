@@ -9,6 +9,7 @@ import { requireBuilder, requireReader } from "../workflow/Policy.js"
 import { KnowledgeSnapshots } from "../workflow/Registries.js"
 import { chunkText, documentType, extractDocumentText, SUPPORTED_TYPES } from "./Extract.js"
 import { KnowledgeRepo, toDoc, toKb } from "./KnowledgeRepo.js"
+import { SemanticIndex } from "./SemanticIndex.js"
 
 const hash = (text: string) => createHash("sha256").update(text).digest("hex")
 
@@ -16,6 +17,7 @@ const hash = (text: string) => createHash("sha256").update(text).digest("hex")
 export class Knowledge extends Effect.Service<Knowledge>()("Knowledge", {
   effect: Effect.gen(function*() {
     const repo = yield* KnowledgeRepo
+    const semantic = yield* SemanticIndex
 
     const kb = (principal: Principal, id: string) =>
       repo.getKb(principal.tenantId, id).pipe(
@@ -78,6 +80,7 @@ export class Knowledge extends Effect.Service<Knowledge>()("Knowledge", {
           size_bytes: input.bytes.byteLength,
           chunks: chunkText(text)
         })
+        yield* semantic.embedMissing(row.id)
         return toDoc(row)
       }).pipe(Effect.withSpan("Knowledge.addDocument"))
 
@@ -103,14 +106,26 @@ export class Knowledge extends Effect.Service<Knowledge>()("Knowledge", {
         if (!(yield* repo.deleteDocument(principal.tenantId, kbId, id))) return yield* notFound("Document")
       })
 
+    const lexical = (tenantId: string, kbIds: ReadonlyArray<string>, query: string, topK: number) =>
+      repo.search(tenantId, kbIds, query, topK).pipe(Effect.map((rows) => rows.map((r) => ({ ...r, score: Number(r.rank) }))))
+
+    /** Blended when an embeddings model is configured (full-text alone if the query cannot be embedded). */
     const searchRows = (tenantId: string, kbIds: ReadonlyArray<string>, query: string, topK: number, minScore: number) =>
-      repo.search(tenantId, kbIds, query, topK).pipe(
-        Effect.map((rows) =>
-          rows
-            .map((r) => ({ document_id: r.document_id, chunk_id: r.chunk_id, title: r.title, snippet: r.text.slice(0, 500), score: Number(r.rank) }))
-            .filter((r) => r.score >= minScore)
+      (semantic.enabled
+        ? semantic.search(tenantId, kbIds, query, topK).pipe(
+          Effect.catchAll((e) =>
+            Effect.logWarning(`Query embedding failed, full-text search only: ${e.message}`).pipe(
+              Effect.zipRight(lexical(tenantId, kbIds, query, topK))
+            )
+          )
         )
-      )
+        : lexical(tenantId, kbIds, query, topK)).pipe(
+          Effect.map((rows) =>
+            rows
+              .map((r) => ({ document_id: r.document_id, chunk_id: r.chunk_id, title: r.title, snippet: r.text.slice(0, 500), score: r.score }))
+              .filter((r) => r.score >= minScore)
+          )
+        )
 
     const search = (principal: Principal, kbId: string, body: { query: string; top_k: number; min_score: number }) =>
       kb(principal, kbId).pipe(
@@ -135,7 +150,7 @@ export const KnowledgeSearchLive = Layer.effect(
 /** Publish snapshots of the attached knowledge bases, and their restore on a reverted publish. */
 export const KnowledgeSnapshotsLive = Layer.effect(
   KnowledgeSnapshots,
-  Effect.map(KnowledgeRepo, (repo) => ({
+  Effect.map(Effect.zip(KnowledgeRepo, SemanticIndex), ([repo, semantic]) => ({
     capture: (tenantId, kbIds) =>
       repo.documentSet(tenantId, kbIds).pipe(
         Effect.map((rows) =>
@@ -155,7 +170,10 @@ export const KnowledgeSnapshotsLive = Layer.effect(
           for (const doc of kb.documents) {
             const restored = yield* repo.restoreDocument(tenantId, doc.document_id, doc.content_hash)
             if (restored === false) ok = false
-            else if (restored !== true) yield* repo.writeChunks(tenantId, restored.kbId, doc.document_id, chunkText(restored.content))
+            else if (restored !== true) {
+              yield* repo.writeChunks(tenantId, restored.kbId, doc.document_id, chunkText(restored.content))
+              yield* semantic.embedMissing(doc.document_id)
+            }
           }
         }
         return ok ? "ok" as const : "failed" as const

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto"
 import { SqlClient } from "@effect/sql"
 import { Effect, Option } from "effect"
+import { lexicalQuery } from "./EmbeddingsRepo.js"
 
 export interface KbRow {
   readonly id: string
@@ -141,9 +142,8 @@ export class KnowledgeRepo extends Effect.Service<KnowledgeRepo>()("KnowledgeRep
         })).pipe(Effect.orDie),
       /** Ranked chunks: PostgreSQL full-text search over any of the query's words, scored 0..1. */
       search: (tenantId: string, kbIds: ReadonlyArray<string>, query: string, topK: number) => {
-        const words = [...new Set(query.toLowerCase().match(/[\p{L}\p{N}]{2,}/gu) ?? [])].slice(0, 32)
-        if (words.length === 0 || kbIds.length === 0) return Effect.succeed([])
-        const tsquery = words.join(" | ")
+        const tsquery = lexicalQuery(query)
+        if (tsquery === undefined || kbIds.length === 0) return Effect.succeed([])
         return sql<{ chunk_id: string; document_id: string; title: string; text: string; rank: number }>`
           SELECT c.id AS chunk_id, c.document_id, d.title, c.text,
                  ts_rank_cd(c.tsv, to_tsquery('english', ${tsquery}), 32) AS rank

@@ -18,6 +18,7 @@ export interface AppConfigShape {
   readonly llmModels: ReadonlyArray<string>
   readonly llmEmbeddingModel: Option.Option<string>
   readonly llmTimeoutSeconds: number
+  readonly embeddingBackfillSeconds: number
   readonly smtpUrl: Option.Option<Redacted.Redacted>
   readonly smtpFrom: string
   readonly inboundSmtpPort: Option.Option<number>
@@ -57,6 +58,7 @@ export class AppConfig extends Context.Tag("AppConfig")<AppConfig, AppConfigShap
     ),
     llmEmbeddingModel: Config.option(Config.string("LLM_EMBEDDING_MODEL")),
     llmTimeoutSeconds: Config.integer("LLM_TIMEOUT_SECONDS").pipe(Config.withDefault(120)),
+    embeddingBackfillSeconds: Config.integer("EMBEDDING_BACKFILL_SECONDS").pipe(Config.withDefault(30)),
     smtpUrl: Config.option(Config.redacted("SMTP_URL")),
     smtpFrom: Config.string("SMTP_FROM").pipe(Config.withDefault("Builder Platform <no-reply@builder.local>")),
     inboundSmtpPort: Config.option(Config.integer("INBOUND_SMTP_PORT")),

@@ -71,7 +71,8 @@ export class DagChecks extends Effect.Service<DagChecks>()("DagChecks", {
           mcpServers: yield* mcp.statuses(principal.tenantId, [...mcpIds]),
           tools: yield* tools.lookup(principal.tenantId, [...actionIds]),
           callableWorkflows: yield* workflows.callable(principal, [...called].filter(isUuid)),
-          selfWorkflowId: row.id
+          selfWorkflowId: row.id,
+          legacySteps: new Set(row.legacy_steps)
         } satisfies DagFacts
       }).pipe(Effect.orDie)
 

@@ -2,11 +2,12 @@ import { Context, Effect, Layer } from "effect"
 import type { TenantId } from "../../schemas/Ids.js"
 import type { WorkflowConfig } from "../../schemas/Workflow.js"
 import { ModelRegistry } from "../../runtime/models/ModelRegistry.js"
+import { ToolRegistry } from "../../runtime/tools/Tools.js"
 
 /**
  * What publish checks ask of other services. Each is an interface the owning service implements
- * (MCP servers and the tool catalog with integrations, models with the agents issue, knowledge
- * bases with ingestion); the layers here answer for a platform that has none of them yet.
+ * (MCP servers with integrations, tools through the runtime's tool registry, models through the
+ * model registry, knowledge bases with ingestion).
  */
 
 export class McpRegistry extends Context.Tag("McpRegistry")<McpRegistry, {
@@ -25,8 +26,11 @@ export class ToolCatalog extends Context.Tag("ToolCatalog")<ToolCatalog, {
     actionIds: ReadonlyArray<string>
   ) => Effect.Effect<ReadonlyMap<string, { readonly configSchema?: unknown }>>
 }>() {
-  /** No integration is installed yet: every action id is TOOL_NOT_FOUND. */
-  static readonly none = Layer.succeed(ToolCatalog, { lookup: () => Effect.succeed(new Map()) })
+  /** The tools agents can call (built-ins today, integration functions and MCP tools as they register). */
+  static readonly layer = Layer.effect(
+    ToolCatalog,
+    Effect.map(ToolRegistry, (registry) => ({ lookup: (tenantId: TenantId, ids: ReadonlyArray<string>) => registry.actions(tenantId, ids) }))
+  )
 }
 
 export interface KnowledgeBaseSnapshotEntry {
@@ -57,4 +61,4 @@ export class ModelAvailability extends Context.Tag("ModelAvailability")<ModelAva
 }
 
 /** Knowledge snapshots come from the ingestion service (composed in the gateway). */
-export const RegistriesLive = Layer.mergeAll(McpRegistry.none, ToolCatalog.none, ModelAvailability.layer)
+export const RegistriesLive = Layer.mergeAll(McpRegistry.none, ToolCatalog.layer, ModelAvailability.layer)

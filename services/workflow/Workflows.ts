@@ -7,6 +7,7 @@ import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from "../../schemas/Pagination.js"
 import type { Principal } from "../../schemas/Principal.js"
 import type { InteractionType, PatchWorkflowRequest, WorkflowConfig } from "../../schemas/Workflow.js"
 import { defaultWorkflowConfig } from "../../schemas/Workflow.js"
+import { retiredPresetSteps } from "../../runtime/agents/Presets.js"
 import { DagChecks } from "./DagChecks.js"
 import { requireBuilder, requireEditable, requireReader } from "./Policy.js"
 import { builtInTemplates } from "./Templates.js"
@@ -49,6 +50,7 @@ export class Workflows extends Effect.Service<Workflows>()("Workflows", {
       dag_definition: Record<string, unknown>
       config: WorkflowConfig
       knowledge_base_ids: ReadonlyArray<string>
+      legacy_steps?: ReadonlyArray<string>
     }) =>
       sql.withTransaction(Effect.gen(function*() {
         const row = yield* repo.insert(principal, {
@@ -216,7 +218,8 @@ export class Workflows extends Effect.Service<Workflows>()("Workflows", {
           category: source.category,
           dag_definition: source.dag_definition,
           config: configOf(source),
-          knowledge_base_ids: source.knowledge_base_ids
+          knowledge_base_ids: source.knowledge_base_ids,
+          legacy_steps: source.legacy_steps
         })
         return yield* withWarnings(principal, row)
       }).pipe(Effect.withSpan("Workflows.clone"))
@@ -237,7 +240,9 @@ export class Workflows extends Effect.Service<Workflows>()("Workflows", {
           category: template.category,
           dag_definition: structuredClone(template.dag_definition),
           config: defaultWorkflowConfig,
-          knowledge_base_ids: []
+          knowledge_base_ids: [],
+          // Templates keep running as they were made, retired presets included.
+          legacy_steps: retiredPresetSteps(template.dag_definition)
         })
         return yield* withWarnings(principal, row)
       }).pipe(Effect.withSpan("Workflows.fromTemplate"))
@@ -275,6 +280,7 @@ export class Workflows extends Effect.Service<Workflows>()("Workflows", {
             dag_definition: active.dag_definition,
             config: active.config_snapshot ?? configOf(source),
             knowledge_base_ids: [],
+            legacy_steps: source.legacy_steps,
             latest_version: 1,
             active_version: 1,
             status: "published",

@@ -21,6 +21,8 @@ export interface WorkflowRow {
   readonly dag_definition: DagDefinition
   readonly config: Partial<WorkflowConfig>
   readonly knowledge_base_ids: ReadonlyArray<string>
+  /** `<node id>:<preset>` of steps that may keep a retired preset (they came with a template or clone). */
+  readonly legacy_steps: ReadonlyArray<string>
   readonly public_app: boolean
   readonly archived_at: Date | null
   readonly adopted_at: Date | null
@@ -104,6 +106,7 @@ export class WorkflowsRepo extends Effect.Service<WorkflowsRepo>()("WorkflowsRep
       dag_definition: DagDefinition
       config: WorkflowConfig
       knowledge_base_ids: ReadonlyArray<string>
+      legacy_steps?: ReadonlyArray<string>
       latest_version: number
       active_version?: number | null
       status?: "draft" | "published"
@@ -118,6 +121,7 @@ export class WorkflowsRepo extends Effect.Service<WorkflowsRepo>()("WorkflowsRep
           dag_definition: JSON.stringify(row.dag_definition),
           config: JSON.stringify(row.config),
           knowledge_base_ids: JSON.stringify(row.knowledge_base_ids),
+          legacy_steps: JSON.stringify(row.legacy_steps ?? []),
           active_version: row.active_version ?? null,
           status: row.status ?? "draft",
           adopted_at: row.adopted_at ?? null,

@@ -107,7 +107,7 @@ layer(RunPlatformLive(), { excludeTestServices: true, timeout: "60 seconds" })("
       assert.include(broken.body.error, "does not match the schema after a retry")
     }))
 
-  it.effect("a model error fails the execution with its message; unavailable types say so", () =>
+  it.effect("a model error fails the execution with its message; a step without its type_config says so", () =>
     Effect.gen(function*() {
       const token = yield* adminToken
       const model = yield* ScriptedModel
@@ -117,7 +117,7 @@ layer(RunPlatformLive(), { excludeTestServices: true, timeout: "60 seconds" })("
       assert.include(failed.body.error, "Model answered 400")
       const later = yield* execute(token, { agent_config: { agent_type: "rule_validation", system_prompt_template: "x" }, inputs: {} })
       assert.strictEqual(later.body.status, "failed")
-      assert.include(later.body.error, "not available yet")
+      assert.include(later.body.error, "rule_validation needs type_config.rules")
       const missing = yield* execute(token, { agent_config: { agent_type: "respond", system_prompt_template: "x", input_schema: { type: "object", required: ["q"] } }, inputs: {} })
       assert.strictEqual(missing.status, 422)
     }))

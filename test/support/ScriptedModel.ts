@@ -24,6 +24,20 @@ export interface ScriptedReply {
 
 export type Script = (request: ChatCompletionRequest, callNumber: number) => ScriptedReply
 
+/** Maps a text to its embedding vector. */
+export type Embedder = (text: string) => ReadonlyArray<number>
+
+/** The default embedder: a hashed bag of words (64 dimensions). */
+export const bagOfWords: Embedder = (text) => {
+  const v = new Array<number>(64).fill(0)
+  for (const word of text.toLowerCase().match(/[a-z0-9]+/g) ?? []) {
+    let h = 0
+    for (const ch of word) h = (h * 31 + ch.charCodeAt(0)) >>> 0
+    v[h % 64]! += 1
+  }
+  return v
+}
+
 const lastUser = (r: ChatCompletionRequest) => [...r.messages].reverse().find((m) => m.role === "user")?.content ?? ""
 
 /** Echoes the last user message: the default script. */
@@ -39,6 +53,11 @@ export class ScriptedModel extends Context.Tag("ScriptedModel")<ScriptedModel, {
   /** The Authorization header of each request, in the same order. */
   readonly authorizations: Array<string | undefined>
   readonly setScript: (script: Script) => void
+  /** Inputs of every embeddings request, in order. */
+  readonly embeddingRequests: Array<{ model: string; input: ReadonlyArray<string> }>
+  readonly setEmbedder: (embedder: Embedder) => void
+  /** Makes the embeddings endpoint answer this status (undefined: answer normally). */
+  readonly failEmbeddings: (status: number | undefined) => void
   /** Requests that are waiting on a held reply. */
   readonly inFlight: () => number
   /** Connections the client aborted before the answer ended. */
@@ -48,13 +67,30 @@ export class ScriptedModel extends Context.Tag("ScriptedModel")<ScriptedModel, {
     ScriptedModel,
     Effect.gen(function*() {
       const port = yield* freePort
-      const state = { script: echo, calls: 0, inFlight: 0, aborted: 0 }
+      const state = { script: echo, calls: 0, inFlight: 0, aborted: 0, embedder: bagOfWords, embeddingStatus: undefined as number | undefined }
       const requests: Array<ChatCompletionRequest> = []
+      const embeddingRequests: Array<{ model: string; input: ReadonlyArray<string> }> = []
       const authorizations: Array<string | undefined> = []
       const server: Server = createServer((req, res) => void handle(req, res))
       const handle = async (req: IncomingMessage, res: ServerResponse) => {
         const chunks: Array<Buffer> = []
         for await (const c of req) chunks.push(c as Buffer)
+        if (req.url === "/v1/embeddings" && req.method === "POST") {
+          const body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as { model: string; input: string | ReadonlyArray<string> }
+          const input = typeof body.input === "string" ? [body.input] : body.input
+          embeddingRequests.push({ model: body.model, input })
+          if (state.embeddingStatus !== undefined) {
+            res.writeHead(state.embeddingStatus, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: "scripted failure" } }))
+            return
+          }
+          res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({
+            object: "list",
+            model: body.model,
+            data: input.map((text, index) => ({ object: "embedding", index, embedding: state.embedder(text) })),
+            usage: { prompt_tokens: input.length, total_tokens: input.length }
+          }))
+          return
+        }
         if (req.url !== "/v1/chat/completions" || req.method !== "POST") {
           res.writeHead(404).end()
           return
@@ -115,6 +151,9 @@ export class ScriptedModel extends Context.Tag("ScriptedModel")<ScriptedModel, {
         requests,
         authorizations,
         setScript: (script: Script) => void (state.script = script),
+        embeddingRequests,
+        setEmbedder: (embedder: Embedder) => void (state.embedder = embedder),
+        failEmbeddings: (status: number | undefined) => void (state.embeddingStatus = status),
         inFlight: () => state.inFlight,
         aborted: () => state.aborted
       }

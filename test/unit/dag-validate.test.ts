@@ -12,6 +12,7 @@ const facts = (over: Partial<DagFacts> = {}): DagFacts => ({
   tools: new Map([["crm.lookup", { configSchema: { type: "object", required: ["region"], properties: { region: { type: "string" } } } }]]),
   callableWorkflows: new Set(["22222222-2222-4222-8222-222222222222"]),
   selfWorkflowId: "33333333-3333-4333-8333-333333333333",
+  legacySteps: new Set(),
   ...over
 })
 
@@ -178,6 +179,22 @@ describe("validateDag", () => {
         }),
         []
       )
+    })
+  })
+
+  describe("agent presets", () => {
+    it("a retired preset is refused on a new step and kept on a step that already had it", () => {
+      const old = agent("a", { agent_type: "search_respond", preset: "knowledge_search" })
+      assert.deepStrictEqual(codes({ nodes: [old] }), ["AGENT_PRESET_RETIRED"])
+      assert.deepStrictEqual(codes({ nodes: [old] }, facts({ legacySteps: new Set(["a:knowledge_search"]) })), [])
+      // The same step id with another retired preset is a new step.
+      assert.deepStrictEqual(codes({ nodes: [old] }, facts({ legacySteps: new Set(["a:search_and_respond"]) })), ["AGENT_PRESET_RETIRED"])
+    })
+
+    it("offered presets pass; unknown ones and ones of another type do not", () => {
+      assert.deepStrictEqual(codes({ nodes: [agent("a", { agent_type: "search_respond", preset: "answer_with_citations" })] }), [])
+      assert.deepStrictEqual(codes({ nodes: [agent("a", { preset: "classify_intent" })] }), ["AGENT_PRESET_MISMATCH"])
+      assert.deepStrictEqual(codes({ nodes: [agent("a", { preset: "oracle" })] }), ["AGENT_PRESET_UNKNOWN"])
     })
   })
 })

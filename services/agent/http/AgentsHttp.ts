@@ -1,4 +1,4 @@
-import { HttpApiBuilder } from "@effect/platform"
+import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
 import { Effect } from "effect"
 import { PlatformApi } from "../../../schemas/Api.js"
 import { CurrentPrincipal } from "../../../schemas/Principal.js"
@@ -10,6 +10,16 @@ export const AgentsHttp = HttpApiBuilder.group(PlatformApi, "agents", (handlers)
     const as = CurrentPrincipal
     return handlers
       .handle("types", () => Effect.flatMap(as, (p) => agents.types(p)))
+      .handle("presets", () => Effect.flatMap(as, (p) => agents.presets(p)))
+      .handle("file", ({ path }) =>
+        Effect.flatMap(as, (p) => agents.file(p, path.id)).pipe(
+          Effect.map((f) =>
+            HttpServerResponse.uint8Array(f.content, {
+              contentType: f.content_type,
+              headers: { "content-disposition": `attachment; filename="${f.filename.replace(/"/g, "")}"` }
+            })
+          )
+        ))
       .handle("typeVersion", ({ path }) => Effect.flatMap(as, (p) => agents.typeVersion(p, path.type, path.version)))
       .handle("createDefinition", ({ payload }) => Effect.flatMap(as, (p) => agents.createDefinition(p, payload)))
       .handle("listDefinitions", ({ urlParams }) => Effect.flatMap(as, (p) => agents.listDefinitions(p, urlParams)))

@@ -1,0 +1,8 @@
+import { Schema } from "effect"
+
+/** A failed call to a model provider; `retryable` for transport errors, 429 and 5xx. */
+export class ModelError extends Schema.TaggedError<ModelError>()("ModelError", {
+  message: Schema.String,
+  status: Schema.optional(Schema.Number),
+  retryable: Schema.Boolean
+}) {}

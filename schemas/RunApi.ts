@@ -1,4 +1,4 @@
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "@effect/platform"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { Conflict, Unprocessable } from "./Errors.js"
 import { WorkflowId } from "./Ids.js"
@@ -6,6 +6,7 @@ import { IdempotencyHeaders } from "./Idempotency.js"
 import { LimitOffsetParams, PageParams } from "./Pagination.js"
 import * as R from "./Run.js"
 import * as Security from "./Security.js"
+import * as T from "./Trace.js"
 
 const workflowId = HttpApiSchema.param("id", WorkflowId)
 const runId = HttpApiSchema.param("run_id", Schema.UUID)
@@ -37,6 +38,26 @@ export class RunsApi extends HttpApiGroup.make("runs")
   .add(HttpApiEndpoint.get("listForWorkflow")`/workflows/${workflowId}/runs`.setUrlParams(R.RunFilters).addSuccess(R.RunPage))
   .add(HttpApiEndpoint.get("recent", "/runs").setUrlParams(LimitOffsetParams).addSuccess(R.RecentRuns))
   .add(HttpApiEndpoint.post("cancel")`/runs/${HttpApiSchema.param("id", Schema.UUID)}/cancel`.addSuccess(R.CancelResult))
+  .add(
+    HttpApiEndpoint.get("trace")`/runs/${runId}/trace`
+      .addSuccess(T.RunTrace)
+      .annotate(
+        OpenApi.Description,
+        "The run's worklog in OTLP JSON: `traces.resourceSpans` (a root span for the run, a span per step, model and tool call) and " +
+          "`logs.resourceLogs`. Detail depends on the caller's role. 60 requests per minute per workspace across both trace endpoints; " +
+          "payloads over 10 MiB are truncated (largest attribute values first, then logs), 413 if still over."
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("workflowTrace")`/workflows/${workflowId}/runs/trace`
+      .setUrlParams(T.WorkflowTraceParams)
+      .addSuccess(T.WorkflowTrace)
+      .annotate(
+        OpenApi.Description,
+        "The worklogs of the AI Employee's runs (dry runs excluded) created between start_time and end_time, newest first, merged " +
+          "into one OTLP document; `next_page_token` continues. A page also ends early to stay under 10 MiB."
+      )
+  )
   .addError(Conflict)
   .addError(Unprocessable)
   .middleware(Security.Authentication)

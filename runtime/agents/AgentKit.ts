@@ -7,10 +7,13 @@ import { renderDeep, renderText } from "../dag/Render.js"
 import { type ChatMessage, type ChatResult, ChatModel, type TokenUsage, type ToolDefinition } from "../models/ChatModel.js"
 import { ModelRegistry } from "../models/ModelRegistry.js"
 import { NodeFailure, type NodeResult } from "../nodes/NodeType.js"
+import { RUN_ID } from "../../otel/RunTrace.js"
 
 export type AgentConfig = typeof AgentConfigSchema.Type
 
 export interface AgentCall {
+  /** Set when the call is a step of a run: its spans then join the run's trace. */
+  readonly runId?: string | undefined
   readonly tenantId: string
   readonly agentConfig: AgentConfig
   readonly context: RunContext
@@ -60,6 +63,9 @@ export const userTurn = (call: AgentCall): string => {
 
 export const instructions = (call: AgentCall): string => renderText(call.agentConfig.system_prompt_template, call.context)
 
+/** Span attributes without the absent ones. */
+const defined = (record: Record<string, unknown>) => Object.fromEntries(Object.entries(record).filter(([, v]) => v !== undefined && v !== ""))
+
 export const describeProblems = (problems: ReadonlyArray<SchemaProblem>) =>
   problems.map((p) => `${p.path || "/"} ${p.message}`).join("; ")
 
@@ -97,6 +103,14 @@ export class AgentKit extends Context.Tag("AgentKit")<AgentKit, {
           const requested = typeof c.llm_config?.model === "string" ? c.llm_config.model : undefined
           const chosen = yield* registry.choose(call.tenantId, call.config, requested)
           if (chosen === undefined) return yield* new NodeFailure({ message: "No LLM model is available for this AI Employee" })
+          const started = Date.now()
+          yield* Effect.annotateCurrentSpan(defined({
+            "gen_ai.request.model": chosen.id,
+            "llm.instructions": messages.filter((m) => m.role === "system").map((m) => m.content ?? "").join("\n\n"),
+            "llm.input": messages.filter((m) => m.role !== "system").map((m) => `${m.role}: ${m.content ?? JSON.stringify(m.tool_calls ?? [])}`).join("\n"),
+            "llm.structured_output": options.jsonSchema?.name,
+            "llm.tools": options.tools?.map((t) => t.name).join(",")
+          }))
           const result = yield* model.complete({
             model: chosen.model,
             provider: chosen.provider,
@@ -106,8 +120,20 @@ export class AgentKit extends Context.Tag("AgentKit")<AgentKit, {
             ...(typeof c.llm_config?.temperature === "number" ? { temperature: c.llm_config.temperature } : {}),
             ...(options.jsonSchema === undefined ? { onToken: call.emitToken } : {})
           }).pipe(Effect.mapError((e) => new NodeFailure({ message: e.message })))
+          yield* Effect.annotateCurrentSpan(defined({
+            "gen_ai.response.model": result.model,
+            "gen_ai.usage.input_tokens": result.usage.prompt_tokens,
+            "gen_ai.usage.output_tokens": result.usage.completion_tokens,
+            "gen_ai.usage.total_tokens": result.usage.total_tokens,
+            "llm.latency_ms": Date.now() - started,
+            "llm.output": result.text,
+            "llm.tool_calls": result.toolCalls.map((t) => t.name).join(","),
+            "llm.finish_reason": result.finishReason ?? undefined
+          }))
           return { ...result, model: chosen.id }
-        })
+        }).pipe(Effect.withSpan("llm.call", {
+          attributes: { ...(call.runId !== undefined ? { [RUN_ID]: call.runId } : {}), "gen_ai.operation.name": "chat" }
+        }))
 
       const completeJson = (
         call: AgentCall,

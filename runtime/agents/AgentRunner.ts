@@ -3,6 +3,7 @@ import { NodeFailure, type NodeResult } from "../nodes/NodeType.js"
 import { type AgentCall, AgentKit, type AgentTypeRun } from "./AgentKit.js"
 import { type AgentType, lookupAgentType } from "./Catalog.js"
 import { withPresetDefaults } from "./Presets.js"
+import { RUN_ID } from "../../otel/RunTrace.js"
 import { custom } from "./types/Custom.js"
 import { extraction } from "./types/Extraction.js"
 import { intentClassification } from "./types/IntentClassification.js"
@@ -49,6 +50,7 @@ export class AgentRunner extends Context.Tag("AgentRunner")<AgentRunner, {
         run: (call) =>
           run(call).pipe(Effect.withSpan("agent.run", {
             attributes: {
+              ...(call.runId !== undefined ? { [RUN_ID]: call.runId } : {}),
               "agent.type": call.agentConfig.agent_type,
               "agent.type_version": call.agentConfig.type_version,
               ...(call.agentConfig.preset !== undefined ? { "agent.preset": call.agentConfig.preset } : {})

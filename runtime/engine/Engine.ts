@@ -13,6 +13,7 @@ import { HitlStore } from "./HitlStore.js"
 import { RunEvents } from "./RunEvents.js"
 import { RunStore } from "./RunStore.js"
 import { RunWorkflow, RunWorkflowLive } from "./RunWorkflow.js"
+import { RunTraces } from "../../otel/RunTraces.js"
 
 /** The node types: one layer each. */
 /** The model provider and the agent types on it: shared by agent nodes and the agents API. */
@@ -51,7 +52,7 @@ const ShardingLive = Layer.unwrapEffect(
 
 export const ClusterLive = ClusterWorkflowEngine.layer.pipe(Layer.provideMerge(ShardingLive), Layer.orDie)
 
-export const EngineSupportLive = Layer.mergeAll(RunStore.layer, RunEvents.layer, HitlStore.layer, Cancellation.layer)
+export const EngineSupportLive = Layer.mergeAll(RunStore.layer, RunEvents.layer, HitlStore.layer, Cancellation.layer, RunTraces.layer)
 
 /**
  * Runs that were accepted but whose execution may not have reached the engine (a crash between

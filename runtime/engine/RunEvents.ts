@@ -1,5 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer, Context } from "effect"
+import { eventLog } from "../../otel/RunLogs.js"
+import { rootSpanId, runTraceId } from "../../otel/RunTrace.js"
 import { EventBus } from "../EventBus.js"
 
 export interface StoredEvent {
@@ -29,16 +31,29 @@ export class RunEvents extends Context.Tag("RunEvents")<RunEvents, {
       const bus = yield* EventBus
       return {
         append: (runId, type, payload, dedupeKey) =>
+          // The event is also the run's log record, tied to the span it happened in (else the run's root).
+          Effect.flatMap(Effect.option(Effect.currentSpan), (span) =>
           Effect.gen(function*() {
+            const traceId = runTraceId(runId)
+            const spanId = span._tag === "Some" && span.value.traceId === traceId ? span.value.spanId : rootSpanId(runId)
+            const log = eventLog({ runId, type, payload, time: new Date(), spanId })
             const rows = yield* sql<{ seq: string }>`
-              WITH next AS (UPDATE runs SET event_seq = event_seq + 1 WHERE id = ${runId} RETURNING event_seq)
-              INSERT INTO run_events (run_id, seq, dedupe_key, type, payload)
-              SELECT ${runId}, event_seq, ${dedupeKey}, ${type}, ${JSON.stringify(payload)}::jsonb FROM next
-              ON CONFLICT (run_id, dedupe_key) DO NOTHING RETURNING seq`
+              WITH next AS (UPDATE runs SET event_seq = event_seq + 1 WHERE id = ${runId} RETURNING event_seq, tenant_id),
+              event AS (
+                INSERT INTO run_events (run_id, seq, dedupe_key, type, payload)
+                SELECT ${runId}, event_seq, ${dedupeKey}, ${type}, ${JSON.stringify(payload)}::jsonb FROM next
+                ON CONFLICT (run_id, dedupe_key) DO NOTHING RETURNING seq
+              ),
+              log AS (
+                INSERT INTO run_logs (run_id, seq, tenant_id, time_unix_nano, otlp)
+                SELECT ${runId}, event.seq, next.tenant_id, ${log?.timeUnixNano ?? "0"}, ${JSON.stringify(log ?? null)}::jsonb
+                FROM event, next WHERE ${log !== undefined}
+              )
+              SELECT seq FROM event`
             const row = rows[0]
             if (row === undefined) return
             yield* bus.publish(runChannel(runId), JSON.stringify({ seq: Number(row.seq), type, payload }))
-          }).pipe(Effect.orDie, Effect.withSpan("RunEvents.append", { attributes: { type } })),
+          }).pipe(Effect.orDie, Effect.withSpan("RunEvents.append", { attributes: { type } }))),
         after: (runId, seq) =>
           sql<{ seq: string; type: string; payload: Record<string, unknown> }>`SELECT seq, type, payload FROM run_events
             WHERE run_id = ${runId} AND seq > ${seq} ORDER BY seq`.pipe(

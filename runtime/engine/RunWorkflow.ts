@@ -13,6 +13,9 @@ import { RunEvents } from "./RunEvents.js"
 import type { WorkflowConfig } from "../../schemas/Workflow.js"
 import { type LoadedRun, RunStore } from "./RunStore.js"
 import { TokenBuffer } from "./TokenBuffer.js"
+import { RUN_ID, runRootSpan, stepSpanId } from "../../otel/RunTrace.js"
+import { RunTraces } from "../../otel/RunTraces.js"
+import { Telemetry } from "../../otel/Telemetry.js"
 
 /** One AI Employee run: a durable workflow execution keyed by the run id. */
 export const RunWorkflow = Workflow.make({
@@ -20,6 +23,13 @@ export const RunWorkflow = Workflow.make({
   payload: Schema.Struct({ runId: Schema.String }),
   idempotencyKey: ({ runId }) => runId
 })
+
+/** A step that failed, as the error of its span; the run gets it back as an outcome. */
+class StepFailed extends Schema.TaggedError<StepFailed>()("StepFailed", { error: Schema.String, detail: Schema.String }) {
+  override get message() {
+    return this.detail
+  }
+}
 
 const NodeOutcome = Schema.Union(
   Schema.Struct({ kind: Schema.Literal("completed"), output: Schema.Unknown, hitl: Schema.optional(Schema.Unknown) }),
@@ -72,6 +82,8 @@ export const RunWorkflowLive = RunWorkflow.toLayer(
     const registry = yield* NodeRegistry
     const cancellation = yield* Cancellation
     const hitlStore = yield* HitlStore
+    const telemetry = yield* Telemetry
+    const traces = yield* RunTraces
 
     // Loading the run also moves it from pending to running: one activity instead of two.
     const loaded = yield* Activity.make({
@@ -133,6 +145,7 @@ export const RunWorkflowLive = RunWorkflow.toLayer(
           if ((yield* store.transition(runId, "fail", { error })) !== undefined) {
             yield* events.append(runId, "run_failed", { status: "failed", error }, "run_failed")
           }
+          yield* traces.exportRoot(runId)
           yield* notifyParent({ status: "failed", output: null, error })
           yield* cancellation.release(runId)
         })
@@ -151,6 +164,13 @@ export const RunWorkflowLive = RunWorkflow.toLayer(
         })
       })
 
+    /** The span of one node execution: a child of the run's root span, in the run's trace. */
+    const nodeSpan = (node: DagNode, extra: Record<string, unknown> = {}) =>
+      Effect.withSpan(`node ${node.id}`, {
+        parent: runRootSpan(runId),
+        attributes: { [RUN_ID]: runId, "node.id": node.id, "node.type": node.type, "node.name": node.name ?? node.id, ...extra }
+      })
+
     /** One node as an activity: runs the node type, racing the run's cancel signal. */
     const executeNode = (node: DagNode, snapshot: RunContext) =>
       Activity.make({
@@ -160,44 +180,57 @@ export const RunWorkflowLive = RunWorkflow.toLayer(
           const done = yield* store.completedStep(runId, node.id)
           if (done !== undefined) return { kind: "completed" as const, output: done.output }
           if ((yield* store.status(runId)) === "cancelled") return { kind: "cancelled" as const }
-          const stepId = yield* store.startStep(run, node, null)
-          const step = { step_id: stepId, node_id: node.id }
-          yield* events.append(runId, "step_started", step, `step_started:${node.id}`)
-          const tokens = yield* TokenBuffer.make((delta, n, attempt) =>
-            events.append(runId, "token", { ...step, delta }, `token:${node.id}:${attempt}:${n}`)
-          )
-          const outcome = yield* registry.execute({
-            runId,
-            tenantId: run.tenant_id,
-            stepId,
-            node,
-            context: snapshot,
-            config,
-            isDryRun: run.is_dry_run,
-            emitToken: tokens.push
+          const outcome = yield* Effect.gen(function*() {
+            const stepId = yield* store.startStep(run, node, null)
+            yield* Effect.annotateCurrentSpan({ "step.id": stepId })
+            const step = { step_id: stepId, node_id: node.id }
+            yield* events.append(runId, "step_started", step, `step_started:${node.id}`)
+            const tokens = yield* TokenBuffer.make((delta, n, attempt) =>
+              events.append(runId, "token", { ...step, delta }, `token:${node.id}:${attempt}:${n}`)
+            )
+            const outcome = yield* registry.execute({
+              runId,
+              tenantId: run.tenant_id,
+              stepId,
+              node,
+              context: snapshot,
+              config,
+              isDryRun: run.is_dry_run,
+              emitToken: tokens.push
+            }).pipe(
+              Effect.either,
+              Effect.map((r) => ({ _tag: "ran" as const, r })),
+              Effect.race(cancellation.awaitCancel(runId).pipe(Effect.as({ _tag: "cancelled" as const })))
+            )
+            yield* tokens.flush
+            if (outcome._tag === "cancelled") {
+              yield* store.finishStep(stepId, "cancelled", { error: "Run cancelled" })
+              yield* Effect.annotateCurrentSpan({ "step.status": "cancelled" })
+              return { kind: "cancelled" as const }
+            }
+            if (Either.isLeft(outcome.r)) {
+              const error = outcome.r.left.message
+              yield* store.finishStep(stepId, "failed", { error })
+              yield* events.append(runId, "step_failed", { ...step, error }, `step_failed:${node.id}`)
+              yield* Effect.annotateCurrentSpan({ "step.status": "failed" })
+              // Failing the span marks it as an error in the trace; the outcome is recovered below.
+              return yield* new StepFailed({ error: `Node '${node.id}' failed: ${error}`, detail: error })
+            }
+            const result = outcome.r.right
+            yield* store.finishStep(stepId, "completed", { output: result.output, usage: result.usage })
+            if (node.type === "agent") {
+              yield* events.append(runId, "agent_completed", { ...step, output: result.output }, `agent_completed:${node.id}`)
+            }
+            yield* events.append(runId, "step_completed", { ...step, status: "completed" }, `step_completed:${node.id}`)
+            yield* Effect.annotateCurrentSpan({ "step.status": "completed" })
+            return { kind: "completed" as const, output: result.output }
           }).pipe(
-            Effect.either,
-            Effect.map((r) => ({ _tag: "ran" as const, r })),
-            Effect.race(cancellation.awaitCancel(runId).pipe(Effect.as({ _tag: "cancelled" as const })))
+            nodeSpan(node),
+            Effect.catchTag("StepFailed", (e) => Effect.succeed({ kind: "failed" as const, error: e.error }))
           )
-          yield* tokens.flush
-          if (outcome._tag === "cancelled") {
-            yield* store.finishStep(stepId, "cancelled", { error: "Run cancelled" })
-            return { kind: "cancelled" as const }
-          }
-          if (Either.isLeft(outcome.r)) {
-            const error = outcome.r.left.message
-            yield* store.finishStep(stepId, "failed", { error })
-            yield* events.append(runId, "step_failed", { ...step, error }, `step_failed:${node.id}`)
-            return { kind: "failed" as const, error: `Node '${node.id}' failed: ${error}` }
-          }
-          const result = outcome.r.right
-          yield* store.finishStep(stepId, "completed", { output: result.output, usage: result.usage })
-          if (node.type === "agent") {
-            yield* events.append(runId, "agent_completed", { ...step, output: result.output }, `agent_completed:${node.id}`)
-          }
-          yield* events.append(runId, "step_completed", { ...step, status: "completed" }, `step_completed:${node.id}`)
-          return { kind: "completed" as const, output: result.output }
+          // The step's spans are stored before the activity's result is: a crash cannot lose them.
+          yield* telemetry.flush
+          return outcome
         })
       })
 
@@ -208,18 +241,24 @@ export const RunWorkflowLive = RunWorkflow.toLayer(
         const token = yield* DurableDeferred.token(childDeferred(node.id))
         const started = yield* Activity.make({
           name: `child-start:${node.id}`,
-          success: Schema.Struct({ ok: Schema.Boolean, error: Schema.NullOr(Schema.String), stepId: Schema.NullOr(Schema.String) }),
+          success: Schema.Struct({
+            ok: Schema.Boolean,
+            error: Schema.NullOr(Schema.String),
+            stepId: Schema.NullOr(Schema.String),
+            startedAt: Schema.optional(Schema.Number)
+          }),
           execute: Effect.gen(function*() {
+            const startedAt = Date.now()
             const stepId = yield* store.startStep(run, node, null)
             yield* events.append(runId, "step_started", { step_id: stepId, node_id: node.id }, `step_started:${node.id}`)
             const input = asObject(renderDeep(node.call_aie_config.input_params ?? {}, snapshot))
             const created = yield* store.createChild(run, node.call_aie_config.workflow_id, childId, node.id, token, input)
             if (created !== undefined) {
               yield* store.finishStep(stepId, "failed", { error: created })
-              return { ok: false, error: created, stepId }
+              return { ok: false, error: created, stepId, startedAt }
             }
             yield* RunWorkflow.execute({ runId: childId }, { discard: true })
-            return { ok: true, error: null, stepId }
+            return { ok: true, error: null, stepId, startedAt }
           })
         })
         if (!started.ok) return { kind: "failed" as const, error: `Node '${node.id}' failed: ${started.error}` }
@@ -229,6 +268,19 @@ export const RunWorkflowLive = RunWorkflow.toLayer(
           success: NodeOutcome,
           execute: Effect.gen(function*() {
             const step = { step_id: started.stepId!, node_id: node.id }
+            yield* traces.emitChildStep({
+              runId,
+              nodeId: node.id,
+              nodeName: node.name ?? node.id,
+              stepId: started.stepId!,
+              childRunId: childId,
+              childStatus: child.status,
+              start: new Date(started.startedAt ?? Date.now()),
+              end: new Date(),
+              error: child.error,
+              spanId: stepSpanId(runId, node.id)
+            })
+            yield* telemetry.flush
             if (child.status === "completed") {
               yield* store.finishStep(started.stepId!, "completed", { output: child.output })
               yield* events.append(runId, "step_completed", { ...step, status: "completed" }, `step_completed:${node.id}`)
@@ -329,6 +381,7 @@ export const RunWorkflowLive = RunWorkflow.toLayer(
         if ((yield* store.transition(runId, "complete", { output, named_outputs: named })) !== undefined) {
           yield* events.append(runId, "run_completed", { status: "completed" }, "run_completed")
         }
+        yield* traces.exportRoot(runId)
         yield* notifyParent({ status: "completed", output, error: null })
         yield* cancellation.release(runId)
       })

@@ -10,11 +10,12 @@ export const AgentNodeLive = nodeType(
   "agent",
   Effect.map(AgentRunner, (runner) => (execution) =>
     runner.run({
+      runId: execution.runId,
       tenantId: execution.tenantId,
       agentConfig: (execution.node as AgentNode).agent_config,
       context: execution.context,
       config: execution.config,
       isDryRun: execution.isDryRun,
       emitToken: execution.emitToken
-    }).pipe(Effect.withSpan("node.agent", { attributes: { node_id: execution.node.id } })))
+    }))
 )

@@ -55,6 +55,7 @@ import { HitlHttp, RunsHttp } from "../workflow/http/RunsHttp.js"
 import { Runs } from "../workflow/Runs.js"
 import { RunsRepo } from "../workflow/RunsRepo.js"
 import { RunStream } from "../workflow/RunStream.js"
+import { Traces } from "../workflow/Traces.js"
 import { AiEmployeesHttp } from "../workflow/http/AiEmployeesHttp.js"
 import { VoiceHttp } from "../workflow/http/VoiceHttp.js"
 import { WorkflowsHttp } from "../workflow/http/WorkflowsHttp.js"
@@ -100,7 +101,7 @@ const KnowledgeLive = KnowledgeSearchLive.pipe(
   Layer.provide(FetchHttpClient.layer)
 )
 
-const RunsLive = Layer.mergeAll(RunStream.Default, Hitl.Default, AgentServicesLive).pipe(
+const RunsLive = Layer.mergeAll(RunStream.Default, Hitl.Default, Traces.Default, AgentServicesLive).pipe(
   Layer.provideMerge(Runs.Default),
   Layer.provideMerge(RunsRepo.Default),
   Layer.provideMerge(EngineLive)
@@ -174,9 +175,13 @@ const GatewayLive = Layer.scopedDiscard(
   Layer.provide(NodeServerLive)
 )
 
-/** The whole platform in one process (the default `ROLE=all`). */
+/**
+ * The whole platform in one process (the default `ROLE=all`). Tracing comes up right after the
+ * database (the run span store writes there) and before every service, so their spans are traced.
+ */
 export const PlatformLive = GatewayLive.pipe(
   Layer.provide(ServicesLive),
   Layer.provide(TracingLive),
+  Layer.provide(MigratedDatabaseLive),
   Layer.provide(AppConfig.layer)
 )

@@ -19,6 +19,7 @@ export interface AppConfigShape {
   readonly llmEmbeddingModel: Option.Option<string>
   readonly llmTimeoutSeconds: number
   readonly embeddingBackfillSeconds: number
+  readonly traceMaxBytes: number
   readonly smtpUrl: Option.Option<Redacted.Redacted>
   readonly smtpFrom: string
   readonly inboundSmtpPort: Option.Option<number>
@@ -59,6 +60,7 @@ export class AppConfig extends Context.Tag("AppConfig")<AppConfig, AppConfigShap
     llmEmbeddingModel: Config.option(Config.string("LLM_EMBEDDING_MODEL")),
     llmTimeoutSeconds: Config.integer("LLM_TIMEOUT_SECONDS").pipe(Config.withDefault(120)),
     embeddingBackfillSeconds: Config.integer("EMBEDDING_BACKFILL_SECONDS").pipe(Config.withDefault(30)),
+    traceMaxBytes: Config.integer("TRACE_MAX_BYTES").pipe(Config.withDefault(10 * 1024 * 1024)),
     smtpUrl: Config.option(Config.redacted("SMTP_URL")),
     smtpFrom: Config.string("SMTP_FROM").pipe(Config.withDefault("Builder Platform <no-reply@builder.local>")),
     inboundSmtpPort: Config.option(Config.integer("INBOUND_SMTP_PORT")),

@@ -13,6 +13,7 @@ import { hitlDeferred } from "../../runtime/engine/Deferreds.js"
 import { RunEvents } from "../../runtime/engine/RunEvents.js"
 import { RunStore } from "../../runtime/engine/RunStore.js"
 import { RunWorkflow } from "../../runtime/engine/RunWorkflow.js"
+import { RunTraces } from "../../otel/RunTraces.js"
 import { Idempotency } from "../shared/Idempotency.js"
 import { requireReader } from "./Policy.js"
 import { RunsRepo, sumUsage, toRun, toStep } from "./RunsRepo.js"
@@ -32,6 +33,7 @@ export class Runs extends Effect.Service<Runs>()("Runs", {
     const store = yield* RunStore
     const events = yield* RunEvents
     const cancellation = yield* Cancellation
+    const traces = yield* RunTraces
     const idempotency = yield* Idempotency
     const engine = yield* WorkflowEngine.WorkflowEngine
     const withEngine = Effect.provideService(WorkflowEngine.WorkflowEngine, engine)
@@ -154,6 +156,7 @@ export class Runs extends Effect.Service<Runs>()("Runs", {
         })).pipe(Effect.orDie)
         if (cancelled === undefined) return undefined
         yield* events.append(runId, "run_cancelled", { status: "cancelled" }, "run_cancelled")
+        yield* traces.exportRoot(runId)
         yield* cancellation.raise(runId)
         yield* Effect.forEach(cancelled, (h) =>
           DurableDeferred.succeed(hitlDeferred(h.node_id), {

@@ -8,6 +8,7 @@ import type { Principal } from "../../schemas/Principal.js"
 import type { InteractionType, PatchWorkflowRequest, WorkflowConfig } from "../../schemas/Workflow.js"
 import { defaultWorkflowConfig } from "../../schemas/Workflow.js"
 import { retiredPresetSteps } from "../../runtime/agents/Presets.js"
+import { decodePageToken, encodePageToken } from "../shared/PageToken.js"
 import { DagChecks } from "./DagChecks.js"
 import { requireBuilder, requireEditable, requireReader } from "./Policy.js"
 import { builtInTemplates } from "./Templates.js"
@@ -18,14 +19,10 @@ import { configOf, toWorkflow, type WorkflowChanges, type WorkflowRow, Workflows
 const categoryChange = (category: string | undefined) =>
   category === undefined ? undefined : category.trim() === "" ? null : category
 
-const encodeCursor = (offset: number) => Buffer.from(JSON.stringify({ o: offset })).toString("base64url")
+const encodeCursor = (offset: number) => encodePageToken({ o: offset })
 const decodeCursor = (cursor: string): number | undefined => {
-  try {
-    const o: unknown = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")).o
-    return typeof o === "number" && Number.isInteger(o) && o >= 0 ? o : undefined
-  } catch {
-    return undefined
-  }
+  const o = decodePageToken(cursor)?.o
+  return typeof o === "number" && Number.isInteger(o) && o >= 0 ? o : undefined
 }
 
 /** AI Employees: lifecycle, configuration, templates, clones and adoption. */

@@ -10,6 +10,7 @@ import { request } from "../support/Http.js"
 import { parseSse } from "../support/Runs.js"
 import { ScriptedModel } from "../support/ScriptedModel.js"
 import { testDatabase } from "../support/TestDatabase.js"
+import { attr, logsOf, spansOf, type TraceBody, traceIdOf } from "../support/Traces.js"
 import { respondNode } from "../support/Workflows.js"
 
 /** The platform as a separate process that the test can SIGKILL and start again. */
@@ -158,5 +159,16 @@ layer(ServerLive, { excludeTestServices: true, timeout: "180 seconds" })("crash 
         "step_completed:b",
         "run_completed:"
       ])
+
+      // One trace across the crash: node a's spans from the first process, node b's from the second.
+      const trace = (yield* api("GET", `/api/v1/workflow/runs/${run1}/trace`, undefined, token)).body as TraceBody
+      const spans = spansOf(trace)
+      assert.isTrue(spans.every((s) => s.traceId === traceIdOf(run1)))
+      const root = spans.find((s) => s.parentSpanId === undefined)!
+      const steps = spans.filter((s) => s.name.startsWith("node "))
+      assert.deepStrictEqual(steps.map((s) => s.name).sort(), ["node a", "node b"])
+      assert.isTrue(steps.every((s) => s.parentSpanId === root.spanId))
+      assert.strictEqual(spans.filter((s) => s.name === "llm.call").length, 2)
+      assert.deepStrictEqual(logsOf(trace).map((l) => `${attr(l, "event.name")}:${attr(l, "node.id") ?? ""}`), run1Types)
     }), 170_000)
 })

@@ -2,7 +2,12 @@ import { createServer, type Server } from "node:http"
 import { assert, layer } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
 import { freePort } from "../../services/shared/FreePort.js"
-import { login } from "../support/Http.js"
+import { http, login, loginToken } from "../support/Http.js"
+import { eventually, publishedWorkflow } from "../support/RunPlatform.js"
+import { startRun, waitForStatus } from "../support/Runs.js"
+import { ScriptedModel } from "../support/ScriptedModel.js"
+import { spansOf, type TraceBody, traceIdOf } from "../support/Traces.js"
+import { simpleDag } from "../support/Workflows.js"
 import { ADMIN_EMAIL, ADMIN_PASSWORD, TestPlatformLive } from "../support/TestPlatform.js"
 
 /** An OTLP/HTTP receiver on loopback that keeps the bodies posted to /v1/traces. */
@@ -30,10 +35,26 @@ class OtlpReceiver extends Context.Tag("OtlpReceiver")<OtlpReceiver, { readonly 
 }
 
 const Live = Layer.unwrapEffect(
-  Effect.map(OtlpReceiver, (r) => TestPlatformLive({ redis: false, env: { OTEL_EXPORTER_OTLP_ENDPOINT: r.url } }))
-).pipe(Layer.provideMerge(OtlpReceiver.layer))
+  Effect.map(Effect.zip(OtlpReceiver, ScriptedModel), ([r, model]) =>
+    TestPlatformLive({
+      redis: false,
+      env: { OTEL_EXPORTER_OTLP_ENDPOINT: r.url, LLM_BASE_URL: model.baseUrl, LLM_MODELS: "test-model" }
+    }))
+).pipe(Layer.provideMerge(Layer.merge(OtlpReceiver.layer, ScriptedModel.layer)))
 
-layer(Live, { excludeTestServices: true })("OTLP export", (it) => {
+interface ExportedSpan {
+  readonly traceId: string
+  readonly spanId: string
+  readonly parentSpanId?: string
+  readonly name: string
+}
+const exportedSpans = (bodies: ReadonlyArray<string>): Array<ExportedSpan> =>
+  bodies.flatMap((b) =>
+    (JSON.parse(b) as { resourceSpans: Array<{ scopeSpans: Array<{ spans: Array<ExportedSpan> }> }> }).resourceSpans
+      .flatMap((r) => r.scopeSpans.flatMap((s) => s.spans))
+  )
+
+layer(Live, { excludeTestServices: true, timeout: "60 seconds" })("OTLP export", (it) => {
   it.effect("with OTEL_EXPORTER_OTLP_ENDPOINT set, service spans arrive at the collector", () =>
     Effect.gen(function*() {
       const r = yield* login(ADMIN_EMAIL, ADMIN_PASSWORD)
@@ -45,5 +66,33 @@ layer(Live, { excludeTestServices: true })("OTLP export", (it) => {
       const body = receiver.bodies.find((b) => b.includes("Sessions.login"))
       assert.isDefined(body)
       assert.include(body, "builder-platform")
+    }))
+
+  it.effect("a run's spans reach the collector under the trace id the trace endpoint serves", () =>
+    Effect.gen(function*() {
+      const token = yield* loginToken(ADMIN_EMAIL, ADMIN_PASSWORD)
+      const receiver = yield* OtlpReceiver
+      const id = yield* publishedWorkflow(token, simpleDag())
+      const run = yield* startRun(token, id, { message: "hello" })
+      yield* waitForStatus(token, run.body.id, ["completed"])
+      const served = (yield* http("GET", `/api/v1/workflow/runs/${run.body.id}/trace`, { token })).body as TraceBody
+      const traceId = spansOf(served)[0]!.traceId
+      assert.strictEqual(traceId, traceIdOf(run.body.id))
+      const names = ["run Helper", "node answer", "agent.run", "llm.call"]
+      const arrived = yield* eventually(
+        Effect.sync(() => {
+          const spans = exportedSpans(receiver.bodies).filter((s) => s.traceId === traceId)
+          return names.every((n) => spans.some((s) => s.name === n)) ? spans : undefined
+        }),
+        "the run's spans at the collector"
+      )
+      // Same spans, same ids, same parents as the trace endpoint serves.
+      for (const span of spansOf(served)) {
+        const exported = arrived.find((s) => s.spanId === span.spanId)
+        assert.isDefined(exported, span.name)
+        assert.strictEqual(exported!.parentSpanId ?? undefined, span.parentSpanId ?? undefined)
+      }
+      // Operators also get the SQL and service spans of the run in the same trace.
+      assert.isAbove(arrived.length, spansOf(served).length)
     }))
 })

@@ -3,6 +3,7 @@ import { checkJsonSchema } from "../../dag/JsonSchema.js"
 import type { ChatMessage, ToolCall } from "../../models/ChatModel.js"
 import { NodeFailure } from "../../nodes/NodeType.js"
 import { ToolRegistry, type ToolSpec } from "../../tools/Tools.js"
+import { RUN_ID } from "../../../otel/RunTrace.js"
 import {
   addUsage,
   AgentKit,
@@ -70,7 +71,13 @@ export const custom = Effect.gen(function*() {
     }).pipe(
       Effect.tap((result) => Effect.annotateCurrentSpan({ "tool.result": JSON.stringify(result) })),
       Effect.withSpan("tool.call", {
-        attributes: { "tool.id": spec.id, "tool.source": spec.source, "tool.arguments": toolCall.arguments, "tool.dry_run": call.isDryRun }
+        attributes: {
+          ...(call.runId !== undefined ? { [RUN_ID]: call.runId } : {}),
+          "tool.id": spec.id,
+          "tool.source": spec.source,
+          "tool.arguments": toolCall.arguments,
+          "tool.dry_run": call.isDryRun
+        }
       })
     )
 

@@ -5,6 +5,7 @@ import { CurrentPrincipal } from "../../../schemas/Principal.js"
 import { Hitl } from "../Hitl.js"
 import { Runs } from "../Runs.js"
 import { RunStream } from "../RunStream.js"
+import { Traces } from "../Traces.js"
 
 /** `Last-Event-ID` (or `last_event_id` for clients that cannot set headers); 0 replays everything. */
 const lastEventId = Effect.map(HttpServerRequest.HttpServerRequest, (request) => {
@@ -17,6 +18,7 @@ export const RunsHttp = HttpApiBuilder.group(PlatformApi, "runs", (handlers) =>
   Effect.gen(function*() {
     const runs = yield* Runs
     const stream = yield* RunStream
+    const traces = yield* Traces
     const as = CurrentPrincipal
     return handlers
       .handle("run", ({ headers, path, payload }) =>
@@ -34,6 +36,8 @@ export const RunsHttp = HttpApiBuilder.group(PlatformApi, "runs", (handlers) =>
       .handle("listForWorkflow", ({ path, urlParams }) => Effect.flatMap(as, (p) => runs.listForWorkflow(p, path.id, urlParams)))
       .handle("recent", ({ urlParams }) => Effect.flatMap(as, (p) => runs.recent(p, urlParams)))
       .handle("cancel", ({ path }) => Effect.flatMap(as, (p) => runs.cancel(p, path.id)))
+      .handle("trace", ({ path }) => Effect.flatMap(as, (p) => traces.runTrace(p, path.run_id)))
+      .handle("workflowTrace", ({ path, urlParams }) => Effect.flatMap(as, (p) => traces.workflowTrace(p, path.id, urlParams)))
   }))
 
 export const HitlHttp = HttpApiBuilder.group(PlatformApi, "hitl", (handlers) =>

@@ -1,0 +1,91 @@
+import { SqlClient } from "@effect/sql"
+import { Context, Effect, Layer } from "effect"
+import type { OtlpLogRecord } from "./OtlpJson.js"
+import { childStepSpan, type PauseEvent, rootSpan, type RunRecordForTrace, RUNS_SCOPE } from "./RootSpan.js"
+import { type OtlpSpan, Telemetry, toOtlp } from "./Telemetry.js"
+
+export interface TraceRun extends RunRecordForTrace {
+  readonly tenant_id: string
+}
+
+/** One run's worklog: its spans (the root first) and its log records, in OTLP JSON. */
+export interface Worklog {
+  readonly run: TraceRun
+  readonly spans: ReadonlyArray<{ readonly scope: string; readonly span: OtlpSpan }>
+  readonly logs: ReadonlyArray<OtlpLogRecord>
+}
+
+const RUN_COLUMNS = "id, tenant_id, workflow_id, workflow_name, version, status, trigger_type, is_dry_run, error, parent_run_id, parent_node_id, created_at, finished_at"
+
+/** Reads runs' stored spans and logs, adds each run's root span, and exports roots and call_aie steps. */
+export class RunTraces extends Context.Tag("RunTraces")<RunTraces, {
+  readonly worklogs: (runs: ReadonlyArray<TraceRun>) => Effect.Effect<ReadonlyArray<Worklog>>
+  readonly run: (runId: string) => Effect.Effect<TraceRun | undefined>
+  /** Sends a finished run's root span to the OTLP exporter (stored spans went as they ended). */
+  readonly exportRoot: (runId: string) => Effect.Effect<void>
+  readonly emitChildStep: (input: Omit<Parameters<typeof childStepSpan>[0], "resource">) => Effect.Effect<void>
+}>() {
+  static readonly columns = RUN_COLUMNS
+
+  static readonly layer = Layer.effect(
+    RunTraces,
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      const telemetry = yield* Telemetry
+
+      const pausesOf = (runIds: ReadonlyArray<string>) =>
+        sql<{ run_id: string; type: "run_paused" | "run_resumed"; created_at: Date; payload: Record<string, unknown> }>`
+          SELECT run_id, type, created_at, payload FROM run_events
+          WHERE run_id IN ${sql.in(runIds)} AND type IN ('run_paused', 'run_resumed') ORDER BY run_id, seq`
+
+      const pause = (e: { type: "run_paused" | "run_resumed"; created_at: Date; payload: Record<string, unknown> }): PauseEvent => ({
+        type: e.type,
+        at: e.created_at,
+        node_id: typeof e.payload.node_id === "string" ? e.payload.node_id : undefined,
+        request_id: typeof e.payload.request_id === "string" ? e.payload.request_id : undefined
+      })
+
+      const worklogs = (runs: ReadonlyArray<TraceRun>) =>
+        Effect.gen(function*() {
+          if (runs.length === 0) return []
+          const ids = runs.map((r) => r.id)
+          const [spans, logs, pauses] = yield* Effect.all([
+            sql<{ run_id: string; scope: string; otlp: OtlpSpan }>`SELECT run_id, scope, otlp FROM run_spans
+              WHERE run_id IN ${sql.in(ids)} ORDER BY start_unix_nano, span_id`,
+            sql<{ run_id: string; otlp: OtlpLogRecord }>`SELECT run_id, otlp FROM run_logs WHERE run_id IN ${sql.in(ids)} ORDER BY seq`,
+            pausesOf(ids)
+          ], { concurrency: 3 })
+          const now = new Date()
+          return runs.map((run) => ({
+            run,
+            spans: [
+              { scope: RUNS_SCOPE, span: toOtlp(rootSpan(run, pauses.filter((p) => p.run_id === run.id).map(pause), telemetry.resource, now)).span },
+              ...spans.filter((s) => s.run_id === run.id).map((s) => ({ scope: s.scope, span: s.otlp }))
+            ],
+            logs: logs.filter((l) => l.run_id === run.id).map((l) => l.otlp)
+          }))
+        }).pipe(Effect.orDie, Effect.withSpan("RunTraces.worklogs"))
+
+      const run = (runId: string) =>
+        sql<TraceRun>`SELECT ${sql.literal(RUN_COLUMNS)} FROM runs WHERE id = ${runId}`.pipe(
+          Effect.map((rows) => rows[0]),
+          Effect.orDie
+        )
+
+      const exportRoot = (runId: string) =>
+        Effect.gen(function*() {
+          const found = yield* run(runId)
+          if (found === undefined) return
+          const pauses = yield* pausesOf([runId]).pipe(Effect.orDie)
+          yield* telemetry.export(rootSpan(found, pauses.map(pause), telemetry.resource, new Date()))
+        })
+
+      return {
+        worklogs,
+        run,
+        exportRoot,
+        emitChildStep: (input) => telemetry.emit(childStepSpan({ ...input, resource: telemetry.resource }))
+      }
+    })
+  )
+}

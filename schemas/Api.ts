@@ -3,6 +3,7 @@ import { ApiKeysApi, AuditApi, AuthMeApi, AuthPublicApi, GroupsApi, TenantsApi, 
 import { BadRequest, Forbidden, NotFound, PayloadTooLarge, TooManyRequests, Unauthorized } from "./Errors.js"
 import { flattenErrorSchemas } from "./OpenApiErrors.js"
 import { AgentsApi } from "./AgentApi.js"
+import { ChatApi } from "./ChatApi.js"
 import { IngestionApi } from "./IngestionApi.js"
 import { HitlApi, RunsApi } from "./RunApi.js"
 import { SystemApi } from "./SystemApi.js"
@@ -26,6 +27,7 @@ export class PlatformApi extends HttpApi.make("builder-platform")
   .add(AgentsApi)
   .add(IngestionApi)
   .add(LlmProvidersApi)
+  .add(ChatApi)
   .addError(BadRequest)
   .addError(Unauthorized)
   .addError(Forbidden)

@@ -23,3 +23,9 @@ export type VoiceTreeId = typeof VoiceTreeId.Type
 
 export const VoiceTreeVersionId = Schema.UUID.pipe(Schema.brand("VoiceTreeVersionId"))
 export type VoiceTreeVersionId = typeof VoiceTreeVersionId.Type
+
+export const ChatSessionId = Schema.UUID.pipe(Schema.brand("ChatSessionId"))
+export type ChatSessionId = typeof ChatSessionId.Type
+
+export const ChatMessageId = Schema.UUID.pipe(Schema.brand("ChatMessageId"))
+export type ChatMessageId = typeof ChatMessageId.Type

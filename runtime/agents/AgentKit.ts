@@ -61,6 +61,19 @@ export const userTurn = (call: AgentCall): string => {
   return typeof inputs === "string" ? inputs : JSON.stringify(inputs)
 }
 
+/** Earlier turns of a chat run (`chat.history`) as model messages; nothing outside chat. */
+export const priorTurns = (call: AgentCall): Array<ChatMessage> =>
+  (call.context.chat?.history ?? []).flatMap((m): Array<ChatMessage> => {
+    const r = asRecord(m)
+    return (r.role === "user" || r.role === "assistant") && typeof r.content === "string" ? [{ role: r.role, content: r.content }] : []
+  })
+
+/** The conversation a conversational agent answers: earlier chat turns, then this turn. */
+export const conversation = (call: AgentCall, turn: string = userTurn(call)): Array<ChatMessage> => [
+  ...priorTurns(call),
+  { role: "user", content: turn }
+]
+
 export const instructions = (call: AgentCall): string => renderText(call.agentConfig.system_prompt_template, call.context)
 
 /** Span attributes without the absent ones. */

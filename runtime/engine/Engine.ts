@@ -14,6 +14,7 @@ import { RunEvents } from "./RunEvents.js"
 import { RunStore } from "./RunStore.js"
 import { RunWorkflow, RunWorkflowLive } from "./RunWorkflow.js"
 import { RunTraces } from "../../otel/RunTraces.js"
+import type { RunEndHooks } from "./RunHooks.js"
 
 /** The node types: one layer each. */
 /** The model provider and the agent types on it: shared by agent nodes and the agents API. */
@@ -68,8 +69,13 @@ const RecoveryLive = Layer.effectDiscard(
   })
 )
 
-export const EngineLive = RecoveryLive.pipe(
+/**
+ * The engine, with `hooks`: who follows runs to their end (chat). They are built inside the
+ * engine, so they may start runs themselves and use the models and run events.
+ */
+export const engineLive = <A, E, R>(hooks: Layer.Layer<RunEndHooks | A, E, R>) => RecoveryLive.pipe(
   Layer.provideMerge(RunWorkflowLive),
+  Layer.provideMerge(hooks),
   Layer.provideMerge(NodeTypesLive),
   Layer.provideMerge(AgentsLive),
   Layer.provideMerge(EngineSupportLive),

@@ -160,7 +160,7 @@ export class RunStore extends Context.Tag("RunStore")<RunStore, {
             } ON CONFLICT (id) DO NOTHING`
             return undefined
           }).pipe(Effect.orDie),
-        pendingRunIds: sql<{ id: string }>`SELECT id FROM runs WHERE status IN ('pending', 'running', 'paused')`.pipe(
+        pendingRunIds: sql<{ id: string }>`SELECT id FROM runs WHERE status IN ('pending', 'running', 'paused') AND NOT held`.pipe(
           Effect.map((rows) => rows.map((r) => r.id)),
           Effect.orDie
         )

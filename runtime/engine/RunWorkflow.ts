@@ -13,6 +13,8 @@ import { RunEvents } from "./RunEvents.js"
 import type { WorkflowConfig } from "../../schemas/Workflow.js"
 import { type LoadedRun, RunStore } from "./RunStore.js"
 import { TokenBuffer } from "./TokenBuffer.js"
+import { chatReply } from "./ChatReply.js"
+import { RunEndHooks } from "./RunHooks.js"
 import { RUN_ID, runRootSpan, stepSpanId } from "../../otel/RunTrace.js"
 import { RunTraces } from "../../otel/RunTraces.js"
 import { Telemetry } from "../../otel/Telemetry.js"
@@ -84,6 +86,7 @@ export const RunWorkflowLive = RunWorkflow.toLayer(
     const hitlStore = yield* HitlStore
     const telemetry = yield* Telemetry
     const traces = yield* RunTraces
+    const hooks = yield* RunEndHooks
 
     // Loading the run also moves it from pending to running: one activity instead of two.
     const loaded = yield* Activity.make({
@@ -142,7 +145,9 @@ export const RunWorkflowLive = RunWorkflow.toLayer(
       Activity.make({
         name: "fail",
         execute: Effect.gen(function*() {
-          if ((yield* store.transition(runId, "fail", { error })) !== undefined) {
+          // Re-run after a crash, the transition is already done: the event still goes out (once).
+          if ((yield* store.transition(runId, "fail", { error })) !== undefined || (yield* store.status(runId)) === "failed") {
+            yield* hooks.ended({ runId, status: "failed", error })
             yield* events.append(runId, "run_failed", { status: "failed", error }, "run_failed")
           }
           yield* traces.exportRoot(runId)
@@ -375,10 +380,15 @@ export const RunWorkflowLive = RunWorkflow.toLayer(
 
     const named = Object.fromEntries(loaded.outputs.map((o) => [o.name, renderString(o.value, context) ?? null]))
     const output = loaded.outputs.length > 0 ? named : lastCompletedOutput(completionOrder, context) ?? null
+    const reply = chatReply(nodes, completionOrder, context, named)
     yield* Activity.make({
       name: "complete",
       execute: Effect.gen(function*() {
-        if ((yield* store.transition(runId, "complete", { output, named_outputs: named })) !== undefined) {
+        if (
+          (yield* store.transition(runId, "complete", { output, named_outputs: named })) !== undefined ||
+          (yield* store.status(runId)) === "completed"
+        ) {
+          yield* hooks.ended({ runId, status: "completed", reply })
           yield* events.append(runId, "run_completed", { status: "completed" }, "run_completed")
         }
         yield* traces.exportRoot(runId)

@@ -49,7 +49,17 @@ import { DagChecks } from "../workflow/DagChecks.js"
 import { ModelRegistry } from "../../runtime/models/ModelRegistry.js"
 import { LlmProvidersHttp } from "../workflow/http/LlmProvidersHttp.js"
 import { LlmProviders, ProviderDirectoryLive } from "../workflow/LlmProviders.js"
-import { EngineLive } from "../../runtime/engine/Engine.js"
+import { engineLive } from "../../runtime/engine/Engine.js"
+import { Chat } from "../chat/Chat.js"
+import { ChatFeedback } from "../chat/ChatFeedback.js"
+import { ChatRunHooksLive, ChatTurns } from "../chat/ChatTurns.js"
+import { ExternalChat } from "../chat/ExternalChat.js"
+import { ChatHttp } from "../chat/http/ChatHttp.js"
+import { MessagesRepo } from "../chat/MessagesRepo.js"
+import { PiiVault } from "../chat/PiiVault.js"
+import { SessionsRepo } from "../chat/SessionsRepo.js"
+import { Titles } from "../chat/Titles.js"
+import { TurnIntake } from "../chat/TurnIntake.js"
 import { Hitl } from "../workflow/Hitl.js"
 import { HitlHttp, RunsHttp } from "../workflow/http/RunsHttp.js"
 import { Runs } from "../workflow/Runs.js"
@@ -101,10 +111,18 @@ const KnowledgeLive = KnowledgeSearchLive.pipe(
   Layer.provide(FetchHttpClient.layer)
 )
 
+/** Chat follows its runs to their end from inside the engine: answers, queued turns, titles. */
+const ChatEngineHooksLive = ChatRunHooksLive.pipe(
+  Layer.provideMerge(ChatTurns.layer),
+  Layer.provideMerge(Titles.layer),
+  Layer.provideMerge(Layer.mergeAll(SessionsRepo.Default, MessagesRepo.Default)),
+  Layer.provide(RunsRepo.Default)
+)
+
 const RunsLive = Layer.mergeAll(RunStream.Default, Hitl.Default, Traces.Default, AgentServicesLive).pipe(
   Layer.provideMerge(Runs.Default),
   Layer.provideMerge(RunsRepo.Default),
-  Layer.provideMerge(EngineLive)
+  Layer.provideMerge(engineLive(ChatEngineHooksLive))
 )
 
 /** The tools agents call (built-ins, later integrations and MCP) and the files they produce. */
@@ -125,8 +143,15 @@ const AuthLive = Layer.mergeAll(
   Begin.Default
 ).pipe(Layer.provideMerge(Sso.Default), Layer.provideMerge(Sessions.Default))
 
+const ChatLive = Layer.mergeAll(ChatFeedback.Default, ExternalChat.Default).pipe(
+  Layer.provideMerge(Chat.Default),
+  Layer.provideMerge(TurnIntake.Default),
+  Layer.provideMerge(PiiVault.Default)
+)
+
 /** Every service, over the database and the shared infrastructure. */
-export const ServicesLive = Layer.merge(AuthLive, WorkflowLive).pipe(
+export const ServicesLive = ChatLive.pipe(
+  Layer.provideMerge(Layer.merge(AuthLive, WorkflowLive)),
   Layer.provideMerge(SharedLive),
   Layer.provideMerge(InfraLive)
 )
@@ -156,7 +181,8 @@ const HandlersLive = Layer.mergeAll(
   HitlHttp,
   AgentsHttp,
   IngestionHttp,
-  LlmProvidersHttp
+  LlmProvidersHttp,
+  ChatHttp
 )
 
 const ApiLive = HttpApiBuilder.api(PlatformApi).pipe(

@@ -11,15 +11,18 @@ import workflow0002 from "../workflow/migrations/0002_runs.js"
 import workflow0003 from "../workflow/migrations/0003_llm_providers.js"
 import workflow0004 from "../workflow/migrations/0004_legacy_steps.js"
 import workflow0005 from "../workflow/migrations/0005_run_telemetry.js"
+import workflow0006 from "../workflow/migrations/0006_held_runs.js"
+import chat0001 from "../chat/migrations/0001_chat.js"
 import platform0001 from "./migrations/0001_platform.js"
 
 /** Each service owns its migrations and its own migrations table; they run in this order. */
 const services = [
   { table: "platform_migrations", migrations: { "0001_platform": platform0001 } },
   { table: "auth_migrations", migrations: { "0001_auth": auth0001 } },
-  { table: "workflow_migrations", migrations: { "0001_workflow": workflow0001, "0002_runs": workflow0002, "0003_llm_providers": workflow0003, "0004_legacy_steps": workflow0004, "0005_run_telemetry": workflow0005 } },
+  { table: "workflow_migrations", migrations: { "0001_workflow": workflow0001, "0002_runs": workflow0002, "0003_llm_providers": workflow0003, "0004_legacy_steps": workflow0004, "0005_run_telemetry": workflow0005, "0006_held_runs": workflow0006 } },
   { table: "agent_migrations", migrations: { "0001_agents": agent0001, "0002_files_presets": agent0002 } },
-  { table: "ingestion_migrations", migrations: { "0001_ingestion": ingestion0001, "0002_embeddings": ingestion0002 } }
+  { table: "ingestion_migrations", migrations: { "0001_ingestion": ingestion0001, "0002_embeddings": ingestion0002 } },
+  { table: "chat_migrations", migrations: { "0001_chat": chat0001 } }
 ] as const
 
 export const runMigrations = Effect.forEach(

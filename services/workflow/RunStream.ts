@@ -20,9 +20,9 @@ export class RunStream extends Effect.Service<RunStream>()("RunStream", {
     const events = yield* RunEvents
     const bus = yield* EventBus
 
-    const open = (principal: Principal, runId: string, lastEventId: number) =>
-      Effect.gen(function*() {
-        const run = yield* runs.visible(principal, runId)
+    /** The stream of a run the caller was already found allowed to follow. */
+    const follow = (run: { readonly id: string }, lastEventId: number) =>
+      Effect.sync(() => {
         const triggers = Stream.make(undefined).pipe(
           Stream.concat(Stream.merge(bus.subscribe(runChannel(run.id)), Stream.tick("1 second")))
         )
@@ -43,6 +43,9 @@ export class RunStream extends Effect.Service<RunStream>()("RunStream", {
         })
       })
 
-    return { open }
+    const open = (principal: Principal, runId: string, lastEventId: number) =>
+      Effect.flatMap(runs.visible(principal, runId), (run) => follow(run, lastEventId))
+
+    return { open, follow }
   })
 }) {}

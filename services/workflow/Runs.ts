@@ -11,6 +11,7 @@ import { checkJsonSchema } from "../../runtime/dag/JsonSchema.js"
 import { Cancellation } from "../../runtime/engine/Cancellation.js"
 import { hitlDeferred } from "../../runtime/engine/Deferreds.js"
 import { RunEvents } from "../../runtime/engine/RunEvents.js"
+import { RunEndHooks } from "../../runtime/engine/RunHooks.js"
 import { RunStore } from "../../runtime/engine/RunStore.js"
 import { RunWorkflow } from "../../runtime/engine/RunWorkflow.js"
 import { RunTraces } from "../../otel/RunTraces.js"
@@ -34,6 +35,7 @@ export class Runs extends Effect.Service<Runs>()("Runs", {
     const events = yield* RunEvents
     const cancellation = yield* Cancellation
     const traces = yield* RunTraces
+    const hooks = yield* RunEndHooks
     const idempotency = yield* Idempotency
     const engine = yield* WorkflowEngine.WorkflowEngine
     const withEngine = Effect.provideService(WorkflowEngine.WorkflowEngine, engine)
@@ -45,7 +47,12 @@ export class Runs extends Effect.Service<Runs>()("Runs", {
     const start = (principal: Principal, workflowId: WorkflowId, body: {
       input_params: Record<string, unknown>
       session_id?: string | undefined
-    }, options: { readonly dryRun: boolean; readonly idempotencyKey: string | undefined }) =>
+    }, options: {
+      readonly dryRun: boolean
+      readonly idempotencyKey: string | undefined
+      /** Set by services that start runs for their own reasons (a feedback workflow); else api or ui by credential. */
+      readonly triggerType?: Run["trigger_type"]
+    }) =>
       Effect.gen(function*() {
         const workflow = yield* workflows.visible(principal, workflowId)
         yield* requireReader(principal)
@@ -73,7 +80,7 @@ export class Runs extends Effect.Service<Runs>()("Runs", {
             workflow_id: workflowId,
             workflow_name: workflow.name,
             version: version.number,
-            trigger_type: principal.authMethod === "api_key" ? "api" : "ui",
+            trigger_type: options.triggerType ?? (principal.authMethod === "api_key" ? "api" : "ui"),
             is_dry_run: options.dryRun,
             input_params: body.input_params,
             session_id: body.session_id ?? null
@@ -155,6 +162,7 @@ export class Runs extends Effect.Service<Runs>()("Runs", {
             WHERE run_id = ${runId} AND status IN ('pending', 'claimed') RETURNING node_id, deferred_token`
         })).pipe(Effect.orDie)
         if (cancelled === undefined) return undefined
+        yield* hooks.ended({ runId, status: "cancelled", error: "Run cancelled" })
         yield* events.append(runId, "run_cancelled", { status: "cancelled" }, "run_cancelled")
         yield* traces.exportRoot(runId)
         yield* cancellation.raise(runId)

@@ -97,10 +97,13 @@ export class RunsRepo extends Effect.Service<RunsRepo>()("RunsRepo", {
       is_dry_run: boolean
       input_params: Record<string, unknown>
       session_id: string | null
+      /** Accepted, but started later by whoever holds it (a queued chat turn). */
+      held?: boolean
     }) =>
       sql<RunRow>`INSERT INTO runs ${
         sql.insert({
           ...row,
+          held: row.held ?? false,
           tenant_id: scope.tenantId,
           status: "pending",
           input_params: JSON.stringify(row.input_params),

@@ -10,11 +10,11 @@ import {
   type AgentCall,
   type AgentTypeRun,
   asRecord,
+  conversation,
   describeProblems,
   instructions,
   parseJson,
-  type Usage,
-  userTurn
+  type Usage
 } from "../AgentKit.js"
 
 export const DEFAULT_MAX_ITERATIONS = 6
@@ -92,7 +92,7 @@ export const custom = Effect.gen(function*() {
       const outputSchema = c.output_schema
       const messages: Array<ChatMessage> = [
         { role: "system", content: instructions(call) },
-        { role: "user", content: userTurn(call) }
+        ...conversation(call)
       ]
       let usage: Usage = {}
       const rounds = iterationsOf(call)

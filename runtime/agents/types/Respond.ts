@@ -1,8 +1,8 @@
 import { Effect } from "effect"
-import { addUsage, AgentKit, type AgentTypeRun, instructions, userTurn } from "../AgentKit.js"
+import { addUsage, AgentKit, type AgentTypeRun, conversation, instructions } from "../AgentKit.js"
 
-/** respond: a direct answer from the instructions. Output `{text}`. */
+/** respond: a direct answer from the instructions (in chat, to the whole conversation). Output `{text}`. */
 export const respond = Effect.map(AgentKit, (kit): AgentTypeRun => (call) =>
-  kit.complete(call, [{ role: "system", content: instructions(call) }, { role: "user", content: userTurn(call) }]).pipe(
+  kit.complete(call, [{ role: "system", content: instructions(call) }, ...conversation(call)]).pipe(
     Effect.map((r) => ({ output: { text: r.text }, usage: addUsage({}, r) }))
   ))

@@ -1,6 +1,16 @@
 import { Effect } from "effect"
 import { KnowledgeSearch, type SearchHit } from "../KnowledgeSearch.js"
-import { addUsage, AgentKit, type AgentCall, type AgentTypeRun, asRecord, instructions, renderedInputs, userTurn } from "../AgentKit.js"
+import {
+  addUsage,
+  AgentKit,
+  type AgentCall,
+  type AgentTypeRun,
+  asRecord,
+  conversation,
+  instructions,
+  renderedInputs,
+  userTurn
+} from "../AgentKit.js"
 
 /** The query: the chat turn, else `inputs.query`, else the whole user turn. */
 const queryOf = (call: AgentCall) => {
@@ -39,7 +49,7 @@ export const searchRespond = Effect.gen(function*() {
         : hits.map((h, i) => `[${i + 1}] ${h.title}\n${h.snippet}`).join("\n\n")
       const r = yield* kit.complete(call, [
         { role: "system", content: `${instructions(call)}\n\nAnswer from these sources only and cite them as [n]:\n\n${sources}` },
-        { role: "user", content: query }
+        ...conversation(call, query)
       ])
       return { output: { text: r.text, citations }, usage: addUsage({}, r) }
     })

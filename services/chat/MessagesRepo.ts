@@ -1,0 +1,199 @@
+import { SqlClient } from "@effect/sql"
+import { Effect, Option } from "effect"
+import type { ChatMessage } from "../../schemas/Chat.js"
+import type { ChatReply } from "../../runtime/engine/ChatReply.js"
+
+export interface MessageRow {
+  readonly id: string
+  readonly seq: string
+  readonly turn_seq: string | null
+  readonly session_id: string
+  readonly tenant_id: string
+  readonly role: "user" | "assistant"
+  readonly content: string
+  readonly status: ChatMessage["status"]
+  readonly run_id: string | null
+  readonly reply_to: string | null
+  readonly assistant_message_id: string | null
+  readonly is_dry_run: boolean
+  readonly user_context: Record<string, unknown> | null
+  readonly sources: ChatReply["sources"]
+  readonly response_buttons: ChatReply["response_buttons"]
+  readonly error: string | null
+  readonly sentiment: "positive" | "negative" | null
+  readonly feedback_category: string | null
+  readonly feedback_text: string | null
+  readonly feedback_at: Date | null
+  readonly feedback_run_id: string | null
+  readonly created_at: Date
+  readonly completed_at: Date | null
+}
+
+export const toMessage = (r: MessageRow, content = r.content): ChatMessage => ({
+  id: r.id as ChatMessage["id"],
+  session_id: r.session_id as ChatMessage["session_id"],
+  role: r.role,
+  content,
+  status: r.status,
+  ...(r.run_id !== null ? { run_id: r.run_id } : {}),
+  ...(r.assistant_message_id !== null ? { assistant_message_id: r.assistant_message_id as ChatMessage["id"] } : {}),
+  ...(r.reply_to !== null ? { reply_to: r.reply_to as ChatMessage["id"] } : {}),
+  is_dry_run: r.is_dry_run,
+  sources: r.sources,
+  response_buttons: r.response_buttons,
+  ...(r.error !== null ? { error: r.error } : {}),
+  ...(r.sentiment !== null && r.feedback_at !== null
+    ? {
+      feedback: {
+        sentiment: r.sentiment,
+        ...(r.feedback_category !== null ? { category: r.feedback_category } : {}),
+        ...(r.feedback_text !== null ? { feedback_text: r.feedback_text } : {}),
+        ...(r.feedback_run_id !== null ? { run_id: r.feedback_run_id } : {}),
+        updated_at: r.feedback_at
+      }
+    }
+    : {}),
+  created_at: r.created_at,
+  ...(r.completed_at !== null ? { completed_at: r.completed_at } : {})
+})
+
+/** How many earlier messages a run sees as `chat.history`. */
+export const HISTORY_LIMIT = 50
+
+/** Chat messages: SQL only. A user message row is also its turn (queued, running, answered...). */
+export class MessagesRepo extends Effect.Service<MessagesRepo>()("MessagesRepo", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+
+    const insertUser = (m: {
+      id: string
+      session_id: string
+      tenant_id: string
+      content: string
+      status: "queued" | "running"
+      run_id: string
+      assistant_message_id: string
+      is_dry_run: boolean
+      user_context: Record<string, unknown> | null
+    }) =>
+      sql<MessageRow>`INSERT INTO chat_messages ${
+        sql.insert({ ...m, role: "user", user_context: m.user_context === null ? null : JSON.stringify(m.user_context) })
+      } RETURNING *`.pipe(
+        Effect.flatMap(([row]) => sql<MessageRow>`UPDATE chat_messages SET turn_seq = seq WHERE id = ${row!.id} RETURNING *`),
+        Effect.map((rows) => rows[0]!),
+        Effect.orDie
+      )
+
+    const insertAssistant = (m: {
+      id: string
+      session_id: string
+      tenant_id: string
+      content: string
+      status: "completed" | "failed" | "cancelled"
+      run_id: string
+      reply_to: string
+      sources: ChatReply["sources"]
+      response_buttons: ChatReply["response_buttons"]
+      error: string | null
+    }) =>
+      sql<{ seq: string }>`SELECT seq FROM chat_messages WHERE id = ${m.reply_to}`.pipe(
+        Effect.flatMap(([question]) =>
+          sql`INSERT INTO chat_messages ${
+            sql.insert({
+              ...m,
+              role: "assistant",
+              is_dry_run: false,
+              sources: JSON.stringify(m.sources),
+              response_buttons: JSON.stringify(m.response_buttons),
+              completed_at: new Date(),
+              turn_seq: question?.seq ?? null
+            })
+          } ON CONFLICT (id) DO NOTHING`
+        ),
+        Effect.asVoid,
+        Effect.orDie
+      )
+
+    /** Turn by turn: each answer right after its question, whenever it was written. */
+    const list = (sessionId: string) =>
+      sql<MessageRow>`SELECT * FROM chat_messages WHERE session_id = ${sessionId}
+        ORDER BY turn_seq, role = 'assistant', seq`.pipe(Effect.orDie)
+
+    /** What a turn's run sees: the turns before it, dry runs and failed answers left out. */
+    const history = (sessionId: string, turnSeq: string) =>
+      sql<{ role: "user" | "assistant"; content: string }>`SELECT role, content FROM (
+          SELECT role, content, turn_seq, seq FROM chat_messages WHERE session_id = ${sessionId} AND turn_seq < ${turnSeq}
+            AND NOT is_dry_run AND (role = 'user' OR status = 'completed')
+          ORDER BY turn_seq DESC, role = 'assistant' DESC, seq DESC LIMIT ${HISTORY_LIMIT}
+        ) recent ORDER BY turn_seq, role = 'assistant', seq`.pipe(Effect.orDie)
+
+    const get = (tenantId: string, id: string) =>
+      sql<MessageRow>`SELECT * FROM chat_messages WHERE tenant_id = ${tenantId} AND id = ${id}`.pipe(
+        Effect.map((rows) => Option.fromNullable(rows[0])),
+        Effect.orDie
+      )
+
+    const turnOfRun = (runId: string) =>
+      sql<MessageRow>`SELECT * FROM chat_messages WHERE run_id = ${runId} AND role = 'user'`.pipe(
+        Effect.map((rows) => Option.fromNullable(rows[0])),
+        Effect.orDie
+      )
+
+    /** Ends a turn once; undefined when it had already ended. */
+    const finishTurn = (id: string, status: "answered" | "failed" | "cancelled") =>
+      sql<MessageRow>`UPDATE chat_messages SET status = ${status}, completed_at = now()
+        WHERE id = ${id} AND status IN ('queued', 'running') RETURNING *`.pipe(Effect.map((rows) => rows[0]), Effect.orDie)
+
+    const hasOpenTurn = (sessionId: string, statuses: ReadonlyArray<"queued" | "running">) =>
+      sql<{ n: number }>`SELECT count(*)::int AS n FROM chat_messages WHERE session_id = ${sessionId} AND role = 'user'
+        AND status IN ${sql.in(statuses)}`.pipe(Effect.map((rows) => (rows[0]?.n ?? 0) > 0), Effect.orDie)
+
+    const oldestQueued = (sessionId: string) =>
+      sql<MessageRow>`SELECT * FROM chat_messages WHERE session_id = ${sessionId} AND role = 'user' AND status = 'queued'
+        ORDER BY seq LIMIT 1`.pipe(Effect.map((rows) => Option.fromNullable(rows[0])), Effect.orDie)
+
+    const markRunning = (id: string) =>
+      sql`UPDATE chat_messages SET status = 'running' WHERE id = ${id} AND status = 'queued'`.pipe(Effect.asVoid, Effect.orDie)
+
+    /** Turns whose run ended without the turn hearing of it (a crash in between), and sessions whose queue stalled. */
+    const stalled = sql<{ run_id: string; session_id: string; run_status: string }>`
+      SELECT m.run_id, m.session_id, r.status AS run_status FROM chat_messages m JOIN runs r ON r.id = m.run_id
+      WHERE m.role = 'user' AND m.status IN ('queued', 'running')
+        AND (r.status IN ('completed', 'failed', 'cancelled')
+          OR (m.status = 'queued' AND NOT EXISTS (
+            SELECT 1 FROM chat_messages o WHERE o.session_id = m.session_id AND o.role = 'user' AND o.status = 'running')))`.pipe(
+      Effect.orDie
+    )
+
+    const setFeedback = (id: string, f: { sentiment: string; category: string | null }) =>
+      sql<MessageRow>`UPDATE chat_messages SET sentiment = ${f.sentiment}, feedback_category = ${f.category}, feedback_at = now()
+        WHERE id = ${id} RETURNING *`.pipe(Effect.map((rows) => rows[0]!), Effect.orDie)
+
+    const setFeedbackText = (id: string, text: string) =>
+      sql<MessageRow>`UPDATE chat_messages SET feedback_text = ${text}, feedback_at = now()
+        WHERE id = ${id} AND sentiment IS NOT NULL RETURNING *`.pipe(Effect.map((rows) => rows[0]), Effect.orDie)
+
+    const setFeedbackRun = (id: string, runId: string) =>
+      sql<MessageRow>`UPDATE chat_messages SET feedback_run_id = ${runId} WHERE id = ${id} RETURNING *`.pipe(
+        Effect.map((rows) => rows[0]!),
+        Effect.orDie
+      )
+
+    return {
+      insertUser,
+      insertAssistant,
+      list,
+      history,
+      get,
+      turnOfRun,
+      finishTurn,
+      hasOpenTurn,
+      oldestQueued,
+      markRunning,
+      stalled,
+      setFeedback,
+      setFeedbackText,
+      setFeedbackRun
+    }
+  })
+}) {}

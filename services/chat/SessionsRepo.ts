@@ -1,0 +1,134 @@
+import { randomUUID } from "node:crypto"
+import { SqlClient } from "@effect/sql"
+import { Effect, Option } from "effect"
+import type { ChatSession } from "../../schemas/Chat.js"
+
+export interface SessionRow {
+  readonly id: string
+  readonly tenant_id: string
+  readonly workflow_id: string
+  readonly user_id: string
+  readonly title: string
+  readonly title_source: "empty" | "generated" | "user"
+  readonly input_params: Record<string, unknown>
+  readonly channel: string
+  readonly external_subject: string | null
+  readonly conversation_id: string | null
+  readonly single_shot: boolean
+  readonly status: "active" | "transferred"
+  readonly last_activity_at: Date
+  readonly created_at: Date
+}
+
+export const toSession = (r: SessionRow): ChatSession => ({
+  id: r.id as ChatSession["id"],
+  tenant_id: r.tenant_id as ChatSession["tenant_id"],
+  workflow_id: r.workflow_id as ChatSession["workflow_id"],
+  user_id: r.user_id as ChatSession["user_id"],
+  title: r.title,
+  input_params: r.input_params,
+  channel: r.channel,
+  ...(r.conversation_id !== null ? { conversation_id: r.conversation_id } : {}),
+  status: r.status,
+  last_activity_at: r.last_activity_at,
+  created_at: r.created_at
+})
+
+export interface NewSession {
+  readonly tenant_id: string
+  readonly workflow_id: string
+  readonly user_id: string
+  readonly input_params: Record<string, unknown>
+  readonly channel: string
+  readonly external_subject?: string | null
+  readonly conversation_id?: string | null
+  readonly single_shot?: boolean
+}
+
+/** Chat sessions: SQL only. Deleted sessions are never returned. */
+export class SessionsRepo extends Effect.Service<SessionsRepo>()("SessionsRepo", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+
+    const insert = (s: NewSession) =>
+      sql<SessionRow>`INSERT INTO chat_sessions ${
+        sql.insert({
+          id: randomUUID(),
+          ...s,
+          external_subject: s.external_subject ?? null,
+          conversation_id: s.conversation_id ?? null,
+          single_shot: s.single_shot ?? false,
+          input_params: JSON.stringify(s.input_params)
+        })
+      } RETURNING *`.pipe(Effect.map((rows) => rows[0]!), Effect.orDie)
+
+    const get = (tenantId: string, id: string) =>
+      sql<SessionRow>`SELECT * FROM chat_sessions WHERE tenant_id = ${tenantId} AND id = ${id} AND deleted_at IS NULL`.pipe(
+        Effect.map((rows) => Option.fromNullable(rows[0])),
+        Effect.orDie
+      )
+
+    const list = (tenantId: string, userId: string, workflowId: string | undefined, limit: number, offset: number) => {
+      const where = sql.and([
+        sql`tenant_id = ${tenantId}`,
+        sql`user_id = ${userId}`,
+        sql`deleted_at IS NULL`,
+        ...(workflowId !== undefined ? [sql`workflow_id = ${workflowId}`] : [])
+      ])
+      return Effect.all([
+        sql<SessionRow>`SELECT * FROM chat_sessions WHERE ${where} ORDER BY last_activity_at DESC, id LIMIT ${limit} OFFSET ${offset}`,
+        sql<{ total: number }>`SELECT count(*)::int AS total FROM chat_sessions WHERE ${where}`
+      ]).pipe(Effect.map(([rows, [c]]) => ({ rows, total: c?.total ?? 0 })), Effect.orDie)
+    }
+
+    /** The owner's latest session with this AI Employee on this channel. */
+    const latest = (tenantId: string, userId: string, workflowId: string, channel: string) =>
+      sql<SessionRow>`SELECT * FROM chat_sessions WHERE tenant_id = ${tenantId} AND user_id = ${userId}
+          AND workflow_id = ${workflowId} AND channel = ${channel} AND deleted_at IS NULL AND NOT single_shot
+        ORDER BY last_activity_at DESC, created_at DESC LIMIT 1`.pipe(Effect.map((rows) => Option.fromNullable(rows[0])), Effect.orDie)
+
+    /** The session a channel's conversation id names, created on first use (concurrent first uses meet on one row). */
+    const conversation = (s: NewSession & { readonly conversation_id: string }) =>
+      Effect.gen(function*() {
+        const find = sql<SessionRow>`SELECT * FROM chat_sessions WHERE tenant_id = ${s.tenant_id} AND workflow_id = ${s.workflow_id}
+            AND channel = ${s.channel} AND user_id = ${s.user_id} AND coalesce(external_subject, '') = ${s.external_subject ?? ""}
+            AND conversation_id = ${s.conversation_id} AND deleted_at IS NULL`
+        const [found] = yield* find
+        if (found !== undefined) return found
+        const [created] = yield* sql<SessionRow>`INSERT INTO chat_sessions ${
+          sql.insert({
+            id: randomUUID(),
+            ...s,
+            external_subject: s.external_subject ?? null,
+            single_shot: false,
+            input_params: JSON.stringify(s.input_params)
+          })
+        } ON CONFLICT DO NOTHING RETURNING *`
+        if (created !== undefined) return created
+        const [raced] = yield* find
+        return raced!
+      }).pipe(Effect.orDie)
+
+    const rename = (tenantId: string, id: string, title: string) =>
+      sql<SessionRow>`UPDATE chat_sessions SET title = ${title}, title_source = ${title === "" ? "empty" : "user"}
+        WHERE tenant_id = ${tenantId} AND id = ${id} AND deleted_at IS NULL RETURNING *`.pipe(
+        Effect.map((rows) => Option.fromNullable(rows[0])),
+        Effect.orDie
+      )
+
+    const softDelete = (tenantId: string, id: string) =>
+      sql`UPDATE chat_sessions SET deleted_at = now() WHERE tenant_id = ${tenantId} AND id = ${id} AND deleted_at IS NULL`.pipe(
+        Effect.asVoid,
+        Effect.orDie
+      )
+
+    /** A generated title, unless the owner named the session meanwhile. */
+    const setGeneratedTitle = (id: string, title: string) =>
+      sql`UPDATE chat_sessions SET title = ${title}, title_source = 'generated' WHERE id = ${id} AND title_source = 'empty'`.pipe(
+        Effect.asVoid,
+        Effect.orDie
+      )
+
+    return { insert, get, list, latest, conversation, rename, softDelete, setGeneratedTitle }
+  })
+}) {}

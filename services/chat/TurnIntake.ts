@@ -1,0 +1,84 @@
+import { Effect, Option } from "effect"
+import { MessageAccepted as MessageAcceptedSchema } from "../../schemas/Chat.js"
+import { badRequest, conflict } from "../../schemas/Errors.js"
+import type { Principal } from "../../schemas/Principal.js"
+import { checkJsonSchema } from "../../runtime/dag/JsonSchema.js"
+import { Idempotency } from "../shared/Idempotency.js"
+import { requireReader } from "../workflow/Policy.js"
+import { VersionsRepo } from "../workflow/VersionsRepo.js"
+import { WorkflowsRepo } from "../workflow/WorkflowsRepo.js"
+import { ChatTurns } from "./ChatTurns.js"
+import { PiiVault } from "./PiiVault.js"
+import type { SessionRow } from "./SessionsRepo.js"
+
+export interface Turn {
+  /** Who speaks: the run is recorded for them. */
+  readonly principal: Principal
+  readonly workflowId: string
+  /** The session, found or created only once the request is known to be new (an idempotent retry creates none). */
+  readonly session: Effect.Effect<SessionRow>
+  readonly content: string
+  readonly isDryRun: boolean
+  /** The identity and context passed to the run, before tokenization. */
+  readonly userContext: Record<string, unknown> | undefined
+  /** The credential the request came with decides trigger_type (api or ui). */
+  readonly via: Principal
+  readonly idempotency: { readonly key: string | undefined; readonly operation: string; readonly request: unknown }
+}
+
+/** What every way of sending a chat message shares: checks, tokenization, idempotency, the turn. */
+export class TurnIntake extends Effect.Service<TurnIntake>()("TurnIntake", {
+  effect: Effect.gen(function*() {
+    const workflows = yield* WorkflowsRepo
+    const versions = yield* VersionsRepo
+    const turns = yield* ChatTurns
+    const vault = yield* PiiVault
+    const idempotency = yield* Idempotency
+
+    const post = (t: Turn) =>
+      Effect.gen(function*() {
+        yield* requireReader(t.principal)
+        const workflow = yield* workflows.visible(t.principal, t.workflowId)
+        if (workflow.active_version === null) {
+          return yield* conflict("NOT_PUBLISHED", "This AI Employee has no published version to chat with")
+        }
+        const version = yield* versions.get(t.principal, workflow.id, workflow.active_version).pipe(
+          Effect.orDie,
+          Effect.flatMap(Option.match({ onNone: () => Effect.dieMessage("active version vanished"), onSome: Effect.succeed }))
+        )
+        const schema = version.dag_definition.input_schema
+        const accept = Effect.gen(function*() {
+          const session = yield* t.session
+          const problems = schema === undefined || schema === null ? [] : checkJsonSchema(schema, { ...session.input_params, message: t.content })
+          if (problems.length > 0) {
+            return yield* badRequest(
+              "INVALID_INPUT",
+              `The session's input_params do not match the input schema: ${problems.map((p) => `${p.path || "/"} ${p.message}`).join("; ")}`,
+              problems
+            )
+          }
+          const userContext = t.userContext === undefined ? null : (yield* vault.tokenize(session.id, t.userContext)).value
+          return yield* turns.accept({
+            principal: t.principal,
+            session,
+            workflowName: workflow.name,
+            version: version.number,
+            content: t.content,
+            isDryRun: t.isDryRun,
+            userContext,
+            triggerType: t.via.authMethod === "api_key" ? "api" : "ui"
+          })
+        })
+        return yield* idempotency.run({
+          principal: t.via,
+          key: Option.fromNullable(t.idempotency.key),
+          operation: t.idempotency.operation,
+          request: t.idempotency.request,
+          response: MessageAcceptedSchema,
+          effect: accept
+        })
+      }).pipe(Effect.withSpan("Chat.postTurn"))
+
+    return { post }
+  })
+}) {}

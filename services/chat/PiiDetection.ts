@@ -5,6 +5,8 @@ const EMAIL = /[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}/g
 // A phone number: optional +, then 8 to 15 digits with spaces, dots, dashes or brackets between.
 const PHONE = /(?<![\w@])\+?\(?\d(?:[\s().-]*\d){7,14}(?![\w@])/g
 
+const DATE = /^(\d{4}[-/.]\d{1,2}[-/.]\d{1,2}|\d{1,2}[-/.]\d{1,2}[-/.]\d{2,4})$/
+
 const NAME_KEY = /(^|_)(name|first_?name|last_?name|full_?name|given_?name|family_?name|display_?name|surname|middle_?name)$/i
 const PHONE_KEY = /(^|_)(phone|phone_?number|mobile|cell|telephone|tel|msisdn)$/i
 const EMAIL_KEY = /(^|_)e?mail(_?address)?$/i
@@ -26,6 +28,7 @@ export const findPii = (text: string): ReadonlyArray<PiiMatch> => {
   for (const m of text.matchAll(PHONE)) {
     const start = m.index
     const end = start + m[0].length
+    if (DATE.test(m[0])) continue
     if (!found.some((f) => start < f.end && end > f.start)) found.push({ kind: "PHONE", start, end })
   }
   return found.sort((a, b) => a.start - b.start)

@@ -171,4 +171,56 @@ layer(ServerLive, { excludeTestServices: true, timeout: "180 seconds" })("crash 
       assert.strictEqual(spans.filter((s) => s.name === "llm.call").length, 2)
       assert.deepStrictEqual(logsOf(trace).map((l) => `${attr(l, "event.name")}:${attr(l, "node.id") ?? ""}`), run1Types)
     }), 170_000)
+
+  it.effect("SIGKILL while a chat turn is answered and another is queued: both are answered after the restart, in order", () =>
+    Effect.gen(function*() {
+      const server = yield* Server
+      const model = yield* ScriptedModel
+      let hold = true
+      let firstCalls = 0
+      model.setScript((r) => {
+        const last = [...r.messages].reverse().find((m) => m.role === "user")?.content ?? ""
+        if ((r.messages[0]?.content ?? "").startsWith("Write a short title")) return { text: "Crash chat" }
+        if (last === "first") {
+          firstCalls++
+          if (hold) return { text: "never", hold: new Promise<void>(() => undefined) }
+        }
+        return { text: `re: ${last}` }
+      })
+      const api = (method: string, p: string, body?: unknown, token?: string) =>
+        request(server.baseUrl, method, p, { ...(body !== undefined ? { body } : {}), ...(token !== undefined ? { token } : {}) })
+      const token = (yield* api("POST", "/api/v1/auth/login", { email: "crash@admin.test", password: "crash-admin-password" })).body
+        .access_token as string
+      const w = yield* api("POST", "/api/v1/workflow/workflows", { name: "Chatty", interaction_type: "chat" }, token)
+      yield* api("PATCH", `/api/v1/workflow/workflows/${w.body.id}`, { dag_definition: { nodes: [respondNode("answer", "Chat")], edges: [] } }, token)
+      assert.strictEqual((yield* api("POST", `/api/v1/workflow/workflows/${w.body.id}/publish`, undefined, token)).status, 200)
+      const session = (yield* api("POST", "/api/v1/chat/sessions", { workflow_id: w.body.id }, token)).body.id as string
+      const first = yield* api("POST", `/api/v1/chat/sessions/${session}/messages`, { content: "first" }, token)
+      for (let i = 0; i < 200 && firstCalls === 0; i++) yield* sleep(50)
+      const second = yield* api("POST", `/api/v1/chat/sessions/${session}/messages`, { content: "second" }, token)
+      assert.strictEqual(second.body.status, "queued")
+
+      yield* server.kill()
+      hold = false
+      yield* server.start()
+
+      let items: Array<{ role: string; content: string; status: string }> = []
+      for (let i = 0; i < 300 && items.length < 4; i++) {
+        items = (yield* api("GET", `/api/v1/chat/sessions/${session}/messages`, undefined, token)).body.items
+        if (items.length < 4) yield* sleep(100)
+      }
+      assert.deepStrictEqual(items.map((m) => `${m.role}:${m.status}:${m.content}`), [
+        "user:answered:first",
+        "assistant:completed:re: first",
+        "user:answered:second",
+        "assistant:completed:re: second"
+      ])
+      assert.strictEqual(firstCalls, 2, "the interrupted turn's model call runs again")
+      const run = (yield* api("GET", `/api/v1/workflow/runs/${second.body.run_id}`, undefined, token)).body
+      assert.deepStrictEqual(run.input_params.chat.history, [
+        { role: "user", content: "first" },
+        { role: "assistant", content: "re: first" }
+      ])
+      assert.strictEqual(first.status, 202)
+    }), 120_000)
 })

@@ -1,17 +1,12 @@
-import { HttpApiBuilder, HttpServerRequest } from "@effect/platform"
+import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
 import { PlatformApi } from "../../../schemas/Api.js"
 import { CurrentPrincipal } from "../../../schemas/Principal.js"
 import { Chat } from "../Chat.js"
 import { ChatFeedback } from "../ChatFeedback.js"
 import { ExternalChat } from "../ExternalChat.js"
+import { lastEventId } from "../../workflow/http/LastEventId.js"
 
-/** `Last-Event-ID` (or `last_event_id`); 0 replays everything. */
-const lastEventId = Effect.map(HttpServerRequest.HttpServerRequest, (request) => {
-  const raw = request.headers["last-event-id"] ?? new URL(request.url, "http://x").searchParams.get("last_event_id") ?? "0"
-  const n = Number(raw)
-  return Number.isInteger(n) && n >= 0 ? n : 0
-})
 
 export const ChatHttp = HttpApiBuilder.group(PlatformApi, "chat", (handlers) =>
   Effect.gen(function*() {

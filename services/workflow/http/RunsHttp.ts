@@ -1,18 +1,12 @@
-import { HttpApiBuilder, HttpServerRequest } from "@effect/platform"
+import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
+import { lastEventId } from "./LastEventId.js"
 import { PlatformApi } from "../../../schemas/Api.js"
 import { CurrentPrincipal } from "../../../schemas/Principal.js"
 import { Hitl } from "../Hitl.js"
 import { Runs } from "../Runs.js"
 import { RunStream } from "../RunStream.js"
 import { Traces } from "../Traces.js"
-
-/** `Last-Event-ID` (or `last_event_id` for clients that cannot set headers); 0 replays everything. */
-const lastEventId = Effect.map(HttpServerRequest.HttpServerRequest, (request) => {
-  const raw = request.headers["last-event-id"] ?? new URL(request.url, "http://x").searchParams.get("last_event_id") ?? "0"
-  const n = Number(raw)
-  return Number.isInteger(n) && n >= 0 ? n : 0
-})
 
 export const RunsHttp = HttpApiBuilder.group(PlatformApi, "runs", (handlers) =>
   Effect.gen(function*() {

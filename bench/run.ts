@@ -1,6 +1,7 @@
 /** `npm run bench`: every benchmark, one after the other. Figures go in bench/README.md. */
 import { Effect, Logger, LogLevel } from "effect"
 import { gatewayBench } from "./gateway.js"
+import { chatBench } from "./chat.js"
 import { runsBench } from "./runs.js"
 
 const only = process.env.BENCH_ONLY
@@ -9,6 +10,9 @@ const main = Effect.gen(function*() {
   if (only === undefined || only === "gateway") yield* gatewayBench
   if (only === undefined || only === "runs") {
     for (const line of yield* runsBench) yield* Effect.log(line)
+  }
+  if (only === undefined || only === "chat") {
+    for (const line of yield* chatBench) yield* Effect.log(line)
   }
 })
 

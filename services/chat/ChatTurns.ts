@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto"
 import { SqlClient } from "@effect/sql"
 import { WorkflowEngine } from "@effect/workflow"
-import { Context, Effect, Layer, Option, Schedule, Schema } from "effect"
+import { Context, Duration, Effect, Layer, Option, Schedule, Schema } from "effect"
 import type { MessageAccepted } from "../../schemas/Chat.js"
 import type { Principal } from "../../schemas/Principal.js"
 import { DagNode } from "../../schemas/Dag.js"
@@ -9,6 +9,7 @@ import { chatReply } from "../../runtime/engine/ChatReply.js"
 import { RunEvents } from "../../runtime/engine/RunEvents.js"
 import { type RunEnding, RunEndHooks } from "../../runtime/engine/RunHooks.js"
 import { RunWorkflow } from "../../runtime/engine/RunWorkflow.js"
+import { AppConfig } from "../shared/Config.js"
 import { RunsRepo } from "../workflow/RunsRepo.js"
 import { type MessageRow, MessagesRepo } from "./MessagesRepo.js"
 import { type SessionRow, SessionsRepo } from "./SessionsRepo.js"
@@ -208,7 +209,8 @@ export class ChatTurns extends Context.Tag("ChatTurns")<ChatTurns, {
           return chatReply(nodes, steps.map((st) => st.node_id), context, run?.named_outputs ?? {})
         })
 
-      yield* Effect.forkScoped(reconcile.pipe(Effect.repeat(Schedule.spaced("30 seconds"))))
+      const every = Duration.seconds((yield* AppConfig).chatReconcileSeconds)
+      yield* Effect.forkScoped(reconcile.pipe(Effect.repeat(Schedule.spaced(every))))
 
       return { accept, ended }
     })

@@ -19,6 +19,7 @@ export interface AppConfigShape {
   readonly llmEmbeddingModel: Option.Option<string>
   readonly llmTimeoutSeconds: number
   readonly embeddingBackfillSeconds: number
+  readonly chatReconcileSeconds: number
   readonly traceMaxBytes: number
   readonly smtpUrl: Option.Option<Redacted.Redacted>
   readonly smtpFrom: string
@@ -60,6 +61,7 @@ export class AppConfig extends Context.Tag("AppConfig")<AppConfig, AppConfigShap
     llmEmbeddingModel: Config.option(Config.string("LLM_EMBEDDING_MODEL")),
     llmTimeoutSeconds: Config.integer("LLM_TIMEOUT_SECONDS").pipe(Config.withDefault(120)),
     embeddingBackfillSeconds: Config.integer("EMBEDDING_BACKFILL_SECONDS").pipe(Config.withDefault(30)),
+    chatReconcileSeconds: Config.integer("CHAT_RECONCILE_SECONDS").pipe(Config.withDefault(30)),
     traceMaxBytes: Config.integer("TRACE_MAX_BYTES").pipe(Config.withDefault(10 * 1024 * 1024)),
     smtpUrl: Config.option(Config.redacted("SMTP_URL")),
     smtpFrom: Config.string("SMTP_FROM").pipe(Config.withDefault("Builder Platform <no-reply@builder.local>")),

@@ -229,6 +229,13 @@ layer(RunPlatformLive(), { excludeTestServices: true, timeout: "90 seconds" })("
         body: { ...thread, external_user_id: "visitor-43", message: "hello" }
       })
       assert.notStrictEqual(otherVisitor.body.session_id, a.body.session_id)
+      const key1 = { "idempotency-key": `ext-${Date.now()}` }
+      const once = yield* http("POST", "/api/v1/chat/external/chat", { apiKey: key, headers: key1, body: { ...thread, message: "three" } })
+      const retried = yield* http("POST", "/api/v1/chat/external/chat", { apiKey: key, headers: key1, body: { ...thread, message: "three" } })
+      assert.strictEqual(retried.status, 202)
+      assert.deepStrictEqual(retried.body, once.body)
+      yield* answerOf(key, a.body.session_id, once.body.assistant_message_id, "apiKey")
+      assert.strictEqual((yield* messagesOf(key, a.body.session_id, "apiKey")).length, 6)
       const byEmail = { workflow_id: wf, user_context: { email: "Pat@Example.test" } }
       const s1 = yield* http("POST", "/api/v1/chat/external/chat", { apiKey: key, body: { ...byEmail, message: "single one" } })
       const s2 = yield* http("POST", "/api/v1/chat/external/chat", { apiKey: key, body: { ...byEmail, message: "single two" } })

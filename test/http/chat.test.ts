@@ -102,6 +102,11 @@ layer(RunPlatformLive(), { excludeTestServices: true, timeout: "90 seconds" })("
       assert.strictEqual(titleCalls.length, 1)
       const kept = yield* http("GET", `/api/v1/chat/sessions/${session.id}`, { token })
       assert.strictEqual(kept.body.title, "Refund for a late order")
+      const recent = yield* http("GET", "/api/v1/workflow/runs?limit=100", { token })
+      const folded = recent.body.items.filter((r: { session_id?: string }) => r.session_id === session.id)
+      assert.strictEqual(folded.length, 1)
+      assert.strictEqual(folded[0].run_count, 2)
+      assert.strictEqual(folded[0].id, next.body.run_id)
     }))
 
   it.effect("a failed run leaves an assistant message that says so", () =>

@@ -79,6 +79,20 @@ layer(ScriptedModel.layer, { excludeTestServices: true, timeout: "120 seconds" }
       }
       assert.strictEqual(status, "completed")
 
+      // A chat turn: accepted by the gateway, run and answered (hook, title) on the runner.
+      const chat = yield* api("POST", "/api/v1/workflow/workflows", { name: "Split chat", interaction_type: "chat" }, token)
+      yield* api("PATCH", `/api/v1/workflow/workflows/${chat.body.id}`, { dag_definition: { nodes: [respondNode("a", "A")] } }, token)
+      assert.strictEqual((yield* api("POST", `/api/v1/workflow/workflows/${chat.body.id}/publish`, undefined, token)).status, 200)
+      const session = (yield* api("POST", "/api/v1/chat/sessions", { workflow_id: chat.body.id }, token)).body.id as string
+      const sent = yield* api("POST", `/api/v1/chat/sessions/${session}/messages`, { content: "hello runner" }, token)
+      assert.strictEqual(sent.status, 202)
+      let items: Array<{ role: string; content: string }> = []
+      for (let i = 0; i < 200 && items.length < 2; i++) {
+        items = (yield* api("GET", `/api/v1/chat/sessions/${session}/messages`, undefined, token)).body.items
+        if (items.length < 2) yield* sleep(100)
+      }
+      assert.deepStrictEqual(items.map((m) => `${m.role}:${m.content}`), ["user:hello runner", "assistant:from the runner"])
+
       model.setScript(() => ({ text: "never", hold: new Promise<void>(() => undefined) }))
       const held = yield* api("POST", `/api/v1/workflow/workflows/${w.body.id}/run`, { input_params: {} }, token)
       for (let i = 0; i < 200 && model.inFlight() === 0; i++) yield* sleep(50)

@@ -6,19 +6,11 @@
  */
 import { PgClient } from "@effect/sql-pg"
 import { Context, Effect, Layer, Redacted } from "effect"
-import { benchDatabase, benchPlatform, instantModel, percentile } from "./support.js"
+import { benchDatabase, benchPlatform, instantModel, json, percentile } from "./support.js"
 
 const SESSIONS = Number(process.env.BENCH_CHAT_SESSIONS ?? 32)
 const MESSAGES = Number(process.env.BENCH_CHAT_MESSAGES ?? 5)
 
-const json = (base: string, token: string, method: string, path: string, body?: unknown) =>
-  Effect.promise(() =>
-    fetch(`${base}${path}`, {
-      method,
-      headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
-      ...(body !== undefined ? { body: JSON.stringify(body) } : {})
-    }).then((r) => r.json() as Promise<Record<string, unknown>>)
-  )
 
 export const chatBench = Effect.scoped(Effect.gen(function*() {
   const db = yield* benchDatabase

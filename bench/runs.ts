@@ -6,7 +6,7 @@
 import { randomUUID } from "node:crypto"
 import { PgClient } from "@effect/sql-pg"
 import { Context, Effect, Layer, Redacted } from "effect"
-import { benchDatabase, benchPlatform, instantModel, percentile } from "./support.js"
+import { benchDatabase, benchPlatform, instantModel, json, percentile } from "./support.js"
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 300)
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32)
@@ -17,14 +17,6 @@ const node = (id: string) => ({
   agent_config: { agent_type: "respond", type_version: "v1", system_prompt_template: `Step ${id}` }
 })
 
-const json = (base: string, token: string, method: string, path: string, body?: unknown) =>
-  Effect.promise(() =>
-    fetch(`${base}${path}`, {
-      method,
-      headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
-      ...(body !== undefined ? { body: JSON.stringify(body) } : {})
-    }).then((r) => r.json() as Promise<Record<string, unknown>>)
-  )
 
 /** The same rows a 3-node run writes, as plain SQL with no engine in between. */
 const plainSqlRun = (tenantId: string, workflowId: string) =>

@@ -78,3 +78,13 @@ export const benchPlatform = (env: Record<string, string>) =>
 
 export const percentile = (sorted: ReadonlyArray<number>, p: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? 0
+
+/** A JSON call on the benchmark's server with the admin's token. */
+export const json = (base: string, token: string, method: string, path: string, body?: unknown) =>
+  Effect.promise(() =>
+    fetch(`${base}${path}`, {
+      method,
+      headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {})
+    }).then((r) => r.json() as Promise<Record<string, unknown>>)
+  )

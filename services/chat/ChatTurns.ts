@@ -81,7 +81,7 @@ export class ChatTurns extends Context.Tag("ChatTurns")<ChatTurns, {
               is_dry_run: r.isDryRun,
               user_context: r.userContext
             })
-            const history = busy ? [] : yield* messages.history(r.session.id, turn.turn_seq!)
+            const history = busy ? [] : yield* messages.history(r.session.id, turn.turn_seq)
             yield* runs.insert(r.principal, {
               id: ids.run,
               workflow_id: r.session.workflow_id,
@@ -115,7 +115,7 @@ export class ChatTurns extends Context.Tag("ChatTurns")<ChatTurns, {
             const next = yield* messages.oldestQueued(sessionId)
             if (Option.isNone(next)) return undefined
             const session = yield* sessions.get(next.value.tenant_id, sessionId)
-            const history = yield* messages.history(sessionId, next.value.turn_seq!)
+            const history = yield* messages.history(sessionId, next.value.turn_seq)
             const input = Option.isSome(session) ? runInput(session.value, next.value, history) : undefined
             yield* sql`UPDATE runs SET held = false, updated_at = now()
               ${input !== undefined ? sql`, input_params = ${JSON.stringify(input)}::jsonb` : sql``}

@@ -6,7 +6,7 @@ import type { ChatReply } from "../../runtime/engine/ChatReply.js"
 export interface MessageRow {
   readonly id: string
   readonly seq: string
-  readonly turn_seq: string | null
+  readonly turn_seq: string
   readonly session_id: string
   readonly tenant_id: string
   readonly role: "user" | "assistant"
@@ -78,11 +78,7 @@ export class MessagesRepo extends Effect.Service<MessagesRepo>()("MessagesRepo",
     }) =>
       sql<MessageRow>`INSERT INTO chat_messages ${
         sql.insert({ ...m, role: "user", user_context: m.user_context === null ? null : JSON.stringify(m.user_context) })
-      } RETURNING *`.pipe(
-        Effect.flatMap(([row]) => sql<MessageRow>`UPDATE chat_messages SET turn_seq = seq WHERE id = ${row!.id} RETURNING *`),
-        Effect.map((rows) => rows[0]!),
-        Effect.orDie
-      )
+      } RETURNING *`.pipe(Effect.map((rows) => rows[0]!), Effect.orDie)
 
     const insertAssistant = (m: {
       id: string
@@ -106,7 +102,7 @@ export class MessagesRepo extends Effect.Service<MessagesRepo>()("MessagesRepo",
               sources: JSON.stringify(m.sources),
               response_buttons: JSON.stringify(m.response_buttons),
               completed_at: new Date(),
-              turn_seq: question?.seq ?? null
+              reply_seq: question?.seq ?? null
             })
           } ON CONFLICT (id) DO NOTHING`
         ),

@@ -3,7 +3,8 @@ export type PiiKind = "EMAIL" | "PHONE" | "NAME"
 
 const EMAIL = /[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}/g
 // A phone number: optional +, then 8 to 15 digits with spaces, dots, dashes or brackets between.
-const PHONE = /(?<![\w@])\+?\(?\d(?:[\s().-]*\d){7,14}(?![\w@])/g
+// Not inside a longer token: ids like UUIDs hold digit runs joined by dashes too.
+const PHONE = /(?<![\w@.-])\+?\(?\d(?:[\s().-]*\d){7,14}(?![\w@]|[-.]\w)/g
 
 const DATE = /^(\d{4}[-/.]\d{1,2}[-/.]\d{1,2}|\d{1,2}[-/.]\d{1,2}[-/.]\d{2,4})$/
 

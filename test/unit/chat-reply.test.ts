@@ -62,10 +62,13 @@ describe("the assistant message of a chat run", () => {
 
 describe("PII in user_context", () => {
   it("finds emails and phone numbers in text, not ordinary numbers", () => {
-    const text = "mail ada@x.test, call +1 (555) 010-9999; order 12345 on 2024-05-01"
+    const text = "mail ada@x.test, call +1 (555) 010-9999; order 12345 on 2024-05-01, ref 12345678-4989-8065-1234-567812345678"
     assert.deepStrictEqual(findPii(text).map((m) => [m.kind, text.slice(m.start, m.end)]), [
       ["EMAIL", "ada@x.test"],
       ["PHONE", "+1 (555) 010-9999"]
+    ])
+    assert.deepStrictEqual(findPii("fe0bb799-84c5-4989-8065-8adf8832cf82 and 555-0199-4421"), [
+      { kind: "PHONE", start: 41, end: 54 }
     ])
   })
 

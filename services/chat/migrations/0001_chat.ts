@@ -30,8 +30,9 @@ export default Effect.gen(function*() {
     CREATE TABLE chat_messages (
       id uuid PRIMARY KEY,
       seq bigserial NOT NULL,
-      -- the turn a message belongs to: its own seq for a user message, its question's for an answer
-      turn_seq bigint,
+      -- an answer's question; the turn is the question's seq for both
+      reply_seq bigint,
+      turn_seq bigint GENERATED ALWAYS AS (coalesce(reply_seq, seq)) STORED,
       session_id uuid NOT NULL REFERENCES chat_sessions(id) ON DELETE CASCADE,
       tenant_id uuid NOT NULL,
       role text NOT NULL,

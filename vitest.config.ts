@@ -3,6 +3,7 @@ import { defineConfig } from "vitest/config"
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
+    globalSetup: ["test/support/GlobalSetup.ts"],
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: "forks",

@@ -2,6 +2,7 @@
 import { Effect, Logger, LogLevel } from "effect"
 import { gatewayBench } from "./gateway.js"
 import { chatBench } from "./chat.js"
+import { hitlBench } from "./hitl.js"
 import { runsBench } from "./runs.js"
 
 const only = process.env.BENCH_ONLY
@@ -10,6 +11,9 @@ const main = Effect.gen(function*() {
   if (only === undefined || only === "gateway") yield* gatewayBench
   if (only === undefined || only === "runs") {
     for (const line of yield* runsBench) yield* Effect.log(line)
+  }
+  if (only === undefined || only === "hitl") {
+    for (const line of yield* hitlBench) yield* Effect.log(line)
   }
   if (only === undefined || only === "chat") {
     for (const line of yield* chatBench) yield* Effect.log(line)

@@ -1,15 +1,30 @@
 /**
- * Durable runs of a 3-node DAG against an instantly answering model (part of `npm run bench`):
- * runs/s, start-to-completed latency, orchestration overhead per node, and the plain-SQL cost
- * of the same writes side by side. BENCH_RUNS (default 300) and BENCH_CONCURRENCY (default 32).
+ * Durable runs of a 3-node DAG (part of `npm run bench`, BENCH_ONLY=runs), the shape of the peer
+ * benchmarks in ../shared/bench-peers (DBOS Transact, the plain-`pg` floor): every node is a
+ * `respond` agent step, one streamed chat completion from a model on loopback that answers at
+ * once. The platform runs in this process on a fresh database with the load generator (Node
+ * `fetch`), as the peers do.
+ *
+ * - concurrent: BENCH_WARMUP (300) runs to warm up, then BENCH_RUNS (300) started over HTTP with
+ *   BENCH_CONCURRENCY (32) starts in flight; runs/s from the first start to the last completion.
+ * - serial: 5 to warm up, then BENCH_SERIAL (30) runs one at a time; start -> completed p50 from
+ *   the run row; orchestration per node is that over 3 (the model answers at once).
+ * - statements and commits per run, counted on the wire (bench/PgTrace.ts); CPU of this process
+ *   and of PostgreSQL per run.
  */
-import { randomUUID } from "node:crypto"
-import { PgClient } from "@effect/sql-pg"
-import { Context, Effect, Layer, Redacted } from "effect"
+import { Effect } from "effect"
+import pg from "pg"
+import { postgresCpuMs, selfCpuMs } from "./Cpu.js"
+import { BENCH_MARK, makePgTrace } from "./PgTrace.js"
 import { benchDatabase, benchPlatform, instantModel, json, percentile } from "./support.js"
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 300)
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 300)
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32)
+const SERIAL = Number(process.env.BENCH_SERIAL ?? 30)
+
+let database: string | undefined
+const trace = makePgTrace(() => database)
 
 const node = (id: string) => ({
   id,
@@ -17,75 +32,88 @@ const node = (id: string) => ({
   agent_config: { agent_type: "respond", type_version: "v1", system_prompt_template: `Step ${id}` }
 })
 
+export const threeNodeDag = {
+  nodes: [node("a"), node("b"), node("c")],
+  edges: [{ from: "a", to: "b" }, { from: "b", to: "c" }]
+}
 
-/** The same rows a 3-node run writes, as plain SQL with no engine in between. */
-const plainSqlRun = (tenantId: string, workflowId: string) =>
-  Effect.gen(function*() {
-    const sql = yield* PgClient.PgClient
-    const runId = randomUUID()
-    const event = (type: string, key: string) =>
-      sql`WITH next AS (UPDATE runs SET event_seq = event_seq + 1 WHERE id = ${runId} RETURNING event_seq)
-        INSERT INTO run_events (run_id, seq, dedupe_key, type, payload)
-        SELECT ${runId}, event_seq, ${key}, ${type}, '{}'::jsonb FROM next`
-    yield* sql`INSERT INTO runs (id, tenant_id, workflow_id, workflow_name, version, status, trigger_type)
-      VALUES (${runId}, ${tenantId}, ${workflowId}, 'bench', 2, 'pending', 'ui')`
-    yield* sql`UPDATE runs SET status = 'running', started_at = now() WHERE id = ${runId} AND status = 'pending'`
-    for (const n of ["a", "b", "c"]) {
-      const stepId = randomUUID()
-      yield* sql`INSERT INTO run_steps (id, run_id, tenant_id, node_id, node_type, status, position, started_at)
-        VALUES (${stepId}, ${runId}, ${tenantId}, ${n}, 'agent', 'running', 0, now())`
-      yield* event("step_started", `s:${n}`)
-      yield* event("token", `t:${n}`)
-      yield* sql`UPDATE run_steps SET status = 'completed', output = '{"text":"ok"}', finished_at = now() WHERE id = ${stepId}`
-      yield* event("agent_completed", `a:${n}`)
-      yield* event("step_completed", `c:${n}`)
-    }
-    yield* sql`UPDATE runs SET status = 'completed', finished_at = now() WHERE id = ${runId} AND status = 'running'`
-    yield* event("run_completed", "done")
-  })
+const median = (values: ReadonlyArray<number>) => percentile([...values].sort((a, b) => a - b), 0.5)
 
 export const runsBench = Effect.scoped(Effect.gen(function*() {
   const db = yield* benchDatabase
+  database = db.name
   const model = yield* instantModel
   const { base, token } = yield* benchPlatform({ DATABASE_URL: db.url, LLM_BASE_URL: model.baseUrl, LLM_MODELS: "bench-model" })
   const w = yield* json(base, token, "POST", "/api/v1/workflow/workflows", { name: "Bench" })
   const workflowId = w.id as string
-  yield* json(base, token, "PATCH", `/api/v1/workflow/workflows/${workflowId}`, {
-    dag_definition: { nodes: [node("a"), node("b"), node("c")], edges: [{ from: "a", to: "b" }, { from: "b", to: "c" }] }
-  })
+  yield* json(base, token, "PATCH", `/api/v1/workflow/workflows/${workflowId}`, { dag_definition: threeNodeDag })
   yield* json(base, token, "POST", `/api/v1/workflow/workflows/${workflowId}/publish`)
 
-  const started = performance.now()
-  const ids = yield* Effect.forEach(
-    Array.from({ length: RUNS }, (_, i) => i),
-    () => json(base, token, "POST", `/api/v1/workflow/workflows/${workflowId}/run`, { input_params: {} }).pipe(Effect.map((r) => r.id as string)),
-    { concurrency: CONCURRENCY }
+  const poller = new pg.Client({ connectionString: db.url })
+  yield* Effect.acquireRelease(Effect.promise(() => poller.connect()), () => Effect.promise(() => poller.end()))
+  const query = <A>(text: string, values: ReadonlyArray<unknown> = []) =>
+    Effect.promise(() => poller.query(`${BENCH_MARK} ${text}`, [...values])).pipe(Effect.map((r) => r.rows as Array<A>))
+  const start = json(base, token, "POST", `/api/v1/workflow/workflows/${workflowId}/run`, { input_params: {} }).pipe(
+    Effect.map((r) => r.id as string)
   )
-  const sql = Context.get(yield* Layer.build(PgClient.layer({ url: Redacted.make(db.url) })), PgClient.PgClient)
-  for (;;) {
-    const [row] = yield* sql<{ done: number }>`SELECT count(*)::int AS done FROM runs WHERE status IN ('completed', 'failed')`
-    if ((row?.done ?? 0) >= ids.length) break
-    yield* Effect.sleep("20 millis")
-  }
-  const wall = (performance.now() - started) / 1000
-  const rows = yield* sql<{ ms: number; failed: boolean }>`SELECT extract(epoch FROM finished_at - created_at) * 1000 AS ms,
-    status = 'failed' AS failed FROM runs`
+  const unfinished = query<{ n: number }>(`SELECT count(*)::int AS n FROM runs WHERE status NOT IN ('completed', 'failed', 'cancelled')`).pipe(
+    Effect.map((rows) => rows[0]!.n)
+  )
+  const drain = Effect.gen(function*() {
+    while ((yield* unfinished) > 0) yield* Effect.sleep("20 millis")
+  })
+
+  // Concurrent
+  yield* Effect.forEach(Array.from({ length: WARMUP }), () => start, { concurrency: CONCURRENCY, discard: true })
+  yield* drain
+  // Past the cluster reaper's next pass (every 5 s), so that the warm-up's entities are gone.
+  yield* Effect.sleep("7 seconds")
+  const pg0 = postgresCpuMs()
+  const self0 = selfCpuMs()
+  trace.start()
+  const t0 = performance.now()
+  const ids = yield* Effect.forEach(Array.from({ length: RUNS }), () => start, { concurrency: CONCURRENCY })
+  yield* drain
+  const wall = (performance.now() - t0) / 1000
+  const statements = trace.stop()
+  const nodeCpu = selfCpuMs() - self0
+  const pgCpu = postgresCpuMs() - pg0
+  const rows = yield* query<{ ms: number; status: string }>(
+    `SELECT extract(epoch FROM finished_at - created_at) * 1000 AS ms, status FROM runs WHERE id = ANY($1)`,
+    [ids]
+  )
   const latencies = rows.map((r) => Number(r.ms)).sort((a, b) => a - b)
-  const failed = rows.filter((r) => r.failed).length
-  const [tenant] = yield* sql<{ tenant_id: string }>`SELECT tenant_id FROM workflows WHERE id = ${workflowId}`
+  const failed = rows.filter((r) => r.status !== "completed").length
+  const perRun = (n: number) => (n / RUNS).toFixed(1)
 
-  const plainStarted = performance.now()
-  yield* Effect.forEach(Array.from({ length: RUNS }), () => plainSqlRun(tenant!.tenant_id, workflowId), {
-    concurrency: CONCURRENCY,
-    discard: true
-  }).pipe(Effect.provideService(PgClient.PgClient, sql))
-  const plainWall = (performance.now() - plainStarted) / 1000
+  // Serial
+  for (let i = 0; i < 5; i++) {
+    const id = yield* start
+    while ((yield* query<{ status: string }>(`SELECT status FROM runs WHERE id = $1`, [id]))[0]?.status !== "completed") yield* Effect.sleep("2 millis")
+  }
+  const serial: Array<number> = []
+  for (let i = 0; i < SERIAL; i++) {
+    const id = yield* start
+    for (;;) {
+      const [row] = yield* query<{ status: string; ms: number | null }>(
+        `SELECT status, extract(epoch FROM finished_at - created_at) * 1000 AS ms FROM runs WHERE id = $1`,
+        [id]
+      )
+      if (row?.status === "completed" || row?.status === "failed") {
+        serial.push(Number(row.ms))
+        break
+      }
+      yield* Effect.sleep("2 millis")
+    }
+  }
+  const serialP50 = median(serial)
 
-  const p50 = percentile(latencies, 0.5)
   return [
-    `durable runs: ${RUNS} runs of a 3-node DAG, concurrency ${CONCURRENCY}, ${failed} failed`,
-    `  ${(RUNS / wall).toFixed(1)} runs/s; start->completed p50 ${p50.toFixed(1)} ms, p99 ${percentile(latencies, 0.99).toFixed(1)} ms`,
-    `  orchestration per node (p50, model answers at once): ${(p50 / 3).toFixed(1)} ms`,
-    `plain SQL, same writes: ${(RUNS / plainWall).toFixed(1)} runs/s`
+    `durable runs: ${RUNS} runs of a 3-node DAG after ${WARMUP} to warm up, ${CONCURRENCY} concurrent starts, ${failed} not completed`,
+    `  RESULT_RUNS_PER_S ${(RUNS / wall).toFixed(1)}; start -> completed p50 ${percentile(latencies, 0.5).toFixed(1)} ms, p99 ${percentile(latencies, 0.99).toFixed(1)} ms`,
+    `  CPU per run: this process ${(nodeCpu / RUNS).toFixed(2)} ms (${(nodeCpu / 10 / wall).toFixed(0)}% of a core), PostgreSQL ${(pgCpu / RUNS).toFixed(2)} ms`,
+    `  per run: ${perRun(statements.length)} statements, ${perRun(trace.commits(statements))} commits (${perRun(trace.writes(statements))} of them writes)`,
+    `serial: ${SERIAL} runs one at a time`,
+    `  RESULT_SERIAL start -> completed p50 ${serialP50.toFixed(1)} ms, p99 ${percentile([...serial].sort((a, b) => a - b), 0.99).toFixed(1)} ms; orchestration per node (p50 / 3) ${(serialP50 / 3).toFixed(2)} ms`
   ]
 }))

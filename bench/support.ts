@@ -28,17 +28,22 @@ export const benchDatabase = Effect.acquireRelease(
   ({ name }) => Effect.promise(() => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`))
 )
 
-/** An OpenAI-compatible server that answers every chat completion at once. */
+const STREAM = [
+  { choices: [{ index: 0, delta: { content: "ok" } }] },
+  { choices: [{ index: 0, delta: {}, finish_reason: "stop" }] },
+  { choices: [], usage: { prompt_tokens: 5, completion_tokens: 1, total_tokens: 6 } }
+].map((chunk) => `data: ${JSON.stringify(chunk)}\n\n`).join("") + "data: [DONE]\n\n"
+
+/** An OpenAI-compatible server that answers every chat completion at once (a streamed reply). */
 export const instantModel = Effect.acquireRelease(
   Effect.gen(function*() {
     const port = yield* freePort
     const server: Server = createServer((req, res) => {
       req.resume()
       req.on("end", () => {
-        res.writeHead(200, { "content-type": "text/event-stream" })
-        res.write(`data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: "ok" } }] })}\n\n`)
-        res.write(`data: ${JSON.stringify({ choices: [], usage: { prompt_tokens: 5, completion_tokens: 1, total_tokens: 6 } })}\n\n`)
-        res.end("data: [DONE]\n\n")
+        // the whole stream in one write, as the peers' instant model answers in one
+        res.writeHead(200, { "content-type": "text/event-stream", "content-length": Buffer.byteLength(STREAM) })
+        res.end(STREAM)
       })
     })
     yield* Effect.async<void>((resume) => void server.listen(port, "127.0.0.1", () => resume(Effect.void)))

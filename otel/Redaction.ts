@@ -1,6 +1,6 @@
 import type { Role } from "../schemas/Roles.js"
 import type { KeyValue, OtlpLogRecord } from "./OtlpJson.js"
-import type { OtlpSpan } from "./Telemetry.js"
+import type { OtlpSpan } from "./OtlpSpan.js"
 
 /**
  * How much of a trace a role sees. `basic`: node names, status, timing, ids; `operational` adds

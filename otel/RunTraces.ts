@@ -2,13 +2,16 @@ import { SqlClient } from "@effect/sql"
 import { Context, Effect, Layer } from "effect"
 import type { OtlpLogRecord } from "./OtlpJson.js"
 import { childStepSpan, type PauseEvent, rootSpan, type RunRecordForTrace, RUNS_SCOPE } from "./RootSpan.js"
-import { type OtlpSpan, Telemetry, toOtlp } from "./Telemetry.js"
+import { type OtlpSpan, toOtlp } from "./OtlpSpan.js"
+import { eventLog } from "./RunLogs.js"
+import { rootSpanId } from "./RunTrace.js"
+import { Telemetry } from "./Telemetry.js"
 
 export interface TraceRun extends RunRecordForTrace {
   readonly tenant_id: string
 }
 
-/** One run's worklog: its spans (the root first) and its log records, in OTLP JSON. */
+/** One run's worklog: its spans (the root first) and its log records (one per event, tokens aside), in OTLP JSON. */
 export interface Worklog {
   readonly run: TraceRun
   readonly spans: ReadonlyArray<{ readonly scope: string; readonly span: OtlpSpan }>
@@ -52,7 +55,9 @@ export class RunTraces extends Context.Tag("RunTraces")<RunTraces, {
           const [spans, logs, pauses] = yield* Effect.all([
             sql<{ run_id: string; scope: string; otlp: OtlpSpan }>`SELECT run_id, scope, otlp FROM run_spans
               WHERE run_id IN ${sql.in(ids)} ORDER BY start_unix_nano, span_id`,
-            sql<{ run_id: string; otlp: OtlpLogRecord }>`SELECT run_id, otlp FROM run_logs WHERE run_id IN ${sql.in(ids)} ORDER BY seq`,
+            sql<{ run_id: string; type: string; payload: Record<string, unknown>; created_at: Date; span_id: string | null }>`
+              SELECT run_id, type, payload, created_at, span_id FROM run_events
+              WHERE run_id IN ${sql.in(ids)} AND type <> 'token' ORDER BY run_id, seq`,
             pausesOf(ids)
           ], { concurrency: 3 })
           const now = new Date()
@@ -62,7 +67,11 @@ export class RunTraces extends Context.Tag("RunTraces")<RunTraces, {
               { scope: RUNS_SCOPE, span: toOtlp(rootSpan(run, pauses.filter((p) => p.run_id === run.id).map(pause), telemetry.resource, now)).span },
               ...spans.filter((s) => s.run_id === run.id).map((s) => ({ scope: s.scope, span: s.otlp }))
             ],
-            logs: logs.filter((l) => l.run_id === run.id).map((l) => l.otlp)
+            logs: logs.flatMap((e) => {
+              if (e.run_id !== run.id) return []
+              const log = eventLog({ runId: run.id, type: e.type, payload: e.payload, time: e.created_at, spanId: e.span_id ?? rootSpanId(run.id) })
+              return log === undefined ? [] : [log]
+            })
           }))
         }).pipe(Effect.orDie, Effect.withSpan("RunTraces.worklogs"))
 

@@ -1,40 +1,43 @@
 import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http"
-import { JsonTraceSerializer } from "@opentelemetry/otlp-transformer"
 import { type Resource, resourceFromAttributes } from "@opentelemetry/resources"
 import { BatchSpanProcessor, type ReadableSpan, type SpanProcessor } from "@opentelemetry/sdk-trace-base"
 import { SqlClient } from "@effect/sql"
-import { Context, Duration, Effect, Layer, Option, Runtime, Schedule } from "effect"
+import { Context, Duration, Effect, Layer, Option, Runtime, Schedule, type Tracer } from "effect"
 import { AppConfig } from "../services/shared/Config.js"
+import { makeLightTracer } from "./LightTracer.js"
+import { toOtlp } from "./OtlpSpan.js"
 import { RUN_ID } from "./RunTrace.js"
 
 export const SERVICE_NAME = "builder-platform"
 
-/** One span in OTLP JSON (`resourceSpans[].scopeSpans[].spans[]`). */
-export type OtlpSpan = Record<string, unknown> & { readonly traceId: string; readonly spanId: string; readonly startTimeUnixNano: string }
-
-const decoder = new TextDecoder()
-
-/** A span's OTLP JSON form and its instrumentation scope. */
-export const toOtlp = (span: ReadableSpan): { readonly scope: string; readonly span: OtlpSpan } => {
-  const request = JSON.parse(decoder.decode(JsonTraceSerializer.serializeRequest([span]))) as {
-    resourceSpans: Array<{ scopeSpans: Array<{ scope?: { name?: string }; spans: Array<OtlpSpan> }> }>
-  }
-  const scope = request.resourceSpans[0]!.scopeSpans[0]!
-  return { scope: scope.scope?.name ?? "", span: scope.spans[0]! }
-}
-
 const MAX_BUFFERED = 50_000
 const FLUSH_EVERY = Duration.millis(250)
 
-/** Keeps the spans that carry `bp.run_id` until they are written; `write` is set once the store exists. */
+/** Keeps the spans that carry `bp.run_id`, per run, until they are written; `flushNow` is set once the store exists. */
 class RunSpanProcessor implements SpanProcessor {
-  buffer: Array<ReadableSpan> = []
+  byRun = new Map<string, Array<ReadableSpan>>()
+  size = 0
   flushNow: () => Promise<void> = () => Promise.resolve()
   onStart(): void {}
   onEnd(span: ReadableSpan): void {
-    if (typeof span.attributes[RUN_ID] !== "string") return
-    if (this.buffer.length >= MAX_BUFFERED) this.buffer.shift()
-    this.buffer.push(span)
+    const runId = span.attributes[RUN_ID]
+    if (typeof runId !== "string" || this.size >= MAX_BUFFERED) return
+    const spans = this.byRun.get(runId)
+    if (spans === undefined) this.byRun.set(runId, [span])
+    else spans.push(span)
+    this.size += 1
+  }
+  take(runId: string): ReadonlyArray<ReadableSpan> {
+    const spans = this.byRun.get(runId) ?? []
+    this.byRun.delete(runId)
+    this.size -= spans.length
+    return spans
+  }
+  takeAll(): ReadonlyArray<ReadableSpan> {
+    const spans = [...this.byRun.values()].flat()
+    this.byRun.clear()
+    this.size = 0
+    return spans
   }
   forceFlush(): Promise<void> {
     return this.flushNow()
@@ -56,8 +59,14 @@ export class Telemetry extends Context.Tag("Telemetry")<Telemetry, {
   readonly emit: (span: ReadableSpan) => Effect.Effect<void>
   /** Exports a span without storing it (a run's root span: the trace endpoints build it from the run). */
   readonly export: (span: ReadableSpan) => Effect.Effect<void>
-  /** Writes the run spans ended so far: a node activity waits for it, so its spans outlive a crash. */
+  /** Writes the run spans ended so far (every 250 ms, and when the process stops). */
   readonly flush: Effect.Effect<void>
+  /** Hands over one run's spans ended so far, in OTLP form, for the run's own journal commit. */
+  readonly takeRun: (runId: string) => ReadonlyArray<{ readonly span_id: string; readonly scope: string; readonly start: string; readonly otlp: unknown }>
+  /** Whether spans also go out over OTLP/HTTP. */
+  readonly exporting: boolean
+  /** The tracer when nothing is exported: run spans go straight to the store (see LightTracer). */
+  readonly lightTracer: Tracer.Tracer
 }>() {
   static readonly layer = Layer.scoped(
     Telemetry,
@@ -68,7 +77,7 @@ export class Telemetry extends Context.Tag("Telemetry")<Telemetry, {
       const store = new RunSpanProcessor()
 
       const write = Effect.suspend(() => {
-        const spans = store.buffer.splice(0)
+        const spans = store.takeAll()
         if (spans.length === 0) return Effect.void
         const rows = spans.map((s) => {
           const { scope, span } = toOtlp(s)
@@ -91,12 +100,20 @@ export class Telemetry extends Context.Tag("Telemetry")<Telemetry, {
       const exporter = Option.map(config.otlpEndpoint, (endpoint) =>
         new BatchSpanProcessor(new OTLPTraceExporter({ url: `${endpoint.replace(/\/$/, "")}/v1/traces` }), { scheduledDelayMillis: 1000 }))
       const processors: ReadonlyArray<SpanProcessor> = [store, ...Option.toArray(exporter)]
+      const resource = resourceFromAttributes({ "service.name": SERVICE_NAME })
       return {
         processors,
-        resource: resourceFromAttributes({ "service.name": SERVICE_NAME }),
+        resource,
         emit: (span) => Effect.sync(() => processors.forEach((p) => p.onEnd(span))),
         export: (span) => Effect.sync(() => Option.map(exporter, (p) => p.onEnd(span))),
-        flush
+        flush,
+        takeRun: (runId) =>
+          store.take(runId).map((s) => {
+            const { scope, span } = toOtlp(s)
+            return { span_id: span.spanId, scope, start: span.startTimeUnixNano, otlp: span }
+          }),
+        exporting: Option.isSome(exporter),
+        lightTracer: makeLightTracer({ resource, scope: SERVICE_NAME, keepAttribute: RUN_ID, onEnd: (span) => store.onEnd(span) })
       }
     })
   )

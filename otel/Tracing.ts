@@ -5,12 +5,14 @@ import { SERVICE_NAME, Telemetry } from "./Telemetry.js"
 export { SERVICE_NAME }
 
 /**
- * The Effect tracer on the OpenTelemetry SDK, with Telemetry's span processors: run spans are
- * stored for the trace endpoints, and everything goes over OTLP/HTTP when an endpoint is set.
+ * The Effect tracer. With `OTEL_EXPORTER_OTLP_ENDPOINT` it is the OpenTelemetry SDK's, with
+ * Telemetry's span processors (run spans stored for the trace endpoints, every span exported
+ * over OTLP/HTTP); without, the light tracer, which hands run spans to the same store and keeps
+ * the SDK and its context manager off the hot path.
  */
-export const TracingLive = NodeSdk.layer(
-  Effect.map(Telemetry, (telemetry) => ({
-    resource: { serviceName: SERVICE_NAME },
-    spanProcessor: telemetry.processors
-  }))
+export const TracingLive = Layer.unwrapEffect(
+  Effect.map(Telemetry, (telemetry) =>
+    telemetry.exporting
+      ? NodeSdk.layer(() => ({ resource: { serviceName: SERVICE_NAME }, spanProcessor: telemetry.processors }))
+      : Layer.setTracer(telemetry.lightTracer))
 ).pipe(Layer.provideMerge(Telemetry.layer))

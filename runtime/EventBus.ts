@@ -1,6 +1,7 @@
 import { Context, Effect, Layer, Option, PubSub, Queue, Stream } from "effect"
 import { AppConfig } from "../services/shared/Config.js"
-import { connectRedis } from "../services/shared/Redis.js"
+import { postgresBus } from "../services/shared/PostgresBus.js"
+import { connectRedis, RedisConnection } from "../services/shared/Redis.js"
 
 export interface EventBusShape {
   readonly publish: (channel: string, message: string) => Effect.Effect<void>
@@ -8,7 +9,10 @@ export interface EventBusShape {
   readonly subscribe: (channel: string) => Stream.Stream<string>
 }
 
-/** Cross-node fan-out: Redis pub/sub when `REDIS_URL` is set, else one process's PubSub. */
+/**
+ * Cross-node fan-out: Redis pub/sub when `REDIS_URL` is set, PostgreSQL LISTEN/NOTIFY for split
+ * processes without Redis (`EVENT_BUS`), else one process's PubSub.
+ */
 export class EventBus extends Context.Tag("EventBus")<EventBus, EventBusShape>() {
   static readonly memory: Effect.Effect<EventBusShape> = Effect.gen(function*() {
     const hub = yield* PubSub.unbounded<{ channel: string; message: string }>()
@@ -64,12 +68,24 @@ export class EventBus extends Context.Tag("EventBus")<EventBus, EventBusShape>()
       return shape
     })
 
+  static readonly postgres = postgresBus
+
   static readonly layer = Layer.scoped(
     EventBus,
-    Effect.flatMap(AppConfig, (config) =>
-      Option.match(config.redisUrl, {
-        onNone: () => EventBus.memory,
-        onSome: (url) => EventBus.redis(url, config.redisKeyPrefix)
-      }))
+    Effect.gen(function*() {
+      const config = yield* AppConfig
+      const redis = yield* RedisConnection
+      switch (config.eventBus) {
+        case "redis":
+          return yield* Option.match(redis, {
+            onNone: () => Effect.dieMessage("EVENT_BUS=redis without REDIS_URL"),
+            onSome: ({ prefix, url }) => EventBus.redis(url, prefix)
+          })
+        case "postgres":
+          return yield* EventBus.postgres
+        case "memory":
+          return yield* EventBus.memory
+      }
+    })
   )
 }

@@ -4,7 +4,7 @@ import { Role } from "./Roles.js"
 
 const Email = Schema.String.pipe(
   Schema.trimmed(),
-  Schema.pattern(/^[^\s@]+@[^\s@]+\.[^\s@]+$/, { message: () => "must be an email address" }),
+  Schema.pattern(/^[^\s@]+@[^\s@]+$/, { message: () => "must be an email address" }),
   Schema.maxLength(320)
 )
 export { Email }
@@ -47,7 +47,8 @@ export const LoginRequest = Schema.Struct({
   tenant: Schema.optional(Schema.String)
 })
 
-export const RefreshRequest = Schema.Struct({ refresh_token: Schema.String })
+/** Without `refresh_token`, a browser's refresh cookie is used (with the CSRF checks of a cookie request). */
+export const RefreshRequest = Schema.Struct({ refresh_token: Schema.optional(Schema.String) })
 export const RefreshResponse = Schema.Struct({
   access_token: Schema.String,
   token_type: Schema.Literal("Bearer"),

@@ -18,9 +18,16 @@ export class AuthPublicApi extends HttpApiGroup.make("authPublic")
       .addError(TooManyRequests)
   )
   .add(
-    HttpApiEndpoint.post("refresh", "/refresh").setPayload(A.RefreshRequest).addSuccess(A.RefreshResponse).addError(
-      Unauthorized
-    )
+    HttpApiEndpoint.post("refresh", "/refresh")
+      .setPayload(A.RefreshRequest)
+      .addSuccess(A.RefreshResponse)
+      .addError(Unauthorized)
+      .addError(Forbidden)
+  )
+  .add(
+    HttpApiEndpoint.post("logout", "/logout")
+      .addSuccess(HttpApiSchema.NoContent)
+      .annotate(OpenApi.Description, "Clears the browser session cookies (access_token, refresh_token, csrf_token)")
   )
   .add(HttpApiEndpoint.post("begin", "/auth/begin").setPayload(A.BeginRequest).addSuccess(A.BeginResponse))
   .add(

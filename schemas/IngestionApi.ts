@@ -8,15 +8,16 @@ const kbId = HttpApiSchema.param("id", Schema.UUID)
 const docId = HttpApiSchema.param("doc_id", Schema.UUID)
 
 export class IngestionApi extends HttpApiGroup.make("ingestion")
-  .add(HttpApiEndpoint.post("createKb", "/knowledge-bases").setPayload(K.KnowledgeBaseRequest).addSuccess(K.KnowledgeBase, { status: 201 }))
+  .add(HttpApiEndpoint.post("createKb", "/knowledge-bases").setPayload(K.KnowledgeBaseRequest).addSuccess(K.KnowledgeBase, { status: 201 }).annotate(Security.AllowedRoles, Security.BUILDERS))
   .add(HttpApiEndpoint.get("listKbs", "/knowledge-bases").setUrlParams(PageParams).addSuccess(K.KnowledgeBasePage))
   .add(HttpApiEndpoint.get("getKb")`/knowledge-bases/${kbId}`.addSuccess(K.KnowledgeBase))
-  .add(HttpApiEndpoint.patch("updateKb")`/knowledge-bases/${kbId}`.setPayload(K.KnowledgeBasePatch).addSuccess(K.KnowledgeBase))
+  .add(HttpApiEndpoint.patch("updateKb")`/knowledge-bases/${kbId}`.setPayload(K.KnowledgeBasePatch).addSuccess(K.KnowledgeBase).annotate(Security.AllowedRoles, Security.BUILDERS))
   .add(HttpApiEndpoint.del("deleteKb")`/knowledge-bases/${kbId}`.addSuccess(HttpApiSchema.NoContent))
   .add(
     HttpApiEndpoint.post("addDocument")`/knowledge-bases/${kbId}/documents`
       .setPayload(K.DocumentRequest)
       .addSuccess(K.KbDocument, { status: 201 })
+      .annotate(Security.AllowedRoles, Security.BUILDERS)
       .annotate(
         OpenApi.Description,
         "JSON {title, content, mime_type, folder_path}, or multipart/form-data with `file` (and `folder_path`). " +

@@ -16,3 +16,6 @@ export type Role = typeof Role.Type
 export const roleRank = (role: Role): number => Roles.length - Roles.indexOf(role)
 
 export const isAtLeast = (role: Role, floor: Role): boolean => roleRank(role) >= roleRank(floor)
+
+/** Creating, editing, publishing and version writes (00-decisions section 2). */
+export const BUILDER_ROLES: ReadonlyArray<Role> = ["env_admin", "system_admin", "builder_admin", "builder"]

@@ -93,7 +93,7 @@ export const CreateWorkflowRequest = Schema.Struct({
   category: Schema.optional(Schema.String.pipe(Schema.maxLength(200)))
 })
 
-export const UpdateWorkflowRequest = Schema.Struct({
+const workflowFields = {
   name: Name,
   description: Schema.optional(Schema.NullOr(Schema.String.pipe(Schema.maxLength(5000)))),
   dag_definition: DagDefinition,
@@ -102,9 +102,15 @@ export const UpdateWorkflowRequest = Schema.Struct({
   category: Schema.optional(Schema.String.pipe(Schema.maxLength(200))),
   knowledge_base_ids: Schema.optional(Schema.Array(Schema.UUID)),
   public_app: Schema.optional(Schema.Boolean)
+}
+
+/** `PUT` replaces the whole AI Employee; `interaction_type` takes its documented default, `form`. */
+export const UpdateWorkflowRequest = Schema.Struct({
+  ...workflowFields,
+  interaction_type: Schema.optionalWith(InteractionType, { default: () => "form" as const })
 })
 
-export const PatchWorkflowRequest = Schema.partial(UpdateWorkflowRequest)
+export const PatchWorkflowRequest = Schema.partial(Schema.Struct(workflowFields))
 export type PatchWorkflowRequest = typeof PatchWorkflowRequest.Type
 
 const BooleanFromString = Schema.transform(Schema.Literal("true", "false"), Schema.Boolean, {

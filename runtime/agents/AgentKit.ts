@@ -145,7 +145,8 @@ export class AgentKit extends Context.Tag("AgentKit")<AgentKit, {
           }))
           return { ...result, model: chosen.id }
         }).pipe(Effect.withSpan("llm.call", {
-          attributes: { ...(call.runId !== undefined ? { [RUN_ID]: call.runId } : {}), "gen_ai.operation.name": "chat" }
+          attributes: { ...(call.runId !== undefined ? { [RUN_ID]: call.runId } : {}), "gen_ai.operation.name": "chat" },
+          captureStackTrace: false
         }))
 
       const completeJson = (

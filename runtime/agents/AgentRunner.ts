@@ -54,7 +54,8 @@ export class AgentRunner extends Context.Tag("AgentRunner")<AgentRunner, {
               "agent.type": call.agentConfig.agent_type,
               "agent.type_version": call.agentConfig.type_version,
               ...(call.agentConfig.preset !== undefined ? { "agent.preset": call.agentConfig.preset } : {})
-            }
+            },
+            captureStackTrace: false
           }))
       }
     })

@@ -21,6 +21,8 @@ export interface DagFacts {
   readonly selfWorkflowId: string
   /** `<node id>:<preset>` of steps that may keep a retired preset. */
   readonly legacySteps: ReadonlySet<string>
+  /** Node types the runtime cannot execute yet, with why. */
+  readonly unavailableNodeTypes: ReadonlyMap<string, string>
 }
 
 export interface DagReport {
@@ -143,6 +145,10 @@ export const validateDag = (dag: unknown, facts: DagFacts): DagReport => {
       (n.type === "call_aie" || n.type === "agent")
   }
   for (const node of nodes) {
+    const unavailable = facts.unavailableNodeTypes.get(node.type)
+    if (unavailable !== undefined) {
+      out.push(error("NODE_TYPE_UNAVAILABLE", `Node '${node.id}' is a ${node.type} node, which cannot run yet (${unavailable})`, node.id))
+    }
     if (node.hitl !== undefined) {
       const a = node.hitl.assignee
       const ok = "user_email" in a
@@ -248,10 +254,28 @@ export const validateDag = (dag: unknown, facts: DagFacts): DagReport => {
     }
   }
 
-  if (nodes.some((n) => n.type === "agent") && !facts.llmAvailable) {
+  if (nodes.some((n) => n.type === "agent" && agentNeedsModel(n.agent_config)) && !facts.llmAvailable) {
     out.push(error("NO_LLM_PROVIDER", "No LLM completion model is enabled for this AI Employee"))
   }
   return { warnings: out, agentTypeIssues }
+}
+
+/**
+ * Whether a step calls a model: search_respond with `answer: false` only retrieves, and
+ * rule_validation whose rules all carry a condition only checks them on the run context.
+ */
+export const agentNeedsModel = (config: { readonly agent_type: string; readonly type_config?: unknown }) => {
+  const typeConfig = isObject(config.type_config) ? config.type_config : {}
+  switch (config.agent_type) {
+    case "search_respond":
+      return typeConfig.answer !== false
+    case "rule_validation": {
+      const rules = asArray(typeConfig.rules)
+      return rules.length === 0 || !rules.every((rule) => isObject(rule) && rule.condition !== undefined)
+    }
+    default:
+      return true
+  }
 }
 
 export const blocksPublish = (report: DagReport) => report.warnings.some((w) => w.severity === "error")

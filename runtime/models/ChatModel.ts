@@ -1,8 +1,9 @@
-import { HttpClient } from "@effect/platform"
-import { Chunk, Context, Duration, Effect, Layer, Option, Redacted, Schedule, Stream } from "effect"
+import { Chunk, Context, Duration, Effect, Layer, Option, Redacted } from "effect"
+import { Agent } from "undici"
 import { AppConfig } from "../../services/shared/Config.js"
+import { OutboundGuard } from "../../services/shared/outbound/OutboundGuard.js"
 import { ModelError } from "./ModelError.js"
-import { providerPost } from "./ProviderPost.js"
+import { type EventData, withEventStream } from "./EventStreamPost.js"
 
 export interface ToolCall {
   readonly id: string
@@ -86,6 +87,14 @@ export const isStrictSchema = (schema: unknown): boolean => {
   return Object.entries(s).every(([k, v]) => k === "enum" || k === "const" || k === "required" || isStrictSchema(v))
 }
 
+const parseChunk = (data: string): StreamChunk | undefined => {
+  try {
+    return JSON.parse(data) as StreamChunk
+  } catch {
+    return undefined
+  }
+}
+
 export interface ChatModelShape {
   readonly complete: (request: ChatRequest) => Effect.Effect<ChatResult, ModelError>
 }
@@ -96,11 +105,13 @@ export interface ChatModelShape {
  * retries with backoff on 429, 5xx and transport errors before the first token.
  */
 export class ChatModel extends Context.Tag("ChatModel")<ChatModel, ChatModelShape>() {
-  static readonly layer = Layer.effect(
+  static readonly layer = Layer.scoped(
     ChatModel,
     Effect.gen(function*() {
       const config = yield* AppConfig
-      const client = yield* HttpClient.HttpClient
+      const platformDispatcher = yield* Effect.acquireRelease(Effect.sync(() => new Agent()), (agent) => Effect.promise(() => agent.close()))
+      // Tenants' own providers are tenant-supplied addresses: reached only through the outbound guard.
+      const guard = yield* OutboundGuard
       const baseUrl = Option.map(config.llmBaseUrl, (u) => u.replace(/\/$/, ""))
       const apiKey = Option.map(config.llmApiKey, Redacted.value)
       const timeout = Duration.seconds(config.llmTimeoutSeconds)
@@ -136,7 +147,14 @@ export class ChatModel extends Context.Tag("ChatModel")<ChatModel, ChatModelShap
               }
               : {})
           }
-          const response = yield* providerPost(client, "Model", `${endpoint.baseUrl.replace(/\/$/, "")}/chat/completions`, endpoint.apiKey, body)
+          const dispatcher = request.provider !== undefined ? guard.dispatcher : platformDispatcher
+          const url = `${endpoint.baseUrl.replace(/\/$/, "")}/chat/completions`
+          return yield* withEventStream({ dispatcher, what: "Model", url, apiKey: endpoint.apiKey, body, timeout }, (events) => read(request, seen, events))
+        })
+
+      /** Reads a streamed reply: text (streamed out as it comes), tool calls, usage. */
+      const read = (request: ChatRequest, seen: { token: boolean }, events: EventData) =>
+        Effect.gen(function*() {
           const state = {
             text: "",
             model: request.model,
@@ -144,45 +162,48 @@ export class ChatModel extends Context.Tag("ChatModel")<ChatModel, ChatModelShap
             finish: null as string | null,
             calls: new Map<number, { id: string; name: string; arguments: string }>()
           }
-          const onChunk = (chunk: StreamChunk) =>
-            Effect.gen(function*() {
-              if (chunk.error !== undefined) {
-                return yield* new ModelError({ message: chunk.error.message ?? "model stream error", retryable: false })
+          /** Folds one chunk in; the text it adds, to be streamed out. */
+          const fold = (chunk: StreamChunk): string | ModelError => {
+            if (chunk.error !== undefined) return new ModelError({ message: chunk.error.message ?? "model stream error", retryable: false })
+            if (chunk.model !== undefined) state.model = chunk.model
+            if (chunk.usage) state.usage = chunk.usage
+            let text = ""
+            for (const choice of chunk.choices ?? []) {
+              if (choice.finish_reason) state.finish = choice.finish_reason
+              const delta = choice.delta?.content
+              if (typeof delta === "string" && delta.length > 0) text += delta
+              for (const call of choice.delta?.tool_calls ?? []) {
+                const current = state.calls.get(call.index) ?? { id: "", name: "", arguments: "" }
+                state.calls.set(call.index, {
+                  id: call.id ?? current.id,
+                  name: current.name + (call.function?.name ?? ""),
+                  arguments: current.arguments + (call.function?.arguments ?? "")
+                })
               }
-              if (chunk.model !== undefined) state.model = chunk.model
-              if (chunk.usage) state.usage = chunk.usage
-              for (const choice of chunk.choices ?? []) {
-                if (choice.finish_reason) state.finish = choice.finish_reason
-                const delta = choice.delta?.content
-                if (typeof delta === "string" && delta.length > 0) {
-                  state.text += delta
-                  seen.token = true
-                  if (request.onToken !== undefined) yield* request.onToken(delta)
-                }
-                for (const call of choice.delta?.tool_calls ?? []) {
-                  const current = state.calls.get(call.index) ?? { id: "", name: "", arguments: "" }
-                  state.calls.set(call.index, {
-                    id: call.id ?? current.id,
-                    name: current.name + (call.function?.name ?? ""),
-                    arguments: current.arguments + (call.function?.arguments ?? "")
-                  })
-                }
+            }
+            return text
+          }
+          let done = false
+          while (!done) {
+            const payloads = yield* events.next
+            if (payloads === undefined) break
+            for (const data of payloads) {
+              if (data === "[DONE]") {
+                done = true
+                break
               }
-            })
-          yield* response.stream.pipe(
-            Stream.decodeText(),
-            Stream.splitLines,
-            Stream.filter((line) => line.startsWith("data:")),
-            Stream.map((line) => line.slice(5).trim()),
-            Stream.takeWhile((data) => data !== "[DONE]"),
-            Stream.mapError((e) => new ModelError({ message: `Model stream broke: ${e.message}`, retryable: true })),
-            Stream.runForEach((data) =>
-              Effect.try({
-                try: () => JSON.parse(data) as StreamChunk,
-                catch: () => new ModelError({ message: "Model sent malformed stream data", retryable: false })
-              }).pipe(Effect.flatMap(onChunk))
-            )
-          )
+              const chunk = parseChunk(data)
+              if (chunk === undefined) return yield* new ModelError({ message: "Model sent malformed stream data", retryable: false })
+              const text = fold(chunk)
+              if (typeof text !== "string") return yield* text
+              if (text.length === 0) continue
+              state.text += text
+              seen.token = true
+              if (request.onToken !== undefined) yield* request.onToken(text)
+            }
+          }
+          // The end of the response normally comes with [DONE]: reading it lets the connection be reused.
+          if (done) yield* events.finish
           return {
             model: state.model,
             text: state.text,
@@ -190,25 +211,22 @@ export class ChatModel extends Context.Tag("ChatModel")<ChatModel, ChatModelShap
             usage: state.usage,
             finishReason: state.finish
           } satisfies ChatResult
-        }).pipe(
-          Effect.scoped,
-          Effect.timeoutFail({
-            duration: timeout,
-            onTimeout: () => new ModelError({ message: `Model call timed out after ${Duration.format(timeout)}`, retryable: true })
-          })
-        )
+        })
 
-      const complete = (request: ChatRequest) =>
-        Effect.gen(function*() {
-          const seen = { token: false }
-          return yield* attempt(request, seen).pipe(
-            Effect.retry({
-              schedule: Schedule.exponential("250 millis", 2).pipe(Schedule.jittered, Schedule.intersect(Schedule.recurs(3))),
-              // A retry after text went out would repeat it on the stream.
-              while: (e) => e.retryable && !seen.token
-            })
-          )
-        }).pipe(Effect.withSpan("ChatModel.complete", { attributes: { model: request.model } }))
+      /**
+       * Up to three retries with jittered exponential backoff (250 ms, 500 ms, 1 s), none after
+       * text went out (a retry would repeat it on the stream). Its span is the caller's
+       * (`llm.call`): a model call is on every agent step's path.
+       */
+      const complete = (request: ChatRequest) => {
+        const seen = { token: false }
+        const go = (retries: number, delayMs: number): Effect.Effect<ChatResult, ModelError> =>
+          Effect.catchAll(attempt(request, seen), (e) =>
+            e.retryable && !seen.token && retries > 0
+              ? Effect.zipRight(Effect.sleep(Duration.millis(delayMs * (0.8 + Math.random() * 0.4))), go(retries - 1, delayMs * 2))
+              : Effect.fail(e))
+        return go(3, 250)
+      }
 
       return { complete }
     })

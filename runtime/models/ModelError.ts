@@ -4,5 +4,7 @@ import { Schema } from "effect"
 export class ModelError extends Schema.TaggedError<ModelError>()("ModelError", {
   message: Schema.String,
   status: Schema.optional(Schema.Number),
+  /** A machine-readable reason, e.g. OUTBOUND_ADDRESS_REFUSED. */
+  code: Schema.optional(Schema.String),
   retryable: Schema.Boolean
 }) {}

@@ -1,9 +1,9 @@
 import { Context, Effect, Layer } from "effect"
 import type { WorkflowConfig } from "../../schemas/Workflow.js"
-import { AppConfig } from "../../services/shared/Config.js"
+import { AppConfig, type Tier } from "../../services/shared/Config.js"
 import type { ProviderEndpoint } from "./ChatModel.js"
 
-export type Tier = 1 | 2 | 3
+export type { Tier }
 
 export interface ModelOption {
   /** `<provider>/<model>` for a tenant provider, the bare model name for the platform provider. */
@@ -26,15 +26,6 @@ export interface TenantProvider {
 export class ProviderDirectory extends Context.Tag("ProviderDirectory")<ProviderDirectory, {
   readonly enabled: (tenantId: string) => Effect.Effect<ReadonlyArray<TenantProvider>>
 }>() {}
-
-const tier = (s: string | undefined): Tier => (s === "1" ? 1 : s === "3" ? 3 : 2)
-
-/** `LLM_MODELS` entries are `name` or `name:cost:speed` (tiers 1-3, default 2). */
-export const parsePlatformModels = (entries: ReadonlyArray<string>) =>
-  entries.map((entry) => {
-    const [id, cost, speed] = entry.split(":")
-    return { id: id!, cost: tier(cost), speed: tier(speed) }
-  })
 
 const rank: Record<WorkflowConfig["optimization_priority"], (m: ModelOption) => number> = {
   CHEAPEST: (m) => -m.cost,
@@ -59,7 +50,7 @@ export class ModelRegistry extends Context.Tag("ModelRegistry")<ModelRegistry, {
       const config = yield* AppConfig
       const directory = yield* ProviderDirectory
       const platform: ReadonlyArray<ModelOption> = config.llmBaseUrl._tag === "Some"
-        ? parsePlatformModels(config.llmModels).map((m) => ({ id: m.id, model: m.id, provider: undefined, cost: m.cost, speed: m.speed }))
+        ? config.llmModels.map((m) => ({ id: m.id, model: m.id, provider: undefined, cost: m.cost, speed: m.speed }))
         : []
 
       const options = (tenantId: string, wf: WorkflowConfig) =>

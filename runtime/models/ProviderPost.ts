@@ -1,5 +1,6 @@
 import { HttpBody, HttpClient, HttpClientRequest } from "@effect/platform"
 import { Effect } from "effect"
+import { refusalIn } from "../../services/shared/outbound/OutboundGuard.js"
 import { ModelError } from "./ModelError.js"
 
 /**
@@ -17,7 +18,12 @@ export const providerPost = (
     let request = HttpClientRequest.post(url).pipe(HttpClientRequest.setBody(HttpBody.unsafeJson(body)), HttpClientRequest.acceptJson)
     if (apiKey !== undefined) request = HttpClientRequest.bearerToken(request, apiKey)
     const response = yield* client.execute(request).pipe(
-      Effect.mapError((e) => new ModelError({ message: `${what} request failed: ${e.message}`, retryable: true }))
+      Effect.mapError((e) => {
+        const refused = refusalIn(e)
+        return refused !== undefined
+          ? new ModelError({ message: `${refused.code}: ${refused.message}`, code: refused.code, retryable: false })
+          : new ModelError({ message: `${what} request failed: ${e.message}`, retryable: true })
+      })
     )
     if (response.status >= 400) {
       const text = yield* response.text.pipe(Effect.orElseSucceed(() => ""))

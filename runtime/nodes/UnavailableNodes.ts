@@ -1,19 +1,22 @@
-import { Effect, Layer } from "effect"
+import { Effect } from "effect"
 import type { NodeType } from "../../schemas/Dag.js"
-import { NodeFailure, nodeType } from "./NodeType.js"
+import { defineNode, NodeFailure } from "./NodeType.js"
 
-const unavailable = (type: NodeType, issue: string) =>
-  nodeType(
-    type,
-    Effect.succeed(() =>
-      Effect.fail(new NodeFailure({ message: `The ${type} node is not available yet (${issue}); the step cannot run` }))
-    )
-  )
+/** Node types whose runtime arrives with a later issue; publish refuses them (NODE_TYPE_UNAVAILABLE). */
+export const UNAVAILABLE_NODE_TYPES: ReadonlyMap<NodeType, string> = new Map<NodeType, string>([
+  ["send_email", "email delivery comes with the triggers work"],
+  ["notify_user", "nudge cards come with the triggers work"],
+  ["live_agent_transfer", "live agent transfer comes with ticketing"],
+  ["schedule", "workflow-managed schedules come with the triggers work"]
+])
 
-/** Node types whose runtime arrives with a later issue: present, and failing their step clearly. */
-export const UnavailableNodesLive = Layer.mergeAll(
-  unavailable("send_email", "email delivery comes with the integrations work"),
-  unavailable("notify_user", "nudge cards come with the nudges work"),
-  unavailable("live_agent_transfer", "live agent transfer comes with ticketing"),
-  unavailable("schedule", "workflow-managed schedules come with the triggers work")
+/** The unavailable types, less those that `extra` definitions provide. */
+export const unavailableNodeTypes = (extra: ReadonlyArray<{ readonly type: string }>): ReadonlyMap<string, string> =>
+  new Map([...UNAVAILABLE_NODE_TYPES].filter(([type]) => !extra.some((d) => d.type === type)))
+
+/** Present, and failing their step clearly, should a version saved before the publish check reach them. */
+export const UnavailableNodes = [...UNAVAILABLE_NODE_TYPES].map(([type, issue]) =>
+  defineNode(type, Effect.succeed({
+    execute: () => Effect.fail(new NodeFailure({ message: `The ${type} node is not available yet (${issue}); the step cannot run` }))
+  }))
 )

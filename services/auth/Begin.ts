@@ -23,9 +23,9 @@ export class Begin extends Effect.Service<Begin>()("Begin", {
             continue_url: `${config.publicBaseUrl}/api/v1/auth/auth/sso/continue?token=${encodeURIComponent(token)}`
           }
         }
+        // An address nobody has gets the same answer as a password account: no enumeration.
         const user = yield* users.byEmail(email)
-        if (Option.isNone(user)) return { method: "unknown" as const }
-        return { method: user.value.password_hash !== null ? "password" as const : "otp" as const }
+        return { method: Option.isSome(user) && user.value.password_hash === null ? "otp" as const : "password" as const }
       }).pipe(Effect.withSpan("Begin.begin"))
 
     return { begin }

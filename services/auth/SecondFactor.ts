@@ -6,7 +6,8 @@ import type { Principal } from "../../schemas/Principal.js"
 import { CredentialsCipher } from "../shared/CredentialsCipher.js"
 import { Mailer } from "../shared/Mailer.js"
 import { RateLimiter } from "../shared/RateLimiter.js"
-import { LOGIN_FAILURE_LIMIT, LOGIN_WINDOW_SECONDS, Sessions, throttled } from "./Sessions.js"
+import { Sessions } from "./Sessions.js"
+import { SignInThrottle, throttled, WINDOW_SECONDS as LOGIN_WINDOW_SECONDS } from "./SignInThrottle.js"
 import { matchTotp, newTotpSecret, totpUri } from "./Totp.js"
 import type { UserRow } from "./UsersRepo.js"
 import { UsersRepo } from "./UsersRepo.js"
@@ -25,6 +26,7 @@ export class SecondFactor extends Effect.Service<SecondFactor>()("SecondFactor",
     const sessions = yield* Sessions
     const mailer = yield* Mailer
     const limiter = yield* RateLimiter
+    const throttle = yield* SignInThrottle
     const cipher = yield* CredentialsCipher
 
     const requestOtp = (input: { email: string; tenant?: string | undefined }) =>
@@ -55,13 +57,9 @@ export class SecondFactor extends Effect.Service<SecondFactor>()("SecondFactor",
 
     const verifyOtp = (input: { email: string; code: string; tenant?: string | undefined }) =>
       Effect.gen(function*() {
-        const key = `otp:${input.email.toLowerCase()}`
-        yield* sessions.guard(key)
-        const fail = Effect.gen(function*() {
-          const d = yield* limiter.hit(key, LOGIN_FAILURE_LIMIT, LOGIN_WINDOW_SECONDS)
-          if (!d.allowed) return yield* throttled(d.retryAfterSeconds)
-          return yield* unauthorized("Invalid or expired code", "INVALID_CODE")
-        })
+        const subject = `otp:${input.email.toLowerCase()}`
+        yield* throttle.guard(subject)
+        const fail = throttle.failed(subject, unauthorized("Invalid or expired code", "INVALID_CODE"))
         const user = yield* users.byEmail(input.email)
         if (Option.isNone(user)) return yield* fail
         const rows = yield* sql<{ id: string; code_hash: string }>`
@@ -75,7 +73,7 @@ export class SecondFactor extends Effect.Service<SecondFactor>()("SecondFactor",
         yield* sql`UPDATE otp_codes SET consumed_at = now() WHERE id = ${row.id}`.pipe(Effect.orDie)
         const membership = yield* sessions.pickMembership(user.value, input.tenant)
         if (Option.isNone(membership)) return yield* fail
-        yield* limiter.reset(key)
+        yield* throttle.succeeded(subject)
         return yield* sessions.issue(user.value, membership.value, ["otp"])
       }).pipe(Effect.withSpan("SecondFactor.verifyOtp"))
 
@@ -107,14 +105,10 @@ export class SecondFactor extends Effect.Service<SecondFactor>()("SecondFactor",
     const verifyTotp = (partialToken: string, code: string) =>
       Effect.gen(function*() {
         const { claims, membership, user } = yield* sessions.resolve(partialToken, "partial")
-        const key = `totp:${user.id}`
-        yield* sessions.guard(key)
-        if (!(yield* checkCode(user, code))) {
-          const d = yield* limiter.hit(key, LOGIN_FAILURE_LIMIT, LOGIN_WINDOW_SECONDS)
-          if (!d.allowed) return yield* throttled(d.retryAfterSeconds)
-          return yield* unauthorized("Invalid TOTP code", "INVALID_CODE")
-        }
-        yield* limiter.reset(key)
+        const subject = `totp:${user.id}`
+        yield* throttle.guard(subject)
+        if (!(yield* checkCode(user, code))) return yield* throttle.failed(subject, unauthorized("Invalid TOTP code", "INVALID_CODE"))
+        yield* throttle.succeeded(subject)
         if (!user.totp_enabled) yield* sql`UPDATE users SET totp_enabled = true WHERE id = ${user.id}`.pipe(Effect.orDie)
         const result = yield* sessions.issue({ ...user, totp_enabled: true }, membership, [...claims.amr, "totp"])
         if (!("access_token" in result)) return yield* Effect.dieMessage("TOTP sign-in did not complete")

@@ -1,32 +1,23 @@
 import { Effect, Option } from "effect"
 import type { LoginResponse, LoginResult } from "../../schemas/Auth.js"
 import type { Principal } from "../../schemas/Principal.js"
-import { TooManyRequests, unauthorized } from "../../schemas/Errors.js"
+import { unauthorized } from "../../schemas/Errors.js"
 import { Audit } from "../shared/Audit.js"
-import { RateLimiter } from "../shared/RateLimiter.js"
 import { DUMMY_HASH, verifyPassword } from "./Passwords.js"
 import type { TokenType } from "./Tokens.js"
 import { Tokens } from "./Tokens.js"
 import type { MembershipRow, UserRow } from "./UsersRepo.js"
 import { settingsOf, UsersRepo } from "./UsersRepo.js"
+import { SignInThrottle } from "./SignInThrottle.js"
 
-/** Failed sign-ins allowed per email in a window before 429. */
-export const LOGIN_FAILURE_LIMIT = 5
-export const LOGIN_WINDOW_SECONDS = 15 * 60
-
-export const throttled = (retryAfterSeconds: number) =>
-  new TooManyRequests({
-    code: "TOO_MANY_ATTEMPTS",
-    message: "Too many failed attempts; try again later",
-    retry_after_seconds: retryAfterSeconds
-  })
+export { throttled, WINDOW_SECONDS as LOGIN_WINDOW_SECONDS } from "./SignInThrottle.js"
 
 /** Turns a verified identity into tokens: the one place that decides between full and partial auth. */
 export class Sessions extends Effect.Service<Sessions>()("Sessions", {
   effect: Effect.gen(function*() {
     const users = yield* UsersRepo
     const tokens = yield* Tokens
-    const limiter = yield* RateLimiter
+    const throttle = yield* SignInThrottle
     const audit = yield* Audit
 
     const toUser = (user: UserRow, m: MembershipRow) => ({
@@ -79,15 +70,10 @@ export class Sessions extends Effect.Service<Sessions>()("Sessions", {
         )
       )
 
-    const guard = (key: string) =>
-      limiter.peek(key, LOGIN_FAILURE_LIMIT).pipe(
-        Effect.filterOrFail((d) => d.allowed, (d) => throttled(d.retryAfterSeconds))
-      )
-
     const login = (input: { email: string; password: string; tenant?: string | undefined }) =>
       Effect.gen(function*() {
-        const key = `login:${input.email.toLowerCase()}`
-        yield* guard(key)
+        const subject = `login:${input.email.toLowerCase()}`
+        yield* throttle.guard(subject)
         const user = yield* users.byEmail(input.email)
         const hash = Option.match(user, { onNone: () => DUMMY_HASH, onSome: (u) => u.password_hash ?? DUMMY_HASH })
         const passwordOk = yield* verifyPassword(input.password, hash)
@@ -95,11 +81,9 @@ export class Sessions extends Effect.Service<Sessions>()("Sessions", {
           ? yield* pickMembership(user.value, input.tenant)
           : Option.none<MembershipRow>()
         if (Option.isNone(user) || Option.isNone(membership)) {
-          const decision = yield* limiter.hit(key, LOGIN_FAILURE_LIMIT, LOGIN_WINDOW_SECONDS)
-          if (!decision.allowed) return yield* throttled(decision.retryAfterSeconds)
-          return yield* unauthorized("Invalid email or password", "INVALID_CREDENTIALS")
+          return yield* throttle.failed(subject, unauthorized("Invalid email or password", "INVALID_CREDENTIALS"))
         }
-        yield* limiter.reset(key)
+        yield* throttle.succeeded(subject)
         return yield* issue(user.value, membership.value, ["pwd"])
       }).pipe(Effect.withSpan("Sessions.login"))
 
@@ -142,6 +126,6 @@ export class Sessions extends Effect.Service<Sessions>()("Sessions", {
         return yield* issue(user.value, membership.value, principal.amr)
       }).pipe(Effect.withSpan("Sessions.switchTenant"))
 
-    return { issue, login, refresh, resolve, switchTenant, pickMembership, guard, toUser }
+    return { issue, login, refresh, resolve, switchTenant, pickMembership, toUser }
   })
 }) {}

@@ -54,7 +54,8 @@ export class Tokens extends Effect.Service<Tokens>()("Tokens", {
 
     const verify = (token: string, expected: TokenType) =>
       Effect.tryPromise({
-        try: () => jwtVerify(token, key, { issuer: ISSUER, audience: AUDIENCE, algorithms: ["HS256"] }),
+        // A token without an expiry (or an issue time) would live for ever: refused whatever its type.
+        try: () => jwtVerify(token, key, { issuer: ISSUER, audience: AUDIENCE, algorithms: ["HS256"], requiredClaims: ["exp", "iat", "sub"] }),
         catch: (error) => new TokenInvalid({ reason: error instanceof errors.JWTExpired ? "expired" : "invalid" })
       }).pipe(
         Effect.flatMap(({ payload }) =>

@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Option } from "effect"
 import type { ChatMessage } from "../../schemas/Chat.js"
-import type { ChatReply } from "../../runtime/engine/ChatReply.js"
+import type { ChatReply } from "./ChatReply.js"
 
 export interface MessageRow {
   readonly id: string

@@ -1,11 +1,10 @@
 import { Effect, Option } from "effect"
 import { MessageAccepted as MessageAcceptedSchema } from "../../schemas/Chat.js"
-import { badRequest, conflict } from "../../schemas/Errors.js"
+import { conflict } from "../../schemas/Errors.js"
 import type { Principal } from "../../schemas/Principal.js"
-import { checkJsonSchema } from "../../runtime/dag/JsonSchema.js"
+import { RunModule } from "../../runtime/run/RunModule.js"
 import { Idempotency } from "../shared/Idempotency.js"
 import { requireReader } from "../workflow/Policy.js"
-import { VersionsRepo } from "../workflow/VersionsRepo.js"
 import { WorkflowsRepo } from "../workflow/WorkflowsRepo.js"
 import { ChatTurns } from "./ChatTurns.js"
 import { PiiVault } from "./PiiVault.js"
@@ -30,10 +29,10 @@ export interface Turn {
 export class TurnIntake extends Effect.Service<TurnIntake>()("TurnIntake", {
   effect: Effect.gen(function*() {
     const workflows = yield* WorkflowsRepo
-    const versions = yield* VersionsRepo
     const turns = yield* ChatTurns
     const vault = yield* PiiVault
     const idempotency = yield* Idempotency
+    const modules = yield* RunModule
 
     const post = (t: Turn) =>
       Effect.gen(function*() {
@@ -42,34 +41,23 @@ export class TurnIntake extends Effect.Service<TurnIntake>()("TurnIntake", {
         if (workflow.active_version === null) {
           return yield* conflict("NOT_PUBLISHED", "This AI Employee has no published version to chat with")
         }
-        const version = yield* versions.get(t.principal, workflow.id, workflow.active_version).pipe(
-          Effect.orDie,
-          Effect.flatMap(Option.match({ onNone: () => Effect.dieMessage("active version vanished"), onSome: Effect.succeed }))
-        )
-        const schema = version.dag_definition.input_schema
+        const version = workflow.active_version
         const accept = Effect.gen(function*() {
           const session = yield* t.session
-          const problems = schema === undefined || schema === null ? [] : checkJsonSchema(schema, { ...session.input_params, message: t.content })
-          if (problems.length > 0) {
-            return yield* badRequest(
-              "INVALID_INPUT",
-              `The session's input_params do not match the input schema: ${problems.map((p) => `${p.path || "/"} ${p.message}`).join("; ")}`,
-              problems
-            )
-          }
           const userContext = t.userContext === undefined ? null : (yield* vault.tokenize(session.id, t.userContext)).value
           return yield* turns.accept({
             principal: t.principal,
             session,
             workflowName: workflow.name,
-            version: version.number,
+            version,
             content: t.content,
             isDryRun: t.isDryRun,
             userContext,
             triggerType: t.via.authMethod === "api_key" ? "api" : "ui"
           })
         })
-        return yield* idempotency.run({
+        // The message, its run and the key's record commit together; the run starts once they have.
+        const accepted = yield* idempotency.run({
           principal: t.via,
           key: Option.fromNullable(t.idempotency.key),
           operation: t.idempotency.operation,
@@ -77,6 +65,8 @@ export class TurnIntake extends Effect.Service<TurnIntake>()("TurnIntake", {
           response: MessageAcceptedSchema,
           effect: accept
         })
+        if (accepted.status === "running") yield* modules.launch(accepted.run_id)
+        return accepted
       }).pipe(Effect.withSpan("Chat.postTurn"))
 
     return { post }

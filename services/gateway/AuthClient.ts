@@ -1,24 +1,20 @@
 import { FetchHttpClient, HttpClient, HttpClientRequest } from "@effect/platform"
-import { RpcClient, RpcSerialization, RpcTest } from "@effect/rpc"
+import { RpcClient, RpcSerialization } from "@effect/rpc"
 import { Context, Effect, Layer } from "effect"
 import type { Forbidden, Unauthorized } from "../../schemas/Errors.js"
 import type { Principal } from "../../schemas/Principal.js"
 import { AuthRpcs } from "../../schemas/rpc/AuthRpcs.js"
-import { AuthRpcHandlers } from "../auth/Rpc.js"
-import type { CredentialInput } from "../auth/Credentials.js"
-import type { Credentials } from "../auth/Credentials.js"
+import { type CredentialInput, Credentials } from "../auth/Credentials.js"
 
 /** How the gateway asks the auth service who is calling. */
 export class AuthClient extends Context.Tag("AuthClient")<AuthClient, {
   readonly verify: (input: CredentialInput) => Effect.Effect<Principal, Unauthorized | Forbidden>
 }>() {
-  /** Same process: the RPC handlers are called directly, no serialization. */
-  static readonly inProcess: Layer.Layer<AuthClient, never, Credentials> = Layer.scoped(
+  /** Same process: the auth service is called directly (what the RPC handler calls). */
+  static readonly inProcess: Layer.Layer<AuthClient, never, Credentials> = Layer.effect(
     AuthClient,
-    RpcTest.makeClient(AuthRpcs).pipe(
-      Effect.map((client) => ({ verify: (input: CredentialInput) => client.VerifyCredential(input) }))
-    )
-  ).pipe(Layer.provide(AuthRpcHandlers))
+    Effect.map(Credentials, (credentials) => ({ verify: credentials.authenticate }))
+  )
 
   /** Split deployment (`AUTH_RPC_URL`): the same calls over HTTP. */
   static readonly http = (url: string, internalToken: string | undefined): Layer.Layer<AuthClient> =>

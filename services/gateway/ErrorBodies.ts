@@ -1,6 +1,7 @@
 import { HttpServerResponse } from "@effect/platform"
 import { Effect } from "effect"
 import { ErrorTags } from "../../schemas/Errors.js"
+import { capEcho, capMessage } from "./BodyChecks.js"
 
 export interface FlatError {
   readonly code: string
@@ -10,17 +11,36 @@ export interface FlatError {
   readonly issues?: ReadonlyArray<unknown> | undefined
 }
 
-export const errorResponse = (status: number, requestId: string, error: FlatError, headers: Record<string, string> = {}) =>
-  HttpServerResponse.unsafeJson(
+const MAX_DETAILS = 50
+
+/** Strings inside a detail are cut like messages; a detail list keeps its first 50 entries. */
+const capDetail = (detail: unknown): unknown =>
+  typeof detail === "string"
+    ? capEcho(detail)
+    : Array.isArray(detail)
+    ? detail.slice(0, MAX_DETAILS).map(capDetail)
+    : typeof detail === "object" && detail !== null
+    ? Object.fromEntries(Object.entries(detail).map(([k, v]) => [k, k === "message" && typeof v === "string" ? capMessage(v) : capDetail(v)]))
+    : detail
+
+const capList = (list: ReadonlyArray<unknown> | undefined) => list === undefined ? undefined : list.slice(0, MAX_DETAILS).map(capDetail)
+
+/** The flat error body; whatever it echoes of the request is bounded (a value never comes back whole). */
+export const errorResponse = (status: number, requestId: string, error: FlatError, headers: Record<string, string> = {}) => {
+  const message = capMessage(error.message)
+  const details = capList(error.details)
+  const issues = capList(error.issues)
+  return HttpServerResponse.unsafeJson(
     {
       code: error.code,
-      message: error.message,
+      message,
       request_id: requestId,
-      ...(error.details !== undefined ? { details: error.details } : {}),
-      ...(error.issues !== undefined ? { error: { code: error.code, message: error.message, issues: error.issues } } : {})
+      ...(details !== undefined ? { details } : {}),
+      ...(issues !== undefined ? { error: { code: error.code, message, issues } } : {})
     },
     { status, headers }
   )
+}
 
 const tags: ReadonlyArray<string> = ErrorTags
 const decoder = new TextDecoder()
@@ -44,7 +64,7 @@ export const flattenErrorBody = (response: HttpServerResponse.HttpServerResponse
       return errorResponse(400, requestId, {
         code: "VALIDATION_ERROR",
         message: issues.length > 0
-          ? issues.map((i) => `${i.path.length > 0 ? i.path.join(".") + ": " : ""}${i.message}`).join("; ")
+          ? issues.slice(0, 10).map((i) => `${i.path.length > 0 ? i.path.join(".") + ": " : ""}${capEcho(i.message, 300)}`).join("; ")
           : String(parsed.message ?? "Invalid request"),
         details: issues.map((i) => ({ path: i.path.map(String), message: i.message }))
       })

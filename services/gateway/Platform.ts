@@ -1,4 +1,5 @@
-import { FetchHttpClient, HttpApiBuilder } from "@effect/platform"
+import { HttpApiBuilder } from "@effect/platform"
+import { NodeHttpClient } from "@effect/platform-node"
 import { Effect, Layer, Option, Redacted } from "effect"
 import { TracingLive } from "../../otel/Tracing.js"
 import { EventBus } from "../../runtime/EventBus.js"
@@ -16,6 +17,7 @@ import { AuditHttp, GroupsHttp, TenantsHttp, UsersHttp } from "../auth/http/Admi
 import { AuthPublicHttp } from "../auth/http/PublicHttp.js"
 import { SecondFactor } from "../auth/SecondFactor.js"
 import { Sessions } from "../auth/Sessions.js"
+import { SignInThrottle } from "../auth/SignInThrottle.js"
 import { Sso } from "../auth/Sso.js"
 import { TenantsRepo } from "../auth/TenantsRepo.js"
 import { Tokens } from "../auth/Tokens.js"
@@ -31,7 +33,12 @@ import { MigrationsLive } from "../shared/Migrations.js"
 import { RateLimiter } from "../shared/RateLimiter.js"
 import { AuthClient } from "./AuthClient.js"
 import { AuthenticationLive } from "./Authentication.js"
-import { ApiRouterLive, NodeServerLive, RpcServingLive, serveGateway } from "./Server.js"
+import { ApiRouterLive, serveGateway } from "./Server.js"
+import { InternalRpcLive } from "./InternalRpc.js"
+import { ListenerLive } from "./Listener.js"
+import { startBanner } from "./Banner.js"
+import { RedisConnection } from "../shared/Redis.js"
+import { OutboundGuard } from "../shared/outbound/OutboundGuard.js"
 import { SystemHttp } from "./SystemHttp.js"
 import { Agents } from "../agent/Agents.js"
 import { IngestionHttp } from "../ingestion/http/IngestionHttp.js"
@@ -49,7 +56,8 @@ import { DagChecks } from "../workflow/DagChecks.js"
 import { ModelRegistry } from "../../runtime/models/ModelRegistry.js"
 import { LlmProvidersHttp } from "../workflow/http/LlmProvidersHttp.js"
 import { LlmProviders, ProviderDirectoryLive } from "../workflow/LlmProviders.js"
-import { engineLive } from "../../runtime/engine/Engine.js"
+import { kernelLive } from "../../runtime/run/Kernel.js"
+import { RunnableWorkflowsLive } from "../workflow/RunnableWorkflowsLive.js"
 import { Chat } from "../chat/Chat.js"
 import { ChatFeedback } from "../chat/ChatFeedback.js"
 import { ChatRunHooksLive, ChatTurns } from "../chat/ChatTurns.js"
@@ -80,7 +88,9 @@ import { WorkflowsRepo } from "../workflow/WorkflowsRepo.js"
 /** The database, migrated before any service touches it. */
 const MigratedDatabaseLive = MigrationsLive.pipe(Layer.provideMerge(DatabaseLive))
 
-const InfraLive = Layer.mergeAll(MigratedDatabaseLive, RateLimiter.layer, EventBus.layer, LocalSecrets.layer)
+const InfraLive = Layer.mergeAll(MigratedDatabaseLive, RateLimiter.layer, EventBus.layer, LocalSecrets.layer, OutboundGuard.layer).pipe(
+  Layer.provide(RedisConnection.layer)
+)
 
 const SharedLive = Layer.mergeAll(
   Audit.Default,
@@ -91,7 +101,8 @@ const SharedLive = Layer.mergeAll(
   TenantsRepo.Default,
   UsersRepo.Default,
   ApiKeysRepo.Default,
-  GroupsRepo.Default
+  GroupsRepo.Default,
+  SignInThrottle.Default
 )
 
 const AgentServicesLive = Agents.Default.pipe(Layer.provide(AgentsRepo.Default))
@@ -108,21 +119,21 @@ const KnowledgeLive = KnowledgeSearchLive.pipe(
   Layer.provideMerge(KnowledgeSnapshotsLive),
   Layer.provideMerge(SemanticIndex.Default),
   Layer.provideMerge(Layer.mergeAll(KnowledgeRepo.Default, EmbeddingsRepo.Default, Embeddings.layer)),
-  Layer.provide(FetchHttpClient.layer)
+  Layer.provide(NodeHttpClient.layerUndici)
 )
 
-/** Chat follows its runs to their end from inside the engine: answers, queued turns, titles. */
-const ChatEngineHooksLive = ChatRunHooksLive.pipe(
+/** Chat follows its runs to their end from inside the kernel: answers, queued turns, titles. */
+const ChatKernelHooksLive = ChatRunHooksLive.pipe(
   Layer.provideMerge(ChatTurns.layer),
   Layer.provideMerge(Titles.layer),
-  Layer.provideMerge(Layer.mergeAll(SessionsRepo.Default, MessagesRepo.Default)),
-  Layer.provide(RunsRepo.Default)
+  Layer.provideMerge(Layer.mergeAll(SessionsRepo.Default, MessagesRepo.Default))
 )
 
 const RunsLive = Layer.mergeAll(RunStream.Default, Hitl.Default, Traces.Default, AgentServicesLive).pipe(
   Layer.provideMerge(Runs.Default),
   Layer.provideMerge(RunsRepo.Default),
-  Layer.provideMerge(engineLive(ChatEngineHooksLive))
+  Layer.provideMerge(kernelLive(ChatKernelHooksLive)),
+  Layer.provideMerge(RunnableWorkflowsLive)
 )
 
 /** The tools agents call (built-ins, later integrations and MCP) and the files they produce. */
@@ -191,23 +202,29 @@ const ApiLive = HttpApiBuilder.api(PlatformApi).pipe(
   Layer.provide(AuthClientLive)
 )
 
-/** The bootstrap admin is created before the server accepts a request. */
+/** The first admin exists before the platform answers its first request (503 until then). */
 const GatewayLive = Layer.scopedDiscard(
-  bootstrapAdmin.pipe(Effect.zipRight(serveGateway))
+  Effect.gen(function*() {
+    const admin = yield* bootstrapAdmin
+    yield* serveGateway
+    yield* startBanner(admin)
+  })
 ).pipe(
   Layer.provide(ApiRouterLive),
   Layer.provide(ApiLive),
-  Layer.provide(RpcServingLive),
-  Layer.provide(NodeServerLive)
+  Layer.merge(InternalRpcLive)
 )
 
 /**
- * The whole platform in one process (the default `ROLE=all`). Tracing comes up right after the
- * database (the run span store writes there) and before every service, so their spans are traced.
+ * The whole platform in one process (the default `ROLE=all`). The listener comes up first (503
+ * until ready); tracing right after the database (the run span store writes there) and before
+ * every service, so their spans are traced.
  */
 export const PlatformLive = GatewayLive.pipe(
-  Layer.provide(ServicesLive),
+  // The services stay in the output: tests and benchmarks reach them (the run module) in-process.
+  Layer.provideMerge(ServicesLive),
   Layer.provide(TracingLive),
   Layer.provide(MigratedDatabaseLive),
+  Layer.provide(ListenerLive),
   Layer.provide(AppConfig.layer)
 )

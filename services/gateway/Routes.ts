@@ -1,9 +1,13 @@
 import { HttpApi } from "@effect/platform"
+import { Context, Option } from "effect"
 import { PlatformApi } from "../../schemas/Api.js"
+import type { Role } from "../../schemas/Roles.js"
+import { AllowedRoles } from "../../schemas/Security.js"
 
 interface RouteShape {
   readonly method: string
   readonly pattern: RegExp
+  readonly roles: ReadonlyArray<Role> | undefined
 }
 
 const toPattern = (path: string) =>
@@ -13,7 +17,12 @@ const collect = (): ReadonlyArray<RouteShape> => {
   const routes: Array<RouteShape> = []
   HttpApi.reflect(PlatformApi, {
     onGroup: () => undefined,
-    onEndpoint: ({ endpoint }) => routes.push({ method: endpoint.method, pattern: toPattern(endpoint.path) })
+    onEndpoint: ({ endpoint }) =>
+      routes.push({
+        method: endpoint.method,
+        pattern: toPattern(endpoint.path),
+        roles: Option.getOrUndefined(Context.getOption(endpoint.annotations, AllowedRoles))
+      })
   })
   return routes
 }
@@ -24,3 +33,7 @@ const routes = collect()
 export const allowedMethods = (pathname: string): ReadonlyArray<string> => [
   ...new Set(routes.filter((r) => r.pattern.test(pathname)).map((r) => r.method))
 ]
+
+/** The roles the endpoint at this method and path serves, when it declares them. */
+export const allowedRoles = (method: string, pathname: string): ReadonlyArray<Role> | undefined =>
+  routes.find((r) => r.method === method && r.pattern.test(pathname))?.roles

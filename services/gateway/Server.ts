@@ -1,4 +1,3 @@
-import { createServer, type Server } from "node:http"
 import { randomUUID } from "node:crypto"
 import {
   HttpApiBuilder,
@@ -9,27 +8,30 @@ import {
   HttpServerResponse
 } from "@effect/platform"
 import type { HttpApp } from "@effect/platform"
-import { NodeHttpServer } from "@effect/platform-node"
-import { RpcSerialization, RpcServer } from "@effect/rpc"
-import { Cause, Context, Effect, Layer, Option, Redacted } from "effect"
+import { Cause, Effect, Layer, Option } from "effect"
 import { PlatformApi } from "../../schemas/Api.js"
-import { AuthRpcs } from "../../schemas/rpc/AuthRpcs.js"
-import { AuthRpcHandlers } from "../auth/Rpc.js"
-import { AppConfig } from "../shared/Config.js"
-import { CurrentRequestId } from "../shared/RequestContext.js"
+import { AppConfig, type AppConfigShape } from "../shared/Config.js"
+import { applySessionCookies, preflight, withCors } from "./BrowserFlow.js"
+import { jsonProblem, urlHasNul } from "./BodyChecks.js"
+import { CurrentClientAddress, CurrentRequestId } from "../shared/RequestContext.js"
 import { errorResponse, flattenErrorBody } from "./ErrorBodies.js"
+import { RawHttpServer } from "./Listener.js"
+import { databaseUnavailable, makeOutageReport } from "./Outage.js"
 import { allowedMethods } from "./Routes.js"
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
-export const AUTH_RPC_PATH = "/internal/rpc/auth"
-export const INTERNAL_TOKEN_HEADER = "x-internal-token"
 
 const isRequestError = (
   u: unknown
 ): u is { _tag: "RequestError"; reason: string; description?: string; cause?: { message?: string } } =>
   typeof u === "object" && u !== null && (u as { _tag?: unknown })._tag === "RequestError"
 
-/** Failures the API layer did not turn into a response: unknown routes, unreadable bodies, defects. */
+const reportOutage = makeOutageReport()
+
+/**
+ * Failures the API layer did not turn into a response: unknown routes, unreadable bodies, the
+ * database out of reach (503 with Retry-After, logged once), other defects (500).
+ */
 const causeToResponse = (cause: Cause.Cause<unknown>, request: HttpServerRequest.HttpServerRequest, requestId: string) =>
   Effect.gen(function*() {
     const failure = Cause.failureOption(cause)
@@ -52,63 +54,103 @@ const causeToResponse = (cause: Cause.Cause<unknown>, request: HttpServerRequest
         : errorResponse(400, requestId, { code: "INVALID_BODY", message: "The request body is not valid JSON" })
     }
     if (Cause.isInterruptedOnly(cause)) return HttpServerResponse.empty({ status: 499 })
+    const outage = databaseUnavailable(cause)
+    if (outage !== undefined) {
+      yield* reportOutage(outage)
+      return errorResponse(503, requestId, { code: "UNAVAILABLE", message: "The service is temporarily unavailable; retry shortly" }, { "retry-after": "5" })
+    }
     yield* Effect.logError("Unhandled request failure", cause)
     return errorResponse(500, requestId, { code: "INTERNAL_ERROR", message: "An internal error occurred" })
   })
 
-/** Request ids, body limits, 404/405 and the flat error body around the API app. */
+/** The socket's peer; behind a trusted proxy (TRUST_PROXY), the first address of X-Forwarded-For. */
+const clientAddress = (request: HttpServerRequest.HttpServerRequest, trustProxy: boolean) => {
+  const forwarded = trustProxy ? request.headers["x-forwarded-for"]?.split(",")[0]?.trim() : undefined
+  return forwarded !== undefined && forwarded !== "" ? forwarded : Option.getOrUndefined(request.remoteAddress)
+}
+
+const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\b/i
+
+/**
+ * Refusals before any decoding: a NUL in the URL or in a JSON string (PostgreSQL cannot store it),
+ * and JSON nested deeper than MAX_JSON_DEPTH. The body read here is the one the API decodes
+ * (the request caches it); a body that cannot be read is left to the API's own answer.
+ */
+const earlyRefusal = (request: HttpServerRequest.HttpServerRequest, requestId: string, maxDepth: number) =>
+  Effect.gen(function*() {
+    if (urlHasNul(request.url)) {
+      return errorResponse(400, requestId, { code: "VALIDATION_ERROR", message: "The URL may not contain NUL (%00) characters" })
+    }
+    if (!JSON_TYPE.test(request.headers["content-type"] ?? "")) return undefined
+    const text = yield* Effect.option(request.text)
+    if (text._tag === "None") return undefined
+    switch (jsonProblem(text.value, maxDepth)) {
+      case "nul":
+        return errorResponse(400, requestId, { code: "VALIDATION_ERROR", message: "Text may not contain NUL (\\u0000) characters" })
+      case "too_deep":
+        return errorResponse(400, requestId, { code: "INVALID_BODY", message: `JSON may not be nested deeper than ${maxDepth} levels` })
+      default:
+        return undefined
+    }
+  })
+
+/** Request ids, body limits, CORS, 404/405, browser session cookies and the flat error body around the API app. */
 const gatewayApp = <R>(
   api: HttpApp.Default<never, R>,
-  rpc: HttpApp.Default<never, R>,
-  options: { readonly maxBodyBytes: number; readonly internalToken: string | undefined }
+  options: { readonly config: AppConfigShape }
 ): HttpApp.Default<never, R> =>
   Effect.gen(function*() {
+    const { config } = options
     const request = yield* HttpServerRequest.HttpServerRequest
     const inbound = request.headers["x-request-id"]
     const requestId = inbound !== undefined && REQUEST_ID.test(inbound) ? inbound : randomUUID()
+    const path = new URL(request.url, "http://gateway").pathname
     const length = Number(request.headers["content-length"] ?? "0")
-    const isRpc = request.url.startsWith(AUTH_RPC_PATH)
-    const response = length > options.maxBodyBytes
+    const cors = preflight(config, request)
+    const response = cors === "refused"
+      ? errorResponse(403, requestId, { code: "CORS_ORIGIN_NOT_ALLOWED", message: "This origin is not listed in CORS_ORIGINS" })
+      : cors !== undefined
+      ? cors
+      : length > config.maxBodyBytes
       ? errorResponse(413, requestId, {
         code: "PAYLOAD_TOO_LARGE",
-        message: `Request body exceeds ${options.maxBodyBytes} bytes`
+        message: `Request body exceeds ${config.maxBodyBytes} bytes`
       })
-      : isRpc && options.internalToken !== undefined && request.headers[INTERNAL_TOKEN_HEADER] !== options.internalToken
-      ? errorResponse(401, requestId, { code: "UNAUTHORIZED", message: "Internal RPC requires the internal token" })
-      : yield* (isRpc ? rpc : api).pipe(
+      : (yield* earlyRefusal(request, requestId, config.maxJsonDepth)) ?? (yield* api.pipe(
         Effect.locally(CurrentRequestId, requestId),
+        Effect.locally(CurrentClientAddress, clientAddress(request, config.trustProxy)),
         Effect.catchAllCause((cause) => causeToResponse(cause, request, requestId)),
-        Effect.flatMap((r) => flattenErrorBody(r, requestId))
-      )
-    return HttpServerResponse.setHeader(response, "x-request-id", requestId)
+        Effect.flatMap((r) => flattenErrorBody(r, requestId)),
+        Effect.map((r) => applySessionCookies(config, request, path, r))
+      ))
+    return HttpServerResponse.setHeader(withCors(config, request, response), "x-request-id", requestId)
   })
 
-/** The one HTTP server: every service's HttpApi group, OpenAPI, /docs and the internal RPC mount. */
+/** The public HTTP server: every service's HttpApi group, OpenAPI and /docs. */
 export const serveGateway = Effect.gen(function*() {
   const config = yield* AppConfig
   const api = yield* HttpApiBuilder.httpApp
-  const rpc = yield* RpcServer.toHttpApp(AuthRpcs)
   const server = yield* RawHttpServer
-  // Runs before the server's own close: in-flight requests get the grace period, then are cut.
+  // Runs before the services and the database close: no new connection is accepted, in-flight
+  // requests get the grace period, then are cut.
   yield* Effect.addFinalizer(() =>
-    Effect.sync(() => {
+    Effect.async<void>((resume) => {
       // Keep-alive connections turn idle as their last response goes out: close them as they do.
+      const idle = setInterval(() => server.closeIdleConnections(), 100)
+      const cut = setTimeout(() => server.closeAllConnections(), config.shutdownGraceSeconds * 1000)
+      server.close(() => {
+        clearInterval(idle)
+        clearTimeout(cut)
+        resume(Effect.void)
+      })
       server.closeIdleConnections()
-      setInterval(() => server.closeIdleConnections(), 100).unref()
-      setTimeout(() => server.closeAllConnections(), config.shutdownGraceSeconds * 1000).unref()
     })
   )
-  yield* HttpServer.serveEffect(gatewayApp(api, Effect.scoped(rpc), {
-    maxBodyBytes: config.maxBodyBytes,
-    internalToken: Option.getOrUndefined(Option.map(config.internalRpcToken, Redacted.value))
-  })).pipe(
+  yield* HttpServer.serveEffect(gatewayApp(api, { config })).pipe(
     // Also bounds bodies sent without Content-Length (chunked).
     HttpIncomingMessage.withMaxBodySize(Option.some(config.maxBodyBytes))
   )
-  yield* HttpServer.logAddress
 })
-
-export class RawHttpServer extends Context.Tag("RawHttpServer")<RawHttpServer, Server>() {}
 
 export const ApiRouterLive = Layer.mergeAll(
   HttpApiBuilder.Router.Live,
@@ -117,17 +159,5 @@ export const ApiRouterLive = Layer.mergeAll(
   HttpApiBuilder.middlewareOpenApi({ path: "/api/v1/openapi.json" })
 )
 
-export const NodeServerLive = Layer.unwrapEffect(
-  Effect.gen(function*() {
-    const config = yield* AppConfig
-    const server = createServer()
-    return Layer.merge(
-      NodeHttpServer.layer(() => server, { port: config.port, host: config.host }),
-      Layer.succeed(RawHttpServer, server)
-    )
-  })
-)
-
-export const RpcServingLive = Layer.mergeAll(AuthRpcHandlers, RpcSerialization.layerNdjson)
 
 export { PlatformApi }

@@ -1,8 +1,36 @@
 import { existsSync } from "node:fs"
 import { NodeRuntime } from "@effect/platform-node"
-import { Layer } from "effect"
+import { Cause, Effect, Layer, Logger } from "effect"
+import { quietRepeats } from "../shared/QuietLogger.js"
+import { StartupError, startupFailureLine } from "../shared/StartupError.js"
 import { PlatformLive } from "./Platform.js"
 
-if (existsSync(".env")) process.loadEnvFile(".env")
+const loadEnvFile = Effect.try({
+  try: () => (existsSync(".env") ? process.loadEnvFile(".env") : undefined),
+  catch: (error) => new StartupError({ message: `The .env file cannot be read (${String(error)}): fix or remove it.` })
+})
 
-NodeRuntime.runMain(Layer.launch(PlatformLive))
+/** A start that fails prints one line naming the cause and the fix, and exits non-zero. */
+const main = loadEnvFile.pipe(
+  Effect.zipRight(Layer.launch(PlatformLive)),
+  Effect.provide(Logger.replace(Logger.defaultLogger, quietRepeats(Logger.prettyLogger()))),
+  Effect.tapErrorCause((cause) =>
+    Cause.isInterruptedOnly(cause) ? Effect.void : Effect.sync(() => process.stderr.write(`error: ${startupFailureLine(cause)}\n`))
+  )
+)
+
+/**
+ * The runtime stops the platform on the first SIGTERM/SIGINT. A second one (a supervisor and a
+ * terminal both signalling, or `npm start` forwarding the group's signal) must not cut the drain
+ * short and orphan the embedded database; a third forces the exit.
+ */
+let signals = 0
+const onSignal = () => {
+  signals += 1
+  if (signals === 2) process.stderr.write("Shutting down; send the signal once more to force the exit\n")
+  if (signals >= 3) process.exit(130)
+}
+process.on("SIGTERM", onSignal)
+process.on("SIGINT", onSignal)
+
+NodeRuntime.runMain(main, { disableErrorReporting: true, disablePrettyLogger: true })

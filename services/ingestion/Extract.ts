@@ -55,7 +55,10 @@ export const extractDocumentText = (mimeType: string, bytes: Uint8Array) =>
       }
     },
     catch: (e) => new UnsupportedDocument({ message: `Could not read the ${mimeType} document: ${String((e as Error).message ?? e)}` })
-  })
+  }).pipe(
+    // Files may carry NUL characters (PDF streams, binary noise); text that PostgreSQL stores may not.
+    Effect.map((text) => text.replaceAll("\0", ""))
+  )
 
 const CHUNK = 800
 const OVERLAP = 150

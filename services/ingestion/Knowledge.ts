@@ -8,6 +8,7 @@ import { KnowledgeSearch } from "../../runtime/agents/KnowledgeSearch.js"
 import { requireBuilder, requireReader } from "../workflow/Policy.js"
 import { KnowledgeSnapshots } from "../workflow/Registries.js"
 import { chunkText, documentType, extractDocumentText, SUPPORTED_TYPES } from "./Extract.js"
+import { canonicalFolder } from "./FolderPath.js"
 import { KnowledgeRepo, toDoc, toKb } from "./KnowledgeRepo.js"
 import { SemanticIndex } from "./SemanticIndex.js"
 
@@ -70,11 +71,11 @@ export class Knowledge extends Effect.Service<Knowledge>()("Knowledge", {
           Effect.mapError((e) => badRequest("UNREADABLE_DOCUMENT", e.message))
         )
         if (text.trim().length === 0) return yield* badRequest("EMPTY_DOCUMENT", "No text could be extracted from the document")
-        const folder = input.folder_path.startsWith("/") ? input.folder_path : `/${input.folder_path}`
         const row = yield* repo.upsertDocument(principal.tenantId, kbId, {
           title: input.title,
           mime_type: type,
-          folder_path: folder,
+          folder_path: canonicalFolder(input.folder_path),
+          folder_label: input.folder_path.trim() === "" ? "/" : input.folder_path.trim(),
           content: text,
           content_hash: hash(text),
           size_bytes: input.bytes.byteLength,

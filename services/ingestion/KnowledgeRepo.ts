@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto"
 import { SqlClient } from "@effect/sql"
 import { Effect, Option } from "effect"
 import { lexicalQuery } from "./EmbeddingsRepo.js"
+import { folderFilter } from "./FolderPath.js"
 
 export interface KbRow {
   readonly id: string
@@ -19,6 +20,7 @@ export interface DocRow {
   readonly title: string
   readonly mime_type: string
   readonly folder_path: string
+  readonly folder_label: string | null
   readonly version: number
   readonly content_hash: string
   readonly size_bytes: number
@@ -29,7 +31,12 @@ export interface DocRow {
 }
 
 export const toKb = ({ tenant_id: _t, ...kb }: KbRow) => kb
-export const toDoc = ({ kb_id, deleted_at: _d, ...d }: DocRow) => ({ ...d, knowledge_base_id: kb_id })
+/** `folder_path` shows what the client sent; matching uses the canonical column. */
+export const toDoc = ({ kb_id, deleted_at: _d, folder_label, ...d }: DocRow) => ({
+  ...d,
+  folder_path: folder_label ?? d.folder_path,
+  knowledge_base_id: kb_id
+})
 
 /** SQL for knowledge bases, documents (versioned) and chunks; tenant-scoped throughout. */
 export class KnowledgeRepo extends Effect.Service<KnowledgeRepo>()("KnowledgeRepo", {
@@ -37,6 +44,10 @@ export class KnowledgeRepo extends Effect.Service<KnowledgeRepo>()("KnowledgeRep
     const sql = yield* SqlClient.SqlClient
     const kbSelect = sql`SELECT k.*, (SELECT count(*)::int FROM kb_documents d WHERE d.kb_id = k.id AND d.deleted_at IS NULL)
       AS document_count FROM knowledge_bases k`
+    const folderCondition = (filter: ReturnType<typeof folderFilter>) =>
+      filter.exact === undefined
+        ? sql`d.folder_path LIKE ${filter.like}`
+        : sql`(d.folder_path = ${filter.exact} OR d.folder_path LIKE ${filter.like})`
     const docSelect = sql`SELECT d.*, (SELECT count(*)::int FROM kb_chunks c WHERE c.document_id = d.id) AS chunk_count
       FROM kb_documents d`
 
@@ -90,6 +101,7 @@ export class KnowledgeRepo extends Effect.Service<KnowledgeRepo>()("KnowledgeRep
         title: string
         mime_type: string
         folder_path: string
+        folder_label: string
         content: string
         content_hash: string
         size_bytes: number
@@ -102,10 +114,10 @@ export class KnowledgeRepo extends Effect.Service<KnowledgeRepo>()("KnowledgeRep
           const version = (existing?.version ?? 0) + 1
           if (existing === undefined) {
             yield* sql`INSERT INTO kb_documents ${
-              sql.insert({ id, tenant_id: tenantId, kb_id: kbId, title: d.title, mime_type: d.mime_type, folder_path: d.folder_path, version, content_hash: d.content_hash, size_bytes: d.size_bytes })
+              sql.insert({ id, tenant_id: tenantId, kb_id: kbId, title: d.title, mime_type: d.mime_type, folder_path: d.folder_path, folder_label: d.folder_label, version, content_hash: d.content_hash, size_bytes: d.size_bytes })
             }`
           } else {
-            yield* sql`UPDATE kb_documents SET version = ${version}, content_hash = ${d.content_hash}, mime_type = ${d.mime_type},
+            yield* sql`UPDATE kb_documents SET version = ${version}, content_hash = ${d.content_hash}, mime_type = ${d.mime_type}, folder_label = ${d.folder_label},
               size_bytes = ${d.size_bytes}, updated_at = now() WHERE id = ${id}`
           }
           yield* sql`INSERT INTO kb_document_versions ${sql.insert({ document_id: id, version, content: d.content, content_hash: d.content_hash })}`
@@ -126,7 +138,7 @@ export class KnowledgeRepo extends Effect.Service<KnowledgeRepo>()("KnowledgeRep
           sql`d.tenant_id = ${tenantId}`,
           sql`d.kb_id = ${kbId}`,
           sql`d.deleted_at IS NULL`,
-          ...(folderPrefix !== undefined ? [sql`d.folder_path LIKE ${folderPrefix.replace(/[\\%_]/g, "\\$&") + "%"}`] : [])
+          ...(folderPrefix !== undefined ? [folderCondition(folderFilter(folderPrefix))] : [])
         ])
         return Effect.all([
           sql<DocRow>`${docSelect} WHERE ${where} ORDER BY d.folder_path, d.title, d.id LIMIT ${limit} OFFSET ${offset}`,

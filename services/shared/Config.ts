@@ -1,21 +1,35 @@
-import { Config, Context, Effect, Layer, Option, Redacted } from "effect"
+import { Config, ConfigError, Context, Effect, Either, Layer, Option, Redacted } from "effect"
+import { isAllowlistEntry } from "./outbound/AddressPolicy.js"
+import { StartupError } from "./StartupError.js"
 
 export type ProcessRole = "all" | "gateway" | "services" | "runners"
+export type BusKind = "memory" | "postgres" | "redis"
+export type Tier = 1 | 2 | 3
+
+export interface PlatformModel {
+  readonly id: string
+  readonly cost: Tier
+  readonly speed: Tier
+}
 
 export interface AppConfigShape {
   readonly port: number
   readonly host: string
   readonly publicBaseUrl: string
+  readonly corsOrigins: ReadonlyArray<string>
   readonly databaseUrl: Option.Option<Redacted.Redacted>
+  readonly embeddedPostgresPort: Option.Option<number>
+  readonly startupTimeoutSeconds: number
   readonly dataDir: string
   readonly redisUrl: Option.Option<string>
   readonly redisKeyPrefix: string
+  readonly eventBus: BusKind
   readonly otlpEndpoint: Option.Option<string>
   readonly jwtSecret: Option.Option<Redacted.Redacted>
-  readonly credentialsKey: Option.Option<Redacted.Redacted>
+  readonly credentialsKey: Option.Option<Redacted.Redacted<Uint8Array>>
   readonly llmBaseUrl: Option.Option<string>
   readonly llmApiKey: Option.Option<Redacted.Redacted>
-  readonly llmModels: ReadonlyArray<string>
+  readonly llmModels: ReadonlyArray<PlatformModel>
   readonly llmEmbeddingModel: Option.Option<string>
   readonly llmTimeoutSeconds: number
   readonly embeddingBackfillSeconds: number
@@ -32,59 +46,190 @@ export interface AppConfigShape {
   readonly authRpcUrl: Option.Option<string>
   readonly runnerHost: string
   readonly runnerPort: number
+  /** How long a runner's hold on its shards outlives it (its runs move to the others after that). */
+  readonly runnerLeaseSeconds: number
   readonly internalRpcToken: Option.Option<Redacted.Redacted>
   readonly accessTokenTtlSeconds: number
   readonly refreshTokenTtlSeconds: number
   readonly maxBodyBytes: number
   readonly shutdownGraceSeconds: number
+  readonly outboundAllowedHosts: ReadonlyArray<string>
+  readonly maxJsonDepth: number
+  readonly trustProxy: boolean
+  readonly internalRpcHost: string
+  readonly internalRpcPort: number
+  readonly headersTimeoutSeconds: number
+  readonly requestTimeoutSeconds: number
+  readonly keepAliveTimeoutSeconds: number
 }
 
-/** Configuration exactly as 00-decisions section 1, plus a few documented extras. */
+const invalid = (name: string, message: string) => Either.left(ConfigError.InvalidData([name], message))
+
+const port = (name: string) =>
+  Config.integer(name).pipe(Config.validate({ message: "must be a port number (1-65535)", validation: (n) => n >= 1 && n <= 65535 }))
+
+const positive = (name: string, fallback: number) =>
+  Config.integer(name).pipe(
+    Config.validate({ message: "must be a positive integer", validation: (n) => n > 0 }),
+    Config.withDefault(fallback)
+  )
+
+const url = (name: string, protocols: ReadonlyArray<string>) =>
+  Config.string(name).pipe(Config.mapOrFail((value) => {
+    const parsed = URL.canParse(value) ? new URL(value) : undefined
+    return parsed !== undefined && protocols.includes(parsed.protocol)
+      ? Either.right(value)
+      : invalid(name, `must be a URL starting with ${protocols.map((p) => `${p}//`).join(" or ")}`)
+  }))
+
+const TIERS = /^(.+):(\d+):(\d+)$/
+
+/** `LLM_MODELS` entries: `name` or `name:cost:speed` (tiers 1-3). A name may hold colons itself (`llama3.1:8b`). */
+export const parseModelEntry = (entry: string): Either.Either<PlatformModel, string> => {
+  if (entry.length === 0 || /\s/.test(entry)) return Either.left(`"${entry}" is not a model name`)
+  const tiers = TIERS.exec(entry)
+  if (tiers === null) return Either.right({ id: entry, cost: 2, speed: 2 })
+  const [cost, speed] = [Number(tiers[2]), Number(tiers[3])]
+  const isTier = (n: number): n is Tier => n >= 1 && n <= 3
+  return isTier(cost) && isTier(speed)
+    ? Either.right({ id: tiers[1]!, cost, speed })
+    : Either.left(`"${entry}" has tiers outside 1-3 (the form is name or name:cost:speed)`)
+}
+
+const models = Config.string("LLM_MODELS").pipe(
+  Config.withDefault(""),
+  Config.mapOrFail((value) => {
+    const entries = value.split(",").map((m) => m.trim()).filter((m) => m.length > 0).map(parseModelEntry)
+    const bad = entries.filter(Either.isLeft).map((e) => e.left)
+    return bad.length > 0 ? invalid("LLM_MODELS", bad.join(", ")) : Either.right(entries.filter(Either.isRight).map((e) => e.right))
+  })
+)
+
+const credentialsKey = Config.redacted("CREDENTIALS_KEY").pipe(Config.mapOrFail((secret) => {
+  const text = Redacted.value(secret).trim()
+  const key = Buffer.from(text, "base64")
+  return /^[A-Za-z0-9+/]+={0,2}$/.test(text) && key.length === 32
+    ? Either.right(Redacted.make(new Uint8Array(key)))
+    : invalid("CREDENTIALS_KEY", "must be 32 random bytes in base64 (openssl rand -base64 32)")
+}))
+
+const origins = Config.string("CORS_ORIGINS").pipe(
+  Config.withDefault(""),
+  Config.mapOrFail((value) => {
+    const list = value.split(",").map((o) => o.trim()).filter((o) => o.length > 0)
+    const bad = list.filter((o) => !URL.canParse(o) || new URL(o).origin !== o)
+    return bad.length > 0 ? invalid("CORS_ORIGINS", `${bad.join(", ")} is not an origin such as https://app.example.com`) : Either.right(list)
+  })
+)
+
+const allowedHosts = Config.string("OUTBOUND_ALLOWED_HOSTS").pipe(
+  Config.withDefault(""),
+  Config.mapOrFail((value) => {
+    const list = value.split(",").map((h) => h.trim()).filter((h) => h.length > 0)
+    const bad = list.filter((h) => !isAllowlistEntry(h))
+    return bad.length > 0
+      ? invalid("OUTBOUND_ALLOWED_HOSTS", `${bad.join(", ")} is not a host name, IP address or CIDR range`)
+      : Either.right(list)
+  })
+)
+
+const raw = Config.all({
+  port: port("PORT").pipe(Config.withDefault(8080)),
+  host: Config.string("HOST").pipe(Config.withDefault("127.0.0.1")),
+  publicBaseUrl: Config.option(url("PUBLIC_BASE_URL", ["http:", "https:"])),
+  corsOrigins: origins,
+  databaseUrl: Config.option(url("DATABASE_URL", ["postgres:", "postgresql:"]).pipe(Config.map(Redacted.make))),
+  embeddedPostgresPort: Config.option(port("EMBEDDED_POSTGRES_PORT")),
+  startupTimeoutSeconds: positive("STARTUP_TIMEOUT_SECONDS", 60),
+  dataDir: Config.string("DATA_DIR").pipe(Config.withDefault("./.data")),
+  redisUrl: Config.option(url("REDIS_URL", ["redis:", "rediss:"])),
+  redisKeyPrefix: Config.string("REDIS_KEY_PREFIX").pipe(Config.withDefault("bp:")),
+  eventBus: Config.option(Config.literal("memory", "postgres", "redis")("EVENT_BUS")),
+  otlpEndpoint: Config.option(url("OTEL_EXPORTER_OTLP_ENDPOINT", ["http:", "https:"])),
+  jwtSecret: Config.option(Config.redacted("JWT_SECRET")),
+  credentialsKey: Config.option(credentialsKey),
+  llmBaseUrl: Config.option(url("LLM_BASE_URL", ["http:", "https:"])),
+  llmApiKey: Config.option(Config.redacted("LLM_API_KEY")),
+  llmModels: models,
+  llmEmbeddingModel: Config.option(Config.string("LLM_EMBEDDING_MODEL")),
+  llmTimeoutSeconds: positive("LLM_TIMEOUT_SECONDS", 120),
+  embeddingBackfillSeconds: positive("EMBEDDING_BACKFILL_SECONDS", 30),
+  chatReconcileSeconds: positive("CHAT_RECONCILE_SECONDS", 30),
+  traceMaxBytes: positive("TRACE_MAX_BYTES", 10 * 1024 * 1024),
+  smtpUrl: Config.option(url("SMTP_URL", ["smtp:", "smtps:"]).pipe(Config.map(Redacted.make))),
+  smtpFrom: Config.string("SMTP_FROM").pipe(Config.withDefault("Builder Platform <no-reply@builder.local>")),
+  inboundSmtpPort: Config.option(port("INBOUND_SMTP_PORT")),
+  inboundEmailDomain: Config.option(Config.string("INBOUND_EMAIL_DOMAIN")),
+  bootstrapAdminEmail: Config.option(Config.string("BOOTSTRAP_ADMIN_EMAIL")),
+  bootstrapAdminPassword: Config.option(Config.redacted("BOOTSTRAP_ADMIN_PASSWORD")),
+  bootstrapTenant: Config.string("BOOTSTRAP_TENANT").pipe(Config.withDefault("default")),
+  role: Config.literal("all", "gateway", "services", "runners")("ROLE").pipe(Config.withDefault("all" as const)),
+  authRpcUrl: Config.option(url("AUTH_RPC_URL", ["http:", "https:"])),
+  runnerHost: Config.string("RUNNER_HOST").pipe(Config.withDefault("127.0.0.1")),
+  runnerPort: port("RUNNER_PORT").pipe(Config.withDefault(34431)),
+  runnerLeaseSeconds: positive("RUNNER_LEASE_SECONDS", 15),
+  internalRpcToken: Config.option(Config.redacted("INTERNAL_RPC_TOKEN")),
+  accessTokenTtlSeconds: positive("ACCESS_TOKEN_TTL_SECONDS", 900),
+  refreshTokenTtlSeconds: positive("REFRESH_TOKEN_TTL_SECONDS", 30 * 24 * 3600),
+  maxBodyBytes: positive("MAX_BODY_BYTES", 10 * 1024 * 1024),
+  outboundAllowedHosts: allowedHosts,
+  maxJsonDepth: positive("MAX_JSON_DEPTH", 64),
+  trustProxy: Config.boolean("TRUST_PROXY").pipe(Config.withDefault(false)),
+  internalRpcHost: Config.string("INTERNAL_RPC_HOST").pipe(Config.withDefault("127.0.0.1")),
+  internalRpcPort: port("INTERNAL_RPC_PORT").pipe(Config.withDefault(8091)),
+  headersTimeoutSeconds: positive("HEADERS_TIMEOUT_SECONDS", 10),
+  requestTimeoutSeconds: positive("REQUEST_TIMEOUT_SECONDS", 120),
+  keepAliveTimeoutSeconds: positive("KEEP_ALIVE_TIMEOUT_SECONDS", 5),
+  shutdownGraceSeconds: Config.integer("SHUTDOWN_GRACE_SECONDS").pipe(
+    Config.validate({ message: "must be zero or more", validation: (n) => n >= 0 }),
+    Config.withDefault(10)
+  )
+})
+
+const issues = (error: ConfigError.ConfigError): ReadonlyArray<string> =>
+  ConfigError.reduceWithContext(error, undefined, {
+    andCase: (_, left: ReadonlyArray<string>, right: ReadonlyArray<string>) => [...left, ...right],
+    orCase: (_, left: ReadonlyArray<string>, right: ReadonlyArray<string>) => [...left, ...right],
+    invalidDataCase: (_, path, message) => [`${path.join("_")}: ${message.replace(/^Expected/, "expected")}`],
+    missingDataCase: (_, path, message) => [`${path.join("_")}: ${message}`],
+    sourceUnavailableCase: (_, path, message) => [`${path.join("_")}: ${message}`],
+    unsupportedCase: (_, path, message) => [`${path.join("_")}: ${message}`]
+  })
+
+/** Configuration as 00-decisions section 1, plus the documented extras (README "Configuration"). */
 export class AppConfig extends Context.Tag("AppConfig")<AppConfig, AppConfigShape>() {
-  static readonly config: Config.Config<AppConfigShape> = Config.all({
-    port: Config.integer("PORT").pipe(Config.withDefault(8080)),
-    host: Config.string("HOST").pipe(Config.withDefault("127.0.0.1")),
-    publicBaseUrl: Config.option(Config.string("PUBLIC_BASE_URL")),
-    databaseUrl: Config.option(Config.redacted("DATABASE_URL")),
-    dataDir: Config.string("DATA_DIR").pipe(Config.withDefault("./.data")),
-    redisUrl: Config.option(Config.string("REDIS_URL")),
-    redisKeyPrefix: Config.string("REDIS_KEY_PREFIX").pipe(Config.withDefault("bp:")),
-    otlpEndpoint: Config.option(Config.string("OTEL_EXPORTER_OTLP_ENDPOINT")),
-    jwtSecret: Config.option(Config.redacted("JWT_SECRET")),
-    credentialsKey: Config.option(Config.redacted("CREDENTIALS_KEY")),
-    llmBaseUrl: Config.option(Config.string("LLM_BASE_URL")),
-    llmApiKey: Config.option(Config.redacted("LLM_API_KEY")),
-    llmModels: Config.string("LLM_MODELS").pipe(
-      Config.withDefault(""),
-      Config.map((s) => s.split(",").map((m) => m.trim()).filter((m) => m.length > 0))
-    ),
-    llmEmbeddingModel: Config.option(Config.string("LLM_EMBEDDING_MODEL")),
-    llmTimeoutSeconds: Config.integer("LLM_TIMEOUT_SECONDS").pipe(Config.withDefault(120)),
-    embeddingBackfillSeconds: Config.integer("EMBEDDING_BACKFILL_SECONDS").pipe(Config.withDefault(30)),
-    chatReconcileSeconds: Config.integer("CHAT_RECONCILE_SECONDS").pipe(Config.withDefault(30)),
-    traceMaxBytes: Config.integer("TRACE_MAX_BYTES").pipe(Config.withDefault(10 * 1024 * 1024)),
-    smtpUrl: Config.option(Config.redacted("SMTP_URL")),
-    smtpFrom: Config.string("SMTP_FROM").pipe(Config.withDefault("Builder Platform <no-reply@builder.local>")),
-    inboundSmtpPort: Config.option(Config.integer("INBOUND_SMTP_PORT")),
-    inboundEmailDomain: Config.option(Config.string("INBOUND_EMAIL_DOMAIN")),
-    bootstrapAdminEmail: Config.option(Config.string("BOOTSTRAP_ADMIN_EMAIL")),
-    bootstrapAdminPassword: Config.option(Config.redacted("BOOTSTRAP_ADMIN_PASSWORD")),
-    bootstrapTenant: Config.string("BOOTSTRAP_TENANT").pipe(Config.withDefault("default")),
-    role: Config.literal("all", "gateway", "services", "runners")("ROLE").pipe(Config.withDefault("all" as const)),
-    authRpcUrl: Config.option(Config.string("AUTH_RPC_URL")),
-    runnerHost: Config.string("RUNNER_HOST").pipe(Config.withDefault("127.0.0.1")),
-    runnerPort: Config.integer("RUNNER_PORT").pipe(Config.withDefault(34431)),
-    internalRpcToken: Config.option(Config.redacted("INTERNAL_RPC_TOKEN")),
-    accessTokenTtlSeconds: Config.integer("ACCESS_TOKEN_TTL_SECONDS").pipe(Config.withDefault(900)),
-    refreshTokenTtlSeconds: Config.integer("REFRESH_TOKEN_TTL_SECONDS").pipe(Config.withDefault(30 * 24 * 3600)),
-    maxBodyBytes: Config.integer("MAX_BODY_BYTES").pipe(Config.withDefault(10 * 1024 * 1024)),
-    shutdownGraceSeconds: Config.integer("SHUTDOWN_GRACE_SECONDS").pipe(Config.withDefault(10))
-  }).pipe(
+  static readonly config: Config.Config<AppConfigShape> = raw.pipe(
     Config.map((c) => ({
       ...c,
-      publicBaseUrl: Option.getOrElse(c.publicBaseUrl, () => `http://${c.host}:${c.port}`)
+      publicBaseUrl: Option.getOrElse(c.publicBaseUrl, () => `http://${c.host}:${c.port}`).replace(/\/+$/, ""),
+      // One process needs no cross-node bus; split processes share PostgreSQL's LISTEN/NOTIFY unless Redis is set.
+      eventBus: Option.getOrElse(
+        c.eventBus,
+        (): BusKind => Option.isSome(c.redisUrl) ? "redis" : c.role === "all" ? "memory" : "postgres"
+      )
     }))
   )
 
-  static readonly layer = Layer.effect(AppConfig, Effect.orDie(AppConfig.config))
+  /** Every malformed variable is reported at once, on one line. */
+  static readonly load = AppConfig.config.pipe(
+    Effect.mapError((error) =>
+      new StartupError({
+        message: `Configuration is invalid: ${issues(error).join("; ")}. Fix these variables (environment or .env) and start again.`
+      })
+    ),
+    Effect.filterOrFail(
+      (c) => c.headersTimeoutSeconds <= c.requestTimeoutSeconds,
+      () => new StartupError({ message: "Configuration is invalid: HEADERS_TIMEOUT_SECONDS may not exceed REQUEST_TIMEOUT_SECONDS. Fix one of them." })
+    ),
+    Effect.filterOrFail(
+      (c) => Option.isNone(c.authRpcUrl) || Option.isSome(c.internalRpcToken),
+      () => new StartupError({ message: "Configuration is invalid: AUTH_RPC_URL needs INTERNAL_RPC_TOKEN (the secret the services process expects). Set it and start again." })
+    ),
+    Effect.filterOrFail(
+      (c) => c.eventBus !== "redis" || Option.isSome(c.redisUrl),
+      () => new StartupError({ message: "Configuration is invalid: EVENT_BUS=redis needs REDIS_URL. Set REDIS_URL or choose EVENT_BUS=postgres." })
+    )
+  )
+
+  static readonly layer = Layer.effect(AppConfig, AppConfig.load)
 }

@@ -1,24 +1,90 @@
+import { Reactivity } from "@effect/experimental"
+import { SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
-import { Effect, Layer, Option, Redacted } from "effect"
+import { SqlError } from "@effect/sql/SqlError"
+import { Context, Duration, Effect, Layer, Option, Redacted } from "effect"
+import pg from "pg"
 import { AppConfig } from "./Config.js"
 import { embeddedDatabase } from "./EmbeddedDatabase.js"
+import { PgPool, PreparedSql } from "./PreparedSql.js"
+import { retryStartup, rootReason } from "./StartupRetry.js"
 
-/** `DATABASE_URL` when set, else the embedded PostgreSQL in `DATA_DIR/pg`. */
-export const DatabaseLive = Layer.unwrapScoped(
+const APPLICATION = "builder-platform"
+const CONNECT_TIMEOUT = Duration.seconds(5)
+
+/**
+ * The pool behind the SQL client, ours so that the run journal can use named prepared statements
+ * on it (see PreparedSql); a first `SELECT 1` proves the server answers.
+ */
+const connect = (options: pg.PoolConfig) =>
+  Effect.gen(function*() {
+    const pool = yield* Effect.acquireRelease(
+      Effect.sync(() => {
+        const pool = new pg.Pool({ application_name: APPLICATION, max: 20, connectionTimeoutMillis: Duration.toMillis(CONNECT_TIMEOUT), ...options })
+        pool.on("error", () => {})
+        return pool
+      }),
+      (pool) => Effect.promise(() => pool.end()).pipe(Effect.timeoutOption(1000))
+    )
+    yield* Effect.tryPromise({
+      try: () => pool.query("SELECT 1"),
+      catch: (cause) => new SqlError({ cause, message: "PgClient: Failed to connect" })
+    }).pipe(Effect.timeoutFail({
+      duration: CONNECT_TIMEOUT,
+      onTimeout: () => new SqlError({ cause: new Error("Connection timed out"), message: "PgClient: Connection timed out" })
+    }))
+    const client = yield* PgClient.fromPool({ acquire: Effect.succeed(pool), applicationName: APPLICATION })
+    return Context.make(PgClient.PgClient, client).pipe(Context.add(SqlClient.SqlClient, client), Context.add(PgPool, pool))
+  })
+
+const describe = (url: Redacted.Redacted) => {
+  const parsed = new URL(Redacted.value(url))
+  return { address: `${parsed.hostname}:${parsed.port || "5432"}`, database: parsed.pathname.slice(1) || parsed.username }
+}
+
+/** Wrong credentials and a missing database will not fix themselves; anything else may (the server is starting). */
+const classify = (url: Redacted.Redacted) => (error: SqlError) => {
+  const { code, message } = rootReason(error)
+  const { address, database } = describe(url)
+  switch (code) {
+    case "28P01":
+    case "28000":
+      return {
+        reason: code,
+        retryable: false,
+        fatal: `PostgreSQL at ${address} refused the credentials in DATABASE_URL (${message}): fix the user or password in DATABASE_URL.`
+      }
+    case "3D000":
+      return {
+        reason: code,
+        retryable: false,
+        fatal: `The database "${database}" does not exist on ${address}: create it (createdb ${database}) or fix DATABASE_URL.`
+      }
+    default:
+      return { reason: code ?? message, retryable: true }
+  }
+}
+
+const connectUrl = (url: Redacted.Redacted, timeoutSeconds: number) =>
+  retryStartup({
+    what: `PostgreSQL at ${describe(url).address}`,
+    timeoutSeconds,
+    attempt: connect({ connectionString: Redacted.value(url) }),
+    classify: classify(url),
+    giveUp: (reason) =>
+      `PostgreSQL at ${describe(url).address} did not answer within ${timeoutSeconds} s (${reason}): ` +
+      `start it, fix DATABASE_URL, or unset DATABASE_URL to use the embedded PostgreSQL.`
+  })
+
+const ConnectionLive = Layer.scopedContext(
   Effect.gen(function*() {
     const config = yield* AppConfig
-    const common = { applicationName: "builder-platform", maxConnections: 20 }
-    if (Option.isSome(config.databaseUrl)) {
-      return PgClient.layer({ url: config.databaseUrl.value, ...common })
-    }
-    const db = yield* embeddedDatabase(config.dataDir)
-    return PgClient.layer({
-      host: db.host,
-      port: db.port,
-      username: db.user,
-      password: Redacted.make(db.password),
-      database: db.database,
-      ...common
-    })
+    return Option.isSome(config.databaseUrl)
+      ? yield* connectUrl(config.databaseUrl.value, config.startupTimeoutSeconds)
+      : yield* Effect.flatMap(embeddedDatabase(config), (db) =>
+        connect({ host: db.host, port: db.port, user: db.user, password: db.password, database: db.database }).pipe(Effect.orDie))
   })
-).pipe(Layer.orDie)
+).pipe(Layer.provide(Reactivity.layer))
+
+/** `DATABASE_URL` when set (waited for up to STARTUP_TIMEOUT_SECONDS), else the embedded PostgreSQL in `DATA_DIR/pg`. */
+export const DatabaseLive = PreparedSql.layer.pipe(Layer.provideMerge(ConnectionLive))

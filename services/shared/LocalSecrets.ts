@@ -24,19 +24,12 @@ export class LocalSecrets extends Context.Tag("LocalSecrets")<LocalSecrets, Loca
         onNone: () => fileSecret(config.dataDir, "jwt_secret", "JWT_SECRET")
       })
       const credentials = yield* Option.match(config.credentialsKey, {
-        onSome: (s) => decodeKey(Redacted.value(s)),
+        onSome: (s) => Effect.succeed(Redacted.value(s)),
         onNone: () => fileSecret(config.dataDir, "credentials_key", "CREDENTIALS_KEY")
       })
       return { jwtSecret: Redacted.make(jwt), credentialsKey: Redacted.make(credentials) }
     })
   )
-}
-
-const decodeKey = (b64: string) => {
-  const key = Buffer.from(b64, "base64")
-  return key.length === 32
-    ? Effect.succeed(new Uint8Array(key))
-    : Effect.dieMessage("CREDENTIALS_KEY must be 32 bytes, base64-encoded")
 }
 
 const fileSecret = (dataDir: string, name: string, variable: string) =>

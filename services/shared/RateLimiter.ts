@@ -1,6 +1,7 @@
 import { Context, Effect, Layer, Option } from "effect"
+import { SqlClient } from "@effect/sql"
 import { AppConfig } from "./Config.js"
-import { connectRedis } from "./Redis.js"
+import { connectRedis, RedisConnection } from "./Redis.js"
 
 export interface RateDecision {
   readonly allowed: boolean
@@ -16,7 +17,10 @@ export interface RateLimiterShape {
   readonly reset: (key: string) => Effect.Effect<void>
 }
 
-/** Fixed-window counters: Redis when `REDIS_URL` is set (shared by every node), else in-process. */
+/**
+ * Fixed-window counters: Redis when `REDIS_URL` is set, PostgreSQL (an unlogged table) when split
+ * processes share no Redis (`EVENT_BUS=postgres`), else in-process.
+ */
 export class RateLimiter extends Context.Tag("RateLimiter")<RateLimiter, RateLimiterShape>() {
   static readonly memory: Effect.Effect<RateLimiterShape> = Effect.sync(() => {
     const windows = new Map<string, { count: number; resetAt: number }>()
@@ -79,12 +83,55 @@ export class RateLimiter extends Context.Tag("RateLimiter")<RateLimiter, RateLim
       return shape
     })
 
+  /** Windows in the unlogged table `rate_limit_windows`; expired rows are swept once a minute. */
+  static readonly postgres = Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const decision = (limit: number, strict: boolean) => (rows: ReadonlyArray<{ count: number; ttl_ms: number }>): RateDecision => {
+      const count = rows[0]?.count ?? 0
+      return {
+        allowed: strict ? count <= limit : count < limit,
+        count,
+        retryAfterSeconds: rows[0] === undefined ? 0 : Math.max(1, Math.ceil(rows[0].ttl_ms / 1000))
+      }
+    }
+    yield* sql`DELETE FROM rate_limit_windows WHERE reset_at <= now()`.pipe(
+      Effect.catchAll(() => Effect.void),
+      Effect.delay("1 minute"),
+      Effect.forever,
+      Effect.forkScoped
+    )
+    const shape: RateLimiterShape = {
+      hit: (key, limit, windowSeconds) =>
+        sql<{ count: number; ttl_ms: number }>`
+          INSERT INTO rate_limit_windows AS w (key, count, reset_at)
+          VALUES (${key}, 1, now() + make_interval(secs => ${windowSeconds}))
+          ON CONFLICT (key) DO UPDATE SET
+            count = CASE WHEN w.reset_at <= now() THEN 1 ELSE w.count + 1 END,
+            reset_at = CASE WHEN w.reset_at <= now() THEN now() + make_interval(secs => ${windowSeconds}) ELSE w.reset_at END
+          RETURNING count, (extract(epoch FROM reset_at - now()) * 1000)::float8 AS ttl_ms`.pipe(
+          Effect.map(decision(limit, true)),
+          Effect.orDie
+        ),
+      peek: (key, limit) =>
+        sql<{ count: number; ttl_ms: number }>`
+          SELECT count, (extract(epoch FROM reset_at - now()) * 1000)::float8 AS ttl_ms
+          FROM rate_limit_windows WHERE key = ${key} AND reset_at > now()`.pipe(
+          Effect.map(decision(limit, false)),
+          Effect.map((d) => d.count === 0 ? { allowed: true, count: 0, retryAfterSeconds: 0 } : d),
+          Effect.orDie
+        ),
+      reset: (key) => sql`DELETE FROM rate_limit_windows WHERE key = ${key}`.pipe(Effect.asVoid, Effect.orDie)
+    }
+    return shape
+  })
+
   static readonly layer = Layer.scoped(
     RateLimiter,
-    Effect.flatMap(AppConfig, (config) =>
-      Option.match(config.redisUrl, {
-        onNone: () => RateLimiter.memory,
-        onSome: (url) => RateLimiter.redis(url, config.redisKeyPrefix)
-      }))
+    Effect.gen(function*() {
+      const config = yield* AppConfig
+      const redis = yield* RedisConnection
+      if (Option.isSome(redis)) return yield* RateLimiter.redis(redis.value.url, redis.value.prefix)
+      return config.eventBus === "postgres" ? yield* RateLimiter.postgres : yield* RateLimiter.memory
+    })
   )
 }

@@ -1,3 +1,5 @@
+import { ExtraNodeTypes } from "../../runtime/nodes/NodeType.js"
+import { unavailableNodeTypes } from "../../runtime/nodes/UnavailableNodes.js"
 import { SqlClient } from "@effect/sql"
 import { Effect, Either, Schema } from "effect"
 import { DagNode } from "../../schemas/Dag.js"
@@ -72,7 +74,8 @@ export class DagChecks extends Effect.Service<DagChecks>()("DagChecks", {
           tools: yield* tools.lookup(principal.tenantId, [...actionIds]),
           callableWorkflows: yield* workflows.callable(principal, [...called].filter(isUuid)),
           selfWorkflowId: row.id,
-          legacySteps: new Set(row.legacy_steps)
+          legacySteps: new Set(row.legacy_steps),
+          unavailableNodeTypes: unavailableNodeTypes(yield* ExtraNodeTypes)
         } satisfies DagFacts
       }).pipe(Effect.orDie)
 

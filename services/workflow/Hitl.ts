@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { DurableDeferred, WorkflowEngine } from "@effect/workflow"
+import type { SqlError } from "@effect/sql/SqlError"
 import { Effect } from "effect"
 import { type BadRequest, badRequest, conflict, forbidden, notFound } from "../../schemas/Errors.js"
 import type { PageParams } from "../../schemas/Pagination.js"
@@ -8,7 +8,7 @@ import type { Principal } from "../../schemas/Principal.js"
 import type { HitlRequest } from "../../schemas/Run.js"
 import { isAtLeast, type Role, Roles } from "../../schemas/Roles.js"
 import { checkJsonSchema } from "../../runtime/dag/JsonSchema.js"
-import { type HitlOutcome, hitlDeferred } from "../../runtime/engine/Deferreds.js"
+import { RunModule } from "../../runtime/run/RunModule.js"
 import { requireReader } from "./Policy.js"
 
 interface Row {
@@ -93,7 +93,7 @@ export const checkResponse = (
 export class Hitl extends Effect.Service<Hitl>()("Hitl", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const engine = yield* WorkflowEngine.WorkflowEngine
+    const modules = yield* RunModule
 
     const groupsOf = (principal: Principal) =>
       sql<{ group_id: string }>`SELECT group_id FROM group_members WHERE tenant_id = ${principal.tenantId}
@@ -138,12 +138,21 @@ export class Hitl extends Effect.Service<Hitl>()("Hitl", {
 
     const get = (principal: Principal, id: string) => find(principal, id).pipe(Effect.map(toRequest))
 
-    /** Resolves the node's durable deferred: the paused run resumes on the version it started on. */
-    const resolve = (row: Row, outcome: HitlOutcome) =>
-      DurableDeferred.succeed(hitlDeferred(row.node_id), {
-        token: DurableDeferred.Token.make(row.deferred_token),
-        value: outcome
-      }).pipe(Effect.provideService(WorkflowEngine.WorkflowEngine, engine))
+    /**
+     * Closes the request and asks its run to go on, in one transaction; then wakes the run, which
+     * resumes on the version it started on (approved or answered: the node runs; rejected or
+     * declined: the node is skipped).
+     */
+    const close = (update: Effect.Effect<ReadonlyArray<Row>, SqlError>) =>
+      Effect.gen(function*() {
+        const updated = yield* sql.withTransaction(Effect.gen(function*() {
+          const [closed] = yield* update
+          if (closed !== undefined) yield* modules.requestWake(closed.run_id)
+          return closed
+        })).pipe(Effect.orDie)
+        if (updated !== undefined) yield* modules.wake(updated.run_id)
+        return updated
+      })
 
     const open = (principal: Principal, row: Row) =>
       Effect.gen(function*() {
@@ -161,15 +170,10 @@ export class Hitl extends Effect.Service<Hitl>()("Hitl", {
         const row = yield* find(principal, id)
         yield* open(principal, row)
         const normalised = yield* checkResponse(row, response)
-        const [updated] = yield* sql<Row>`UPDATE hitl_requests SET status = 'completed', response = ${JSON.stringify(normalised)}::jsonb,
-            responded_by = ${principal.userId}, responded_at = now()
-          WHERE id = ${row.id} AND status IN ('pending', 'claimed') RETURNING *`.pipe(Effect.orDie)
+        const updated = yield* close(sql<Row>`UPDATE hitl_requests SET status = 'completed',
+            response = ${JSON.stringify(normalised)}::jsonb, responded_by = ${principal.userId}, responded_at = now()
+          WHERE id = ${row.id} AND status IN ('pending', 'claimed') RETURNING *`)
         if (updated === undefined) return yield* conflict("HITL_CLOSED", "This request was answered or cancelled meanwhile")
-        yield* resolve(updated, {
-          cancelled: false,
-          approved: row.type !== "approval" || (normalised as { approved: boolean }).approved,
-          response: normalised
-        })
         return toRequest(updated)
       }).pipe(Effect.withSpan("Hitl.respond"))
 
@@ -189,10 +193,9 @@ export class Hitl extends Effect.Service<Hitl>()("Hitl", {
       Effect.gen(function*() {
         const row = yield* find(principal, id)
         yield* open(principal, row)
-        const [updated] = yield* sql<Row>`UPDATE hitl_requests SET status = 'cancelled', responded_by = ${principal.userId},
-            responded_at = now() WHERE id = ${row.id} AND status IN ('pending', 'claimed') RETURNING *`.pipe(Effect.orDie)
+        const updated = yield* close(sql<Row>`UPDATE hitl_requests SET status = 'cancelled', responded_by = ${principal.userId},
+            responded_at = now() WHERE id = ${row.id} AND status IN ('pending', 'claimed') RETURNING *`)
         if (updated === undefined) return yield* conflict("HITL_CLOSED", "This request was answered or cancelled meanwhile")
-        yield* resolve(updated, { cancelled: false, approved: false, response: null })
         return toRequest(updated)
       })
 

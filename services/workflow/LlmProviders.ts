@@ -1,12 +1,13 @@
 import { randomUUID } from "node:crypto"
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer, Option } from "effect"
-import { conflict, notFound } from "../../schemas/Errors.js"
+import { conflict, notFound, unprocessable } from "../../schemas/Errors.js"
 import type { PageParams } from "../../schemas/Pagination.js"
 import { pageOf, pageOffset } from "../../schemas/Pagination.js"
 import type { Principal } from "../../schemas/Principal.js"
 import { ProviderDirectory, type Tier } from "../../runtime/models/ModelRegistry.js"
 import { CredentialsCipher } from "../shared/CredentialsCipher.js"
+import { OutboundGuard } from "../shared/outbound/OutboundGuard.js"
 import { requireRole } from "../auth/Policy.js"
 import { requireReader } from "./Policy.js"
 
@@ -34,6 +35,15 @@ export class LlmProviders extends Effect.Service<LlmProviders>()("LlmProviders",
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const cipher = yield* CredentialsCipher
+    const guard = yield* OutboundGuard
+
+    /** A provider's address is tenant-supplied: it may not be, or resolve to, a private one (422). */
+    const reachable = (baseUrl: string | undefined) =>
+      baseUrl === undefined
+        ? Effect.void
+        : guard.checkUrl(baseUrl).pipe(
+          Effect.mapError((refused) => unprocessable("OUTBOUND_ADDRESS_REFUSED", refused.message, [{ path: ["base_url"], message: refused.message }]))
+        )
 
     const find = (principal: Principal, id: string) =>
       sql<Row>`SELECT * FROM llm_providers WHERE tenant_id = ${principal.tenantId} AND id = ${id}`.pipe(
@@ -51,6 +61,7 @@ export class LlmProviders extends Effect.Service<LlmProviders>()("LlmProviders",
     }) =>
       Effect.gen(function*() {
         yield* requireRole(principal, ADMINS)
+        yield* reachable(input.base_url)
         const id = randomUUID()
         const sealed = input.api_key === undefined ? null : yield* cipher.encrypt(input.api_key, aad(principal.tenantId, id))
         const rows = yield* sql<Row>`INSERT INTO llm_providers ${
@@ -88,6 +99,7 @@ export class LlmProviders extends Effect.Service<LlmProviders>()("LlmProviders",
       Effect.gen(function*() {
         yield* find(principal, id)
         yield* requireRole(principal, ADMINS)
+        yield* reachable(patch.base_url)
         const sealed = patch.api_key === undefined || patch.api_key === null
           ? patch.api_key
           : yield* cipher.encrypt(patch.api_key, aad(principal.tenantId, id))

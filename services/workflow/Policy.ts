@@ -1,11 +1,11 @@
 import { Effect } from "effect"
 import { forbidden } from "../../schemas/Errors.js"
 import type { Principal } from "../../schemas/Principal.js"
-import type { Role } from "../../schemas/Roles.js"
+import { BUILDER_ROLES, type Role } from "../../schemas/Roles.js"
 import type { WorkflowRow } from "./WorkflowsRepo.js"
 
 /** Creating, editing, publishing and version writes. */
-export const BUILDERS: ReadonlyArray<Role> = ["env_admin", "system_admin", "builder_admin", "builder"]
+export const BUILDERS: ReadonlyArray<Role> = BUILDER_ROLES
 
 export const requireReader = (principal: Principal) =>
   principal.role === "no_access" ? Effect.fail(forbidden("This account has no access to AI Employees")) : Effect.void

@@ -1,25 +1,27 @@
-import { randomUUID } from "node:crypto"
-import { SqlClient } from "@effect/sql"
-import { DurableDeferred, WorkflowEngine } from "@effect/workflow"
 import { Effect, Option } from "effect"
-import { badRequest, conflict, forbidden, notFound } from "../../schemas/Errors.js"
+import { conflict, forbidden, notFound } from "../../schemas/Errors.js"
 import type { WorkflowId } from "../../schemas/Ids.js"
 import type { Principal } from "../../schemas/Principal.js"
 import { Run } from "../../schemas/Run.js"
 import type { Role } from "../../schemas/Roles.js"
-import { checkJsonSchema } from "../../runtime/dag/JsonSchema.js"
-import { Cancellation } from "../../runtime/engine/Cancellation.js"
-import { hitlDeferred } from "../../runtime/engine/Deferreds.js"
-import { RunEvents } from "../../runtime/engine/RunEvents.js"
-import { RunEndHooks } from "../../runtime/engine/RunHooks.js"
-import { RunStore } from "../../runtime/engine/RunStore.js"
-import { RunWorkflow } from "../../runtime/engine/RunWorkflow.js"
-import { RunTraces } from "../../otel/RunTraces.js"
+import { type CreatedRun, RunModule } from "../../runtime/run/RunModule.js"
 import { Idempotency } from "../shared/Idempotency.js"
 import { requireReader } from "./Policy.js"
 import { RunsRepo, sumUsage, toRun, toStep } from "./RunsRepo.js"
-import { VersionsRepo } from "./VersionsRepo.js"
 import { WorkflowsRepo } from "./WorkflowsRepo.js"
+
+/** The 202 answer for a run just created. */
+const acceptedRun = (row: CreatedRun): Run => ({
+  id: row.id,
+  workflow_id: row.workflow_id as Run["workflow_id"],
+  workflow_name: row.workflow_name,
+  version: row.version,
+  status: "pending",
+  trigger_type: row.trigger_type as Run["trigger_type"],
+  is_dry_run: row.is_dry_run,
+  created_at: row.created_at,
+  ...(row.session_id !== null ? { session_id: row.session_id } : {})
+})
 
 /** Who may cancel runs. */
 export const RUN_ADMINS: ReadonlyArray<Role> = ["env_admin", "system_admin", "builder_admin"]
@@ -27,18 +29,10 @@ export const RUN_ADMINS: ReadonlyArray<Role> = ["env_admin", "system_admin", "bu
 /** Starting, reading and cancelling runs. */
 export class Runs extends Effect.Service<Runs>()("Runs", {
   effect: Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
     const workflows = yield* WorkflowsRepo
-    const versions = yield* VersionsRepo
     const runs = yield* RunsRepo
-    const store = yield* RunStore
-    const events = yield* RunEvents
-    const cancellation = yield* Cancellation
-    const traces = yield* RunTraces
-    const hooks = yield* RunEndHooks
+    const modules = yield* RunModule
     const idempotency = yield* Idempotency
-    const engine = yield* WorkflowEngine.WorkflowEngine
-    const withEngine = Effect.provideService(WorkflowEngine.WorkflowEngine, engine)
 
     /**
      * 202 with a pending run pinned to the active version; the engine takes it from there.
@@ -54,48 +48,28 @@ export class Runs extends Effect.Service<Runs>()("Runs", {
       readonly triggerType?: Run["trigger_type"]
     }) =>
       Effect.gen(function*() {
-        const workflow = yield* workflows.visible(principal, workflowId)
+        yield* workflows.requireVisible(principal, workflowId)
         yield* requireReader(principal)
-        if (workflow.active_version === null) {
-          return yield* conflict("NOT_PUBLISHED", "This AI Employee has no published version to run")
-        }
-        const version = yield* versions.get(principal, workflowId, workflow.active_version).pipe(
-          Effect.orDie,
-          Effect.flatMap(Effect.orDieWith(() => "active version vanished"))
-        )
-        const schema = version.dag_definition.input_schema
-        if (schema !== undefined && schema !== null) {
-          const problems = checkJsonSchema(schema, body.input_params)
-          if (problems.length > 0) {
-            return yield* badRequest(
-              "INVALID_INPUT",
-              `input_params do not match the input schema: ${problems.map((p) => `${p.path || "/"} ${p.message}`).join("; ")}`,
-              problems
-            )
-          }
-        }
-        const create = Effect.gen(function*() {
-          const row = yield* runs.insert(principal, {
-            id: randomUUID(),
-            workflow_id: workflowId,
-            workflow_name: workflow.name,
-            version: version.number,
-            trigger_type: options.triggerType ?? (principal.authMethod === "api_key" ? "api" : "ui"),
-            is_dry_run: options.dryRun,
-            input_params: body.input_params,
-            session_id: body.session_id ?? null
-          })
-          yield* RunWorkflow.execute({ runId: row.id }, { discard: true }).pipe(withEngine)
-          return toRun(row)
-        })
-        return yield* idempotency.run({
+        // The run and the key's record commit together: a retry gets this run, or (the first request died) starts it.
+        const run = yield* idempotency.run({
           principal,
           key: Option.fromNullable(options.idempotencyKey),
           operation: `${options.dryRun ? "dry-run" : "run"}:${workflowId}`,
           request: body,
           response: Run,
-          effect: create
+          effect: modules.create({
+            tenantId: principal.tenantId,
+            workflowId,
+            triggerType: options.triggerType ?? (principal.authMethod === "api_key" ? "api" : "ui"),
+            createdBy: principal.userId,
+            apiKeyId: principal.apiKeyId ?? null,
+            isDryRun: options.dryRun,
+            input: body.input_params,
+            sessionId: body.session_id ?? null
+          }).pipe(Effect.map(acceptedRun))
         })
+        yield* modules.launch(run.id)
+        return run
       }).pipe(Effect.withSpan("Runs.start"))
 
     const visible = (principal: Principal, runId: string) =>
@@ -153,37 +127,21 @@ export class Runs extends Effect.Service<Runs>()("Runs", {
         }
       })
 
-    /** Cancels one run: its status, its HITL requests, its in-flight node (wherever it runs) and its child runs. */
-    const cancelRun = (runId: string): Effect.Effect<{ status: "cancelled"; hitl: number } | undefined> =>
-      Effect.gen(function*() {
-        const cancelled = yield* sql.withTransaction(Effect.gen(function*() {
-          if ((yield* store.transition(runId, "cancel")) === undefined) return undefined
-          return yield* sql<{ node_id: string; deferred_token: string }>`UPDATE hitl_requests SET status = 'cancelled'
-            WHERE run_id = ${runId} AND status IN ('pending', 'claimed') RETURNING node_id, deferred_token`
-        })).pipe(Effect.orDie)
-        if (cancelled === undefined) return undefined
-        yield* hooks.ended({ runId, status: "cancelled", error: "Run cancelled" })
-        yield* events.append(runId, "run_cancelled", { status: "cancelled" }, "run_cancelled")
-        yield* traces.exportRoot(runId)
-        yield* cancellation.raise(runId)
-        yield* Effect.forEach(cancelled, (h) =>
-          DurableDeferred.succeed(hitlDeferred(h.node_id), {
-            token: DurableDeferred.Token.make(h.deferred_token),
-            value: { cancelled: true, approved: false, response: null }
-          }).pipe(withEngine), { discard: true })
-        for (const child of yield* runs.activeChildren(runId)) yield* cancelRun(child)
-        return { status: "cancelled" as const, hitl: cancelled.length }
-      })
-
     const cancel = (principal: Principal, runId: string) =>
       Effect.gen(function*() {
         const row = yield* runs.get(principal, runId).pipe(
           Effect.flatMap(Option.match({ onNone: () => Effect.fail(notFound("Run")), onSome: Effect.succeed }))
         )
         if (!RUN_ADMINS.includes(principal.role)) return yield* forbidden("Cancelling a run is for admins")
-        const result = yield* cancelRun(row.id)
-        if (result === undefined) return yield* conflict("RUN_TERMINAL", `The run is already ${(yield* store.status(row.id)) ?? "finished"}`)
-        return { id: row.id, status: result.status, hitl_cancelled_count: result.hitl }
+        const result = yield* modules.cancel(row.id)
+        switch (result.outcome) {
+          case "cancelled":
+            return { id: row.id, status: "cancelled" as const, hitl_cancelled_count: result.hitl_cancelled }
+          case "terminal":
+            return yield* conflict("RUN_TERMINAL", `The run is already ${result.status}`)
+          case "missing":
+            return yield* notFound("Run")
+        }
       }).pipe(Effect.withSpan("Runs.cancel"))
 
     const externalToolSnapshots = (principal: Principal, runId: string) =>

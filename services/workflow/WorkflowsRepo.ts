@@ -144,6 +144,13 @@ export class WorkflowsRepo extends Effect.Service<WorkflowsRepo>()("WorkflowsRep
         )
       )
 
+    /** `visible` without reading the row (run starts check it on every call). */
+    const requireVisible = (scope: Principal, id: string) =>
+      sql<{ archived: boolean }>`SELECT archived_at IS NOT NULL AS archived FROM workflows WHERE tenant_id = ${scope.tenantId} AND id = ${id}`.pipe(
+        Effect.orDie,
+        Effect.flatMap((rows) => rows[0] !== undefined && !rows[0].archived ? Effect.void : Effect.fail(notFound("AI Employee")))
+      )
+
     /** Inside a transaction: the row, locked against concurrent saves and publishes. */
     const lock = (scope: Principal, id: string) =>
       sql<WorkflowRow>`SELECT * FROM workflows WHERE tenant_id = ${scope.tenantId} AND id = ${id} FOR UPDATE`.pipe(
@@ -197,6 +204,6 @@ export class WorkflowsRepo extends Effect.Service<WorkflowsRepo>()("WorkflowsRep
             Effect.orDie
           )
 
-    return { insert, get, visible, lock, update, setArchived, list, callable }
+    return { insert, get, visible, requireVisible, lock, update, setArchived, list, callable }
   })
 }) {}

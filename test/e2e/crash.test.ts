@@ -1,5 +1,4 @@
 import { type ChildProcess, spawn } from "node:child_process"
-import { randomBytes } from "node:crypto"
 import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import * as path from "node:path"
@@ -7,6 +6,7 @@ import { assert, layer } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
 import { freePort } from "../../services/shared/FreePort.js"
 import { request } from "../support/Http.js"
+import { platformEnv, waitTerminal } from "../support/ProcessPlatform.js"
 import { parseSse } from "../support/Runs.js"
 import { ScriptedModel } from "../support/ScriptedModel.js"
 import { testDatabase } from "../support/TestDatabase.js"
@@ -29,17 +29,9 @@ const ServerLive = Layer.scoped(
     const model = yield* ScriptedModel
     const port = yield* freePort
     const env: Record<string, string> = {
-      ...Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined)),
-      DATABASE_URL: db.url,
+      ...platformEnv("crash", db.url, model.baseUrl),
       PORT: String(port),
-      HOST: "127.0.0.1",
-      DATA_DIR: mkdtempSync(path.join(tmpdir(), "bp-crash-")),
-      JWT_SECRET: randomBytes(32).toString("hex"),
-      CREDENTIALS_KEY: randomBytes(32).toString("base64"),
-      BOOTSTRAP_ADMIN_EMAIL: "crash@admin.test",
-      BOOTSTRAP_ADMIN_PASSWORD: "crash-admin-password",
-      LLM_BASE_URL: model.baseUrl,
-      LLM_MODELS: "test-model"
+      DATA_DIR: mkdtempSync(path.join(tmpdir(), "bp-crash-"))
     }
     delete env.REDIS_URL
     let child: ChildProcess | undefined
@@ -113,16 +105,7 @@ layer(ServerLive, { excludeTestServices: true, timeout: "180 seconds" })("crash 
       holdB = false
       yield* server.start()
 
-      const waitDone = (runId: string) =>
-        Effect.gen(function*() {
-          for (let i = 0; i < 300; i++) {
-            const r = yield* api("GET", `/api/v1/workflow/runs/${runId}`, undefined, token)
-            if (["completed", "failed", "cancelled"].includes(r.body.status)) return r.body
-            yield* sleep(100)
-          }
-          return yield* Effect.dieMessage(`run ${runId} never finished`)
-        })
-      const done1 = yield* waitDone(run1)
+      const done1 = yield* waitTerminal(api, token, run1)
       assert.strictEqual(done1.status, "completed", JSON.stringify(done1))
       assert.deepStrictEqual(done1.output, { text: "b done" })
       assert.strictEqual(calls.A, 1, "the completed node A is not executed again")
@@ -132,7 +115,7 @@ layer(ServerLive, { excludeTestServices: true, timeout: "180 seconds" })("crash 
       const requestId = pending.body.items.find((i: { run_id: string }) => i.run_id === run2).request_id
       const answered = yield* api("POST", `/api/v1/workflow/hitl/${requestId}/respond`, { response: { approved: true } }, token)
       assert.strictEqual(answered.status, 200)
-      const done2 = yield* waitDone(run2)
+      const done2 = yield* waitTerminal(api, token, run2)
       assert.strictEqual(done2.status, "completed")
 
       for (const runId of [run1, run2]) {

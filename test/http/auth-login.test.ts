@@ -136,8 +136,9 @@ layer(TestPlatformLive(), { excludeTestServices: true })("auth: sign-in and toke
       assert.deepStrictEqual(pw.body, { method: "password" })
       const otp = yield* http("POST", "/api/v1/auth/auth/begin", { body: { email: passwordless } })
       assert.deepStrictEqual(otp.body, { method: "otp" })
+      // No enumeration: an unknown address looks like a password account.
       const unknown = yield* http("POST", "/api/v1/auth/auth/begin", { body: { email: "nobody@nowhere.test" } })
-      assert.deepStrictEqual(unknown.body, { method: "unknown" })
+      assert.deepStrictEqual(unknown.body, { method: "password" })
     }))
 
   it.effect("a removed member's tokens and keys stop working at once", () =>

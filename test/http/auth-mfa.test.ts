@@ -5,6 +5,7 @@ import { adminToken, createMember, uniqueEmail } from "../support/Fixtures.js"
 import { http, login, loginToken } from "../support/Http.js"
 import { lastCodeFor, SmtpInbox } from "../support/SmtpInbox.js"
 import { TestPlatformLive } from "../support/TestPlatform.js"
+import { cookieValue, setCookies } from "../support/Cookies.js"
 
 const Live = Layer.unwrapEffect(
   Effect.map(SmtpInbox, (inbox) => TestPlatformLive({ env: { SMTP_URL: `smtp://127.0.0.1:${inbox.port}` } }))
@@ -43,6 +44,8 @@ layer(Live, { excludeTestServices: true })("auth: OTP by mail and TOTP", (it) =>
       const ok = yield* http("POST", "/api/v1/auth/auth/otp/verify", { body: { email, code } })
       assert.strictEqual(ok.status, 200)
       assert.isString(ok.body.access_token)
+      // A browser gets the session as cookies too.
+      assert.hasAllKeys(setCookies(ok.headers), ["access_token", "refresh_token", "csrf_token"])
       assert.strictEqual(ok.body.user.email, email)
       const replay = yield* http("POST", "/api/v1/auth/auth/otp/verify", { body: { email, code } })
       assert.strictEqual(replay.status, 401)
@@ -91,6 +94,7 @@ layer(Live, { excludeTestServices: true })("auth: OTP by mail and TOTP", (it) =>
       assert.isUndefined(first.body.access_token)
       assert.strictEqual(first.body.mfa_required, "totp")
       assert.isTrue(first.body.totp_enrolled)
+      assert.deepStrictEqual(setCookies(first.headers), {}, "no session cookie before the second factor")
       const partial = first.body.partial_auth_token as string
       assert.strictEqual((yield* http("GET", "/api/v1/auth/users/me", { token: partial })).status, 401)
       const wrong = yield* http("POST", "/api/v1/auth/auth/totp/verify", { body: { partial_auth_token: partial, code: "000000" } })
@@ -99,6 +103,7 @@ layer(Live, { excludeTestServices: true })("auth: OTP by mail and TOTP", (it) =>
       const done = yield* http("POST", "/api/v1/auth/auth/totp/verify", { body: { partial_auth_token: partial, code } })
       assert.strictEqual(done.status, 200)
       assert.isString(done.body.access_token)
+      assert.strictEqual(cookieValue(setCookies(done.headers).access_token), done.body.access_token)
       const replay = yield* http("POST", "/api/v1/auth/auth/totp/verify", { body: { partial_auth_token: partial, code } })
       assert.strictEqual(replay.status, 401)
 

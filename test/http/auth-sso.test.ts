@@ -5,6 +5,7 @@ import { adminToken } from "../support/Fixtures.js"
 import { http } from "../support/Http.js"
 import { CLIENT_ID, CLIENT_SECRET, OidcProvider, signInThroughProvider } from "../support/OidcProvider.js"
 import { TestPlatformLive } from "../support/TestPlatform.js"
+import { cookieHeader, cookieValue, setCookies } from "../support/Cookies.js"
 
 const Live = Layer.unwrapEffect(
   Effect.map(freePort, (port) => {
@@ -65,6 +66,11 @@ layer(Live, { excludeTestServices: true })("auth: SSO over OpenID Connect", (it)
       assert.strictEqual(result.body.user.role, "builder")
       const me = yield* http("GET", "/api/v1/auth/users/me", { token: result.body.access_token })
       assert.strictEqual(me.status, 200)
+      // The browser that came back from the provider holds the session as cookies.
+      const cookies = setCookies(result.headers)
+      assert.strictEqual(cookieValue(cookies.access_token), result.body.access_token)
+      const byCookie = yield* http("GET", "/api/v1/auth/users/me", { headers: { cookie: cookieHeader(cookies, ["access_token"]) } })
+      assert.strictEqual(byCookie.body.user.email, "alice@sso.test")
       // The state is single-use.
       const replay = yield* http("GET", `${url.pathname}${url.search}`)
       assert.strictEqual(replay.status, 401)

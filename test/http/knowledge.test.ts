@@ -59,6 +59,31 @@ layer(RunPlatformLive(), { excludeTestServices: true, timeout: "60 seconds" })("
       assert.strictEqual((yield* http("GET", `${base}/${kb}`, { token })).status, 404)
     }))
 
+  it.effect("folder paths are matched in one canonical form whichever way they are written; the sent form is shown", () =>
+    Effect.gen(function*() {
+      const token = yield* adminToken
+      const kb = yield* createKb(token, "Folders")
+      const stored = yield* addText(token, kb, "Budget", "Numbers for the year.", "finance/2024")
+      assert.strictEqual(stored.body.folder_path, "finance/2024", "what the client sent stays visible")
+      yield* addText(token, kb, "Trailing", "Slash at the end.", "/finance/2025/")
+      yield* addText(token, kb, "Elsewhere", "Not finance.", "/financial")
+      const titles = (prefix: string) =>
+        http("GET", `${base}/${kb}/documents?folder_prefix=${encodeURIComponent(prefix)}`, { token }).pipe(
+          Effect.map((r) => r.body.items.map((d: { title: string }) => d.title).sort())
+        )
+      for (const prefix of ["finance/2024", "/finance/2024", "finance/2024/"]) {
+        assert.deepStrictEqual(yield* titles(prefix), ["Budget"], prefix)
+      }
+      assert.deepStrictEqual(yield* titles("finance/"), ["Budget", "Trailing"], "a folder and what is under it")
+      assert.deepStrictEqual(yield* titles("/financ"), ["Budget", "Elsewhere", "Trailing"], "a plain prefix")
+      assert.deepStrictEqual(yield* titles("/finance"), ["Budget", "Trailing"])
+      assert.deepStrictEqual(yield* titles("finance/2025"), ["Trailing"])
+      // The same folder written another way is the same document: a new version.
+      const again = yield* addText(token, kb, "Budget", "Revised numbers.", "/finance//2024/")
+      assert.strictEqual(again.body.id, stored.body.id)
+      assert.strictEqual(again.body.version, 2)
+    }))
+
   it.effect("uploads of text, markdown, HTML, CSV, DOCX and PDF are extracted and searchable", () =>
     Effect.gen(function*() {
       const token = yield* adminToken

@@ -11,7 +11,8 @@ import { createWorkflow, publish, respondNode, saveDag } from "../support/Workfl
 
 const SECRET = "sk-tenant-secret-123456"
 
-layer(RunPlatformLive(), { excludeTestServices: true, timeout: "60 seconds" })("LLM providers and model selection", (it) => {
+// The scripted model listens on loopback, which tenant providers may reach only when the operator allows it.
+layer(RunPlatformLive({ OUTBOUND_ALLOWED_HOSTS: "127.0.0.1" }), { excludeTestServices: true, timeout: "60 seconds" })("LLM providers and model selection", (it) => {
   it.effect("tenant providers: the key is stored sealed and never returned; admins manage them", () =>
     Effect.gen(function*() {
       const token = yield* adminToken

@@ -1,13 +1,14 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect, Fiber } from "effect"
 import { Redis } from "ioredis"
+import { redisAvailable } from "../support/TestServices.js"
 import { adminToken, createMember } from "../support/Fixtures.js"
 import { http, loginToken } from "../support/Http.js"
 import { eventually, publishedWorkflow, RunPlatformLive } from "../support/RunPlatform.js"
 import { readStream, startRun, waitForStatus } from "../support/Runs.js"
 import { lastUser, ScriptedModel } from "../support/ScriptedModel.js"
 import { TestPlatform } from "../support/TestPlatform.js"
-import { respondNode } from "../support/Workflows.js"
+import { createWorkflow, publish, respondNode, saveDag } from "../support/Workflows.js"
 
 const steps = (token: string, runId: string) =>
   http("GET", `/api/v1/workflow/runs/${runId}/steps`, { token }).pipe(
@@ -57,7 +58,7 @@ layer(RunPlatformLive(), { excludeTestServices: true, timeout: "90 seconds" })("
       assert.strictEqual((yield* waitForStatus(token, run.body.id, ["completed", "failed"])).status, "completed")
     }))
 
-  it.effect("a failing model call fails the step and the run; an unavailable node type says so", () =>
+  it.effect("a failing model call fails the step and the run; a node type that cannot run yet is not publishable", () =>
     Effect.gen(function*() {
       const token = yield* adminToken
       const model = yield* ScriptedModel
@@ -70,14 +71,16 @@ layer(RunPlatformLive(), { excludeTestServices: true, timeout: "90 seconds" })("
       const s = yield* readStream(token, run.body.id)
       assert.deepStrictEqual(s.events.map((e) => e.data.type), ["step_started", "step_failed", "run_failed"])
 
-      model.setScript(() => ({ text: "fine" }))
-      const mail = yield* publishedWorkflow(token, {
-        nodes: [{ id: "mail", type: "send_email", send_email_config: { to: "a@b.co", subject: "s", body_text: "b" } }]
+      const w = yield* createWorkflow(token)
+      yield* saveDag(token, w.id, {
+        nodes: [respondNode("a"), { id: "mail", type: "send_email", send_email_config: { to: "a@b.co", subject: "s", body_text: "b" } }]
       })
-      const run2 = yield* startRun(token, mail, {})
-      const failed2 = yield* waitForStatus(token, run2.body.id, ["completed", "failed"])
-      assert.strictEqual(failed2.status, "failed")
-      assert.include(failed2.error, "not available yet")
+      const refused = yield* publish(token, w.id)
+      assert.strictEqual(refused.status, 422)
+      assert.deepStrictEqual(
+        refused.body.details.map((d: { code: string; node_id?: string }) => [d.code, d.node_id]),
+        [["NODE_TYPE_UNAVAILABLE", "mail"]]
+      )
     }))
 
   it.effect("5xx answers are retried with backoff", () =>
@@ -90,7 +93,7 @@ layer(RunPlatformLive(), { excludeTestServices: true, timeout: "90 seconds" })("
       const id = yield* publishedWorkflow(token, { nodes: [respondNode("a")] })
       const run = yield* startRun(token, id, {})
       const done = yield* waitForStatus(token, run.body.id, ["completed", "failed"])
-      assert.strictEqual(done.status, "completed", JSON.stringify(done))
+      assert.strictEqual(done.status, "completed", JSON.stringify(done) + ` calls=${calls} requests=${model.requests.length - before}`)
       assert.strictEqual(model.requests.length - before, 3)
       assert.deepStrictEqual(done.output, { text: "third time lucky" })
     }))
@@ -206,7 +209,8 @@ layer(RunPlatformLive(), { excludeTestServices: true, timeout: "60 seconds" })("
       assert.strictEqual(s.events.filter((e) => e.data.type === "token").map((e) => e.data.delta).join(""), "live tokens here")
     }))
 
-  it.effect("a client that goes away is unsubscribed", () =>
+  // Counts subscribers in Redis itself: runs where a Redis answers (CI has one).
+  it.effect.runIf(redisAvailable)("a client that goes away is unsubscribed from the Redis bus", () =>
     Effect.gen(function*() {
       const token = yield* adminToken
       const platform = yield* TestPlatform

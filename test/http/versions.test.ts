@@ -115,13 +115,13 @@ layer(TestPlatformLive({ redis: false, env: LLM_ENV }), { excludeTestServices: t
       const token = yield* adminToken
       const w = yield* createWorkflow(token)
       yield* saveDag(token, w.id, {
-        nodes: [respondNode("a"), { id: "n", type: "notify_user", notify_user_config: { operation: "send", mode: "park", expires_after_seconds: 300 } }],
-        edges: [{ from: "a", to: "n" }]
+        input_schema: { type: "object", properties: { message: { type: "string" } } },
+        nodes: [respondNode("a", "Answer {{workflow_input.topic}}")]
       })
       const r = yield* publish(token, w.id)
       assert.strictEqual(r.status, 200)
       assert.deepStrictEqual(r.body.warnings.map((x: { code: string; severity: string }) => [x.code, x.severity]), [
-        ["NUDGE_PARK_NO_DOWNSTREAM_REREAD", "warning"]
+        ["TEMPLATE_UNKNOWN_INPUT", "warning"]
       ])
     }))
 

@@ -48,10 +48,18 @@ layer(TestPlatformLive({ redis: false, env: LLM_ENV }), { excludeTestServices: t
       assert.strictEqual(put.body.latest_version, 2)
       assert.deepStrictEqual(put.body.warnings, [])
       assert.strictEqual((yield* http("PUT", `/api/v1/workflow/workflows/${w.id}`, { token, body: { name: "x" } })).status, 400)
+      // interaction_type may be left out of a PUT: it takes its documented default.
+      const defaulted = yield* http("PUT", `/api/v1/workflow/workflows/${w.id}`, { token, body: { name: "Renamed", dag_definition: simpleDag() } })
+      assert.strictEqual(defaulted.status, 200, defaulted.text)
+      assert.strictEqual(defaulted.body.interaction_type, "form")
+      yield* http("PUT", `/api/v1/workflow/workflows/${w.id}`, {
+        token,
+        body: { name: "Renamed", dag_definition: simpleDag(), interaction_type: "chat", description: "New" }
+      })
       const patch = yield* http("PATCH", `/api/v1/workflow/workflows/${w.id}`, { token, body: { description: "Only this" } })
       assert.strictEqual(patch.body.description, "Only this")
       assert.strictEqual(patch.body.name, "Renamed")
-      assert.strictEqual(patch.body.latest_version, 2)
+      assert.strictEqual(patch.body.latest_version, 4)
       assert.strictEqual(patch.body.icon, "bolt")
       const cleared = yield* http("PATCH", `/api/v1/workflow/workflows/${w.id}`, { token, body: { category: "" } })
       assert.isUndefined(cleared.body.category)

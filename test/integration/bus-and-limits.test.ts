@@ -1,14 +1,20 @@
 import { randomUUID } from "node:crypto"
 import { assert, describe, it } from "@effect/vitest"
-import { Chunk, Effect, Fiber, Stream } from "effect"
+import { Chunk, Effect, Fiber, Layer, Stream } from "effect"
 import { EventBus, type EventBusShape } from "../../runtime/EventBus.js"
 import { RateLimiter, type RateLimiterShape } from "../../services/shared/RateLimiter.js"
+import { redisAvailable, testRedisUrl } from "../support/TestServices.js"
+import { TestSqlLive } from "../support/TestSql.js"
 
-const REDIS = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379"
+const REDIS = testRedisUrl
 const prefix = () => `bptest:${randomUUID()}:`
 
-const limiterContract = (name: string, make: Effect.Effect<RateLimiterShape, never, import("effect").Scope.Scope>) =>
-  describe(`RateLimiter (${name})`, () => {
+/** Runs `make` on a migrated database of its own that lives as long as the test's scope. */
+const onPostgres = <A>(make: Effect.Effect<A, never, import("@effect/sql-pg").PgClient.PgClient | import("@effect/sql").SqlClient.SqlClient | import("effect").Scope.Scope>) =>
+  Effect.flatMap(Layer.build(TestSqlLive), (context) => Effect.provide(make, context))
+
+const limiterContract = (name: string, make: Effect.Effect<RateLimiterShape, never, import("effect").Scope.Scope>, enabled = true) =>
+  describe.runIf(enabled)(`RateLimiter (${name})`, () => {
     it.live("allows up to the limit in a window, then refuses with a retry time; reset clears it", () =>
       Effect.scoped(Effect.gen(function*() {
         const limiter = yield* make
@@ -35,10 +41,11 @@ const limiterContract = (name: string, make: Effect.Effect<RateLimiterShape, nev
   })
 
 limiterContract("in-process", RateLimiter.memory)
-limiterContract("Redis", RateLimiter.redis(REDIS, prefix()))
+limiterContract("PostgreSQL", onPostgres(RateLimiter.postgres))
+limiterContract("Redis", RateLimiter.redis(REDIS, prefix()), redisAvailable)
 
-const busContract = (name: string, make: Effect.Effect<EventBusShape, never, import("effect").Scope.Scope>) =>
-  describe(`EventBus (${name})`, () => {
+const busContract = (name: string, make: Effect.Effect<EventBusShape, never, import("effect").Scope.Scope>, enabled = true) =>
+  describe.runIf(enabled)(`EventBus (${name})`, () => {
     it.live("subscribers receive messages on their channel only, in order", () =>
       Effect.scoped(Effect.gen(function*() {
         const bus = yield* make
@@ -52,4 +59,5 @@ const busContract = (name: string, make: Effect.Effect<EventBusShape, never, imp
   })
 
 busContract("in-process", EventBus.memory)
-busContract("Redis", EventBus.redis(REDIS, prefix()))
+busContract("PostgreSQL LISTEN/NOTIFY", onPostgres(EventBus.postgres))
+busContract("Redis", EventBus.redis(REDIS, prefix()), redisAvailable)

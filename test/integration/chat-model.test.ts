@@ -2,12 +2,14 @@ import { FetchHttpClient } from "@effect/platform"
 import { assert, layer } from "@effect/vitest"
 import { Effect, Either, Layer } from "effect"
 import { ChatModel } from "../../runtime/models/ChatModel.js"
+import { OutboundGuard } from "../../services/shared/outbound/OutboundGuard.js"
 import { ScriptedModel } from "../support/ScriptedModel.js"
 import { configLayer } from "../support/UnitLayers.js"
 
 const Live = Layer.unwrapEffect(
   Effect.map(ScriptedModel, (model) =>
     ChatModel.layer.pipe(
+      Layer.provide(OutboundGuard.layer),
       Layer.provide(configLayer({ LLM_BASE_URL: model.baseUrl, LLM_MODELS: "m1", LLM_API_KEY: "sk-test", LLM_TIMEOUT_SECONDS: "1" })),
       Layer.provide(FetchHttpClient.layer)
     ))

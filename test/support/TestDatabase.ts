@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto"
 import { Effect } from "effect"
 import pg from "pg"
 
+/** Set by GlobalSetup.ts: the PostgreSQL this run creates its databases on. */
 export const ADMIN_URL = process.env.TEST_DATABASE_ADMIN_URL ?? "postgres://postgres@127.0.0.1:5432/postgres"
 
 const admin = (statement: string) =>

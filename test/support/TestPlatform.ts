@@ -3,9 +3,11 @@ import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import * as path from "node:path"
 import { ConfigProvider, Context, Effect, Layer, Logger, LogLevel } from "effect"
+import { ExtraNodeTypes, type NodeDefinition } from "../../runtime/nodes/NodeType.js"
 import { PlatformLive } from "../../services/gateway/Platform.js"
 import { freePort } from "../../services/shared/FreePort.js"
 import { testDatabase } from "./TestDatabase.js"
+import { redisAvailable, testRedisUrl } from "./TestServices.js"
 
 export const ADMIN_EMAIL = "admin@acme.test"
 export const ADMIN_PASSWORD = "correct horse battery"
@@ -18,17 +20,25 @@ export interface TestPlatformShape {
 
 export class TestPlatform extends Context.Tag("TestPlatform")<TestPlatform, TestPlatformShape>() {}
 
-/** Builds and serves the platform with this environment, inside the current scope. */
-export const servePlatform = (env: Record<string, string>) =>
+/**
+ * Builds and serves the platform with this environment, inside the current scope; `nodes` are
+ * node types of the test's own, added to the built-in ones.
+ */
+export const servePlatform = (env: Record<string, string>, nodes: ReadonlyArray<NodeDefinition<never>> = []) =>
   Layer.build(
-    PlatformLive.pipe(Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(env))))))
+    PlatformLive.pipe(
+      Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(env))))),
+      Layer.provide(Layer.succeed(ExtraNodeTypes, nodes))
+    )
   ).pipe(Logger.withMinimumLogLevel(LogLevel.Error))
 
 /**
  * The real server on a fresh database of its own, on a free loopback port. `REDIS_URL` is set
- * unless `redis: false`, with a key prefix of the suite's own.
+ * (with a key prefix of the suite's own) unless `redis: false` or no Redis answers.
  */
-export const TestPlatformLive = (options: { readonly redis?: boolean; readonly env?: Record<string, string> } = {}) =>
+export const TestPlatformLive = (
+  options: { readonly redis?: boolean; readonly env?: Record<string, string>; readonly nodes?: ReadonlyArray<NodeDefinition<never>> } = {}
+) =>
   Layer.scoped(
     TestPlatform,
     Effect.gen(function*() {
@@ -45,12 +55,10 @@ export const TestPlatformLive = (options: { readonly redis?: boolean; readonly e
         BOOTSTRAP_ADMIN_PASSWORD: ADMIN_PASSWORD,
         BOOTSTRAP_TENANT: "acme",
         SHUTDOWN_GRACE_SECONDS: "1",
-        ...(options.redis === false
-          ? {}
-          : { REDIS_URL: process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379", REDIS_KEY_PREFIX: `bptest:${db.name}:` }),
+        ...(options.redis === false || !redisAvailable ? {} : { REDIS_URL: testRedisUrl, REDIS_KEY_PREFIX: `bptest:${db.name}:` }),
         ...options.env
       }
-      yield* servePlatform(env)
+      yield* servePlatform(env, options.nodes)
       return { baseUrl: `http://127.0.0.1:${port}`, databaseUrl: db.url, env }
     })
   )

@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import type { DagNode } from "../../schemas/Dag.js"
 import type { RunContext } from "../../runtime/dag/Context.js"
-import { chatReply, dedupeSources, toButtons } from "../../runtime/engine/ChatReply.js"
+import { chatReply, dedupeSources, toButtons } from "../../services/chat/ChatReply.js"
 import { cleanTitle } from "../../services/chat/Titles.js"
 import { findPii, replacePii } from "../../services/chat/PiiDetection.js"
 

@@ -13,6 +13,7 @@ const facts = (over: Partial<DagFacts> = {}): DagFacts => ({
   callableWorkflows: new Set(["22222222-2222-4222-8222-222222222222"]),
   selfWorkflowId: "33333333-3333-4333-8333-333333333333",
   legacySteps: new Set(),
+  unavailableNodeTypes: new Map(),
   ...over
 })
 

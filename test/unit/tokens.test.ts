@@ -35,13 +35,13 @@ describe("Tokens", () => {
           f(new SignJWT({ tid: claims.tid, typ: "access" }).setProtectedHeader({ alg: "HS256" }).setSubject(claims.sub))
             .sign(signKey)
         )
-      const good = yield* forge((j) => j.setIssuer(ISSUER).setAudience(AUDIENCE).setExpirationTime("1m"))
+      const good = yield* forge((j) => j.setIssuer(ISSUER).setAudience(AUDIENCE).setIssuedAt().setExpirationTime("1m"))
       assert.isTrue(Either.isRight(yield* Effect.either(tokens.verify(good, "access"))))
       const cases = {
-        wrongIssuer: yield* forge((j) => j.setIssuer("evil").setAudience(AUDIENCE).setExpirationTime("1m")),
-        wrongAudience: yield* forge((j) => j.setIssuer(ISSUER).setAudience("other").setExpirationTime("1m")),
+        wrongIssuer: yield* forge((j) => j.setIssuer("evil").setAudience(AUDIENCE).setIssuedAt().setExpirationTime("1m")),
+        wrongAudience: yield* forge((j) => j.setIssuer(ISSUER).setAudience("other").setIssuedAt().setExpirationTime("1m")),
         wrongKey: yield* forge(
-          (j) => j.setIssuer(ISSUER).setAudience(AUDIENCE).setExpirationTime("1m"),
+          (j) => j.setIssuer(ISSUER).setAudience(AUDIENCE).setIssuedAt().setExpirationTime("1m"),
           new TextEncoder().encode("b".repeat(64))
         )
       }
@@ -51,11 +51,30 @@ describe("Tokens", () => {
         if (Either.isLeft(r)) assert.strictEqual(r.left.reason, "invalid", name)
       }
       const expired = yield* forge((j) =>
-        j.setIssuer(ISSUER).setAudience(AUDIENCE).setExpirationTime(Math.floor(Date.now() / 1000) - 10)
+        j.setIssuer(ISSUER).setAudience(AUDIENCE).setIssuedAt(Math.floor(Date.now() / 1000) - 60).setExpirationTime(Math.floor(Date.now() / 1000) - 10)
       )
       const r = yield* Effect.either(tokens.verify(expired, "access"))
       assert.isTrue(Either.isLeft(r) && r.left.reason === "expired")
       const none = yield* Effect.either(tokens.verify("eyJhbGciOiJub25lIn0.eyJzdWIiOiJ4In0.", "access"))
       assert.isTrue(Either.isLeft(none))
+    }).pipe(Effect.provide(TokensLive)))
+
+  it.effect("every token type needs exp and iat: a token signed with the right key but missing either is refused", () =>
+    Effect.gen(function*() {
+      const tokens = yield* Tokens
+      const key = new TextEncoder().encode(secret)
+      for (const typ of ["access", "refresh", "partial", "sso_continue"] as const) {
+        const sign = (withExp: boolean, withIat: boolean) =>
+          Effect.promise(() => {
+            let jwt = new SignJWT({ tid: claims.tid, typ }).setProtectedHeader({ alg: "HS256" }).setSubject(claims.sub)
+              .setIssuer(ISSUER).setAudience(AUDIENCE)
+            if (withExp) jwt = jwt.setExpirationTime("1m")
+            if (withIat) jwt = jwt.setIssuedAt()
+            return jwt.sign(key)
+          })
+        assert.isTrue(Either.isRight(yield* Effect.either(tokens.verify(yield* sign(true, true), typ))), `${typ} complete`)
+        assert.isTrue(Either.isLeft(yield* Effect.either(tokens.verify(yield* sign(false, true), typ))), `${typ} without exp`)
+        assert.isTrue(Either.isLeft(yield* Effect.either(tokens.verify(yield* sign(true, false), typ))), `${typ} without iat`)
+      }
     }).pipe(Effect.provide(TokensLive)))
 })

@@ -27,6 +27,9 @@ const readUpload = Effect.gen(function*() {
     const bytes = new Uint8Array(yield* Effect.promise(() => readFile(file.path)))
     if (bytes.byteLength > MAX_FILE_BYTES) return yield* badRequest("FILE_TOO_LARGE", "Documents are limited to 10 MiB")
     const folder = typeof form.folder_path === "string" ? form.folder_path : "/"
+    if (`${folder}${file.name}${file.contentType}`.includes("\0")) {
+      return yield* badRequest("VALIDATION_ERROR", "Text may not contain NUL (\\u0000) characters")
+    }
     return { title: file.name, folder_path: folder, mime_type: file.contentType, filename: file.name, bytes }
   }
   const body = yield* HttpServerRequest.schemaBodyJson(DocumentRequest).pipe(

@@ -1,5 +1,5 @@
 import type { DagNode } from "../../schemas/Dag.js"
-import type { RunContext } from "../dag/Context.js"
+import type { RunContext } from "../../runtime/dag/Context.js"
 
 export interface ChatSource {
   readonly document_id: string

@@ -1,0 +1,25 @@
+import { readdirSync, readFileSync } from "node:fs"
+
+/** CPU milliseconds used so far by every process named `postgres*` (the server and its backends). */
+export const postgresCpuMs = () => {
+  let total = 0
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8")
+      const name = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"))
+      if (!name.startsWith("postgres")) continue
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+      total += (Number(fields[11]) + Number(fields[12])) * 10 // USER_HZ 100
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+  return total
+}
+
+/** This process's CPU milliseconds so far. */
+export const selfCpuMs = () => {
+  const u = process.cpuUsage()
+  return (u.user + u.system) / 1000
+}

@@ -1,0 +1,53 @@
+import { Effect, Schema, Tracer } from "effect"
+import { rootSpanId, runTraceId } from "../../otel/RunTrace.js"
+import type { CallAieNode as CallAieNodeSchema } from "../../schemas/Dag.js"
+import { renderDeep } from "../dag/Render.js"
+import { defineNode, done, NodeFailure, waitFor } from "./NodeType.js"
+
+type CallAieNode = typeof CallAieNodeSchema.Type
+
+/** How a child run ended: the resolution of a `child` wait. */
+export const ChildEnding = Schema.Struct({
+  status: Schema.Literal("completed", "failed", "cancelled"),
+  output: Schema.Unknown,
+  error: Schema.NullOr(Schema.String)
+})
+export type ChildEnding = typeof ChildEnding.Type
+
+const asObject = (u: unknown): Record<string, unknown> =>
+  u !== null && typeof u === "object" && !Array.isArray(u) ? (u as Record<string, unknown>) : {}
+
+/**
+ * call_aie: runs another AI Employee's active version as a child run (which records
+ * `parent_run_id`), waits for it without holding anything, and takes its output.
+ */
+export const CallAieNode = defineNode(
+  "call_aie",
+  Effect.succeed({
+    execute: (execution) =>
+      Effect.gen(function*() {
+        const config = (execution.node as CallAieNode).call_aie_config
+        const input = asObject(renderDeep(config.input_params ?? {}, execution.context))
+        const child = yield* execution.startChild(config.workflow_id, input)
+        // The step's span points at the child's trace.
+        const span = yield* Effect.option(Effect.currentSpan)
+        if (span._tag === "Some") {
+          span.value.attribute("bp.child_run_id", child)
+          span.value.addLinks([{
+            _tag: "SpanLink",
+            span: Tracer.externalSpan({ traceId: runTraceId(child), spanId: rootSpanId(child), sampled: true }),
+            attributes: { "bp.link": "child_run" }
+          }])
+        }
+        return waitFor({ kind: "child", key: child, pauses: false })
+      }),
+    resume: (_execution, resolution) =>
+      Effect.gen(function*() {
+        const ending = yield* Schema.decodeUnknown(ChildEnding)(resolution).pipe(
+          Effect.mapError(() => new NodeFailure({ message: "the child run's outcome is unreadable" }))
+        )
+        if (ending.status === "completed") return done({ output: ending.output, usage: {} })
+        return yield* new NodeFailure({ message: `child run ${ending.status === "cancelled" ? "was cancelled" : ending.error ?? "failed"}` })
+      })
+  })
+)

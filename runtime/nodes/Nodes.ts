@@ -1,0 +1,6 @@
+import { AgentNode } from "./AgentNode.js"
+import { CallAieNode } from "./CallAieNode.js"
+import { UnavailableNodes } from "./UnavailableNodes.js"
+
+/** Every node type the runtime executes. A new type is a file next to this one and a line here. */
+export const BuiltinNodes = [AgentNode, CallAieNode, ...UnavailableNodes] as const

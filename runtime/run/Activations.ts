@@ -1,0 +1,148 @@
+import { Sharding } from "@effect/cluster"
+import { SqlClient } from "@effect/sql"
+import { Cause, Context, Effect, Exit, Fiber, Layer, Scope } from "effect"
+import { RunTraces } from "../../otel/RunTraces.js"
+import { Telemetry } from "../../otel/Telemetry.js"
+import { NodeFailure, NodeRegistry } from "../nodes/NodeType.js"
+import { isTerminal } from "../RunStatus.js"
+import { Batch } from "./Batch.js"
+import { endRun } from "./Ending.js"
+import { activate } from "./Interpreter.js"
+import { Journal } from "./Journal.js"
+import { childRunId, RunModule } from "./RunModule.js"
+import { RunEndHooks } from "./RunEndHooks.js"
+import { RunEvents } from "./RunEvents.js"
+import { RunEntity } from "./RunEntity.js"
+import { RunState } from "./RunState.js"
+import { runnableVersion, Versions } from "./Versions.js"
+
+interface Active {
+  wake: boolean
+  fiber: Fiber.RuntimeFiber<void, unknown> | undefined
+}
+
+/**
+ * The run entity's handlers on the runner that owns the run. This process's active runs are
+ * kept in one map: a `Run` for an active run is a wake-up, not a second activation; `Cancel`
+ * interrupts the activation (its node calls are aborted), then records the cancellation.
+ */
+export const RunEntityLive = Layer.unwrapEffect(Effect.gen(function*() {
+  const modules = yield* RunModule
+  const journal = yield* Journal
+  const versions = yield* Versions
+  const context = yield* Effect.context<Journal | Versions | NodeRegistry | Telemetry | RunTraces | RunEndHooks | RunEvents | SqlClient.SqlClient>()
+  const active = new Map<string, Active>()
+
+  const controls = (entry: Active) => ({
+    takeWake: () => {
+      const wake = entry.wake
+      entry.wake = false
+      return wake
+    },
+    wake: modules.wake,
+    startChild: (parent: RunState, workflowId: string, input: Record<string, unknown>, nodeId: string) =>
+      modules.create({
+        id: childRunId(parent.run.id, nodeId),
+        tenantId: parent.run.tenant_id,
+        workflowId,
+        triggerType: parent.run.trigger_type,
+        isDryRun: parent.run.is_dry_run,
+        input,
+        parent: { runId: parent.run.id, nodeId }
+      }).pipe(
+        Effect.tap((child) => modules.launch(child.id)),
+        Effect.map((child) => child.id),
+        Effect.mapError((e) => new NodeFailure({ message: e.code === "NOT_PUBLISHED" ? "the called AI Employee has no published version" : e.message }))
+      )
+  })
+
+  const run = (runId: string) =>
+    Effect.gen(function*() {
+      const existing = active.get(runId)
+      if (existing !== undefined) {
+        existing.wake = true
+        return
+      }
+      const entry: Active = { wake: false, fiber: undefined }
+      active.set(runId, entry)
+      const loop = Effect.gen(function*() {
+        for (;;) {
+          const result = yield* activate(runId, controls(entry))
+          if (result === "idle" && !controls(entry).takeWake()) return
+        }
+      }).pipe(Effect.mapInputContext((_: Context.Context<never>) => context), Effect.withTracerEnabled(true))
+      const fiber = yield* Effect.fork(loop)
+      entry.fiber = fiber
+      const exit = yield* Fiber.await(fiber)
+      if (active.get(runId) === entry) active.delete(runId)
+      if (Exit.isFailure(exit) && !Cause.isInterruptedOnly(exit.cause)) {
+        yield* Effect.logWarning(`Run ${runId} stopped on an error; the recovery sweep will take it up again`, exit.cause)
+      }
+    })
+
+  const recordCancel = (runId: string) =>
+    Effect.gen(function*() {
+      const loaded = yield* journal.load(runId)
+      if (loaded === undefined) return { outcome: "missing" as const }
+      if (isTerminal(loaded.run.status)) return { outcome: "terminal" as const, status: loaded.run.status }
+      const version = (yield* versions.get(loaded.run.workflow_id, loaded.run.version)) ?? runnableVersion({}, {})
+      const state = new RunState(loaded, version)
+      const batch = new Batch()
+      batch.cancelHitl = true
+      for (const step of loaded.steps) {
+        if (step.status !== "running") continue
+        const node = version.byId.get(step.node_id)
+        batch.step({
+          id: step.id,
+          node_id: step.node_id,
+          node_type: node?.type ?? "agent",
+          node_name: node?.name ?? null,
+          status: "cancelled",
+          attempt: step.attempt,
+          position: step.position,
+          error: "Run cancelled",
+          started: false,
+          finished: true
+        })
+      }
+      let hitl = 0
+      const commit = (b: Batch) =>
+        Effect.suspend(() => {
+          const first = state.nextSeq
+          state.nextSeq += b.events.length
+          return journal.commit(state.run, b, first).pipe(Effect.tap((c) => Effect.sync(() => (hitl = c.hitlCancelled))))
+        })
+      yield* endRun(state, "cancelled", null, batch, commit, modules.wake)
+      for (const child of loaded.children) {
+        if (!isTerminal(child.status)) yield* modules.cancel(child.id)
+      }
+      return { outcome: "cancelled" as const, hitl_cancelled: hitl }
+    })
+
+  const cancel = (runId: string) =>
+    Effect.gen(function*() {
+      const existing = active.get(runId)
+      if (existing?.fiber !== undefined) yield* Fiber.interrupt(existing.fiber)
+      const entry: Active = { wake: false, fiber: undefined }
+      active.set(runId, entry)
+      return yield* recordCancel(runId).pipe(
+        Effect.provide(context),
+        Effect.ensuring(Effect.sync(() => active.get(runId) === entry && active.delete(runId)))
+      )
+    })
+
+  const handlers = RunEntity.of({
+    Run: (envelope) => run(envelope.payload.runId),
+    Cancel: (envelope) => cancel(envelope.payload.runId)
+  })
+  // The entity manager keeps the context it is registered in and copies it for every entity and
+  // request: registered with only what it needs, that is a few services instead of the app's.
+  return Layer.scopedDiscard(
+    Effect.flatMap(Sharding.Sharding, (sharding) =>
+      sharding.registerEntity(RunEntity, Effect.succeed(handlers), {
+        concurrency: "unbounded",
+        // An idle run entity goes soon (the cluster's reaper looks every 5 s): its state is its rows.
+        maxIdleTime: "1 second"
+      })).pipe(Effect.mapInputContext((context: Context.Context<Sharding.Sharding | Scope.Scope>) => Context.pick(Sharding.Sharding, Scope.Scope)(context)))
+  )
+}))

@@ -1,0 +1,116 @@
+import type { RunStatus } from "../RunStatus.js"
+import type { TokenUsage } from "../models/ChatModel.js"
+
+export interface StepWrite {
+  readonly id: string
+  readonly node_id: string
+  readonly node_type: string
+  readonly node_name: string | null
+  readonly status: "running" | "completed" | "failed" | "skipped" | "cancelled"
+  readonly attempt: number
+  readonly position: number
+  readonly output?: unknown
+  readonly error?: string | null
+  readonly usage?: Readonly<Record<string, TokenUsage>>
+  /** Stamp started_at (a step that begins) or finished_at (a step that ends). */
+  readonly started: boolean
+  readonly finished: boolean
+}
+
+export interface EventWrite {
+  readonly type: string
+  readonly payload: Record<string, unknown>
+  /** One event per key and run: a node run again after a crash does not repeat it. */
+  readonly key: string
+  /** The span the event happened in (its log record hangs there); undefined: the run's root. */
+  readonly spanId: string | undefined
+}
+
+export interface SpanWrite {
+  readonly span_id: string
+  readonly scope: string
+  readonly start: string
+  readonly otlp: unknown
+}
+
+export interface RunWrite {
+  /** Applied only from these statuses (the state machine's table). */
+  readonly from?: ReadonlyArray<RunStatus>
+  readonly to?: RunStatus
+  readonly output?: unknown
+  readonly named_outputs?: Record<string, unknown>
+  readonly error?: string
+  /** The activation stops with nothing running: the recovery sweep leaves the run alone until woken. */
+  readonly dormant?: boolean
+  /** Wake requests up to this one were seen by the activation. */
+  readonly wake_done?: number
+}
+
+export interface HitlWrite {
+  readonly id: string
+  readonly workflow_id: string
+  readonly node_id: string
+  readonly type: string
+  readonly prompt: string
+  readonly choices: ReadonlyArray<string> | null
+  readonly form_schema: unknown
+  readonly assignee: unknown
+}
+
+export interface WaitWrite {
+  readonly node_id: string
+  readonly kind: string
+  readonly key: string
+  readonly deadline: Date | null
+}
+
+/**
+ * What one journal commit writes: step rows, events (with their log records), spans, the run row,
+ * HITL requests, waits and wake-ups of other runs. It all goes to PostgreSQL as one statement.
+ */
+export class Batch {
+  readonly steps = new Map<string, StepWrite>()
+  readonly events: Array<EventWrite> = []
+  readonly spans: Array<SpanWrite> = []
+  readonly hitl: Array<HitlWrite> = []
+  readonly waits: Array<WaitWrite> = []
+  readonly wake: Array<string> = []
+  runUpdate: RunWrite | undefined = undefined
+  /** Close the run's open HITL requests (a cancelled run). */
+  cancelHitl = false
+
+  step(write: StepWrite) {
+    this.steps.set(write.node_id, write)
+    return this
+  }
+
+  event(type: string, payload: Record<string, unknown>, key: string, spanId: string | undefined) {
+    this.events.push({ type, payload, key, spanId })
+    return this
+  }
+
+  /** Successive transitions compose: the first one's `from` guards the statement, the last one's `to` is written. */
+  run(update: RunWrite) {
+    const from = this.runUpdate?.from ?? update.from
+    this.runUpdate = { ...this.runUpdate, ...update, ...(from !== undefined ? { from } : {}) }
+    return this
+  }
+
+  /** Moves everything of `other` into this batch. */
+  absorb(other: Batch) {
+    other.steps.forEach((s) => this.steps.set(s.node_id, s))
+    this.events.push(...other.events)
+    this.spans.push(...other.spans)
+    this.hitl.push(...other.hitl)
+    this.waits.push(...other.waits)
+    this.wake.push(...other.wake)
+    if (other.runUpdate !== undefined) this.run(other.runUpdate)
+    this.cancelHitl ||= other.cancelHitl
+    return this
+  }
+
+  get isEmpty() {
+    return this.steps.size === 0 && this.events.length === 0 && this.spans.length === 0 && this.hitl.length === 0 &&
+      this.waits.length === 0 && this.wake.length === 0 && this.runUpdate === undefined && !this.cancelHitl
+  }
+}

@@ -1,0 +1,142 @@
+import { Cause, Effect, FiberSet, Queue } from "effect"
+import { Telemetry } from "../../otel/Telemetry.js"
+import { settleSkips } from "../dag/Plan.js"
+import { isTerminal } from "../RunStatus.js"
+import type { NodeFailure } from "../nodes/NodeType.js"
+import { Batch } from "./Batch.js"
+import { endRun } from "./Ending.js"
+import { Journal } from "./Journal.js"
+import { type NodeEnv, type Outcome, runNode } from "./NodeRun.js"
+import { RunEvents } from "./RunEvents.js"
+import { RunState } from "./RunState.js"
+import { runnableVersion, Versions } from "./Versions.js"
+
+/** How an activation ended: the run ended or waits (`idle`), or a wake-up came in meanwhile (`again`). */
+export type Activation = "idle" | "again"
+
+export interface ActivationControls {
+  /** Takes a wake-up request that arrived while this activation was going on. */
+  readonly takeWake: () => boolean
+  /** Sends a wake-up to another run (a parent whose child ended). */
+  readonly wake: (runId: string) => Effect.Effect<void>
+  readonly startChild: (
+    parent: RunState,
+    workflowId: string,
+    input: Record<string, unknown>,
+    nodeId: string
+  ) => Effect.Effect<string, NodeFailure>
+}
+
+const emptyVersion = runnableVersion({}, {})
+
+type Message = Outcome | { readonly tag: "defect"; readonly cause: Cause.Cause<unknown> }
+
+/**
+ * One activation of a run: rebuild the state from the journal, then run nodes as they become
+ * ready (independent branches concurrently), committing each node's checkpoint; the run's end
+ * is folded into its last node's commit. Returns when the run has ended or only waits remain.
+ */
+export const activate = (runId: string, controls: ActivationControls) =>
+  Effect.gen(function*() {
+    const journal = yield* Journal
+    const versions = yield* Versions
+    const telemetry = yield* Telemetry
+    const events = yield* RunEvents
+    const loaded = yield* journal.load(runId)
+    if (loaded === undefined || isTerminal(loaded.run.status) || loaded.run.held) return "idle" as Activation
+    const version = yield* versions.get(loaded.run.workflow_id, loaded.run.version)
+    const lock = yield* Effect.makeSemaphore(1)
+    const state = new RunState(loaded, version ?? emptyVersion)
+
+    const commit = (batch: Batch) =>
+      lock.withPermits(1)(Effect.suspend(() => {
+        const full = state.takeCarry().absorb(batch)
+        const first = state.nextSeq
+        state.nextSeq += full.events.length
+        return journal.commit(state.run, full, first).pipe(Effect.tap(() => full.events.length > 0 ? events.notify(runId) : Effect.void))
+      })).pipe(Effect.uninterruptible)
+    const finish = (status: "completed" | "failed", error: string | null, batch: Batch) =>
+      endRun(state, status, error, batch, commit, controls.wake).pipe(Effect.as("idle" as Activation))
+
+    if (version === undefined) return yield* finish("failed", `Version ${loaded.run.version} of the AI Employee is gone`, new Batch())
+    if (state.status === "pending") {
+      state.carry.run({ from: ["pending"], to: "running" })
+      state.status = "running"
+    }
+    if (state.failedError !== undefined) return yield* finish("failed", state.failedError, new Batch())
+
+    const fibers = yield* FiberSet.make<void>()
+    const messages = yield* Queue.unbounded<Message>()
+    const env: NodeEnv = {
+      state,
+      commit,
+      takeSpans: () => telemetry.takeRun(runId),
+      startChild: (workflowId, input, nodeId) => controls.startChild(state, workflowId, input, nodeId)
+    }
+    let running = 0
+    const launch = (nodeId: string) =>
+      Effect.suspend(() => {
+        state.settle(nodeId, "running")
+        running += 1
+        return FiberSet.run(fibers, runNode(version.byId.get(nodeId)!, env).pipe(
+          Effect.flatMap((outcome) => Queue.offer(messages, outcome)),
+          Effect.catchAllCause((cause) => Cause.isInterruptedOnly(cause) ? Effect.void : Queue.offer(messages, { tag: "defect", cause }))
+        ))
+      })
+
+    let received: Outcome | undefined = undefined
+    for (;;) {
+      const batch = new Batch()
+      if (received !== undefined) {
+        batch.absorb(received.batch)
+        switch (received.tag) {
+          case "completed":
+            state.complete(received.nodeId, received.output)
+            break
+          case "skipped":
+            state.settle(received.nodeId, "skipped")
+            break
+          case "waiting":
+            state.settle(received.nodeId, "waiting")
+            break
+          case "failed": {
+            // The first failure ends the run: the other nodes in flight are stopped and their steps cancelled.
+            state.settle(received.nodeId, "failed")
+            yield* FiberSet.clear(fibers)
+            for (const [nodeId, s] of state.states) {
+              if (s !== "running" || !state.started.has(nodeId)) continue
+              batch.step(state.closedStep(version.byId.get(nodeId)!, "cancelled", "The run failed"))
+            }
+            return yield* finish("failed", received.error, batch)
+          }
+        }
+      }
+      const { ready, skipped } = settleSkips(state.ids, version.edges, state.planStates, state.context)
+      for (const nodeId of skipped) {
+        state.states.set(nodeId, "skipped")
+        batch.step(state.closedStep(version.byId.get(nodeId)!, "skipped"))
+        batch.event("step_skipped", { node_id: nodeId }, `step_skipped:${nodeId}`, undefined)
+      }
+      if (ready.length === 0 && running === 0) {
+        if (state.count("waiting") === 0) return yield* finish("completed", null, batch)
+        batch.run({ dormant: state.status === "running", wake_done: state.wakeSeen })
+        const committed = yield* commit(batch)
+        const woken = (committed.wakeSeq ?? 0) > state.wakeSeen
+        return (controls.takeWake() || woken ? "again" : "idle") as Activation
+      }
+      // A node's checkpoint rides on the next node's start commit when one starts now; else it is committed at once.
+      if (ready.length > 0) state.carry.absorb(batch)
+      else if (!batch.isEmpty) yield* commit(batch)
+      if (ready.length === 1 && running === 0) {
+        // A lone ready node runs on this fiber: a sequential DAG forks nothing.
+        state.settle(ready[0]!, "running")
+        received = yield* runNode(version.byId.get(ready[0]!)!, env)
+        continue
+      }
+      for (const nodeId of ready) yield* launch(nodeId)
+      const message = yield* Queue.take(messages)
+      if (message.tag === "defect") return yield* Effect.failCause(message.cause)
+      running -= 1
+      received = message
+    }
+  }).pipe(Effect.scoped, Effect.withSpan("run.activate", { attributes: { "run.id": runId }, captureStackTrace: false }))

@@ -1,0 +1,78 @@
+import { RunnerAddress, SingleRunner } from "@effect/cluster"
+import { NodeHttpClient } from "@effect/platform-node"
+import { NodeClusterSocket } from "@effect/platform-node"
+import { Duration, Effect, Layer, Option } from "effect"
+import { RunTraces } from "../../otel/RunTraces.js"
+import { AppConfig } from "../../services/shared/Config.js"
+import { AgentRunner } from "../agents/AgentRunner.js"
+import { ChatModel } from "../models/ChatModel.js"
+import { BuiltinNodes } from "../nodes/Nodes.js"
+import { ExtraNodeTypes, NodeRegistry } from "../nodes/NodeType.js"
+import { RunEntityLive } from "./Activations.js"
+import { Journal } from "./Journal.js"
+import { RecoveryLive } from "./Recovery.js"
+import type { RunEndHooks } from "./RunEndHooks.js"
+import { RunEvents } from "./RunEvents.js"
+import { RunModule } from "./RunModule.js"
+import { Versions } from "./Versions.js"
+
+/** The model provider and the agent types on it: shared by agent nodes and the agents API. */
+export const AgentsLive = AgentRunner.layer.pipe(Layer.provideMerge(ChatModel.layer), Layer.provide(NodeHttpClient.layerUndici))
+
+/**
+ * Messages to runs are not stored, so no storage poll delays them; local messages skip
+ * serialization. A runner that dies loses its shards after `RUNNER_LEASE_SECONDS` (its locks
+ * expire and the health check drops it); the recovery sweep then hands its runs to the others.
+ */
+const shardingConfig = (leaseSeconds: number) => ({
+  entityMessagePollInterval: "1 second",
+  entityReplyPollInterval: "1 second",
+  simulateRemoteSerialization: false,
+  shardLockExpiration: Duration.seconds(leaseSeconds),
+  shardLockRefreshInterval: Duration.seconds(Math.max(1, leaseSeconds / 3)),
+  runnerHealthCheckInterval: Duration.seconds(Math.max(1, leaseSeconds / 2))
+} as const)
+
+/**
+ * Placement of runs: one process (`ROLE=all`) is a single runner; `ROLE=runners` processes are
+ * socket runners sharing the shards (a dead runner's shards move to the others); `ROLE=gateway`
+ * and `ROLE=services` only send messages to the runners.
+ */
+export const ShardingLive = Layer.unwrapEffect(
+  Effect.map(AppConfig, (config) => {
+    const sharding = shardingConfig(config.runnerLeaseSeconds)
+    switch (config.role) {
+      case "all":
+        return SingleRunner.layer({ runnerStorage: "sql", shardingConfig: sharding })
+      case "runners":
+        return NodeClusterSocket.layer({
+          storage: "sql",
+          shardingConfig: { ...sharding, runnerAddress: Option.some(RunnerAddress.make(config.runnerHost, config.runnerPort)) }
+        })
+      case "gateway":
+      case "services":
+        return NodeClusterSocket.layer({ storage: "sql", clientOnly: true, shardingConfig: sharding })
+    }
+  })
+).pipe(Layer.orDie)
+
+/** What the kernel reads and writes through, besides placement. */
+const JournalLive = Layer.mergeAll(Journal.layer, Versions.layer, RunEvents.layer, RunTraces.layer)
+
+/**
+ * The run kernel: the run module (the one owner of runs), the run entity's handlers and the
+ * recovery sweep, over the journal and placement. `hooks` follow runs to their end (chat) and are
+ * built inside the kernel, so that they may start and release runs themselves. Node types are the
+ * built-in ones and those of ExtraNodeTypes.
+ */
+export const kernelLive = <A, E, R>(hooks: Layer.Layer<RunEndHooks | A, E, R>) =>
+  Layer.mergeAll(RunEntityLive, RecoveryLive).pipe(
+    Layer.provideMerge(Layer.unwrapEffect(
+      Effect.map(ExtraNodeTypes, (extra) => NodeRegistry.layer<AgentRunner>([...BuiltinNodes, ...extra]))
+    )),
+    Layer.provideMerge(hooks),
+    Layer.provideMerge(AgentsLive),
+    Layer.provideMerge(RunModule.layer),
+    Layer.provideMerge(JournalLive),
+    Layer.provideMerge(ShardingLive)
+  )

@@ -1,0 +1,24 @@
+import { Entity } from "@effect/cluster"
+import { Rpc } from "@effect/rpc"
+import { Schema } from "effect"
+
+/** What cancelling a run came to. */
+export const CancelResult = Schema.Union(
+  Schema.Struct({ outcome: Schema.Literal("cancelled"), hitl_cancelled: Schema.Number }),
+  Schema.Struct({ outcome: Schema.Literal("terminal"), status: Schema.String }),
+  Schema.Struct({ outcome: Schema.Literal("missing") })
+)
+export type CancelResult = typeof CancelResult.Type
+
+/**
+ * A run is a cluster entity sharded by its id: whichever process owns the shard runs it, and a
+ * message reaches it wherever it lives. Messages are not stored: the run row is the durable
+ * record of a run, and the recovery sweep sends `Run` again for runs nobody carries on.
+ *
+ * `Run`: start or wake the run (a no-op wake-up while it is active). `Cancel`: stop it where it
+ * runs and record the cancellation.
+ */
+export const RunEntity = Entity.make("Run", [
+  Rpc.make("Run", { payload: { runId: Schema.String } }),
+  Rpc.make("Cancel", { payload: { runId: Schema.String }, success: CancelResult })
+])

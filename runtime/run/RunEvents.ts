@@ -1,0 +1,40 @@
+import { SqlClient } from "@effect/sql"
+import { Context, Effect, Layer } from "effect"
+import { EventBus } from "../EventBus.js"
+
+export interface StoredEvent {
+  readonly seq: number
+  readonly type: string
+  readonly payload: Record<string, unknown>
+}
+
+/** The SSE body of an event: its type, the run and its fields. */
+export const eventJson = (runId: string, e: StoredEvent) => ({ type: e.type, run_id: runId, ...e.payload })
+
+export const runChannel = (runId: string) => `run:${runId}`
+
+/**
+ * A run's events as followers read them: stored by the kernel's journal with a per-run sequence
+ * number (the SSE `id:`); `notify` tells followers on every node that there is more to read.
+ */
+export class RunEvents extends Context.Tag("RunEvents")<RunEvents, {
+  readonly after: (runId: string, seq: number) => Effect.Effect<ReadonlyArray<StoredEvent>>
+  readonly notify: (runId: string) => Effect.Effect<void>
+}>() {
+  static readonly layer = Layer.effect(
+    RunEvents,
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      const bus = yield* EventBus
+      return {
+        after: (runId, seq) =>
+          sql<{ seq: string; type: string; payload: Record<string, unknown> }>`SELECT seq, type, payload FROM run_events
+            WHERE run_id = ${runId} AND seq > ${seq} ORDER BY seq`.pipe(
+            Effect.map((rows) => rows.map((r) => ({ seq: Number(r.seq), type: r.type, payload: r.payload }))),
+            Effect.orDie
+          ),
+        notify: (runId) => bus.publish(runChannel(runId), "more")
+      }
+    })
+  )
+}

@@ -1,0 +1,163 @@
+import { createHash, randomUUID } from "node:crypto"
+import { Sharding } from "@effect/cluster"
+import { SqlClient } from "@effect/sql"
+import { Context, Effect, Layer } from "effect"
+import { badRequest, type BadRequest, conflict, type Conflict } from "../../schemas/Errors.js"
+import { checkJsonSchema } from "../dag/JsonSchema.js"
+import { RunnableWorkflows } from "./Ports.js"
+import { type CancelResult, RunEntity } from "./RunEntity.js"
+import { Versions } from "./Versions.js"
+
+/** A run to create. The caller has checked that its principal may run this AI Employee. */
+export interface RunRequest {
+  readonly tenantId: string
+  readonly workflowId: string
+  /** The version to pin; by default the AI Employee's active version. */
+  readonly version?: { readonly number: number; readonly name: string } | undefined
+  readonly triggerType: string
+  readonly createdBy?: string | null | undefined
+  readonly apiKeyId?: string | null | undefined
+  readonly isDryRun: boolean
+  readonly input: Record<string, unknown>
+  /** What is checked against the version's input schema (default: `input`). */
+  readonly checkedInput?: Record<string, unknown> | undefined
+  readonly sessionId?: string | null | undefined
+  /** Accepted but started later by whoever holds it (a queued chat turn): see `release`. */
+  readonly held?: boolean | undefined
+  readonly id?: string | undefined
+  readonly parent?: { readonly runId: string; readonly nodeId: string } | undefined
+}
+
+export interface CreatedRun {
+  readonly id: string
+  readonly tenant_id: string
+  readonly workflow_id: string
+  readonly workflow_name: string
+  readonly version: number
+  /** pending, unless the run already existed (a child run created again by its node's re-run). */
+  readonly status: string
+  readonly trigger_type: string
+  readonly is_dry_run: boolean
+  readonly held: boolean
+  readonly parent_run_id: string | null
+  readonly session_id: string | null
+  readonly created_at: Date
+}
+
+/** The id a call_aie node's child run gets: derived, so the node run again finds the same child. */
+export const childRunId = (runId: string, nodeId: string) => {
+  const h = createHash("sha256").update(`${runId}/${nodeId}`).digest("hex")
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-8${h.slice(17, 20)}-${h.slice(20, 32)}`
+}
+
+/**
+ * The one owner of runs: every run is created, started, released, woken and cancelled here
+ * (the HTTP run endpoint, chat, feedback, call_aie and every later trigger), and the kernel it
+ * hands runs to (`Activations`) is the only writer of their journal.
+ */
+export class RunModule extends Context.Tag("RunModule")<RunModule, {
+  /** Pins the version, checks the input against its schema and inserts the run (in the caller's transaction, if any). */
+  readonly create: (request: RunRequest) => Effect.Effect<CreatedRun, Conflict | BadRequest>
+  /** Hands a created run to the kernel; call it once the creating transaction committed. */
+  readonly launch: (runId: string) => Effect.Effect<void>
+  /** `create`, then `launch`. */
+  readonly start: (request: RunRequest) => Effect.Effect<CreatedRun, Conflict | BadRequest>
+  /** Lets a held run go with its final input (in the caller's transaction); `launch` it after the commit. */
+  readonly release: (runId: string, input: Record<string, unknown> | undefined) => Effect.Effect<void>
+  /** Wakes a run after one of its waits was resolved (the resolution must be committed). */
+  readonly wake: (runId: string) => Effect.Effect<void>
+  /** Records that a run has something to resume (in the resolver's transaction); `wake` it after the commit. */
+  readonly requestWake: (runId: string) => Effect.Effect<void>
+  /** Resolves an `external` or `timer` wait of a node (in the caller's transaction); then `wake`. */
+  readonly resolveWait: (runId: string, nodeId: string, resolution: unknown) => Effect.Effect<boolean>
+  /** Stops the run wherever it runs and records the cancellation; its child runs are cancelled too. */
+  readonly cancel: (runId: string) => Effect.Effect<CancelResult>
+}>() {
+  static readonly layer = Layer.effect(
+    RunModule,
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      const workflows = yield* RunnableWorkflows
+      const versions = yield* Versions
+      const sharding = yield* Sharding.Sharding
+      const client = yield* RunEntity.client.pipe(Effect.provideService(Sharding.Sharding, sharding))
+
+      const create = (r: RunRequest) =>
+        Effect.gen(function*() {
+          const pinned = r.version ?? (yield* workflows.active(r.tenantId, r.workflowId).pipe(
+            Effect.map((a) => a === undefined ? undefined : { number: a.version, name: a.name })
+          ))
+          if (pinned === undefined) return yield* conflict("NOT_PUBLISHED", "This AI Employee has no published version to run")
+          const version = yield* versions.get(r.workflowId, pinned.number)
+          if (version === undefined) return yield* conflict("NOT_PUBLISHED", "The AI Employee's version to run is gone")
+          if (version.inputSchema !== undefined && version.inputSchema !== null) {
+            const problems = checkJsonSchema(version.inputSchema, r.checkedInput ?? r.input)
+            if (problems.length > 0) {
+              return yield* badRequest(
+                "INVALID_INPUT",
+                `input_params do not match the input schema: ${problems.map((p) => `${p.path || "/"} ${p.message}`).join("; ")}`,
+                problems
+              )
+            }
+          }
+          const [row] = yield* sql<CreatedRun>`INSERT INTO runs ${
+            sql.insert({
+              id: r.id ?? randomUUID(),
+              tenant_id: r.tenantId,
+              workflow_id: r.workflowId,
+              workflow_name: pinned.name,
+              version: pinned.number,
+              status: "pending",
+              trigger_type: r.triggerType,
+              is_dry_run: r.isDryRun,
+              input_params: JSON.stringify(r.input),
+              session_id: r.sessionId ?? null,
+              held: r.held ?? false,
+              created_by: r.createdBy ?? null,
+              api_key_id: r.apiKeyId ?? null,
+              parent_run_id: r.parent?.runId ?? null,
+              parent_node_id: r.parent?.nodeId ?? null
+            })
+          } ON CONFLICT (id) DO UPDATE SET id = EXCLUDED.id
+          RETURNING id, tenant_id, workflow_id, workflow_name, version, status, trigger_type, is_dry_run, held, parent_run_id,
+            session_id, created_at`.pipe(Effect.orDie)
+          return row!
+        }).pipe(Effect.withSpan("RunModule.create"))
+
+      // A message to a run on another runner is answered when its activation ends: nobody waits for that.
+      const launch = (runId: string) =>
+        client(runId).Run({ runId }, { discard: true }).pipe(
+          Effect.catchAllCause((cause) => Effect.logWarning(`Run ${runId} could not be handed over now; the recovery sweep will`, cause)),
+          Effect.forkDaemon,
+          Effect.asVoid
+        )
+
+      const requestWake = (runId: string) =>
+        sql`UPDATE runs SET wake_seq = wake_seq + 1, updated_at = now() WHERE id = ${runId}`.pipe(Effect.asVoid, Effect.orDie)
+
+      return {
+        create,
+        launch,
+        start: (r) => Effect.tap(create(r), (run) => run.held ? Effect.void : launch(run.id)),
+        release: (runId, input) =>
+          sql`UPDATE runs SET held = false, updated_at = now()
+            ${input !== undefined ? sql`, input_params = ${JSON.stringify(input)}::jsonb` : sql``}
+            WHERE id = ${runId}`.pipe(Effect.asVoid, Effect.orDie),
+        wake: launch,
+        requestWake,
+        resolveWait: (runId, nodeId, resolution) =>
+          Effect.gen(function*() {
+            const rows = yield* sql`UPDATE run_waits SET resolution = ${JSON.stringify(resolution ?? null)}::jsonb, resolved_at = now()
+              WHERE run_id = ${runId} AND node_id = ${nodeId} AND resolved_at IS NULL RETURNING node_id`
+            if (rows.length > 0) yield* requestWake(runId)
+            return rows.length > 0
+          }).pipe(Effect.orDie),
+        cancel: (runId) =>
+          client(runId).Cancel({ runId }).pipe(
+            Effect.orDie,
+            Effect.withSpan("RunModule.cancel", { attributes: { "run.id": runId } })
+          )
+      }
+    })
+  )
+}

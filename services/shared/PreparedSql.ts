@@ -1,0 +1,49 @@
+import { createHash } from "node:crypto"
+import { SqlClient } from "@effect/sql"
+import { SqlError } from "@effect/sql/SqlError"
+import { Context, Effect, Layer, Option } from "effect"
+import type pg from "pg"
+
+/** The `pg` pool behind the SQL client (Database.ts). */
+export class PgPool extends Context.Tag("PgPool")<PgPool, pg.Pool>() {}
+
+const MAX_NAMES = 1_000
+
+/**
+ * Statements that run on every step of every run (the journal's load and commits) as named
+ * prepared statements: each pooled connection parses and plans a text once, not per call
+ * (measured: about 40% of PostgreSQL's CPU per run). Inside a transaction the statement runs on
+ * the transaction's connection, unprepared.
+ */
+export class PreparedSql extends Context.Tag("PreparedSql")<PreparedSql, {
+  readonly query: <A extends object>(text: string, values: ReadonlyArray<unknown>) => Effect.Effect<ReadonlyArray<A>, SqlError>
+}>() {
+  static readonly layer = Layer.effect(
+    PreparedSql,
+    Effect.gen(function*() {
+      const pool = yield* PgPool
+      const sql = yield* SqlClient.SqlClient
+      // A statement's name is derived from its text: a name must never stand for two texts.
+      const names = new Map<string, string>()
+      const nameOf = (text: string) => {
+        let name = names.get(text)
+        if (name === undefined) {
+          if (names.size >= MAX_NAMES) names.clear()
+          name = `bp_${createHash("sha1").update(text).digest("base64url")}`
+          names.set(text, name)
+        }
+        return name
+      }
+      const query = <A extends object>(text: string, values: ReadonlyArray<unknown>) =>
+        Effect.flatMap(Effect.serviceOption(SqlClient.TransactionConnection), (transaction) =>
+          Option.isSome(transaction)
+            ? sql.unsafe<A>(text, values)
+            : Effect.async<ReadonlyArray<A>, SqlError>((resume) => {
+              pool.query<A>({ name: nameOf(text), text, values: [...values] }, (error, result) => {
+                resume(error ? Effect.fail(new SqlError({ cause: error, message: "Failed to execute statement" })) : Effect.succeed(result.rows))
+              })
+            }))
+      return { query }
+    })
+  )
+}

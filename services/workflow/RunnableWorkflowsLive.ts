@@ -1,0 +1,25 @@
+import { SqlClient } from "@effect/sql"
+import { Effect, Layer } from "effect"
+import { RunnableWorkflows } from "../../runtime/run/Ports.js"
+
+/** The workflow service's side of the run kernel's port: active versions and version snapshots. */
+export const RunnableWorkflowsLive = Layer.effect(
+  RunnableWorkflows,
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    return {
+      active: (tenantId, workflowId) =>
+        sql<{ name: string; active_version: number }>`SELECT name, active_version FROM workflows
+          WHERE id = ${workflowId} AND tenant_id = ${tenantId} AND archived_at IS NULL AND active_version IS NOT NULL`.pipe(
+          Effect.map((rows) => rows[0] === undefined ? undefined : { name: rows[0].name, version: rows[0].active_version }),
+          Effect.orDie
+        ),
+      version: (workflowId, number) =>
+        sql<{ dag_definition: unknown; config_snapshot: unknown }>`SELECT dag_definition, config_snapshot FROM workflow_versions
+          WHERE workflow_id = ${workflowId} AND number = ${number}`.pipe(
+          Effect.map((rows) => rows[0] === undefined ? undefined : { dag: rows[0].dag_definition, config: rows[0].config_snapshot }),
+          Effect.orDie
+        )
+    }
+  })
+)

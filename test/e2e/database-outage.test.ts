@@ -1,0 +1,114 @@
+import { chmodSync, mkdtempSync } from "node:fs"
+import * as net from "node:net"
+import { tmpdir } from "node:os"
+import * as path from "node:path"
+import { assert, describe, it } from "@effect/vitest"
+import { Effect } from "effect"
+import { freePort } from "../../services/shared/FreePort.js"
+import { exited, sleep, startProcess, waitHealthy } from "../support/Processes.js"
+import { ADMIN_URL, testDatabase } from "../support/TestDatabase.js"
+
+const repo = path.resolve(import.meta.dirname, "../..")
+
+/** A TCP forwarder to PostgreSQL that can be cut (no listener, every connection dropped) and restored. */
+const forwarder = (port: number) => {
+  const target = new URL(ADMIN_URL)
+  const sockets = new Set<net.Socket>()
+  let server: net.Server | undefined
+  const open = () =>
+    new Promise<void>((resolve) => {
+      server = net.createServer((socket) => {
+        const upstream = net.connect(Number(target.port || 5432), target.hostname)
+        sockets.add(socket).add(upstream)
+        socket.pipe(upstream).pipe(socket)
+        const drop = () => {
+          socket.destroy()
+          upstream.destroy()
+          sockets.delete(socket)
+          sockets.delete(upstream)
+        }
+        socket.on("error", drop).on("close", drop)
+        upstream.on("error", drop).on("close", drop)
+      })
+      server.listen(port, "127.0.0.1", () => resolve())
+    })
+  const cut = () =>
+    new Promise<void>((resolve) => {
+      server?.close(() => resolve())
+      for (const s of sockets) s.destroy()
+      sockets.clear()
+    })
+  return { open, cut }
+}
+
+const call = (base: string, pathname: string, init: RequestInit = {}) =>
+  Effect.promise(() =>
+    fetch(`${base}${pathname}`, { ...init, signal: AbortSignal.timeout(8000) }).then(
+      async (r) => ({ status: r.status, retryAfter: r.headers.get("retry-after"), body: await r.json().catch(() => ({})) as Record<string, unknown> }),
+      (e: unknown) => ({ status: 0, retryAfter: null, body: { error: String(e) } as Record<string, unknown> })
+    )
+  )
+
+describe("a database outage", () => {
+  it.scoped("is answered 503 UNAVAILABLE with Retry-After (never 500, never a hang), logged once, and the platform recovers", () =>
+    Effect.gen(function*() {
+      const db = new URL((yield* testDatabase).url)
+      const pgPort = yield* freePort
+      db.host = `127.0.0.1:${pgPort}`
+      const proxy = forwarder(pgPort)
+      yield* Effect.promise(() => proxy.open())
+      const port = yield* freePort
+      const base = `http://127.0.0.1:${port}`
+      const dataDir = mkdtempSync(path.join(tmpdir(), "bp-outage-"))
+      chmodSync(dataDir, 0o755)
+      const started = startProcess(process.execPath, ["--import", "tsx", "services/gateway/main.ts"], {
+        cwd: repo,
+        env: {
+          PATH: process.env.PATH ?? "/usr/bin:/bin",
+          HOME: process.env.HOME ?? "/tmp",
+          DATABASE_URL: db.toString(),
+          PORT: String(port),
+          DATA_DIR: dataDir,
+          BOOTSTRAP_ADMIN_EMAIL: "outage@admin.test",
+          BOOTSTRAP_ADMIN_PASSWORD: "outage-password"
+        }
+      })
+      yield* Effect.addFinalizer(() => Effect.sync(() => started.child.kill("SIGKILL")))
+      yield* waitHealthy(base, started)
+      const login = () =>
+        call(base, "/api/v1/auth/login", {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ email: "outage@admin.test", password: "outage-password" })
+        })
+      const token = (yield* login()).body.access_token as string
+      const list = () => call(base, "/api/v1/workflow/workflows", { headers: { authorization: `Bearer ${token}` } })
+      assert.strictEqual((yield* list()).status, 200)
+
+      yield* Effect.promise(() => proxy.cut())
+      for (let i = 0; i < 10; i++) {
+        for (const answer of [yield* list(), yield* login()]) {
+          assert.strictEqual(answer.status, 503, JSON.stringify(answer))
+          assert.strictEqual(answer.body.code, "UNAVAILABLE")
+          assert.strictEqual(answer.retryAfter, "5")
+        }
+        assert.strictEqual((yield* call(base, "/health")).status, 503)
+      }
+      const logged = started.output().split("The database is unavailable").length - 1
+      assert.strictEqual(logged, 1, started.output())
+      assert.notInclude(started.output(), "Unhandled request failure")
+      // Background loops that fail while the database is away say so once, not every 100 ms.
+      assert.isAtMost(started.output().split("Could not read messages from storage").length - 1, 1)
+
+      yield* Effect.promise(() => proxy.open())
+      let back = 0
+      for (let i = 0; i < 100 && back !== 200; i++) {
+        back = (yield* list()).status
+        if (back !== 200) yield* sleep(100)
+      }
+      assert.strictEqual(back, 200)
+      started.child.kill("SIGTERM")
+      yield* exited(started)
+      yield* Effect.promise(() => proxy.cut())
+    }), 120_000)
+})

@@ -1,0 +1,66 @@
+import { chmodSync, mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import * as path from "node:path"
+import { Effect, Exit, Option, Scope } from "effect"
+import { Redis } from "ioredis"
+import pg from "pg"
+import { embeddedDatabase } from "../../services/shared/EmbeddedDatabase.js"
+
+const DEFAULT_DATABASE = "postgres://postgres@127.0.0.1:5432/postgres"
+const DEFAULT_REDIS = "redis://127.0.0.1:6379"
+
+const answersPostgres = async (url: string) => {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2000 })
+  client.on("error", () => undefined)
+  return client.connect().then(() => client.end().then(() => true), () => false)
+}
+
+const answersRedis = async (url: string) => {
+  const client = new Redis(url, { lazyConnect: true, retryStrategy: () => null, maxRetriesPerRequest: 0, connectTimeout: 2000 })
+  client.on("error", () => undefined)
+  const ok = await client.connect().then(() => client.ping()).then(() => true, () => false)
+  client.disconnect()
+  return ok
+}
+
+const say = (line: string) => process.stdout.write(`[test setup] ${line}\n`)
+
+/**
+ * Before any suite: a PostgreSQL for the suites' own databases (the one at
+ * TEST_DATABASE_ADMIN_URL, else 127.0.0.1:5432, else an embedded one started here for the whole
+ * run) and the answer to "is there a Redis?" (TEST_REDIS_URL, else 127.0.0.1:6379). Workers
+ * inherit what is decided through the environment.
+ */
+export default async function setup() {
+  const scope = Effect.runSync(Scope.make())
+  const explicit = process.env.TEST_DATABASE_ADMIN_URL
+  if (explicit !== undefined) {
+    if (!(await answersPostgres(explicit))) throw new Error(`TEST_DATABASE_ADMIN_URL (${explicit}) does not answer`)
+  } else if (await answersPostgres(DEFAULT_DATABASE)) {
+    process.env.TEST_DATABASE_ADMIN_URL = DEFAULT_DATABASE
+  } else {
+    const dataDir = mkdtempSync(path.join(tmpdir(), "bp-test-pg-"))
+    // Reachable by the `postgres` account when we run as root, so the cluster stays in this directory.
+    chmodSync(dataDir, 0o755)
+    const db = await Effect.runPromise(
+      embeddedDatabase({ dataDir, embeddedPostgresPort: Option.none(), startupTimeoutSeconds: 120 }).pipe(Scope.extend(scope))
+    )
+    process.env.TEST_DATABASE_ADMIN_URL = `postgres://${db.user}:${encodeURIComponent(db.password)}@${db.host}:${db.port}/${db.database}`
+    say(`no PostgreSQL answers on 127.0.0.1:5432: started an embedded PostgreSQL for this run on port ${db.port}`)
+    await Effect.runPromise(Scope.addFinalizer(scope, Effect.sync(() => rmSync(dataDir, { recursive: true, force: true }))))
+  }
+  const redis = process.env.TEST_REDIS_URL ?? DEFAULT_REDIS
+  if (await answersRedis(redis)) {
+    process.env.TEST_REDIS_URL = redis
+    process.env.TEST_REDIS_AVAILABLE = "1"
+  } else {
+    process.env.TEST_REDIS_AVAILABLE = "0"
+    say(
+      `no Redis answers at ${redis}: the Redis adapter tests are SKIPPED; suites that need a bus across processes ` +
+        "use the PostgreSQL LISTEN/NOTIFY bus instead"
+    )
+  }
+  return async () => {
+    await Effect.runPromise(Scope.close(scope, Exit.void))
+  }
+}

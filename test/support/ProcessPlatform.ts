@@ -1,0 +1,75 @@
+import { type ChildProcess, spawn } from "node:child_process"
+import { randomBytes } from "node:crypto"
+import { Effect } from "effect"
+import { type HttpResult, request, type RequestOptions } from "./Http.js"
+
+const sleep = (ms: number) => Effect.promise(() => new Promise((r) => setTimeout(r, ms)))
+
+/** This process's environment as a plain record, for a child platform process to start from. */
+export const inheritedEnv = (): Record<string, string> =>
+  Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined))
+
+/**
+ * What a platform process of a multi-process test needs: this process's environment, the suite's
+ * database, fresh secrets shared by all its processes, an admin `<name>@admin.test` with password
+ * `<name>-admin-password`, and the scripted model.
+ */
+export const platformEnv = (name: string, databaseUrl: string, modelBaseUrl: string): Record<string, string> => ({
+  ...inheritedEnv(),
+  DATABASE_URL: databaseUrl,
+  HOST: "127.0.0.1",
+  JWT_SECRET: randomBytes(32).toString("hex"),
+  CREDENTIALS_KEY: randomBytes(32).toString("base64"),
+  BOOTSTRAP_ADMIN_EMAIL: `${name}@admin.test`,
+  BOOTSTRAP_ADMIN_PASSWORD: `${name}-admin-password`,
+  LLM_BASE_URL: modelBaseUrl,
+  LLM_MODELS: "test-model"
+})
+
+/** JSON calls on a platform at `baseUrl`. */
+export const apiOf = (baseUrl: string) =>
+  (method: string, path: string, body?: unknown, token?: string, options: RequestOptions = {}): Effect.Effect<HttpResult> =>
+    request(baseUrl, method, path, { ...options, ...(body !== undefined ? { body } : {}), ...(token !== undefined ? { token } : {}) })
+
+export type Api = ReturnType<typeof apiOf>
+
+/** Polls a run until it is completed, failed or cancelled. */
+export const waitTerminal = (api: Api, token: string, runId: string, timeoutMs = 30_000) =>
+  Effect.gen(function*() {
+    const until = Date.now() + timeoutMs
+    for (;;) {
+      const r = yield* api("GET", `/api/v1/workflow/runs/${runId}`, undefined, token)
+      if (["completed", "failed", "cancelled"].includes(r.body?.status)) return r.body
+      if (Date.now() > until) return yield* Effect.dieMessage(`run ${runId} never finished (${r.body?.status})`)
+      yield* sleep(100)
+    }
+  })
+
+/**
+ * The platform as a child process (`npm start`'s entry point) that a test may SIGKILL and start
+ * again on the same data; killed when the scope closes.
+ */
+export const processPlatform = (env: Record<string, string>) =>
+  Effect.gen(function*() {
+    let child: ChildProcess | undefined
+    const baseUrl = `http://127.0.0.1:${env.PORT}`
+    const start = Effect.gen(function*() {
+      child = spawn(process.execPath, ["--import", "tsx", "services/gateway/main.ts"], { env, stdio: "ignore" })
+      for (let i = 0; i < 300; i++) {
+        // A connection made while the server is still starting can hang: give each try a second.
+        const ok = yield* Effect.promise(() =>
+          fetch(`${baseUrl}/health`, { signal: AbortSignal.timeout(1000) }).then((r) => r.ok, () => false)
+        )
+        if (ok) return
+        yield* sleep(100)
+      }
+      return yield* Effect.dieMessage(`platform (${env.ROLE ?? "all"}) did not start`)
+    })
+    const kill = Effect.async<void>((resume) => {
+      if (child === undefined || child.exitCode !== null || child.signalCode !== null) return resume(Effect.void)
+      child.once("exit", () => resume(Effect.void))
+      child.kill("SIGKILL")
+    })
+    yield* Effect.addFinalizer(() => kill)
+    return { baseUrl, api: apiOf(baseUrl), start, kill }
+  })

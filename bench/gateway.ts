@@ -10,7 +10,7 @@ import * as path from "node:path"
 import { ConfigProvider, Effect, Layer } from "effect"
 import pg from "pg"
 import { PlatformLive } from "../services/gateway/Platform.js"
-import { freePort } from "../services/shared/FreePort.js"
+import { freePort } from "../platform/FreePort.js"
 
 const ADMIN_URL = process.env.BENCH_DATABASE_ADMIN_URL ?? "postgres://postgres@127.0.0.1:5432/postgres"
 

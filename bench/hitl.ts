@@ -29,7 +29,7 @@ export const hitlBench = Effect.scoped(Effect.gen(function*() {
   const workflowId = w.id as string
   yield* json(base, token, "PATCH", `/api/v1/workflow/workflows/${workflowId}`, {
     dag_definition: {
-      nodes: [{ ...node("ask"), hitl: { type: "approval", prompt: "Go on?", assignee: { role: "admin" } } }, node("after")],
+      nodes: [{ ...node("ask"), hitl: { type: "approval", prompt: "Go on?", assignee: { role: "builder_admin" } } }, node("after")],
       edges: [{ from: "ask", to: "after" }]
     }
   })

@@ -76,6 +76,14 @@ export const runsBench = Effect.scoped(Effect.gen(function*() {
   yield* drain
   const wall = (performance.now() - t0) / 1000
   const statements = trace.stop()
+  if (process.env.BENCH_STATEMENTS === "1") {
+    const counts = new Map<string, number>()
+    for (const st of statements) {
+      const key = `${st.inTransaction ? "  tx " : ""}${st.text.replace(/\s+/g, " ").slice(0, 90)}`
+      counts.set(key, (counts.get(key) ?? 0) + 1)
+    }
+    for (const [k, n] of [...counts].sort((a, b) => b[1] - a[1])) console.log(`${(n / RUNS).toFixed(2)} ${k}`)
+  }
   const nodeCpu = selfCpuMs() - self0
   const pgCpu = postgresCpuMs() - pg0
   const rows = yield* query<{ ms: number; status: string }>(

@@ -6,7 +6,7 @@ import * as path from "node:path"
 import { ConfigProvider, Effect, Layer } from "effect"
 import pg from "pg"
 import { PlatformLive } from "../services/gateway/Platform.js"
-import { freePort } from "../services/shared/FreePort.js"
+import { freePort } from "../platform/FreePort.js"
 
 export const ADMIN_URL = process.env.BENCH_DATABASE_ADMIN_URL ?? "postgres://postgres@127.0.0.1:5432/postgres"
 
@@ -91,5 +91,10 @@ export const json = (base: string, token: string, method: string, path: string, 
       method,
       headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
       ...(body !== undefined ? { body: JSON.stringify(body) } : {})
-    }).then((r) => r.json() as Promise<Record<string, unknown>>)
+    }).then(async (r) => {
+      const body = await r.json() as Record<string, unknown>
+      // A benchmark that measures failed requests measures nothing: stop at the first one.
+      if (!r.ok) throw new Error(`${method} ${path}: ${r.status} ${JSON.stringify(body)}`)
+      return body
+    })
   )

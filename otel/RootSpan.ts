@@ -113,38 +113,3 @@ export const rootSpan = (run: RunRecordForTrace, pauses: ReadonlyArray<PauseEven
     links: run.parent_run_id === null ? [] : [link(runTraceId(run.parent_run_id), rootSpanId(run.parent_run_id), "parent_run")],
     resource
   })
-
-/** A call_aie step: it waits durably for its child run, so it is built when the child is done, linked to the child's trace. */
-export const childStepSpan = (input: {
-  readonly runId: string
-  readonly nodeId: string
-  readonly nodeName: string
-  readonly stepId: string
-  readonly childRunId: string
-  readonly childStatus: string
-  readonly start: Date
-  readonly end: Date
-  readonly error: string | null
-  readonly resource: Resource
-  readonly spanId: string
-}): ReadableSpan =>
-  spanOf({
-    name: `node ${input.nodeId}`,
-    traceId: runTraceId(input.runId),
-    spanId: input.spanId,
-    parentSpanId: rootSpanId(input.runId),
-    start: input.start,
-    end: input.end,
-    status: input.childStatus === "failed" ? { code: SpanStatusCode.ERROR, message: input.error ?? "child run failed" } : { code: SpanStatusCode.OK },
-    attributes: clean({
-      [RUN_ID]: input.runId,
-      "node.id": input.nodeId,
-      "node.type": "call_aie",
-      "node.name": input.nodeName,
-      "step.id": input.stepId,
-      "step.status": input.childStatus === "completed" ? "completed" : input.childStatus,
-      "bp.child_run_id": input.childRunId
-    }),
-    links: [link(runTraceId(input.childRunId), rootSpanId(input.childRunId), "child_run")],
-    resource: input.resource
-  })

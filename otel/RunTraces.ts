@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Context, Effect, Layer } from "effect"
 import type { OtlpLogRecord } from "./OtlpJson.js"
-import { childStepSpan, type PauseEvent, rootSpan, type RunRecordForTrace, RUNS_SCOPE } from "./RootSpan.js"
+import { type PauseEvent, rootSpan, type RunRecordForTrace, RUNS_SCOPE } from "./RootSpan.js"
 import { type OtlpSpan, toOtlp } from "./OtlpSpan.js"
 import { eventLog } from "./RunLogs.js"
 import { rootSpanId } from "./RunTrace.js"
@@ -20,13 +20,12 @@ export interface Worklog {
 
 const RUN_COLUMNS = "id, tenant_id, workflow_id, workflow_name, version, status, trigger_type, is_dry_run, error, parent_run_id, parent_node_id, created_at, finished_at"
 
-/** Reads runs' stored spans and logs, adds each run's root span, and exports roots and call_aie steps. */
+/** Reads runs' stored spans and logs, adds each run's root span, and exports roots. */
 export class RunTraces extends Context.Tag("RunTraces")<RunTraces, {
   readonly worklogs: (runs: ReadonlyArray<TraceRun>) => Effect.Effect<ReadonlyArray<Worklog>>
   readonly run: (runId: string) => Effect.Effect<TraceRun | undefined>
   /** Sends a finished run's root span to the OTLP exporter (stored spans went as they ended). */
   readonly exportRoot: (runId: string) => Effect.Effect<void>
-  readonly emitChildStep: (input: Omit<Parameters<typeof childStepSpan>[0], "resource">) => Effect.Effect<void>
 }>() {
   static readonly columns = RUN_COLUMNS
 
@@ -92,8 +91,7 @@ export class RunTraces extends Context.Tag("RunTraces")<RunTraces, {
       return {
         worklogs,
         run,
-        exportRoot,
-        emitChildStep: (input) => telemetry.emit(childStepSpan({ ...input, resource: telemetry.resource }))
+        exportRoot
       }
     })
   )

@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { WorkflowId } from "./Ids.js"
 import { AgentConfig } from "./Dag.js"
 import { Page } from "./Pagination.js"
 
@@ -73,7 +74,7 @@ export const TestExecuteRequest = Schema.Struct({
   knowledge_bases: Schema.optional(Schema.Array(Schema.String)),
   action_ids: Schema.optional(Schema.Array(Schema.String)),
   is_dry_run: Schema.optionalWith(Schema.Boolean, { default: () => false }),
-  workflow_id: Schema.optional(Schema.UUID)
+  workflow_id: Schema.optional(WorkflowId)
 })
 
 export const TestExecution = Schema.Struct({

@@ -1,6 +1,7 @@
 import { HttpApi, OpenApi } from "@effect/platform"
 import { ApiKeysApi, AuditApi, AuthMeApi, AuthPublicApi, GroupsApi, TenantsApi, UsersApi } from "./AuthApi.js"
 import { BadRequest, Forbidden, NotFound, PayloadTooLarge, TooManyRequests, Unauthorized } from "./Errors.js"
+import { errorCodeTable } from "./ErrorCodes.js"
 import { flattenErrorSchemas } from "./OpenApiErrors.js"
 import { AgentsApi } from "./AgentApi.js"
 import { ChatApi } from "./ChatApi.js"
@@ -40,7 +41,8 @@ export class PlatformApi extends HttpApi.make("builder-platform")
       version: "1.0.0",
       description:
         "Multi-tenant API for building and operating AI Employees. Every error is the flat body " +
-        "{code, message, request_id, details?}; request_id is also sent as the X-Request-Id header.",
+        "{code, message, request_id, details?}; request_id is also sent as the X-Request-Id header.\n\n" +
+        "## Error codes\n\n" + errorCodeTable(),
       transform: flattenErrorSchemas
     })
   )

@@ -1,12 +1,13 @@
 import { HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
+import { ErrorCode } from "./ErrorCodes.js"
 
 /**
  * Domain errors. On the wire every error is the flat body
  * `{code, message, request_id, details?}`: the gateway drops `_tag` and adds `request_id`.
  */
 const fields = {
-  code: Schema.String,
+  code: ErrorCode,
   message: Schema.String,
   details: Schema.optional(Schema.Array(Schema.Unknown))
 }
@@ -81,10 +82,10 @@ export const ErrorTags = [
 export const notFound = (what: string) => new NotFound({ code: "NOT_FOUND", message: `${what} not found` })
 export const forbidden = (message = "Your role does not allow this operation") =>
   new Forbidden({ code: "FORBIDDEN", message })
-export const unauthorized = (message = "Missing or invalid credential", code = "UNAUTHORIZED") =>
+export const unauthorized = (message = "Missing or invalid credential", code: ErrorCode = "UNAUTHORIZED") =>
   new Unauthorized({ code, message })
-export const conflict = (code: string, message: string) => new Conflict({ code, message })
-export const badRequest = (code: string, message: string, details?: ReadonlyArray<unknown>) =>
+export const conflict = (code: ErrorCode, message: string) => new Conflict({ code, message })
+export const badRequest = (code: ErrorCode, message: string, details?: ReadonlyArray<unknown>) =>
   new BadRequest(details === undefined ? { code, message } : { code, message, details })
-export const unprocessable = (code: string, message: string, details?: ReadonlyArray<unknown>) =>
+export const unprocessable = (code: ErrorCode, message: string, details?: ReadonlyArray<unknown>) =>
   new Unprocessable(details === undefined ? { code, message } : { code, message, details })

@@ -1,7 +1,7 @@
 import { Chunk, Context, Duration, Effect, Layer, Option, Redacted } from "effect"
 import { Agent } from "undici"
-import { AppConfig } from "../../services/shared/Config.js"
-import { OutboundGuard } from "../../services/shared/outbound/OutboundGuard.js"
+import { AppConfig } from "../../platform/Config.js"
+import { OutboundGuard } from "../../platform/outbound/OutboundGuard.js"
 import { ModelError } from "./ModelError.js"
 import { type EventData, withEventStream } from "./EventStreamPost.js"
 

@@ -1,6 +1,6 @@
 import { HttpClient } from "@effect/platform"
 import { Context, Duration, Effect, Layer, Option, Redacted, Schedule, Schema } from "effect"
-import { AppConfig } from "../../services/shared/Config.js"
+import { AppConfig } from "../../platform/Config.js"
 import { ModelError } from "./ModelError.js"
 import { providerPost } from "./ProviderPost.js"
 

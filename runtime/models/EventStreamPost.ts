@@ -1,6 +1,6 @@
 import { Duration, Effect } from "effect"
 import type { Dispatcher } from "undici"
-import { refusalIn } from "../../services/shared/outbound/OutboundGuard.js"
+import { refusalIn } from "../../platform/outbound/OutboundGuard.js"
 import { ModelError } from "./ModelError.js"
 
 /** The `data:` payloads of a server-sent event stream, a network chunk at a time. */

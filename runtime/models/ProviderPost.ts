@@ -1,6 +1,6 @@
 import { HttpBody, HttpClient, HttpClientRequest } from "@effect/platform"
 import { Effect } from "effect"
-import { refusalIn } from "../../services/shared/outbound/OutboundGuard.js"
+import { refusalIn } from "../../platform/outbound/OutboundGuard.js"
 import { ModelError } from "./ModelError.js"
 
 /**

@@ -1,5 +1,5 @@
 import { Context, Effect, Layer, Schema } from "effect"
-import { PreparedSql } from "../../services/shared/PreparedSql.js"
+import { PreparedSql } from "../../platform/PreparedSql.js"
 import { isTerminal, type RunStatus } from "../RunStatus.js"
 import type { Batch } from "./Batch.js"
 import { Journaled } from "./RunRecord.js"

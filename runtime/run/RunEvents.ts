@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Context, Effect, Layer } from "effect"
-import { EventBus } from "../EventBus.js"
+import { EventBus } from "../../platform/EventBus.js"
 
 export interface StoredEvent {
   readonly seq: number

@@ -1,11 +1,13 @@
 import { createHash, randomUUID } from "node:crypto"
 import { Sharding } from "@effect/cluster"
 import { SqlClient } from "@effect/sql"
-import { Context, Effect, Layer } from "effect"
+import { Context, Effect, Layer, Option } from "effect"
+import type { DagNode } from "../../schemas/Dag.js"
 import { badRequest, type BadRequest, conflict, type Conflict } from "../../schemas/Errors.js"
 import { checkJsonSchema } from "../dag/JsonSchema.js"
 import { RunnableWorkflows } from "./Ports.js"
 import { type CancelResult, RunEntity } from "./RunEntity.js"
+import type { RunStatus } from "../RunStatus.js"
 import { Versions } from "./Versions.js"
 
 /** A run to create. The caller has checked that its principal may run this AI Employee. */
@@ -55,6 +57,14 @@ export const childRunId = (runId: string, nodeId: string) => {
  * (the HTTP run endpoint, chat, feedback, call_aie and every later trigger), and the kernel it
  * hands runs to (`Activations`) is the only writer of their journal.
  */
+export interface RunOutcome {
+  readonly status: RunStatus
+  readonly error: string | null
+  readonly namedOutputs: Record<string, unknown>
+  readonly completedSteps: ReadonlyArray<{ readonly node_id: string; readonly output: unknown }>
+  readonly nodes: ReadonlyArray<DagNode>
+}
+
 export class RunModule extends Context.Tag("RunModule")<RunModule, {
   /** Pins the version, checks the input against its schema and inserts the run (in the caller's transaction, if any). */
   readonly create: (request: RunRequest) => Effect.Effect<CreatedRun, Conflict | BadRequest>
@@ -72,6 +82,10 @@ export class RunModule extends Context.Tag("RunModule")<RunModule, {
   readonly resolveWait: (runId: string, nodeId: string, resolution: unknown) => Effect.Effect<boolean>
   /** Stops the run wherever it runs and records the cancellation; its child runs are cancelled too. */
   readonly cancel: (runId: string) => Effect.Effect<CancelResult>
+  /** The status of each of these runs that exists. */
+  readonly statuses: (runIds: ReadonlyArray<string>) => Effect.Effect<ReadonlyMap<string, RunStatus>>
+  /** What an ended run left: its status, error, named outputs, completed steps in order, and its version's nodes. */
+  readonly outcome: (runId: string) => Effect.Effect<Option.Option<RunOutcome>>
 }>() {
   static readonly layer = Layer.effect(
     RunModule,
@@ -156,7 +170,30 @@ export class RunModule extends Context.Tag("RunModule")<RunModule, {
           client(runId).Cancel({ runId }).pipe(
             Effect.orDie,
             Effect.withSpan("RunModule.cancel", { attributes: { "run.id": runId } })
-          )
+          ),
+        statuses: (runIds) =>
+          runIds.length === 0
+            ? Effect.succeed(new Map())
+            : sql<{ id: string; status: RunStatus }>`SELECT id, status FROM runs WHERE id IN ${sql.in([...runIds])}`.pipe(
+              Effect.map((rows) => new Map(rows.map((r) => [r.id, r.status]))),
+              Effect.orDie
+            ),
+        outcome: (runId) =>
+          Effect.gen(function*() {
+            const [run] = yield* sql<{ workflow_id: string; version: number; status: RunStatus; error: string | null; named_outputs: Record<string, unknown> | null }>`
+              SELECT workflow_id, version, status, error, named_outputs FROM runs WHERE id = ${runId}`
+            if (run === undefined) return Option.none()
+            const steps = yield* sql<{ node_id: string; output: unknown }>`SELECT node_id, output FROM run_steps
+              WHERE run_id = ${runId} AND status = 'completed' ORDER BY finished_at, position`
+            const version = yield* versions.get(run.workflow_id, run.version)
+            return Option.some({
+              status: run.status,
+              error: run.error,
+              namedOutputs: run.named_outputs ?? {},
+              completedSteps: steps,
+              nodes: version?.nodes ?? []
+            })
+          }).pipe(Effect.orDie)
       }
     })
   )

@@ -1,5 +1,5 @@
 import { Effect } from "effect"
-import { Mailer } from "../../services/shared/Mailer.js"
+import { Mailer } from "../../platform/Mailer.js"
 import { KnowledgeSearch } from "../agents/KnowledgeSearch.js"
 import { ToolFailure, type ToolInvocation, type ToolSpec, toolSource } from "./Tools.js"
 

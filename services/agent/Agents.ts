@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto"
+import type { WorkflowId } from "../../schemas/Ids.js"
 import { Effect, Option } from "effect"
 import { notFound, Unprocessable, unprocessable } from "../../schemas/Errors.js"
 import type { PageParams } from "../../schemas/Pagination.js"
@@ -10,8 +11,8 @@ import { type AgentConfig, AgentRunner } from "../../runtime/agents/AgentRunner.
 import { type AgentType, agentTypeContracts, AgentTypes, agentTypeVersions, lookupAgentType } from "../../runtime/agents/Catalog.js"
 import { agentPresets, presetProblem } from "../../runtime/agents/Presets.js"
 import { checkJsonSchema } from "../../runtime/dag/JsonSchema.js"
-import { requireBuilder, requireReader } from "../workflow/Policy.js"
-import { configOf, WorkflowsRepo } from "../workflow/WorkflowsRepo.js"
+import { requireBuilder, requireReader } from "../../schemas/Authorization.js"
+import { AiEmployees } from "../ports/AiEmployees.js"
 import { AgentsRepo, type DefinitionRow, toExecution } from "./AgentsRepo.js"
 import { FilesRepo } from "./FilesRepo.js"
 
@@ -22,7 +23,7 @@ export class Agents extends Effect.Service<Agents>()("Agents", {
   effect: Effect.gen(function*() {
     const repo = yield* AgentsRepo
     const runner = yield* AgentRunner
-    const workflows = yield* WorkflowsRepo
+    const workflows = yield* AiEmployees
     const files = yield* FilesRepo
 
     const types = (principal: Principal) =>
@@ -145,7 +146,7 @@ export class Agents extends Effect.Service<Agents>()("Agents", {
       action_ids?: ReadonlyArray<string> | undefined
       knowledge_bases?: ReadonlyArray<string> | undefined
       is_dry_run: boolean
-      workflow_id?: string | undefined
+      workflow_id?: WorkflowId | undefined
     }) =>
       Effect.gen(function*() {
         yield* requireBuilder(principal)
@@ -168,7 +169,7 @@ export class Agents extends Effect.Service<Agents>()("Agents", {
         let legacy: ReadonlyArray<string> = []
         if (body.workflow_id !== undefined) {
           const workflow = yield* workflows.visible(principal, body.workflow_id)
-          config = configOf(workflow)
+          config = workflow.config
           legacy = workflow.legacy_steps
         }
         // A retired preset may be tried only for an AI Employee that already has a step using it.

@@ -6,11 +6,11 @@ import type { ApiKeyId } from "../../schemas/Ids.js"
 import type { PageParams } from "../../schemas/Pagination.js"
 import { pageOf } from "../../schemas/Pagination.js"
 import type { Principal } from "../../schemas/Principal.js"
-import { Audit } from "../shared/Audit.js"
+import { Audit } from "../../platform/Audit.js"
 import type { ApiKeyRow } from "./ApiKeysRepo.js"
 import { ApiKeysRepo, toApiKey } from "./ApiKeysRepo.js"
 import { generateApiKey } from "./ApiKeySecret.js"
-import { requireAccess, requireJwt, requireRole, TENANT_ADMINS } from "./Policy.js"
+import { requireAccess, requireJwt, requireRole, TENANT_ADMINS } from "../../schemas/Authorization.js"
 
 /** Keys belong to their tenant; a member manages their own, tenant admins manage all. */
 export class ApiKeys extends Effect.Service<ApiKeys>()("ApiKeys", {

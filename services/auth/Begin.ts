@@ -1,5 +1,5 @@
 import { Effect, Option } from "effect"
-import { AppConfig } from "../shared/Config.js"
+import { AppConfig } from "../../platform/Config.js"
 import { Sso } from "./Sso.js"
 import { Tokens } from "./Tokens.js"
 import { UsersRepo } from "./UsersRepo.js"

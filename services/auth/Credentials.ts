@@ -65,13 +65,13 @@ export class Credentials extends Effect.Service<Credentials>()("Credentials", {
         if (k.expires_at !== null && k.expires_at.getTime() <= Date.now()) {
           return yield* unauthorized("API key expired", "API_KEY_EXPIRED")
         }
-        const owner = yield* users.byId(k.owner_user_id)
-        const membership = yield* users.membership(k.tenant_id, k.owner_user_id)
-        if (Option.isNone(owner) || Option.isNone(membership)) {
+        const found = yield* users.withMembership(k.tenant_id, k.owner_user_id)
+        if (Option.isNone(found)) {
           return yield* unauthorized("The key's owner no longer belongs to this tenant", "API_KEY_ORPHANED")
         }
+        const { membership, user: owner } = found.value
         // A system key keeps the role it was created with; a user key acts as its owner does now.
-        if (k.key_type === "user" && membership.value.status !== "active") {
+        if (k.key_type === "user" && membership.status !== "active") {
           return yield* unauthorized("The key's owner is disabled", "ACCOUNT_INACTIVE")
         }
         if (!inScope(k.operation_scope, k.resource_scope, method, path)) {
@@ -81,12 +81,12 @@ export class Credentials extends Effect.Service<Credentials>()("Credentials", {
         return {
           userId: k.owner_user_id,
           tenantId: k.tenant_id,
-          email: owner.value.email,
-          role: k.key_type === "system" && k.system_role !== null ? k.system_role : membership.value.role,
+          email: owner.email,
+          role: k.key_type === "system" && k.system_role !== null ? k.system_role : membership.role,
           authMethod: "api_key",
           apiKeyId: k.id,
           amr: [],
-          settings: settingsOf(membership.value)
+          settings: settingsOf(membership)
         } satisfies Principal
       })
 

@@ -2,7 +2,7 @@ import { Effect, Option } from "effect"
 import type { LoginResponse, LoginResult } from "../../schemas/Auth.js"
 import type { Principal } from "../../schemas/Principal.js"
 import { unauthorized } from "../../schemas/Errors.js"
-import { Audit } from "../shared/Audit.js"
+import { Audit } from "../../platform/Audit.js"
 import { DUMMY_HASH, verifyPassword } from "./Passwords.js"
 import type { TokenType } from "./Tokens.js"
 import { Tokens } from "./Tokens.js"
@@ -95,12 +95,11 @@ export class Sessions extends Effect.Service<Sessions>()("Sessions", {
             unauthorized(e.reason === "expired" ? "Token expired" : "Invalid token", e.reason === "expired" ? "TOKEN_EXPIRED" : "INVALID_TOKEN")
           )
         )
-        const user = yield* users.byId(claims.sub)
-        const membership = yield* users.membership(claims.tid, claims.sub)
-        if (Option.isNone(user) || Option.isNone(membership) || membership.value.status !== "active") {
+        const found = yield* users.withMembership(claims.tid, claims.sub)
+        if (Option.isNone(found) || found.value.membership.status !== "active") {
           return yield* unauthorized("The account is no longer active in this tenant", "ACCOUNT_INACTIVE")
         }
-        return { claims, user: user.value, membership: membership.value }
+        return { claims, ...found.value }
       })
 
     const refresh = (refreshToken: string) =>
@@ -118,12 +117,11 @@ export class Sessions extends Effect.Service<Sessions>()("Sessions", {
 
     const switchTenant = (principal: Principal, targetTenantId: string) =>
       Effect.gen(function*() {
-        const user = yield* users.byId(principal.userId)
-        const membership = yield* users.membership(targetTenantId, principal.userId)
-        if (Option.isNone(user) || Option.isNone(membership) || membership.value.status !== "active") {
+        const found = yield* users.withMembership(targetTenantId, principal.userId)
+        if (Option.isNone(found) || found.value.membership.status !== "active") {
           return yield* Effect.fail({ _tag: "NotMember" as const })
         }
-        return yield* issue(user.value, membership.value, principal.amr)
+        return yield* issue(found.value.user, found.value.membership, principal.amr)
       }).pipe(Effect.withSpan("Sessions.switchTenant"))
 
     return { issue, login, refresh, resolve, switchTenant, pickMembership, toUser }

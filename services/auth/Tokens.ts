@@ -1,7 +1,7 @@
 import { Effect, Redacted, Schema } from "effect"
 import { errors, jwtVerify, SignJWT } from "jose"
-import { AppConfig } from "../shared/Config.js"
-import { LocalSecrets } from "../shared/LocalSecrets.js"
+import { AppConfig } from "../../platform/Config.js"
+import { LocalSecrets } from "../../platform/LocalSecrets.js"
 
 export const ISSUER = "builder-platform"
 export const AUDIENCE = "builder-platform-api"

@@ -66,6 +66,41 @@ export class UsersRepo extends Effect.Service<UsersRepo>()("UsersRepo", {
         Effect.orDie
       )
 
+    /** The user and their membership of one tenant in one read (every authenticated request needs both). */
+    const withMembership = (tenantId: string, userId: string) =>
+      sql<MembershipRow & Omit<UserRow, "id">>`SELECT m.tenant_id, m.user_id, m.role, m.status, m.created_at, m.last_login_at,
+          t.name AS tenant_name, t.slug AS tenant_slug, t.settings,
+          u.email, u.name, u.password_hash, u.totp_secret_enc, u.totp_enabled, u.totp_last_step
+        FROM memberships m JOIN tenants t ON t.id = m.tenant_id JOIN users u ON u.id = m.user_id
+        WHERE m.tenant_id = ${tenantId} AND m.user_id = ${userId}`.pipe(
+        Effect.map((rows) => {
+          const r = rows[0]
+          if (r === undefined) return Option.none()
+          const user: UserRow = {
+            id: r.user_id,
+            email: r.email,
+            name: r.name,
+            password_hash: r.password_hash,
+            totp_secret_enc: r.totp_secret_enc,
+            totp_enabled: r.totp_enabled,
+            totp_last_step: r.totp_last_step
+          }
+          const membership: MembershipRow = {
+            tenant_id: r.tenant_id,
+            user_id: r.user_id,
+            role: r.role,
+            status: r.status,
+            tenant_name: r.tenant_name,
+            tenant_slug: r.tenant_slug,
+            settings: r.settings,
+            created_at: r.created_at,
+            last_login_at: r.last_login_at
+          }
+          return Option.some({ user, membership })
+        }),
+        Effect.orDie
+      )
+
     const memberships = (userId: string) =>
       sql<MembershipRow>`${membershipSelect} WHERE m.user_id = ${userId}
         ORDER BY m.last_login_at DESC NULLS LAST, m.created_at`.pipe(Effect.orDie)
@@ -157,6 +192,7 @@ export class UsersRepo extends Effect.Service<UsersRepo>()("UsersRepo", {
       byId,
       insertUser,
       membership,
+      withMembership,
       memberships,
       addMembership,
       touchLogin,

@@ -6,14 +6,11 @@ import type { ChatSessionId, WorkflowId } from "../../schemas/Ids.js"
 import type { Principal } from "../../schemas/Principal.js"
 import { pageOf, pageOffset } from "../../schemas/Pagination.js"
 import { checkJsonSchema } from "../../runtime/dag/JsonSchema.js"
-import { Audit } from "../shared/Audit.js"
-import { UsersRepo } from "../auth/UsersRepo.js"
-import { Hitl } from "../workflow/Hitl.js"
-import { requireReader } from "../workflow/Policy.js"
-import { RunsRepo } from "../workflow/RunsRepo.js"
-import { RunStream } from "../workflow/RunStream.js"
-import { VersionsRepo } from "../workflow/VersionsRepo.js"
-import { configOf, WorkflowsRepo } from "../workflow/WorkflowsRepo.js"
+import { Audit } from "../../platform/Audit.js"
+import { requireReader } from "../../schemas/Authorization.js"
+import { AiEmployees } from "../ports/AiEmployees.js"
+import { People } from "../ports/People.js"
+import { RunAccess } from "../ports/RunAccess.js"
 import { mayFollow, ownedSession, requireImpersonationFlag, requireImpersonator } from "./ChatPolicy.js"
 import { MessagesRepo, toMessage } from "./MessagesRepo.js"
 import { PiiVault } from "./PiiVault.js"
@@ -27,14 +24,11 @@ export class Chat extends Effect.Service<Chat>()("Chat", {
   effect: Effect.gen(function*() {
     const sessions = yield* SessionsRepo
     const messages = yield* MessagesRepo
-    const workflows = yield* WorkflowsRepo
-    const versions = yield* VersionsRepo
-    const runs = yield* RunsRepo
-    const users = yield* UsersRepo
+    const workflows = yield* AiEmployees
+    const runs = yield* RunAccess
+    const users = yield* People
     const intake = yield* TurnIntake
     const vault = yield* PiiVault
-    const stream = yield* RunStream
-    const hitl = yield* Hitl
     const audit = yield* Audit
 
     const session = (p: Principal, id: string) =>
@@ -56,8 +50,7 @@ export class Chat extends Effect.Service<Chat>()("Chat", {
         const w = yield* chatWorkflow(p, body.workflow_id)
         const input = body.input_params ?? {}
         if (w.active_version !== null) {
-          const version = yield* versions.get(p, w.id, w.active_version).pipe(Effect.orDie)
-          const schema = Option.getOrUndefined(version)?.dag_definition.input_schema
+          const schema = yield* workflows.inputSchema(p, w.id, w.active_version)
           const problems = schema === undefined || schema === null ? [] : checkJsonSchema(schema, { message: "", ...input })
           if (problems.length > 0) {
             return yield* badRequest(
@@ -109,9 +102,7 @@ export class Chat extends Effect.Service<Chat>()("Chat", {
         const target = ask.user_id !== undefined
           ? yield* users.member(p, ask.user_id)
           : ask.user_email !== undefined
-          ? yield* users.byEmail(ask.user_email).pipe(
-            Effect.flatMap((u) => (Option.isSome(u) ? users.member(p, u.value.id) : Effect.succeed(Option.none())))
-          )
+          ? yield* users.memberByEmail(p, ask.user_email)
           : Option.none()
         if (Option.isNone(target)) {
           return yield* unprocessable("IMPERSONATION_TARGET_NOT_FOUND", "impersonation_request names no user of this workspace")
@@ -158,14 +149,14 @@ export class Chat extends Effect.Service<Chat>()("Chat", {
         const sessionId = Option.getOrUndefined(run)?.session_id ?? null
         const s = sessionId === null ? Option.none() : yield* sessions.get(p.tenantId, sessionId)
         if (Option.isNone(run) || Option.isNone(s) || !mayFollow(p, s.value)) return yield* Effect.fail(notFound("Chat run"))
-        return yield* stream.follow(run.value, lastEventId)
+        return yield* runs.follow(run.value, lastEventId)
       })
 
     const embedConfig = (p: Principal, workflowId: WorkflowId) =>
       Effect.gen(function*() {
         yield* requireReader(p)
         const w = yield* workflows.visible(p, workflowId)
-        const config = configOf(w)
+        const config = w.config
         return {
           workflow_id: w.id,
           name: w.name,
@@ -183,12 +174,12 @@ export class Chat extends Effect.Service<Chat>()("Chat", {
     const respondHitl = (p: Principal, requestId: string, body: Schema.Schema.Type<typeof C.ChatHitlRespondRequest>) =>
       Effect.gen(function*() {
         const s = yield* session(p, body.session_id)
-        const request = yield* hitl.get(p, requestId)
+        const request = yield* runs.hitlRequest(p, requestId)
         const run = yield* runs.get(p, request.run_id)
         if (request.workflow_id !== s.workflow_id || Option.getOrUndefined(run)?.session_id !== s.id) {
           return yield* Effect.fail(notFound("HITL request in this chat session"))
         }
-        return yield* hitl.respond(p, requestId, body.response)
+        return yield* runs.respondHitl(p, requestId, body.response)
       }).pipe(Effect.withSpan("Chat.respondHitl"))
 
     return {

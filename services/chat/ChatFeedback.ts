@@ -4,8 +4,8 @@ import type * as C from "../../schemas/Chat.js"
 import { badRequest, conflict, notFound } from "../../schemas/Errors.js"
 import type { ChatMessageId, WorkflowId } from "../../schemas/Ids.js"
 import type { Principal } from "../../schemas/Principal.js"
-import { Runs } from "../workflow/Runs.js"
-import { configOf, WorkflowsRepo } from "../workflow/WorkflowsRepo.js"
+import { AiEmployees } from "../ports/AiEmployees.js"
+import { RunAccess } from "../ports/RunAccess.js"
 import { Chat } from "./Chat.js"
 import { type MessageRow, MessagesRepo, toMessage } from "./MessagesRepo.js"
 import type { SessionRow } from "./SessionsRepo.js"
@@ -19,8 +19,8 @@ export class ChatFeedback extends Effect.Service<ChatFeedback>()("ChatFeedback",
   effect: Effect.gen(function*() {
     const chat = yield* Chat
     const messages = yield* MessagesRepo
-    const workflows = yield* WorkflowsRepo
-    const runs = yield* Runs
+    const workflows = yield* AiEmployees
+    const runs = yield* RunAccess
 
     const assistantMessage = (p: Principal, id: ChatMessageId) =>
       Effect.gen(function*() {
@@ -30,8 +30,8 @@ export class ChatFeedback extends Effect.Service<ChatFeedback>()("ChatFeedback",
         if (row.value.role !== "assistant") {
           return yield* badRequest("NOT_AN_ASSISTANT_MESSAGE", "Feedback is given on assistant messages")
         }
-        const workflow = yield* workflows.visible(p, session.workflow_id as WorkflowId)
-        return { row: row.value, session, config: configOf(workflow) }
+        const workflow = yield* workflows.visible(p, session.workflow_id)
+        return { row: row.value, session, config: workflow.config }
       })
 
     /** Starts the feedback workflow; a reason instead when it cannot run (the feedback stays saved). */
@@ -39,17 +39,15 @@ export class ChatFeedback extends Effect.Service<ChatFeedback>()("ChatFeedback",
       Effect.gen(function*() {
         if (workflowId === null) return {}
         const started = yield* runs.start(p, workflowId, {
-          input_params: {
-            sentiment: row.sentiment,
-            category: row.feedback_category ?? "",
-            feedback_text: row.feedback_text ?? "",
-            message_id: row.id,
-            message: row.content,
-            session_id: session.id,
-            chat_workflow_id: session.workflow_id,
-            chat_run_id: row.run_id ?? ""
-          }
-        }, { dryRun: false, idempotencyKey: undefined, triggerType: "feedback" }).pipe(Effect.either)
+          sentiment: row.sentiment,
+          category: row.feedback_category ?? "",
+          feedback_text: row.feedback_text ?? "",
+          message_id: row.id,
+          message: row.content,
+          session_id: session.id,
+          chat_workflow_id: session.workflow_id,
+          chat_run_id: row.run_id ?? ""
+        }, "feedback").pipe(Effect.either)
         if (started._tag === "Left") return { feedback_workflow_error: started.left.message }
         yield* messages.setFeedbackRun(row.id, started.right.id)
         return { run_id: started.right.id }

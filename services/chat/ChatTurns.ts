@@ -1,13 +1,12 @@
 import { randomUUID } from "node:crypto"
 import { SqlClient } from "@effect/sql"
-import { Context, Duration, Effect, Layer, Option, Schedule, Schema } from "effect"
+import { Context, Duration, Effect, Layer, Option, Schedule } from "effect"
 import type { MessageAccepted } from "../../schemas/Chat.js"
-import { DagNode } from "../../schemas/Dag.js"
 import type { BadRequest, Conflict } from "../../schemas/Errors.js"
 import type { Principal } from "../../schemas/Principal.js"
 import { type EndFollowUp, noFollowUp, type RunEnding, RunEndHooks } from "../../runtime/run/RunEndHooks.js"
-import { RunModule } from "../../runtime/run/RunModule.js"
-import { AppConfig } from "../shared/Config.js"
+import { RunModule, type RunOutcome } from "../../runtime/run/RunModule.js"
+import { AppConfig } from "../../platform/Config.js"
 import { type ChatReply, chatReply } from "./ChatReply.js"
 import { type MessageRow, MessagesRepo } from "./MessagesRepo.js"
 import { type SessionRow, SessionsRepo } from "./SessionsRepo.js"
@@ -190,7 +189,16 @@ export class ChatTurns extends Context.Tag("ChatTurns")<ChatTurns, {
 
       /** Turns a failure left behind: their run ended but the answer was not written, or their queue stalled. */
       const reconcile = Effect.gen(function*() {
-        for (const stuck of yield* messages.stalled) {
+        const open = yield* messages.openTurns
+        const statuses = yield* modules.statuses(open.map((t) => t.run_id))
+        // Turns whose run ended without the turn hearing of it (a crash in between), and queues that stalled.
+        const stalled = open.flatMap((t) => {
+          const runStatus = statuses.get(t.run_id)
+          if (runStatus === undefined) return []
+          const ended = runStatus === "completed" || runStatus === "failed" || runStatus === "cancelled"
+          return ended || (t.status === "queued" && !t.session_running) ? [{ ...t, run_status: runStatus }] : []
+        })
+        for (const stuck of stalled) {
           if (!["completed", "failed", "cancelled"].includes(stuck.run_status)) {
             yield* dispatch(stuck.session_id)
             continue
@@ -198,33 +206,24 @@ export class ChatTurns extends Context.Tag("ChatTurns")<ChatTurns, {
           const found = yield* messages.turnOfRun(stuck.run_id)
           if (Option.isNone(found)) continue
           const status = stuck.run_status as RunEnding["status"]
-          const [run] = yield* sql<{ error: string | null }>`SELECT error FROM runs WHERE id = ${stuck.run_id}`
-          const reply = status === "completed" ? yield* recoveredReply(stuck.run_id) : EMPTY_REPLY
-          const { session } = yield* sql.withTransaction(answer(found.value, status, reply, run?.error ?? null))
+          const outcome = Option.getOrUndefined(yield* modules.outcome(stuck.run_id))
+          const reply = status === "completed" && outcome !== undefined ? recoveredReply(stuck.run_id, outcome) : EMPTY_REPLY
+          const { session } = yield* sql.withTransaction(answer(found.value, status, reply, outcome?.error ?? null))
           yield* dispatch(stuck.session_id)
           yield* titleIfNew(session, status, found.value)
         }
       }).pipe(Effect.orDie, Effect.catchAllCause((cause) => Effect.logWarning("chat reconcile failed", cause)))
 
       /** The reply of a run that ended while its answer could not be written, rebuilt from its stored steps and outputs. */
-      const recoveredReply = (runId: string) =>
-        Effect.gen(function*() {
-          const [run] = yield* sql<{ named_outputs: Record<string, unknown>; nodes: unknown }>`
-            SELECT r.named_outputs, v.dag_definition -> 'nodes' AS nodes FROM runs r
-            JOIN workflow_versions v ON v.workflow_id = r.workflow_id AND v.number = r.version WHERE r.id = ${runId}`
-          const steps = yield* sql<{ node_id: string; output: unknown }>`SELECT node_id, output FROM run_steps
-            WHERE run_id = ${runId} AND status = 'completed' ORDER BY finished_at, position`
-          const nodes = (Array.isArray(run?.nodes) ? run.nodes : []).flatMap((n) => {
-            const d = Schema.decodeUnknownEither(DagNode)(n)
-            return d._tag === "Right" ? [d.right] : []
-          })
-          const context = {
-            workflow_input: {},
-            nodes: Object.fromEntries(steps.map((st) => [st.node_id, { output: st.output }])),
-            run: { id: runId, trigger_type: "" }
-          }
-          return chatReply(nodes, steps.map((st) => st.node_id), context, run?.named_outputs ?? {})
-        })
+      const recoveredReply = (runId: string, outcome: RunOutcome) => {
+        const steps = outcome.completedSteps
+        const context = {
+          workflow_input: {},
+          nodes: Object.fromEntries(steps.map((st) => [st.node_id, { output: st.output }])),
+          run: { id: runId, trigger_type: "" }
+        }
+        return chatReply(outcome.nodes, steps.map((st) => st.node_id), context, outcome.namedOutputs)
+      }
 
       const every = Duration.seconds((yield* AppConfig).chatReconcileSeconds)
       yield* Effect.forkScoped(reconcile.pipe(Effect.repeat(Schedule.spaced(every))))

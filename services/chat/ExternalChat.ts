@@ -4,9 +4,8 @@ import type { Schema } from "effect"
 import type * as C from "../../schemas/Chat.js"
 import { unprocessable } from "../../schemas/Errors.js"
 import type { Principal } from "../../schemas/Principal.js"
-import { Credentials } from "../auth/Credentials.js"
-import { LocalSecrets } from "../shared/LocalSecrets.js"
-import { UsersRepo } from "../auth/UsersRepo.js"
+import { LocalSecrets } from "../../platform/LocalSecrets.js"
+import { People } from "../ports/People.js"
 import { requireApiKey, requireImpersonationFlag } from "./ChatPolicy.js"
 import { Chat } from "./Chat.js"
 import { SessionsRepo } from "./SessionsRepo.js"
@@ -19,8 +18,7 @@ import { TurnIntake } from "./TurnIntake.js"
  */
 export class ExternalChat extends Effect.Service<ExternalChat>()("ExternalChat", {
   effect: Effect.gen(function*() {
-    const credentials = yield* Credentials
-    const users = yield* UsersRepo
+    const users = yield* People
     const sessions = yield* SessionsRepo
     const chat = yield* Chat
     const intake = yield* TurnIntake
@@ -32,11 +30,7 @@ export class ExternalChat extends Effect.Service<ExternalChat>()("ExternalChat",
       Effect.gen(function*() {
         yield* requireApiKey(p)
         if (body.user_context_override !== undefined) yield* requireImpersonationFlag(p)
-        const user = yield* credentials.authenticate({
-          authorization: `Bearer ${body.bearer_token}`,
-          method: "POST",
-          path: "/api/v1/chat/external/trigger"
-        }).pipe(Effect.mapError(() => unprocessable("INVALID_BEARER_TOKEN", "bearer_token is not a valid access token")))
+        const user = yield* users.principalOf(body.bearer_token).pipe(Effect.mapError(() => unprocessable("INVALID_BEARER_TOKEN", "bearer_token is not a valid access token")))
         if (user.tenantId !== p.tenantId) {
           return yield* unprocessable("INVALID_BEARER_TOKEN", "bearer_token belongs to another workspace")
         }

@@ -151,13 +151,12 @@ export class MessagesRepo extends Effect.Service<MessagesRepo>()("MessagesRepo",
     const markRunning = (id: string) =>
       sql`UPDATE chat_messages SET status = 'running' WHERE id = ${id} AND status = 'queued'`.pipe(Effect.asVoid, Effect.orDie)
 
-    /** Turns whose run ended without the turn hearing of it (a crash in between), and sessions whose queue stalled. */
-    const stalled = sql<{ run_id: string; session_id: string; run_status: string }>`
-      SELECT m.run_id, m.session_id, r.status AS run_status FROM chat_messages m JOIN runs r ON r.id = m.run_id
-      WHERE m.role = 'user' AND m.status IN ('queued', 'running')
-        AND (r.status IN ('completed', 'failed', 'cancelled')
-          OR (m.status = 'queued' AND NOT EXISTS (
-            SELECT 1 FROM chat_messages o WHERE o.session_id = m.session_id AND o.role = 'user' AND o.status = 'running')))`.pipe(
+    /** Turns not answered yet, and whether their session has a turn running (the run's side is the run module's). */
+    const openTurns = sql<{ run_id: string; session_id: string; status: "queued" | "running"; session_running: boolean }>`
+      SELECT m.run_id, m.session_id, m.status, EXISTS (
+          SELECT 1 FROM chat_messages o WHERE o.session_id = m.session_id AND o.role = 'user' AND o.status = 'running'
+        ) AS session_running
+      FROM chat_messages m WHERE m.role = 'user' AND m.status IN ('queued', 'running') AND m.run_id IS NOT NULL`.pipe(
       Effect.orDie
     )
 
@@ -186,7 +185,7 @@ export class MessagesRepo extends Effect.Service<MessagesRepo>()("MessagesRepo",
       hasOpenTurn,
       oldestQueued,
       markRunning,
-      stalled,
+      openTurns,
       setFeedback,
       setFeedbackText,
       setFeedbackRun

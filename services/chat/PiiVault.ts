@@ -1,8 +1,8 @@
 import { createHmac } from "node:crypto"
 import { SqlClient } from "@effect/sql"
 import { Effect, Redacted } from "effect"
-import { CredentialsCipher } from "../shared/CredentialsCipher.js"
-import { LocalSecrets } from "../shared/LocalSecrets.js"
+import { CredentialsCipher } from "../../platform/CredentialsCipher.js"
+import { LocalSecrets } from "../../platform/LocalSecrets.js"
 import { type PiiKind, replacePii, TOKEN } from "./PiiDetection.js"
 
 /**

@@ -2,11 +2,12 @@ import { randomUUID } from "node:crypto"
 import { SqlClient } from "@effect/sql"
 import { Effect, Option } from "effect"
 import type { ChatSession } from "../../schemas/Chat.js"
+import type { WorkflowId } from "../../schemas/Ids.js"
 
 export interface SessionRow {
   readonly id: string
   readonly tenant_id: string
-  readonly workflow_id: string
+  readonly workflow_id: WorkflowId
   readonly user_id: string
   readonly title: string
   readonly title_source: "empty" | "generated" | "user"

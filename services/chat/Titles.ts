@@ -1,8 +1,9 @@
 import { SqlClient } from "@effect/sql"
-import { Context, Effect, FiberSet, Layer } from "effect"
-import { defaultWorkflowConfig, type WorkflowConfig } from "../../schemas/Workflow.js"
+import { Context, Effect, FiberSet, Layer, Option } from "effect"
+import type { TenantId, WorkflowId } from "../../schemas/Ids.js"
 import { ChatModel } from "../../runtime/models/ChatModel.js"
 import { ModelRegistry } from "../../runtime/models/ModelRegistry.js"
+import { AiEmployees } from "../ports/AiEmployees.js"
 import { SessionsRepo } from "./SessionsRepo.js"
 
 export const TITLE_INSTRUCTIONS =
@@ -26,20 +27,22 @@ export class Titles extends Context.Tag("Titles")<Titles, {
     Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient
       const sessions = yield* SessionsRepo
+      const aiEmployees = yield* AiEmployees
       const registry = yield* ModelRegistry
       const model = yield* ChatModel
       const fibers = yield* FiberSet.make()
 
       const generate = (sessionId: string) =>
         Effect.gen(function*() {
-          const [s] = yield* sql<{ tenant_id: string; config: Partial<WorkflowConfig>; title_source: string }>`
-            SELECT s.tenant_id, w.config, s.title_source FROM chat_sessions s JOIN workflows w ON w.id = s.workflow_id
-            WHERE s.id = ${sessionId}`
+          const [s] = yield* sql<{ tenant_id: TenantId; workflow_id: WorkflowId; title_source: string }>`
+            SELECT tenant_id, workflow_id, title_source FROM chat_sessions WHERE id = ${sessionId}`
           if (s === undefined || s.title_source !== "empty") return
+          const workflowConfig = yield* aiEmployees.configOf(s.tenant_id, s.workflow_id)
+          if (Option.isNone(workflowConfig)) return
           const turns = yield* sql<{ role: string; content: string }>`SELECT role, content FROM chat_messages
             WHERE session_id = ${sessionId} AND NOT is_dry_run AND (role = 'user' OR status = 'completed') ORDER BY turn_seq, role = 'assistant', seq LIMIT 2`
           if (turns.length === 0) return
-          const config = { ...defaultWorkflowConfig, ...s.config }
+          const config = workflowConfig.value
           const chosen = yield* registry.choose(s.tenant_id, { ...config, optimization_priority: "CHEAPEST" }, undefined)
           if (chosen === undefined) return
           const conversation = turns.map((t) => `${t.role === "user" ? "User" : "Assistant"}: ${t.content.slice(0, 2000)}`).join("\n")

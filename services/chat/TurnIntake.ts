@@ -1,11 +1,12 @@
 import { Effect, Option } from "effect"
 import { MessageAccepted as MessageAcceptedSchema } from "../../schemas/Chat.js"
 import { conflict } from "../../schemas/Errors.js"
+import type { WorkflowId } from "../../schemas/Ids.js"
 import type { Principal } from "../../schemas/Principal.js"
 import { RunModule } from "../../runtime/run/RunModule.js"
-import { Idempotency } from "../shared/Idempotency.js"
-import { requireReader } from "../workflow/Policy.js"
-import { WorkflowsRepo } from "../workflow/WorkflowsRepo.js"
+import { Idempotency } from "../../platform/Idempotency.js"
+import { requireReader } from "../../schemas/Authorization.js"
+import { AiEmployees } from "../ports/AiEmployees.js"
 import { ChatTurns } from "./ChatTurns.js"
 import { PiiVault } from "./PiiVault.js"
 import type { SessionRow } from "./SessionsRepo.js"
@@ -13,7 +14,7 @@ import type { SessionRow } from "./SessionsRepo.js"
 export interface Turn {
   /** Who speaks: the run is recorded for them. */
   readonly principal: Principal
-  readonly workflowId: string
+  readonly workflowId: WorkflowId
   /** The session, found or created only once the request is known to be new (an idempotent retry creates none). */
   readonly session: Effect.Effect<SessionRow>
   readonly content: string
@@ -28,7 +29,7 @@ export interface Turn {
 /** What every way of sending a chat message shares: checks, tokenization, idempotency, the turn. */
 export class TurnIntake extends Effect.Service<TurnIntake>()("TurnIntake", {
   effect: Effect.gen(function*() {
-    const workflows = yield* WorkflowsRepo
+    const workflows = yield* AiEmployees
     const turns = yield* ChatTurns
     const vault = yield* PiiVault
     const idempotency = yield* Idempotency

@@ -2,7 +2,7 @@ import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import { Effect, Option } from "effect"
 import { INITIAL_ADMIN_EMAIL, INITIAL_PASSWORD_FILE, type FirstAdmin } from "../auth/Bootstrap.js"
-import { AppConfig } from "../shared/Config.js"
+import { AppConfig } from "../../platform/Config.js"
 
 /** Where everything is, once the platform answers: the API, its reference and the first admin's password. */
 export const startBanner = (created: Option.Option<FirstAdmin>) =>

@@ -1,7 +1,7 @@
 import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Option } from "effect"
-import { clearedCookies, CSRF_COOKIE, CSRF_HEADER, isAllowedOrigin, sessionCookies } from "../shared/BrowserSession.js"
-import type { AppConfigShape } from "../shared/Config.js"
+import { clearedCookies, CSRF_COOKIE, CSRF_HEADER, isAllowedOrigin, sessionCookies } from "../../platform/BrowserSession.js"
+import type { AppConfigShape } from "../../platform/Config.js"
 
 type Settings = Pick<AppConfigShape, "publicBaseUrl" | "corsOrigins" | "accessTokenTtlSeconds" | "refreshTokenTtlSeconds">
 

@@ -1,10 +1,11 @@
 import { HttpServerResponse } from "@effect/platform"
 import { Effect } from "effect"
+import type { ErrorCode } from "../../schemas/ErrorCodes.js"
 import { ErrorTags } from "../../schemas/Errors.js"
 import { capEcho, capMessage } from "./BodyChecks.js"
 
 export interface FlatError {
-  readonly code: string
+  readonly code: ErrorCode
   readonly message: string
   readonly details?: ReadonlyArray<unknown> | undefined
   /** Also sent wrapped, as `error: {code, message, issues}` (01 "Errors" 1). */
@@ -73,7 +74,8 @@ export const flattenErrorBody = (response: HttpServerResponse.HttpServerResponse
     const headers: Record<string, string> = {}
     if (typeof parsed.retry_after_seconds === "number") headers["retry-after"] = String(parsed.retry_after_seconds)
     return errorResponse(response.status, requestId, {
-      code: String(parsed.code),
+      // Encoded from a domain error, whose schema admits catalogued codes only.
+      code: String(parsed.code) as ErrorCode,
       message: String(parsed.message),
       details: parsed.details as ReadonlyArray<unknown> | undefined,
       issues: parsed.issues as ReadonlyArray<unknown> | undefined

@@ -3,15 +3,16 @@ import { randomUUID } from "node:crypto"
 import { HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Context, Effect, Layer } from "effect"
-import { AppConfig } from "../shared/Config.js"
-import { StartupError } from "../shared/StartupError.js"
+import { AppConfig } from "../../platform/Config.js"
+import type { ErrorCode } from "../../schemas/ErrorCodes.js"
+import { StartupError } from "../../platform/StartupError.js"
 
 export class RawHttpServer extends Context.Tag("RawHttpServer")<RawHttpServer, Server>() {}
 
 type Handler = (request: IncomingMessage, response: ServerResponse) => void
 
 /** Before the platform is ready and after it stopped serving, every request gets a clear 503. */
-const unavailable = (code: string, message: string): Handler => (request, response) => {
+const unavailable = (code: ErrorCode, message: string): Handler => (request, response) => {
   const requestId = randomUUID()
   request.resume()
   response.writeHead(503, {

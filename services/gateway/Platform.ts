@@ -2,7 +2,7 @@ import { HttpApiBuilder } from "@effect/platform"
 import { NodeHttpClient } from "@effect/platform-node"
 import { Effect, Layer, Option, Redacted } from "effect"
 import { TracingLive } from "../../otel/Tracing.js"
-import { EventBus } from "../../runtime/EventBus.js"
+import { EventBus } from "../../platform/EventBus.js"
 import { PlatformApi } from "../../schemas/Api.js"
 import { ApiKeys } from "../auth/ApiKeys.js"
 import { ApiKeysRepo } from "../auth/ApiKeysRepo.js"
@@ -22,23 +22,23 @@ import { Sso } from "../auth/Sso.js"
 import { TenantsRepo } from "../auth/TenantsRepo.js"
 import { Tokens } from "../auth/Tokens.js"
 import { UsersRepo } from "../auth/UsersRepo.js"
-import { Audit } from "../shared/Audit.js"
-import { AppConfig } from "../shared/Config.js"
-import { CredentialsCipher } from "../shared/CredentialsCipher.js"
-import { DatabaseLive } from "../shared/Database.js"
-import { Idempotency } from "../shared/Idempotency.js"
-import { LocalSecrets } from "../shared/LocalSecrets.js"
-import { Mailer } from "../shared/Mailer.js"
-import { MigrationsLive } from "../shared/Migrations.js"
-import { RateLimiter } from "../shared/RateLimiter.js"
+import { Audit } from "../../platform/Audit.js"
+import { AppConfig } from "../../platform/Config.js"
+import { CredentialsCipher } from "../../platform/CredentialsCipher.js"
+import { DatabaseLive } from "../../platform/Database.js"
+import { Idempotency } from "../../platform/Idempotency.js"
+import { LocalSecrets } from "../../platform/LocalSecrets.js"
+import { Mailer } from "../../platform/Mailer.js"
+import { MigrationsLive } from "./Migrations.js"
+import { RateLimiter } from "../../platform/RateLimiter.js"
 import { AuthClient } from "./AuthClient.js"
 import { AuthenticationLive } from "./Authentication.js"
 import { ApiRouterLive, serveGateway } from "./Server.js"
 import { InternalRpcLive } from "./InternalRpc.js"
 import { ListenerLive } from "./Listener.js"
 import { startBanner } from "./Banner.js"
-import { RedisConnection } from "../shared/Redis.js"
-import { OutboundGuard } from "../shared/outbound/OutboundGuard.js"
+import { RedisConnection } from "../../platform/Redis.js"
+import { OutboundGuard } from "../../platform/outbound/OutboundGuard.js"
 import { SystemHttp } from "./SystemHttp.js"
 import { Agents } from "../agent/Agents.js"
 import { IngestionHttp } from "../ingestion/http/IngestionHttp.js"
@@ -78,7 +78,9 @@ import { AiEmployeesHttp } from "../workflow/http/AiEmployeesHttp.js"
 import { VoiceHttp } from "../workflow/http/VoiceHttp.js"
 import { WorkflowsHttp } from "../workflow/http/WorkflowsHttp.js"
 import { Publishing } from "../workflow/Publishing.js"
-import { RegistriesLive } from "../workflow/Registries.js"
+import { RegistriesLive } from "../ports/PublishChecks.js"
+import { PeopleLive } from "../auth/PeopleLive.js"
+import { AiEmployeesLive, RunAccessLive } from "../workflow/PortsLive.js"
 import { VersionsRepo } from "../workflow/VersionsRepo.js"
 import { VoiceTrees } from "../workflow/VoiceTrees.js"
 import { Workflows } from "../workflow/Workflows.js"
@@ -139,7 +141,8 @@ const RunsLive = Layer.mergeAll(RunStream.Default, Hitl.Default, Traces.Default,
 /** The tools agents call (built-ins, later integrations and MCP) and the files they produce. */
 const ToolsLive = BuiltinToolsLive.pipe(Layer.provideMerge(ToolRegistry.layer), Layer.provide(KnowledgeLive))
 
-const WorkflowLive = Layer.mergeAll(Workflows.Default, Publishing.Default, VoiceTrees.Default, RunsLive).pipe(
+const WorkflowLive = Layer.mergeAll(Workflows.Default, Publishing.Default, VoiceTrees.Default, RunAccessLive.pipe(Layer.provideMerge(RunsLive))).pipe(
+  Layer.provideMerge(AiEmployeesLive),
   Layer.provideMerge(DagChecks.Default),
   Layer.provideMerge(RegistriesLive),
   Layer.provideMerge(Layer.mergeAll(WorkflowsRepo.Default, VersionsRepo.Default, KnowledgeLive, ModelsLive, ToolsLive, GeneratedFilesLive))
@@ -151,8 +154,9 @@ const AuthLive = Layer.mergeAll(
   Directory.Default,
   ApiKeys.Default,
   Groups.Default,
-  Begin.Default
-).pipe(Layer.provideMerge(Sso.Default), Layer.provideMerge(Sessions.Default))
+  Begin.Default,
+  PeopleLive
+).pipe(Layer.provideMerge(Credentials.Default), Layer.provideMerge(Sso.Default), Layer.provideMerge(Sessions.Default))
 
 const ChatLive = Layer.mergeAll(ChatFeedback.Default, ExternalChat.Default).pipe(
   Layer.provideMerge(Chat.Default),
@@ -162,7 +166,8 @@ const ChatLive = Layer.mergeAll(ChatFeedback.Default, ExternalChat.Default).pipe
 
 /** Every service, over the database and the shared infrastructure. */
 export const ServicesLive = ChatLive.pipe(
-  Layer.provideMerge(Layer.merge(AuthLive, WorkflowLive)),
+  Layer.provideMerge(WorkflowLive),
+  Layer.provideMerge(AuthLive),
   Layer.provideMerge(SharedLive),
   Layer.provideMerge(InfraLive)
 )

@@ -1,8 +1,8 @@
 import { existsSync } from "node:fs"
 import { NodeRuntime } from "@effect/platform-node"
 import { Cause, Effect, Layer, Logger } from "effect"
-import { quietRepeats } from "../shared/QuietLogger.js"
-import { StartupError, startupFailureLine } from "../shared/StartupError.js"
+import { quietRepeats } from "../../platform/QuietLogger.js"
+import { StartupError, startupFailureLine } from "../../platform/StartupError.js"
 import { PlatformLive } from "./Platform.js"
 
 const loadEnvFile = Effect.try({

@@ -1,6 +1,6 @@
 import { Duration, Effect, Option, Schedule } from "effect"
 import { Embeddings } from "../../runtime/models/Embeddings.js"
-import { AppConfig } from "../shared/Config.js"
+import { AppConfig } from "../../platform/Config.js"
 import { EmbeddingsRepo } from "./EmbeddingsRepo.js"
 
 /** How much the full-text rank weighs in a blended score; the vector similarity weighs the rest. */

@@ -1,13 +1,12 @@
 import { ExtraNodeTypes } from "../../runtime/nodes/NodeType.js"
 import { unavailableNodeTypes } from "../../runtime/nodes/UnavailableNodes.js"
-import { SqlClient } from "@effect/sql"
 import { Effect, Either, Schema } from "effect"
 import { DagNode } from "../../schemas/Dag.js"
 import type { Principal } from "../../schemas/Principal.js"
-import type { Role } from "../../schemas/Roles.js"
 import { isAtLeast, Roles } from "../../schemas/Roles.js"
 import { type DagFacts, validateDag } from "../../runtime/dag/Validate.js"
-import { McpRegistry, ModelAvailability, ToolCatalog } from "./Registries.js"
+import { People } from "../ports/People.js"
+import { McpRegistry, ModelAvailability, ToolCatalog } from "../ports/PublishChecks.js"
 import { configOf, type WorkflowRow, WorkflowsRepo } from "./WorkflowsRepo.js"
 
 const decodeNode = Schema.decodeUnknownEither(DagNode)
@@ -27,7 +26,7 @@ const wellFormedNodes = (dag: unknown): ReadonlyArray<DagNode> => {
 /** Resolves everything the DAG refers to outside itself, then runs the pure validator. */
 export class DagChecks extends Effect.Service<DagChecks>()("DagChecks", {
   effect: Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
+    const people = yield* People
     const workflows = yield* WorkflowsRepo
     const mcp = yield* McpRegistry
     const tools = yield* ToolCatalog
@@ -52,24 +51,13 @@ export class DagChecks extends Effect.Service<DagChecks>()("DagChecks", {
             node.agent_config.action_ids?.forEach((id) => actionIds.add(id))
           }
         }
-        const memberEmails = emails.size === 0
-          ? []
-          : yield* sql<{ email: string }>`SELECT lower(u.email) AS email FROM memberships m JOIN users u ON u.id = m.user_id
-              WHERE m.tenant_id = ${principal.tenantId} AND m.status = 'active'
-                AND lower(u.email) IN ${sql.in([...emails])}`
-        const memberRoles = yield* sql<{ role: Role }>`SELECT DISTINCT role FROM memberships
-          WHERE tenant_id = ${principal.tenantId} AND status = 'active'`
-        const groupIds = [...groups].filter(isUuid)
-        const existingGroups = groupIds.length === 0
-          ? []
-          : yield* sql<{ id: string }>`SELECT id FROM user_groups
-              WHERE tenant_id = ${principal.tenantId} AND id IN ${sql.in(groupIds)}`
+        const memberRoles = yield* people.activeRoles(principal.tenantId)
         return {
           llmAvailable: yield* models.hasCompletionModel(principal.tenantId, configOf(row)),
-          memberEmails: new Set(memberEmails.map((r) => r.email)),
+          memberEmails: yield* people.activeMemberEmails(principal.tenantId, [...emails]),
           // A role resolves when someone active holds it or a role above it.
-          resolvableRoles: new Set(Roles.filter((role) => memberRoles.some((m) => isAtLeast(m.role, role)))),
-          groupIds: new Set(existingGroups.map((g) => g.id)),
+          resolvableRoles: new Set(Roles.filter((role) => memberRoles.some((m) => isAtLeast(m, role)))),
+          groupIds: yield* people.existingGroups(principal.tenantId, [...groups].filter(isUuid)),
           mcpServers: yield* mcp.statuses(principal.tenantId, [...mcpIds]),
           tools: yield* tools.lookup(principal.tenantId, [...actionIds]),
           callableWorkflows: yield* workflows.callable(principal, [...called].filter(isUuid)),

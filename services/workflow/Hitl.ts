@@ -9,7 +9,8 @@ import type { HitlRequest } from "../../schemas/Run.js"
 import { isAtLeast, type Role, Roles } from "../../schemas/Roles.js"
 import { checkJsonSchema } from "../../runtime/dag/JsonSchema.js"
 import { RunModule } from "../../runtime/run/RunModule.js"
-import { requireReader } from "./Policy.js"
+import { HITL_ADMINS, requireReader } from "../../schemas/Authorization.js"
+import { People } from "../ports/People.js"
 
 interface Row {
   readonly id: string
@@ -48,7 +49,6 @@ const toRequest = (r: Row): HitlRequest => ({
   ...(r.responded_at !== null ? { responded_at: r.responded_at } : {})
 })
 
-const ALWAYS: ReadonlyArray<Role> = ["env_admin", "system_admin"]
 const isObject = (u: unknown): u is Record<string, unknown> => u !== null && typeof u === "object" && !Array.isArray(u)
 
 /**
@@ -95,13 +95,12 @@ export class Hitl extends Effect.Service<Hitl>()("Hitl", {
     const sql = yield* SqlClient.SqlClient
     const modules = yield* RunModule
 
-    const groupsOf = (principal: Principal) =>
-      sql<{ group_id: string }>`SELECT group_id FROM group_members WHERE tenant_id = ${principal.tenantId}
-        AND user_id = ${principal.userId}`.pipe(Effect.map((rows) => rows.map((r) => r.group_id)), Effect.orDie)
+    const people = yield* People
+    const groupsOf = people.groupsOf
 
     const mayAct = (principal: Principal, row: Row) =>
       Effect.gen(function*() {
-        if (ALWAYS.includes(principal.role)) return true
+        if (HITL_ADMINS.includes(principal.role)) return true
         const a = row.assignee
         if (a.user_email !== undefined) return a.user_email.toLowerCase() === principal.email.toLowerCase()
         if (a.role !== undefined) return isAtLeast(principal.role, a.role)
@@ -124,7 +123,7 @@ export class Hitl extends Effect.Service<Hitl>()("Hitl", {
         const where = sql.and([
           sql`tenant_id = ${principal.tenantId}`,
           sql`(status = 'pending' OR (status = 'claimed' AND claimed_by = ${principal.userId}))`,
-          ALWAYS.includes(principal.role)
+          HITL_ADMINS.includes(principal.role)
             ? sql`true`
             : sql`(lower(assignee->>'user_email') = lower(${principal.email})
                 OR assignee->>'role' IN ${sql.in(roles)}
@@ -159,7 +158,7 @@ export class Hitl extends Effect.Service<Hitl>()("Hitl", {
         if (row.status === "completed" || row.status === "cancelled") {
           return yield* conflict("HITL_CLOSED", `This request is already ${row.status}`)
         }
-        if (row.status === "claimed" && row.claimed_by !== principal.userId && !ALWAYS.includes(principal.role)) {
+        if (row.status === "claimed" && row.claimed_by !== principal.userId && !HITL_ADMINS.includes(principal.role)) {
           return yield* conflict("HITL_CLAIMED", "Another person has claimed this request")
         }
         if (!(yield* mayAct(principal, row))) return yield* forbidden("You are not an assignee of this request")

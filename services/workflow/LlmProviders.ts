@@ -6,10 +6,9 @@ import type { PageParams } from "../../schemas/Pagination.js"
 import { pageOf, pageOffset } from "../../schemas/Pagination.js"
 import type { Principal } from "../../schemas/Principal.js"
 import { ProviderDirectory, type Tier } from "../../runtime/models/ModelRegistry.js"
-import { CredentialsCipher } from "../shared/CredentialsCipher.js"
-import { OutboundGuard } from "../shared/outbound/OutboundGuard.js"
-import { requireRole } from "../auth/Policy.js"
-import { requireReader } from "./Policy.js"
+import { CredentialsCipher } from "../../platform/CredentialsCipher.js"
+import { OutboundGuard } from "../../platform/outbound/OutboundGuard.js"
+import { requireReader, requireRole, RUN_ADMINS } from "../../schemas/Authorization.js"
 
 interface Row {
   readonly id: string
@@ -25,7 +24,6 @@ interface Row {
 
 const view = ({ api_key_enc, tenant_id: _t, ...row }: Row) => ({ ...row, has_api_key: api_key_enc !== null })
 const aad = (tenantId: string, id: string) => `llm-provider:${tenantId}:${id}`
-const ADMINS = ["env_admin", "system_admin", "builder_admin"] as const
 
 /**
  * A tenant's own OpenAI-compatible providers. Their API keys are sealed with AES-256-GCM under
@@ -60,7 +58,7 @@ export class LlmProviders extends Effect.Service<LlmProviders>()("LlmProviders",
       enabled: boolean
     }) =>
       Effect.gen(function*() {
-        yield* requireRole(principal, ADMINS)
+        yield* requireRole(principal, RUN_ADMINS)
         yield* reachable(input.base_url)
         const id = randomUUID()
         const sealed = input.api_key === undefined ? null : yield* cipher.encrypt(input.api_key, aad(principal.tenantId, id))
@@ -98,7 +96,7 @@ export class LlmProviders extends Effect.Service<LlmProviders>()("LlmProviders",
     }) =>
       Effect.gen(function*() {
         yield* find(principal, id)
-        yield* requireRole(principal, ADMINS)
+        yield* requireRole(principal, RUN_ADMINS)
         yield* reachable(patch.base_url)
         const sealed = patch.api_key === undefined || patch.api_key === null
           ? patch.api_key
@@ -116,7 +114,7 @@ export class LlmProviders extends Effect.Service<LlmProviders>()("LlmProviders",
     const remove = (principal: Principal, id: string) =>
       Effect.gen(function*() {
         yield* find(principal, id)
-        yield* requireRole(principal, ADMINS)
+        yield* requireRole(principal, RUN_ADMINS)
         yield* sql`DELETE FROM llm_providers WHERE tenant_id = ${principal.tenantId} AND id = ${id}`.pipe(Effect.orDie)
       })
 

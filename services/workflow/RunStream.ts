@@ -1,7 +1,7 @@
 import { HttpServerResponse } from "@effect/platform"
 import { Effect, Stream } from "effect"
 import type { Principal } from "../../schemas/Principal.js"
-import { EventBus } from "../../runtime/EventBus.js"
+import { EventBus } from "../../platform/EventBus.js"
 import { eventJson, RunEvents, runChannel, type StoredEvent } from "../../runtime/run/RunEvents.js"
 import { Runs } from "./Runs.js"
 

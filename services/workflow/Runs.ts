@@ -3,10 +3,9 @@ import { conflict, forbidden, notFound } from "../../schemas/Errors.js"
 import type { WorkflowId } from "../../schemas/Ids.js"
 import type { Principal } from "../../schemas/Principal.js"
 import { Run } from "../../schemas/Run.js"
-import type { Role } from "../../schemas/Roles.js"
 import { type CreatedRun, RunModule } from "../../runtime/run/RunModule.js"
-import { Idempotency } from "../shared/Idempotency.js"
-import { requireReader } from "./Policy.js"
+import { Idempotency } from "../../platform/Idempotency.js"
+import { requireReader, RUN_ADMINS } from "../../schemas/Authorization.js"
 import { RunsRepo, sumUsage, toRun, toStep } from "./RunsRepo.js"
 import { WorkflowsRepo } from "./WorkflowsRepo.js"
 
@@ -24,7 +23,6 @@ const acceptedRun = (row: CreatedRun): Run => ({
 })
 
 /** Who may cancel runs. */
-export const RUN_ADMINS: ReadonlyArray<Role> = ["env_admin", "system_admin", "builder_admin"]
 
 /** Starting, reading and cancelling runs. */
 export class Runs extends Effect.Service<Runs>()("Runs", {
@@ -48,7 +46,7 @@ export class Runs extends Effect.Service<Runs>()("Runs", {
       readonly triggerType?: Run["trigger_type"]
     }) =>
       Effect.gen(function*() {
-        yield* workflows.requireVisible(principal, workflowId)
+        const workflow = yield* workflows.requireVisible(principal, workflowId)
         yield* requireReader(principal)
         // The run and the key's record commit together: a retry gets this run, or (the first request died) starts it.
         const run = yield* idempotency.run({
@@ -60,6 +58,7 @@ export class Runs extends Effect.Service<Runs>()("Runs", {
           effect: modules.create({
             tenantId: principal.tenantId,
             workflowId,
+            version: workflow.activeVersion === null ? undefined : { number: workflow.activeVersion, name: workflow.name },
             triggerType: options.triggerType ?? (principal.authMethod === "api_key" ? "api" : "ui"),
             createdBy: principal.userId,
             apiKeyId: principal.apiKeyId ?? null,

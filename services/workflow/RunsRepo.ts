@@ -88,30 +88,6 @@ export class RunsRepo extends Effect.Service<RunsRepo>()("RunsRepo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 
-    const insert = (scope: Principal, row: {
-      id: string
-      workflow_id: string
-      workflow_name: string
-      version: number
-      trigger_type: string
-      is_dry_run: boolean
-      input_params: Record<string, unknown>
-      session_id: string | null
-      /** Accepted, but started later by whoever holds it (a queued chat turn). */
-      held?: boolean
-    }) =>
-      sql<RunRow>`INSERT INTO runs ${
-        sql.insert({
-          ...row,
-          held: row.held ?? false,
-          tenant_id: scope.tenantId,
-          status: "pending",
-          input_params: JSON.stringify(row.input_params),
-          created_by: scope.userId,
-          api_key_id: scope.apiKeyId ?? null
-        })
-      } RETURNING *`.pipe(Effect.map((rows) => rows[0]!), Effect.orDie)
-
     const get = (scope: Principal, id: string) =>
       sql<RunRow>`SELECT * FROM runs WHERE tenant_id = ${scope.tenantId} AND id = ${id}`.pipe(
         Effect.map((rows) => Option.fromNullable(rows[0])),
@@ -155,11 +131,6 @@ export class RunsRepo extends Effect.Service<RunsRepo>()("RunsRepo", {
           WHERE tenant_id = ${scope.tenantId} AND NOT is_dry_run AND parent_run_id IS NULL`
       ]).pipe(Effect.map(([rows, [c]]) => ({ rows, total: c?.total ?? 0 })), Effect.orDie)
 
-    /** Non-terminal runs started by a call_aie node of this run. */
-    const activeChildren = (runId: string) =>
-      sql<{ id: string }>`SELECT id FROM runs WHERE parent_run_id = ${runId}
-        AND status IN ('pending', 'running', 'paused')`.pipe(Effect.map((rows) => rows.map((r) => r.id)), Effect.orDie)
-
-    return { insert, get, steps, listForWorkflow, recent, activeChildren }
+    return { get, steps, listForWorkflow, recent }
   })
 }) {}

@@ -6,7 +6,7 @@ import type { TenantId, VoiceTreeId, VoiceTreeVersionId } from "../../schemas/Id
 import type { PageParams } from "../../schemas/Pagination.js"
 import { pageOf, pageOffset } from "../../schemas/Pagination.js"
 import type { Principal } from "../../schemas/Principal.js"
-import { requireBuilder, requireReader } from "./Policy.js"
+import { requireBuilder, requireReader } from "../../schemas/Authorization.js"
 
 interface TreeRow {
   readonly id: VoiceTreeId

@@ -8,11 +8,13 @@ import type { Principal } from "../../schemas/Principal.js"
 import type { InteractionType, PatchWorkflowRequest, WorkflowConfig } from "../../schemas/Workflow.js"
 import { defaultWorkflowConfig } from "../../schemas/Workflow.js"
 import { retiredPresetSteps } from "../../runtime/agents/Presets.js"
-import { decodePageToken, encodePageToken } from "../shared/PageToken.js"
+import { decodePageToken, encodePageToken } from "../../platform/PageToken.js"
 import { DagChecks } from "./DagChecks.js"
-import { requireBuilder, requireEditable, requireReader } from "./Policy.js"
+import { requireBuilder, requireReader } from "../../schemas/Authorization.js"
+import { requireEditable } from "./Editable.js"
 import { builtInTemplates } from "./Templates.js"
 import { VersionsRepo } from "./VersionsRepo.js"
+import { People } from "../ports/People.js"
 import { configOf, toWorkflow, type WorkflowChanges, type WorkflowRow, WorkflowsRepo } from "./WorkflowsRepo.js"
 
 /** "" clears the category (Uncategorized), a value sets it, omitted leaves it. */
@@ -31,6 +33,7 @@ export class Workflows extends Effect.Service<Workflows>()("Workflows", {
     const sql = yield* SqlClient.SqlClient
     const repo = yield* WorkflowsRepo
     const versions = yield* VersionsRepo
+    const people = yield* People
     const checks = yield* DagChecks
 
     const visible = repo.visible
@@ -255,11 +258,7 @@ export class Workflows extends Effect.Service<Workflows>()("Workflows", {
           return yield* forbidden("Sharing an AI Employee needs env_admin or system_admin")
         }
         if (target === principal.tenantId) return yield* unprocessable("SAME_WORKSPACE", "Choose another workspace")
-        const allowed = yield* sql<{ ok: boolean }>`SELECT
-            EXISTS (SELECT 1 FROM tenants WHERE id = ${target}) AND (${principal.role === "env_admin"} OR EXISTS (
-              SELECT 1 FROM memberships WHERE tenant_id = ${target} AND user_id = ${principal.userId}
-                AND status = 'active' AND role IN ('env_admin', 'system_admin'))) AS ok`.pipe(Effect.orDie)
-        if (allowed[0]?.ok !== true) return yield* notFound("Workspace")
+        if (!(yield* people.administers(principal, target))) return yield* notFound("Workspace")
         if (source.active_version === null) return yield* conflict("NOT_PUBLISHED", "Publish the AI Employee before sharing it")
         const active = yield* versions.get(principal, id, source.active_version).pipe(
           Effect.orDie,

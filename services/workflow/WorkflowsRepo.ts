@@ -130,7 +130,7 @@ export class WorkflowsRepo extends Effect.Service<WorkflowsRepo>()("WorkflowsRep
       } RETURNING *`.pipe(Effect.map((rows) => rows[0]!), Effect.orDie)
 
     /** Archived ones included: callers decide what archived means for them. */
-    const get = (scope: Principal, id: string) =>
+    const get = (scope: Pick<Principal, "tenantId">, id: string) =>
       sql<WorkflowRow>`SELECT * FROM workflows WHERE tenant_id = ${scope.tenantId} AND id = ${id}`.pipe(
         Effect.map(first),
         Effect.orDie
@@ -144,11 +144,16 @@ export class WorkflowsRepo extends Effect.Service<WorkflowsRepo>()("WorkflowsRep
         )
       )
 
-    /** `visible` without reading the row (run starts check it on every call). */
+    /** `visible` reading only what a run start needs: the name and the active version. */
     const requireVisible = (scope: Principal, id: string) =>
-      sql<{ archived: boolean }>`SELECT archived_at IS NOT NULL AS archived FROM workflows WHERE tenant_id = ${scope.tenantId} AND id = ${id}`.pipe(
+      sql<{ archived: boolean; name: string; active_version: number | null }>`SELECT archived_at IS NOT NULL AS archived, name, active_version
+        FROM workflows WHERE tenant_id = ${scope.tenantId} AND id = ${id}`.pipe(
         Effect.orDie,
-        Effect.flatMap((rows) => rows[0] !== undefined && !rows[0].archived ? Effect.void : Effect.fail(notFound("AI Employee")))
+        Effect.flatMap((rows) =>
+          rows[0] !== undefined && !rows[0].archived
+            ? Effect.succeed({ name: rows[0].name, activeVersion: rows[0].active_version })
+            : Effect.fail(notFound("AI Employee"))
+        )
       )
 
     /** Inside a transaction: the row, locked against concurrent saves and publishes. */

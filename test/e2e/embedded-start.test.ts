@@ -5,7 +5,7 @@ import { tmpdir } from "node:os"
 import * as path from "node:path"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { freePort } from "../../services/shared/FreePort.js"
+import { freePort } from "../../platform/FreePort.js"
 
 const sleep = (ms: number) => Effect.promise(() => new Promise((r) => setTimeout(r, ms)))
 

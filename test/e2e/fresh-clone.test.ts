@@ -4,7 +4,7 @@ import { tmpdir, userInfo } from "node:os"
 import * as path from "node:path"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { freePort } from "../../services/shared/FreePort.js"
+import { freePort } from "../../platform/FreePort.js"
 import { exec, exited, probe, signalGroup, startProcess, type Started, stoppedCleanly, waitHealthy } from "../support/Processes.js"
 
 const repo = path.resolve(import.meta.dirname, "../..")

@@ -4,7 +4,7 @@ import { tmpdir, userInfo } from "node:os"
 import * as path from "node:path"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { freePort } from "../../services/shared/FreePort.js"
+import { freePort } from "../../platform/FreePort.js"
 import { exec, exited, probe, sleep, startProcess, type Started, waitHealthy } from "../support/Processes.js"
 import { ADMIN_URL, testDatabase } from "../support/TestDatabase.js"
 

@@ -1,6 +1,6 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
-import { freePort } from "../../services/shared/FreePort.js"
+import { freePort } from "../../platform/FreePort.js"
 import { adminToken } from "../support/Fixtures.js"
 import { http } from "../support/Http.js"
 import { CLIENT_ID, CLIENT_SECRET, OidcProvider, signInThroughProvider } from "../support/OidcProvider.js"

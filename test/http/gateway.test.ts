@@ -2,6 +2,7 @@ import * as nodeHttp from "node:http"
 import { assert, describe, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { http } from "../support/Http.js"
+import { ErrorCatalogue, ErrorCodes } from "../../schemas/ErrorCodes.js"
 import { TestPlatform, TestPlatformLive } from "../support/TestPlatform.js"
 
 layer(TestPlatformLive({ redis: false }), { excludeTestServices: true })("gateway", (it) => {
@@ -129,6 +130,11 @@ layer(TestPlatformLive({ redis: false }), { excludeTestServices: true })("gatewa
       const unauthorized = Object.values(schemas).find((s) => s.properties?.code !== undefined && s.properties?.request_id !== undefined)
       assert.isDefined(unauthorized)
       assert.isUndefined(unauthorized?.properties?._tag)
+      // The error catalogue: every code in the description with its status, and as the enum of `code`.
+      const description = String(spec.body.info.description)
+      for (const code of ErrorCodes) assert.include(description, `| \`${code}\` | ${ErrorCatalogue[code][0]} |`)
+      const enums = JSON.stringify(spec.body.components.schemas)
+      assert.include(enums, JSON.stringify(ErrorCodes.slice(0, 3)).slice(1, -1))
       const docs = yield* http("GET", "/docs")
       assert.strictEqual(docs.status, 200)
       assert.include(docs.headers.get("content-type") ?? "", "text/html")

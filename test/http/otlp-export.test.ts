@@ -1,7 +1,7 @@
 import { createServer, type Server } from "node:http"
 import { assert, layer } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
-import { freePort } from "../../services/shared/FreePort.js"
+import { freePort } from "../../platform/FreePort.js"
 import { http, login, loginToken } from "../support/Http.js"
 import { eventually, publishedWorkflow } from "../support/RunPlatform.js"
 import { startRun, waitForStatus } from "../support/Runs.js"

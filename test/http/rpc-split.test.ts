@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto"
 import { assert, layer } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
-import { freePort } from "../../services/shared/FreePort.js"
+import { freePort } from "../../platform/FreePort.js"
 import { request } from "../support/Http.js"
 import { ADMIN_EMAIL, ADMIN_PASSWORD, servePlatform, TestPlatform, TestPlatformLive } from "../support/TestPlatform.js"
 

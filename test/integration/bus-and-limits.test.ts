@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto"
 import { assert, describe, it } from "@effect/vitest"
 import { Chunk, Effect, Fiber, Layer, Stream } from "effect"
-import { EventBus, type EventBusShape } from "../../runtime/EventBus.js"
-import { RateLimiter, type RateLimiterShape } from "../../services/shared/RateLimiter.js"
+import { EventBus, type EventBusShape } from "../../platform/EventBus.js"
+import { RateLimiter, type RateLimiterShape } from "../../platform/RateLimiter.js"
 import { redisAvailable, testRedisUrl } from "../support/TestServices.js"
 import { TestSqlLive } from "../support/TestSql.js"
 

@@ -2,7 +2,7 @@ import { FetchHttpClient } from "@effect/platform"
 import { assert, layer } from "@effect/vitest"
 import { Effect, Either, Layer } from "effect"
 import { ChatModel } from "../../runtime/models/ChatModel.js"
-import { OutboundGuard } from "../../services/shared/outbound/OutboundGuard.js"
+import { OutboundGuard } from "../../platform/outbound/OutboundGuard.js"
 import { ScriptedModel } from "../support/ScriptedModel.js"
 import { configLayer } from "../support/UnitLayers.js"
 

@@ -3,8 +3,8 @@ import type { AddressInfo } from "node:net"
 import { HttpClientRequest } from "@effect/platform"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Either } from "effect"
-import { embeddedIPv4, parseAllowlist, refusalReason } from "../../services/shared/outbound/AddressPolicy.js"
-import { checkedAddress, OutboundGuard, refusalIn } from "../../services/shared/outbound/OutboundGuard.js"
+import { embeddedIPv4, parseAllowlist, refusalReason } from "../../platform/outbound/AddressPolicy.js"
+import { checkedAddress, OutboundGuard, refusalIn } from "../../platform/outbound/OutboundGuard.js"
 
 /** A loopback server that counts its hits; `respond` decides the answer. */
 const listen = (host: string, respond: (url: string) => { status: number; headers?: Record<string, string> }) =>

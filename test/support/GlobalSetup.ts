@@ -4,7 +4,7 @@ import * as path from "node:path"
 import { Effect, Exit, Option, Scope } from "effect"
 import { Redis } from "ioredis"
 import pg from "pg"
-import { embeddedDatabase } from "../../services/shared/EmbeddedDatabase.js"
+import { embeddedDatabase } from "../../platform/EmbeddedDatabase.js"
 
 const DEFAULT_DATABASE = "postgres://postgres@127.0.0.1:5432/postgres"
 const DEFAULT_REDIS = "redis://127.0.0.1:6379"

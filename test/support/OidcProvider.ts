@@ -1,7 +1,7 @@
 import type { Server } from "node:http"
 import { Context, Effect, Layer } from "effect"
 import Provider from "oidc-provider"
-import { freePort } from "../../services/shared/FreePort.js"
+import { freePort } from "../../platform/FreePort.js"
 
 export const CLIENT_ID = "builder-platform"
 export const CLIENT_SECRET = "a-long-client-secret-for-tests-only-0123456789"

@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import { Context, Effect, Layer } from "effect"
-import { freePort } from "../../services/shared/FreePort.js"
+import { freePort } from "../../platform/FreePort.js"
 
 export interface ChatCompletionRequest {
   readonly model: string

@@ -1,6 +1,6 @@
 import { Context, Effect, Layer } from "effect"
 import { SMTPServer } from "smtp-server"
-import { freePort } from "../../services/shared/FreePort.js"
+import { freePort } from "../../platform/FreePort.js"
 
 export interface ReceivedMail {
   readonly to: ReadonlyArray<string>

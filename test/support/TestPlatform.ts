@@ -5,7 +5,7 @@ import * as path from "node:path"
 import { ConfigProvider, Context, Effect, Layer, Logger, LogLevel } from "effect"
 import { ExtraNodeTypes, type NodeDefinition } from "../../runtime/nodes/NodeType.js"
 import { PlatformLive } from "../../services/gateway/Platform.js"
-import { freePort } from "../../services/shared/FreePort.js"
+import { freePort } from "../../platform/FreePort.js"
 import { testDatabase } from "./TestDatabase.js"
 import { redisAvailable, testRedisUrl } from "./TestServices.js"
 

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto"
 import { ConfigProvider, Layer } from "effect"
-import { AppConfig } from "../../services/shared/Config.js"
-import { LocalSecrets } from "../../services/shared/LocalSecrets.js"
+import { AppConfig } from "../../platform/Config.js"
+import { LocalSecrets } from "../../platform/LocalSecrets.js"
 
 /** AppConfig and LocalSecrets from a fixed map: no files, no environment. */
 export const configLayer = (env: Record<string, string> = {}) =>

@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Either, Schema } from "effect"
-import { canonicalJson } from "../../services/shared/Idempotency.js"
+import { canonicalJson } from "../../platform/Idempotency.js"
 import { LimitOffsetParams, pageOf, PageParams } from "../../schemas/Pagination.js"
 
 describe("pagination", () => {

@@ -3,7 +3,7 @@ import { Effect, Either } from "effect"
 import { generateApiKey, hashApiKey } from "../../services/auth/ApiKeySecret.js"
 import { hashPassword, verifyPassword } from "../../services/auth/Passwords.js"
 import { currentTotp, matchTotp, newTotpSecret } from "../../services/auth/Totp.js"
-import { CredentialsCipher } from "../../services/shared/CredentialsCipher.js"
+import { CredentialsCipher } from "../../platform/CredentialsCipher.js"
 import { configLayer } from "../support/UnitLayers.js"
 
 describe("passwords", () => {

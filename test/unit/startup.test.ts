@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Either } from "effect"
-import { parseModelEntry } from "../../services/shared/Config.js"
-import { explainPostgresFailure } from "../../services/shared/embedded/Failures.js"
+import { parseModelEntry } from "../../platform/Config.js"
+import { explainPostgresFailure } from "../../platform/embedded/Failures.js"
 
 const context = { pgdata: "/data/pg", port: 5433, account: "postgres" }
 

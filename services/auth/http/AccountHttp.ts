@@ -5,7 +5,7 @@ import { notFound } from "../../../schemas/Errors.js"
 import { CurrentPrincipal } from "../../../schemas/Principal.js"
 import { ApiKeys } from "../ApiKeys.js"
 import { Directory } from "../Directory.js"
-import { requireJwt } from "../Policy.js"
+import { requireJwt } from "../../../schemas/Authorization.js"
 import { SecondFactor } from "../SecondFactor.js"
 import { Sessions } from "../Sessions.js"
 

@@ -2,10 +2,10 @@ import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
 import { PlatformApi } from "../../../schemas/Api.js"
 import { CurrentPrincipal } from "../../../schemas/Principal.js"
-import { Audit } from "../../shared/Audit.js"
+import { Audit } from "../../../platform/Audit.js"
 import { Directory } from "../Directory.js"
 import { Groups } from "../Groups.js"
-import { requireRole, USER_ADMINS } from "../Policy.js"
+import { requireRole, USER_ADMINS } from "../../../schemas/Authorization.js"
 import { Sso } from "../Sso.js"
 
 export const TenantsHttp = HttpApiBuilder.group(PlatformApi, "tenants", (handlers) =>

@@ -5,7 +5,7 @@ import { CurrentPrincipal } from "../../../schemas/Principal.js"
 import { Chat } from "../Chat.js"
 import { ChatFeedback } from "../ChatFeedback.js"
 import { ExternalChat } from "../ExternalChat.js"
-import { lastEventId } from "../../workflow/http/LastEventId.js"
+import { lastEventId } from "../../../platform/http/LastEventId.js"
 
 
 export const ChatHttp = HttpApiBuilder.group(PlatformApi, "chat", (handlers) =>

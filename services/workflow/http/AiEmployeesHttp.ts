@@ -3,7 +3,7 @@ import { Effect } from "effect"
 import { PlatformApi } from "../../../schemas/Api.js"
 import type { Principal } from "../../../schemas/Principal.js"
 import { CurrentPrincipal } from "../../../schemas/Principal.js"
-import { Audit } from "../../shared/Audit.js"
+import { Audit } from "../../../platform/Audit.js"
 import { Publishing } from "../Publishing.js"
 import { Workflows } from "../Workflows.js"
 

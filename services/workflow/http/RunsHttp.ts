@@ -1,6 +1,6 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
-import { lastEventId } from "./LastEventId.js"
+import { lastEventId } from "../../../platform/http/LastEventId.js"
 import { PlatformApi } from "../../../schemas/Api.js"
 import { CurrentPrincipal } from "../../../schemas/Principal.js"
 import { Hitl } from "../Hitl.js"

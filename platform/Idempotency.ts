@@ -1,8 +1,8 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
 import { createHash } from "node:crypto"
-import { Conflict, Unprocessable } from "../../schemas/Errors.js"
-import type { Principal } from "../../schemas/Principal.js"
+import { Conflict, Unprocessable } from "../schemas/Errors.js"
+import type { Principal } from "../schemas/Principal.js"
 
 export const RETENTION_HOURS = 24
 

@@ -1,10 +1,10 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, FiberRef, Layer } from "effect"
 import { randomUUID } from "node:crypto"
-import type { AuditEvent } from "../../schemas/Auth.js"
-import type { PageParams } from "../../schemas/Pagination.js"
-import { pageOf, pageOffset } from "../../schemas/Pagination.js"
-import type { Principal } from "../../schemas/Principal.js"
+import type { AuditEvent } from "../schemas/Auth.js"
+import type { PageParams } from "../schemas/Pagination.js"
+import { pageOf, pageOffset } from "../schemas/Pagination.js"
+import type { Principal } from "../schemas/Principal.js"
 import { CurrentRequestId } from "./RequestContext.js"
 
 export interface AuditEntry {

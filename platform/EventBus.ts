@@ -1,7 +1,7 @@
 import { Context, Effect, Layer, Option, PubSub, Queue, Stream } from "effect"
-import { AppConfig } from "../services/shared/Config.js"
-import { postgresBus } from "../services/shared/PostgresBus.js"
-import { connectRedis, RedisConnection } from "../services/shared/Redis.js"
+import { AppConfig } from "./Config.js"
+import { postgresBus } from "./PostgresBus.js"
+import { connectRedis, RedisConnection } from "./Redis.js"
 
 export interface EventBusShape {
   readonly publish: (channel: string, message: string) => Effect.Effect<void>

@@ -1,0 +1,116 @@
+import { Schema } from "effect"
+
+/**
+ * Every `code` the API can answer in its error body `{code, message, request_id, details?}`, with
+ * its HTTP status (the usual one where a code serves more than one) and what it means. The error
+ * constructors in Errors.ts only take these, so a new code is added here first; the OpenAPI
+ * document lists them (`components.schemas.ErrorCode` and the document's description).
+ * Validation issues inside `details`/`issues` of a publish or DAG check (DAG_CYCLE, ...) are
+ * documented with the DAG format, not here.
+ */
+export const ErrorCatalogue = {
+  // 400
+  VALIDATION_ERROR: [400, "The request does not match the schema of the endpoint; details lists each problem"],
+  INVALID_BODY: [400, "The body is not valid JSON, or nested deeper than MAX_JSON_DEPTH"],
+  INVALID_MULTIPART: [400, "A multipart upload could not be read"],
+  FILE_REQUIRED: [400, "A multipart upload without its file part"],
+  FILE_TOO_LARGE: [400, "An uploaded document over 10 MiB"],
+  EMPTY_DOCUMENT: [400, "An uploaded document with no text"],
+  UNREADABLE_DOCUMENT: [400, "An uploaded document whose text could not be extracted"],
+  UNSUPPORTED_DOCUMENT: [400, "An uploaded document of a type the platform does not read"],
+  INVALID_PAGE_TOKEN: [400, "A page_token that this list did not issue"],
+  INVALID_EXPIRY: [400, "An API key expiry in the past or not a date"],
+  INVALID_HITL_RESPONSE: [400, "A HITL response that does not fit the request's type, choices or form"],
+  INVALID_CODE: [400, "A one-time or TOTP code that does not match (401 when it is a sign-in step)"],
+  NOT_AN_ASSISTANT_MESSAGE: [400, "Feedback on a message that is not the assistant's"],
+  // 401
+  UNAUTHORIZED: [401, "No credential, or one that is not a Bearer token or API key"],
+  INVALID_TOKEN: [401, "An access or refresh token that does not verify"],
+  TOKEN_EXPIRED: [401, "An access or refresh token past its expiry"],
+  INVALID_CREDENTIALS: [401, "Wrong email or password"],
+  ACCOUNT_INACTIVE: [401, "The account is disabled or no longer a member of the workspace"],
+  INVALID_API_KEY: [401, "An API key that does not exist"],
+  API_KEY_REVOKED: [401, "A revoked API key"],
+  API_KEY_EXPIRED: [401, "An API key past its expiry"],
+  API_KEY_ORPHANED: [401, "An API key whose owner left the workspace"],
+  SSO_UNAVAILABLE: [401, "The workspace's identity provider could not be reached or is not configured"],
+  SSO_INVALID_STATE: [401, "An SSO callback whose state is unknown, used or expired"],
+  SSO_INVALID_CALLBACK: [401, "An SSO callback without a code, or with an error from the provider"],
+  SSO_EXCHANGE_FAILED: [401, "The identity provider refused the code exchange or sent an invalid ID token"],
+  SSO_NO_EMAIL: [401, "The identity provider sent no verified email"],
+  SSO_REFUSED: [401, "The SSO user is not allowed into this workspace"],
+  // 403
+  FORBIDDEN: [403, "The caller's role, credential type or key scope does not allow the operation"],
+  API_KEY_REQUIRED: [403, "An endpoint for external channels called without an API key"],
+  CHAT_IMPERSONATION_DISABLED: [403, "user_context or impersonation without the tenant setting chat_impersonation"],
+  CSRF_CHECK_FAILED: [403, "A cookie-authenticated write without the matching X-CSRF-Token"],
+  CORS_ORIGIN_NOT_ALLOWED: [403, "A browser request from an origin not in CORS_ORIGINS"],
+  // 404 and 405
+  NOT_FOUND: [404, "No such resource in the caller's workspace (also for resources of other workspaces)"],
+  GROUPS_DISABLED: [404, "User groups are turned off for this workspace"],
+  METHOD_NOT_ALLOWED: [405, "The path exists, the method does not"],
+  // 409
+  NOT_PUBLISHED: [409, "The AI Employee has no active version to run, chat with or share"],
+  ACTIVE_VERSION: [409, "The operation is not allowed on the active version"],
+  VERSION_IS_DRAFT: [409, "The operation needs a published version, not the draft"],
+  VERSION_NAME_TAKEN: [409, "Another version of this AI Employee has that name"],
+  RUN_TERMINAL: [409, "The run already ended"],
+  HITL_CLAIMED: [409, "Another person claimed this HITL request"],
+  HITL_CLOSED: [409, "The HITL request was answered or cancelled"],
+  IDEMPOTENCY_KEY_IN_PROGRESS: [409, "The first request with this Idempotency-Key is still being processed"],
+  ALREADY_MEMBER: [409, "The user is already a member of the workspace or group"],
+  GROUP_NAME_TAKEN: [409, "Another group of the workspace has that name"],
+  SLUG_TAKEN: [409, "Another workspace has that slug"],
+  PROVIDER_NAME_TAKEN: [409, "Another model provider of the workspace has that name"],
+  TOTP_ALREADY_ENABLED: [409, "TOTP is already enabled for this user"],
+  FEEDBACK_SENTIMENT_REQUIRED: [409, "Feedback on a message needs a sentiment first"],
+  // 413
+  PAYLOAD_TOO_LARGE: [413, "The body is over MAX_BODY_BYTES"],
+  TRACE_TOO_LARGE: [413, "The run's trace is over TRACE_MAX_BYTES even after truncation; page the trace listing instead"],
+  // 422
+  INVALID_INPUT: [422, "input_params (or inputs) do not match the input schema"],
+  IDEMPOTENCY_KEY_REUSED: [422, "The Idempotency-Key was used with another request body"],
+  PUBLISH_CHECKS_FAILED: [422, "The draft does not pass the publish checks; issues lists them"],
+  VERSION_NOT_PUBLISHED: [422, "The version named was never published"],
+  AGENT_TYPE_UNKNOWN: [422, "No such agent type"],
+  AGENT_TYPE_VERSION_INVALID: [422, "The agent type has no such version"],
+  AGENT_PRESET_UNKNOWN: [422, "No such agent preset"],
+  AGENT_PRESET_MISMATCH: [422, "The preset belongs to another agent type"],
+  AGENT_PRESET_RETIRED: [422, "The preset is no longer offered for new steps"],
+  TYPE_CONFIG_INVALID: [422, "The agent's type_config does not match its type"],
+  NOT_A_CHAT_AI_EMPLOYEE: [422, "Chat with an AI Employee whose interaction_type is not chat"],
+  INVALID_BEARER_TOKEN: [422, "The bearer_token of an external trigger is not a valid access token of the workspace"],
+  IDENTITY_REQUIRED: [422, "An external channel message without a user identity"],
+  IMPERSONATION_TARGET_NOT_FOUND: [422, "impersonation_request names no user of the workspace"],
+  UNKNOWN_FEEDBACK_CATEGORY: [422, "A feedback category the AI Employee does not offer"],
+  INVALID_CURSOR: [422, "A cursor that this list did not issue"],
+  GROUP_CYCLE: [422, "Nesting these groups would make a cycle"],
+  SAME_WORKSPACE: [422, "Sharing an AI Employee into its own workspace"],
+  OUTBOUND_ADDRESS_REFUSED: [422, "A tenant-supplied URL that resolves to a private, loopback or metadata address"],
+  // 429
+  RATE_LIMITED: [429, "Too many requests; retry after retry_after_seconds"],
+  TOO_MANY_ATTEMPTS: [429, "Too many failed sign-in or code attempts; retry after retry_after_seconds"],
+  // 500 and 503
+  INTERNAL_ERROR: [500, "An unexpected failure; the request_id finds it in the logs"],
+  UNAVAILABLE: [503, "The service cannot answer now (a dependency is down); retry after Retry-After"],
+  STARTING: [503, "The process is starting (migrations, bootstrap); retry in a moment"],
+  DATABASE_UNAVAILABLE: [503, "PostgreSQL cannot be reached; retry after Retry-After"],
+  SHUTTING_DOWN: [503, "The process is draining before it stops; retry on another"]
+} as const satisfies Record<string, readonly [number, string]>
+
+export type ErrorCode = keyof typeof ErrorCatalogue
+
+export const ErrorCodes = Object.keys(ErrorCatalogue) as ReadonlyArray<ErrorCode>
+
+export const ErrorCode = Schema.Literal(...(ErrorCodes as [ErrorCode, ...Array<ErrorCode>])).annotations({
+  identifier: "ErrorCode",
+  description: "Every code the API answers; the meaning of each is in the description of the OpenAPI document."
+})
+
+/** The catalogue as a Markdown table, for the OpenAPI document's description. */
+export const errorCodeTable = () =>
+  [
+    "| code | status | meaning |",
+    "|---|---|---|",
+    ...ErrorCodes.map((code) => `| \`${code}\` | ${ErrorCatalogue[code][0]} | ${ErrorCatalogue[code][1]} |`)
+  ].join("\n")

@@ -1,0 +1,53 @@
+import { SqlClient } from "@effect/sql"
+import { Effect, Layer, Option } from "effect"
+import type { Role } from "../../schemas/Roles.js"
+import { People } from "../ports/People.js"
+import { Credentials } from "./Credentials.js"
+import { UsersRepo } from "./UsersRepo.js"
+
+/** Auth's side of the people port. */
+export const PeopleLive = Layer.effect(
+  People,
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const users = yield* UsersRepo
+    const credentials = yield* Credentials
+    return {
+      member: users.member,
+      memberByEmail: (principal, email) =>
+        users.byEmail(email).pipe(
+          Effect.flatMap((u) => Option.isSome(u) ? users.member(principal, u.value.id) : Effect.succeed(Option.none()))
+        ),
+      principalOf: (accessToken) => credentials.authenticate({ authorization: `Bearer ${accessToken}`, method: "GET", path: "/" }),
+      groupsOf: (principal) =>
+        sql<{ group_id: string }>`SELECT group_id FROM group_members WHERE tenant_id = ${principal.tenantId}
+          AND user_id = ${principal.userId}`.pipe(Effect.map((rows) => rows.map((r) => r.group_id)), Effect.orDie),
+      activeMemberEmails: (tenantId, emails) =>
+        emails.length === 0
+          ? Effect.succeed(new Set<string>())
+          : sql<{ email: string }>`SELECT lower(u.email) AS email FROM memberships m JOIN users u ON u.id = m.user_id
+              WHERE m.tenant_id = ${tenantId} AND m.status = 'active' AND lower(u.email) IN ${sql.in(emails.map((e) => e.toLowerCase()))}`
+            .pipe(Effect.map((rows) => new Set(rows.map((r) => r.email))), Effect.orDie),
+      activeRoles: (tenantId) =>
+        sql<{ role: Role }>`SELECT DISTINCT role FROM memberships WHERE tenant_id = ${tenantId} AND status = 'active'`.pipe(
+          Effect.map((rows) => rows.map((r) => r.role)),
+          Effect.orDie
+        ),
+      existingGroups: (tenantId, groupIds) =>
+        groupIds.length === 0
+          ? Effect.succeed(new Set<string>())
+          : sql<{ id: string }>`SELECT id FROM user_groups WHERE tenant_id = ${tenantId} AND id IN ${sql.in([...groupIds])}`.pipe(
+            Effect.map((rows) => new Set(rows.map((r) => r.id))),
+            Effect.orDie
+          ),
+      administers: (principal, tenantId) =>
+        sql<{ ok: boolean }>`SELECT
+            EXISTS (SELECT 1 FROM tenants WHERE id = ${tenantId}) AND (${principal.role === "env_admin"} OR EXISTS (
+              SELECT 1 FROM memberships WHERE tenant_id = ${tenantId} AND user_id = ${principal.userId}
+                AND status = 'active' AND role IN ('env_admin', 'system_admin'))) AS ok`.pipe(
+          Effect.map((rows) => rows[0]?.ok === true),
+          Effect.orDie
+        )
+    }
+  })
+)

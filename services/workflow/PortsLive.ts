@@ -1,0 +1,56 @@
+import { Effect, Layer, Option } from "effect"
+import { AiEmployees } from "../ports/AiEmployees.js"
+import { RunAccess } from "../ports/RunAccess.js"
+import { Hitl } from "./Hitl.js"
+import { Runs } from "./Runs.js"
+import { RunsRepo } from "./RunsRepo.js"
+import { RunStream } from "./RunStream.js"
+import { VersionsRepo } from "./VersionsRepo.js"
+import { configOf, WorkflowsRepo } from "./WorkflowsRepo.js"
+
+/** The workflow service's side of the AI Employee lookups other services make. */
+export const AiEmployeesLive = Layer.effect(
+  AiEmployees,
+  Effect.gen(function*() {
+    const workflows = yield* WorkflowsRepo
+    const versions = yield* VersionsRepo
+    return {
+      visible: (principal, id) =>
+        workflows.visible(principal, id).pipe(Effect.map((w) => ({
+          id: w.id,
+          name: w.name,
+          description: w.description,
+          icon: w.icon,
+          interaction_type: w.interaction_type,
+          active_version: w.active_version,
+          config: configOf(w),
+          legacy_steps: w.legacy_steps
+        }))),
+      inputSchema: (principal, id, version) =>
+        versions.get(principal, id, version).pipe(
+          Effect.map((v) => Option.getOrUndefined(v)?.dag_definition.input_schema ?? null),
+          Effect.orDie
+        ),
+      configOf: (tenantId, id) => workflows.get({ tenantId }, id).pipe(Effect.map(Option.map(configOf)))
+    }
+  })
+)
+
+/** The workflow service's side of the run access other services have. */
+export const RunAccessLive = Layer.effect(
+  RunAccess,
+  Effect.gen(function*() {
+    const runs = yield* Runs
+    const repo = yield* RunsRepo
+    const stream = yield* RunStream
+    const hitl = yield* Hitl
+    return {
+      get: (principal, runId) => repo.get(principal, runId),
+      follow: stream.follow,
+      start: (principal, workflowId, input, triggerType) =>
+        runs.start(principal, workflowId, { input_params: input }, { dryRun: false, idempotencyKey: undefined, triggerType }),
+      hitlRequest: hitl.get,
+      respondHitl: hitl.respond
+    }
+  })
+)

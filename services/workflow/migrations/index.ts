@@ -1,0 +1,19 @@
+import type { MigrationSet } from "../../../platform/Migrations.js"
+import m0001 from "./0001_workflow.js"
+import m0002 from "./0002_runs.js"
+import m0003 from "./0003_llm_providers.js"
+import m0004 from "./0004_legacy_steps.js"
+import m0005 from "./0005_run_telemetry.js"
+import m0006 from "./0006_held_runs.js"
+
+export const workflowMigrations: MigrationSet = {
+  table: "workflow_migrations",
+  migrations: {
+    "0001_workflow": m0001,
+    "0002_runs": m0002,
+    "0003_llm_providers": m0003,
+    "0004_legacy_steps": m0004,
+    "0005_run_telemetry": m0005,
+    "0006_held_runs": m0006
+  }
+}

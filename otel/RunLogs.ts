@@ -1,5 +1,5 @@
 import { logRecord, type OtlpLogRecord } from "./OtlpJson.js"
-import { RUN_ID, runTraceId } from "./RunTrace.js"
+import { RUN_ID, runTraceId } from "./RunTraceIds.js"
 
 const messages: Record<string, (p: Record<string, unknown>) => string> = {
   step_started: (p) => `Step '${p.node_id}' started`,

@@ -6,7 +6,7 @@ import { Context, Duration, Effect, Layer, Option, Runtime, Schedule, type Trace
 import { AppConfig } from "../platform/Config.js"
 import { makeLightTracer } from "./LightTracer.js"
 import { toOtlp } from "./OtlpSpan.js"
-import { RUN_ID } from "./RunTrace.js"
+import { RUN_ID } from "./RunTraceIds.js"
 
 export const SERVICE_NAME = "builder-platform"
 

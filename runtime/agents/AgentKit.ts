@@ -7,7 +7,7 @@ import { renderDeep, renderText } from "../dag/Render.js"
 import { type ChatMessage, type ChatResult, ChatModel, type TokenUsage, type ToolDefinition } from "../models/ChatModel.js"
 import { ModelRegistry } from "../models/ModelRegistry.js"
 import { NodeFailure, type NodeResult } from "../nodes/NodeType.js"
-import { RUN_ID } from "../../otel/RunTrace.js"
+import { RUN_ID } from "../../otel/RunTraceIds.js"
 
 export type AgentConfig = typeof AgentConfigSchema.Type
 

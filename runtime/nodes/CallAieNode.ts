@@ -1,5 +1,5 @@
 import { Effect, Schema, Tracer } from "effect"
-import { rootSpanId, runTraceId } from "../../otel/RunTrace.js"
+import { rootSpanId, runTraceId } from "../../otel/RunTraceIds.js"
 import type { CallAieNode as CallAieNodeSchema } from "../../schemas/Dag.js"
 import { renderDeep } from "../dag/Render.js"
 import { defineNode, done, NodeFailure, waitFor } from "./NodeType.js"

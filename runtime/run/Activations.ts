@@ -1,7 +1,7 @@
 import { Sharding } from "@effect/cluster"
 import { SqlClient } from "@effect/sql"
 import { Cause, Context, Effect, Exit, Fiber, Layer, Scope } from "effect"
-import { RunTraces } from "../../otel/RunTraces.js"
+import { RunTraceStore } from "../../otel/RunTraceStore.js"
 import { Telemetry } from "../../otel/Telemetry.js"
 import { NodeFailure, NodeRegistry } from "../nodes/NodeType.js"
 import { isTerminal } from "../RunStatus.js"
@@ -30,7 +30,7 @@ export const RunEntityLive = Layer.unwrapEffect(Effect.gen(function*() {
   const modules = yield* RunModule
   const journal = yield* Journal
   const versions = yield* Versions
-  const context = yield* Effect.context<Journal | Versions | NodeRegistry | Telemetry | RunTraces | RunEndHooks | RunEvents | SqlClient.SqlClient>()
+  const context = yield* Effect.context<Journal | Versions | NodeRegistry | Telemetry | RunTraceStore | RunEndHooks | RunEvents | SqlClient.SqlClient>()
   const active = new Map<string, Active>()
 
   const controls = (entry: Active) => ({

@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Cause, Effect } from "effect"
-import { RunTraces } from "../../otel/RunTraces.js"
+import { RunTraceStore } from "../../otel/RunTraceStore.js"
 import { Telemetry } from "../../otel/Telemetry.js"
 import { lastCompletedOutput } from "../dag/Plan.js"
 import { renderString } from "../dag/Render.js"
@@ -42,7 +42,7 @@ export const endRun = (
     const hooks = yield* RunEndHooks
     const sql = yield* SqlClient.SqlClient
     const telemetry = yield* Telemetry
-    const traces = yield* RunTraces
+    const traces = yield* RunTraceStore
     const events = yield* RunEvents
     const { named, output } = status === "completed" ? outputsOf(state) : { named: {}, output: null }
     batch.run({

@@ -2,7 +2,7 @@ import { RunnerAddress, SingleRunner } from "@effect/cluster"
 import { NodeHttpClient } from "@effect/platform-node"
 import { NodeClusterSocket } from "@effect/platform-node"
 import { Duration, Effect, Layer, Option } from "effect"
-import { RunTraces } from "../../otel/RunTraces.js"
+import { RunTraceStore } from "../../otel/RunTraceStore.js"
 import { AppConfig } from "../../platform/Config.js"
 import { AgentRunner } from "../agents/AgentRunner.js"
 import { ChatModel } from "../models/ChatModel.js"
@@ -57,7 +57,7 @@ export const ShardingLive = Layer.unwrapEffect(
 ).pipe(Layer.orDie)
 
 /** What the kernel reads and writes through, besides placement. */
-const JournalLive = Layer.mergeAll(Journal.layer, Versions.layer, RunEvents.layer, RunTraces.layer)
+const JournalLive = Layer.mergeAll(Journal.layer, Versions.layer, RunEvents.layer, RunTraceStore.layer)
 
 /**
  * The run kernel: the run module (the one owner of runs), the run entity's handlers and the

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto"
 import { Effect, Either, Option } from "effect"
 import type { DagNode } from "../../schemas/Dag.js"
-import { RUN_ID, runRootSpan } from "../../otel/RunTrace.js"
+import { RUN_ID, runRootSpan } from "../../otel/RunTraceIds.js"
 import type { RunContext } from "../dag/Context.js"
 import type { TokenUsage } from "../models/ChatModel.js"
 import { type NodeExecution, NodeFailure, type NodeImplementation, NodeRegistry } from "../nodes/NodeType.js"

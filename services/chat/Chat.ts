@@ -137,7 +137,7 @@ export class Chat extends Effect.Service<Chat>()("Chat", {
     const listMessages = (p: Principal, id: ChatSessionId) =>
       Effect.gen(function*() {
         const s = yield* session(p, id)
-        const rows = yield* messages.list(s.id)
+        const rows = yield* messages.list(p.tenantId, s.id)
         const contents = yield* vault.reveal(s.id, rows.map((r) => r.content))
         return { items: rows.map((r, i) => toMessage(r, contents[i])) }
       })

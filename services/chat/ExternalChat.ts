@@ -9,6 +9,7 @@ import { People } from "../ports/People.js"
 import { requireApiKey, requireImpersonationFlag } from "./ChatPolicy.js"
 import { Chat } from "./Chat.js"
 import { SessionsRepo } from "./SessionsRepo.js"
+import type { TenantId } from "../../schemas/Ids.js"
 import { TurnIntake } from "./TurnIntake.js"
 
 /**
@@ -23,7 +24,7 @@ export class ExternalChat extends Effect.Service<ExternalChat>()("ExternalChat",
     const chat = yield* Chat
     const intake = yield* TurnIntake
     const key = Buffer.from(Redacted.value((yield* LocalSecrets).credentialsKey))
-    const subjectOf = (tenantId: string, identity: string) =>
+    const subjectOf = (tenantId: TenantId, identity: string) =>
       createHmac("sha256", key).update(`external-subject\0${tenantId}\0${identity.trim().toLowerCase()}`).digest("hex")
 
     const trigger = (p: Principal, body: Schema.Schema.Type<typeof C.ExternalTriggerRequest>, idempotencyKey: string | undefined) =>

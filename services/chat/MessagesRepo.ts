@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Option } from "effect"
 import type { ChatMessage } from "../../schemas/Chat.js"
+import type { TenantId } from "../../schemas/Ids.js"
 import type { ChatReply } from "./ChatReply.js"
 
 export interface MessageRow {
@@ -8,7 +9,7 @@ export interface MessageRow {
   readonly seq: string
   readonly turn_seq: string
   readonly session_id: string
-  readonly tenant_id: string
+  readonly tenant_id: TenantId
   readonly role: "user" | "assistant"
   readonly content: string
   readonly status: ChatMessage["status"]
@@ -68,7 +69,7 @@ export class MessagesRepo extends Effect.Service<MessagesRepo>()("MessagesRepo",
     const insertUser = (m: {
       id: string
       session_id: string
-      tenant_id: string
+      tenant_id: TenantId
       content: string
       status: "queued" | "running"
       run_id: string
@@ -83,7 +84,7 @@ export class MessagesRepo extends Effect.Service<MessagesRepo>()("MessagesRepo",
     const insertAssistant = (m: {
       id: string
       session_id: string
-      tenant_id: string
+      tenant_id: TenantId
       content: string
       status: "completed" | "failed" | "cancelled"
       run_id: string
@@ -111,8 +112,8 @@ export class MessagesRepo extends Effect.Service<MessagesRepo>()("MessagesRepo",
       )
 
     /** Turn by turn: each answer right after its question, whenever it was written. */
-    const list = (sessionId: string) =>
-      sql<MessageRow>`SELECT * FROM chat_messages WHERE session_id = ${sessionId}
+    const list = (tenantId: TenantId, sessionId: string) =>
+      sql<MessageRow>`SELECT * FROM chat_messages WHERE tenant_id = ${tenantId} AND session_id = ${sessionId}
         ORDER BY turn_seq, role = 'assistant', seq`.pipe(Effect.orDie)
 
     /** What a turn's run sees: the turns before it, dry runs and failed answers left out. */
@@ -123,7 +124,7 @@ export class MessagesRepo extends Effect.Service<MessagesRepo>()("MessagesRepo",
           ORDER BY turn_seq DESC, role = 'assistant' DESC, seq DESC LIMIT ${HISTORY_LIMIT}
         ) recent ORDER BY turn_seq, role = 'assistant', seq`.pipe(Effect.orDie)
 
-    const get = (tenantId: string, id: string) =>
+    const get = (tenantId: TenantId, id: string) =>
       sql<MessageRow>`SELECT * FROM chat_messages WHERE tenant_id = ${tenantId} AND id = ${id}`.pipe(
         Effect.map((rows) => Option.fromNullable(rows[0])),
         Effect.orDie

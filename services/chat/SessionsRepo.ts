@@ -2,11 +2,11 @@ import { randomUUID } from "node:crypto"
 import { SqlClient } from "@effect/sql"
 import { Effect, Option } from "effect"
 import type { ChatSession } from "../../schemas/Chat.js"
-import type { WorkflowId } from "../../schemas/Ids.js"
+import type { TenantId, WorkflowId } from "../../schemas/Ids.js"
 
 export interface SessionRow {
   readonly id: string
-  readonly tenant_id: string
+  readonly tenant_id: TenantId
   readonly workflow_id: WorkflowId
   readonly user_id: string
   readonly title: string
@@ -36,7 +36,7 @@ export const toSession = (r: SessionRow): ChatSession => ({
 })
 
 export interface NewSession {
-  readonly tenant_id: string
+  readonly tenant_id: TenantId
   readonly workflow_id: string
   readonly user_id: string
   readonly input_params: Record<string, unknown>
@@ -63,13 +63,13 @@ export class SessionsRepo extends Effect.Service<SessionsRepo>()("SessionsRepo",
         })
       } RETURNING *`.pipe(Effect.map((rows) => rows[0]!), Effect.orDie)
 
-    const get = (tenantId: string, id: string) =>
+    const get = (tenantId: TenantId, id: string) =>
       sql<SessionRow>`SELECT * FROM chat_sessions WHERE tenant_id = ${tenantId} AND id = ${id} AND deleted_at IS NULL`.pipe(
         Effect.map((rows) => Option.fromNullable(rows[0])),
         Effect.orDie
       )
 
-    const list = (tenantId: string, userId: string, workflowId: string | undefined, limit: number, offset: number) => {
+    const list = (tenantId: TenantId, userId: string, workflowId: string | undefined, limit: number, offset: number) => {
       const where = sql.and([
         sql`tenant_id = ${tenantId}`,
         sql`user_id = ${userId}`,
@@ -83,7 +83,7 @@ export class SessionsRepo extends Effect.Service<SessionsRepo>()("SessionsRepo",
     }
 
     /** The owner's latest session with this AI Employee on this channel. */
-    const latest = (tenantId: string, userId: string, workflowId: string, channel: string) =>
+    const latest = (tenantId: TenantId, userId: string, workflowId: string, channel: string) =>
       sql<SessionRow>`SELECT * FROM chat_sessions WHERE tenant_id = ${tenantId} AND user_id = ${userId}
           AND workflow_id = ${workflowId} AND channel = ${channel} AND deleted_at IS NULL AND NOT single_shot
         ORDER BY last_activity_at DESC, created_at DESC LIMIT 1`.pipe(Effect.map((rows) => Option.fromNullable(rows[0])), Effect.orDie)
@@ -110,14 +110,14 @@ export class SessionsRepo extends Effect.Service<SessionsRepo>()("SessionsRepo",
         return raced!
       }).pipe(Effect.orDie)
 
-    const rename = (tenantId: string, id: string, title: string) =>
+    const rename = (tenantId: TenantId, id: string, title: string) =>
       sql<SessionRow>`UPDATE chat_sessions SET title = ${title}, title_source = ${title === "" ? "empty" : "user"}
         WHERE tenant_id = ${tenantId} AND id = ${id} AND deleted_at IS NULL RETURNING *`.pipe(
         Effect.map((rows) => Option.fromNullable(rows[0])),
         Effect.orDie
       )
 
-    const softDelete = (tenantId: string, id: string) =>
+    const softDelete = (tenantId: TenantId, id: string) =>
       sql`UPDATE chat_sessions SET deleted_at = now() WHERE tenant_id = ${tenantId} AND id = ${id} AND deleted_at IS NULL`.pipe(
         Effect.asVoid,
         Effect.orDie

@@ -1,34 +1,19 @@
 import { HttpApiBuilder } from "@effect/platform"
-import { NodeHttpClient } from "@effect/platform-node"
 import { Effect, Layer, Option, Redacted } from "effect"
 import { TracingLive } from "../../otel/Tracing.js"
 import { EventBus } from "../../platform/EventBus.js"
 import { PlatformApi } from "../../schemas/Api.js"
-import { ApiKeys } from "../auth/ApiKeys.js"
-import { ApiKeysRepo } from "../auth/ApiKeysRepo.js"
-import { Begin } from "../auth/Begin.js"
 import { bootstrapAdmin } from "../auth/Bootstrap.js"
-import { Credentials } from "../auth/Credentials.js"
-import { Directory } from "../auth/Directory.js"
-import { Groups } from "../auth/Groups.js"
-import { GroupsRepo } from "../auth/GroupsRepo.js"
-import { ApiKeysHttp, AuthMeHttp } from "../auth/http/AccountHttp.js"
-import { AuditHttp, GroupsHttp, TenantsHttp, UsersHttp } from "../auth/http/AdminHttp.js"
-import { AuthPublicHttp } from "../auth/http/PublicHttp.js"
-import { SecondFactor } from "../auth/SecondFactor.js"
-import { Sessions } from "../auth/Sessions.js"
-import { SignInThrottle } from "../auth/SignInThrottle.js"
-import { Sso } from "../auth/Sso.js"
-import { TenantsRepo } from "../auth/TenantsRepo.js"
-import { Tokens } from "../auth/Tokens.js"
-import { UsersRepo } from "../auth/UsersRepo.js"
-import { Audit } from "../../platform/Audit.js"
 import { AppConfig } from "../../platform/Config.js"
-import { CredentialsCipher } from "../../platform/CredentialsCipher.js"
+import { PlatformServicesLive } from "../../platform/PlatformServices.js"
+import { kernelLive } from "../../runtime/run/Kernel.js"
+import { AgentFilesLive, AgentHttpLive, AgentLive } from "../agent/AgentLive.js"
+import { AuthHttpLive, AuthLive } from "../auth/AuthLive.js"
+import { ChatHttpLive, ChatLive, ChatRunEndLive } from "../chat/ChatLive.js"
+import { IngestionHttpLive, IngestionLive } from "../ingestion/IngestionLive.js"
+import { WorkflowCoreLive, WorkflowHttpLive, WorkflowLive } from "../workflow/WorkflowLive.js"
 import { DatabaseLive } from "../../platform/Database.js"
-import { Idempotency } from "../../platform/Idempotency.js"
 import { LocalSecrets } from "../../platform/LocalSecrets.js"
-import { Mailer } from "../../platform/Mailer.js"
 import { MigrationsLive } from "./Migrations.js"
 import { RateLimiter } from "../../platform/RateLimiter.js"
 import { AuthClient } from "./AuthClient.js"
@@ -40,53 +25,7 @@ import { startBanner } from "./Banner.js"
 import { RedisConnection } from "../../platform/Redis.js"
 import { OutboundGuard } from "../../platform/outbound/OutboundGuard.js"
 import { SystemHttp } from "./SystemHttp.js"
-import { Agents } from "../agent/Agents.js"
-import { IngestionHttp } from "../ingestion/http/IngestionHttp.js"
-import { Knowledge, KnowledgeSearchLive, KnowledgeSnapshotsLive } from "../ingestion/Knowledge.js"
-import { KnowledgeRepo } from "../ingestion/KnowledgeRepo.js"
-import { EmbeddingsRepo } from "../ingestion/EmbeddingsRepo.js"
-import { SemanticIndex } from "../ingestion/SemanticIndex.js"
-import { Embeddings } from "../../runtime/models/Embeddings.js"
-import { AgentsRepo } from "../agent/AgentsRepo.js"
-import { GeneratedFilesLive } from "../agent/FilesRepo.js"
-import { BuiltinToolsLive } from "../../runtime/tools/BuiltinTools.js"
-import { ToolRegistry } from "../../runtime/tools/Tools.js"
-import { AgentsHttp } from "../agent/http/AgentsHttp.js"
-import { DagChecks } from "../workflow/DagChecks.js"
-import { ModelRegistry } from "../../runtime/models/ModelRegistry.js"
-import { LlmProvidersHttp } from "../workflow/http/LlmProvidersHttp.js"
-import { LlmProviders, ProviderDirectoryLive } from "../workflow/LlmProviders.js"
-import { kernelLive } from "../../runtime/run/Kernel.js"
-import { RunnableWorkflowsLive } from "../workflow/RunnableWorkflowsLive.js"
-import { Chat } from "../chat/Chat.js"
-import { ChatFeedback } from "../chat/ChatFeedback.js"
-import { ChatRunHooksLive, ChatTurns } from "../chat/ChatTurns.js"
-import { ExternalChat } from "../chat/ExternalChat.js"
-import { ChatHttp } from "../chat/http/ChatHttp.js"
-import { MessagesRepo } from "../chat/MessagesRepo.js"
-import { PiiVault } from "../chat/PiiVault.js"
-import { SessionsRepo } from "../chat/SessionsRepo.js"
-import { Titles } from "../chat/Titles.js"
-import { TurnIntake } from "../chat/TurnIntake.js"
-import { Hitl } from "../workflow/Hitl.js"
-import { HitlHttp, RunsHttp } from "../workflow/http/RunsHttp.js"
-import { Runs } from "../workflow/Runs.js"
-import { RunsRepo } from "../workflow/RunsRepo.js"
-import { RunStream } from "../workflow/RunStream.js"
-import { Traces } from "../workflow/Traces.js"
-import { AiEmployeesHttp } from "../workflow/http/AiEmployeesHttp.js"
-import { VoiceHttp } from "../workflow/http/VoiceHttp.js"
-import { WorkflowsHttp } from "../workflow/http/WorkflowsHttp.js"
-import { Publishing } from "../workflow/Publishing.js"
-import { RegistriesLive } from "../ports/PublishChecks.js"
-import { PeopleLive } from "../auth/PeopleLive.js"
-import { AiEmployeesLive, RunAccessLive } from "../workflow/PortsLive.js"
-import { VersionsRepo } from "../workflow/VersionsRepo.js"
-import { VoiceTrees } from "../workflow/VoiceTrees.js"
-import { Workflows } from "../workflow/Workflows.js"
-import { WorkflowsRepo } from "../workflow/WorkflowsRepo.js"
 
-/** Connections and process-wide infrastructure. */
 /** The database, migrated before any service touches it. */
 const MigratedDatabaseLive = MigrationsLive.pipe(Layer.provideMerge(DatabaseLive))
 
@@ -94,81 +33,18 @@ const InfraLive = Layer.mergeAll(MigratedDatabaseLive, RateLimiter.layer, EventB
   Layer.provide(RedisConnection.layer)
 )
 
-const SharedLive = Layer.mergeAll(
-  Audit.Default,
-  Mailer.Default,
-  CredentialsCipher.Default,
-  Idempotency.Default,
-  Tokens.Default,
-  TenantsRepo.Default,
-  UsersRepo.Default,
-  ApiKeysRepo.Default,
-  GroupsRepo.Default,
-  SignInThrottle.Default
-)
-
-const AgentServicesLive = Agents.Default.pipe(Layer.provide(AgentsRepo.Default))
-
-/** Models: the platform provider and the tenants' own providers behind one registry. */
-const ModelsLive = ModelRegistry.layer.pipe(
-  Layer.provideMerge(ProviderDirectoryLive),
-  Layer.provideMerge(LlmProviders.Default)
-)
-
-/** Knowledge bases, and what other services read of them: search_respond's retrieval and publish snapshots. */
-const KnowledgeLive = KnowledgeSearchLive.pipe(
-  Layer.provideMerge(Knowledge.Default),
-  Layer.provideMerge(KnowledgeSnapshotsLive),
-  Layer.provideMerge(SemanticIndex.Default),
-  Layer.provideMerge(Layer.mergeAll(KnowledgeRepo.Default, EmbeddingsRepo.Default, Embeddings.layer)),
-  Layer.provide(NodeHttpClient.layerUndici)
-)
-
-/** Chat follows its runs to their end from inside the kernel: answers, queued turns, titles. */
-const ChatKernelHooksLive = ChatRunHooksLive.pipe(
-  Layer.provideMerge(ChatTurns.layer),
-  Layer.provideMerge(Titles.layer),
-  Layer.provideMerge(Layer.mergeAll(SessionsRepo.Default, MessagesRepo.Default))
-)
-
-const RunsLive = Layer.mergeAll(RunStream.Default, Hitl.Default, Traces.Default, AgentServicesLive).pipe(
-  Layer.provideMerge(Runs.Default),
-  Layer.provideMerge(RunsRepo.Default),
-  Layer.provideMerge(kernelLive(ChatKernelHooksLive)),
-  Layer.provideMerge(RunnableWorkflowsLive)
-)
-
-/** The tools agents call (built-ins, later integrations and MCP) and the files they produce. */
-const ToolsLive = BuiltinToolsLive.pipe(Layer.provideMerge(ToolRegistry.layer), Layer.provide(KnowledgeLive))
-
-const WorkflowLive = Layer.mergeAll(Workflows.Default, Publishing.Default, VoiceTrees.Default, RunAccessLive.pipe(Layer.provideMerge(RunsLive))).pipe(
-  Layer.provideMerge(AiEmployeesLive),
-  Layer.provideMerge(DagChecks.Default),
-  Layer.provideMerge(RegistriesLive),
-  Layer.provideMerge(Layer.mergeAll(WorkflowsRepo.Default, VersionsRepo.Default, KnowledgeLive, ModelsLive, ToolsLive, GeneratedFilesLive))
-)
-
-const AuthLive = Layer.mergeAll(
-  Credentials.Default,
-  SecondFactor.Default,
-  Directory.Default,
-  ApiKeys.Default,
-  Groups.Default,
-  Begin.Default,
-  PeopleLive
-).pipe(Layer.provideMerge(Credentials.Default), Layer.provideMerge(Sso.Default), Layer.provideMerge(Sessions.Default))
-
-const ChatLive = Layer.mergeAll(ChatFeedback.Default, ExternalChat.Default).pipe(
-  Layer.provideMerge(Chat.Default),
-  Layer.provideMerge(TurnIntake.Default),
-  Layer.provideMerge(PiiVault.Default)
-)
-
-/** Every service, over the database and the shared infrastructure. */
-export const ServicesLive = ChatLive.pipe(
+/**
+ * Every service, over the database and the shared infrastructure. Bottom up: the platform, auth
+ * (and its People port), knowledge and generated files, what the kernel needs of workflow, the run
+ * kernel with chat's end hooks, the workflow service over the kernel, then chat and agents.
+ */
+export const ServicesLive = Layer.mergeAll(ChatLive, AgentLive).pipe(
   Layer.provideMerge(WorkflowLive),
+  Layer.provideMerge(kernelLive(ChatRunEndLive)),
+  Layer.provideMerge(WorkflowCoreLive),
+  Layer.provideMerge(Layer.mergeAll(IngestionLive, AgentFilesLive)),
   Layer.provideMerge(AuthLive),
-  Layer.provideMerge(SharedLive),
+  Layer.provideMerge(PlatformServicesLive),
   Layer.provideMerge(InfraLive)
 )
 
@@ -181,25 +57,7 @@ const AuthClientLive = Layer.unwrapEffect(
     }))
 )
 
-const HandlersLive = Layer.mergeAll(
-  SystemHttp,
-  AuthPublicHttp,
-  AuthMeHttp,
-  ApiKeysHttp,
-  TenantsHttp,
-  UsersHttp,
-  GroupsHttp,
-  AuditHttp,
-  WorkflowsHttp,
-  AiEmployeesHttp,
-  VoiceHttp,
-  RunsHttp,
-  HitlHttp,
-  AgentsHttp,
-  IngestionHttp,
-  LlmProvidersHttp,
-  ChatHttp
-)
+const HandlersLive = Layer.mergeAll(SystemHttp, AuthHttpLive, WorkflowHttpLive, AgentHttpLive, IngestionHttpLive, ChatHttpLive)
 
 const ApiLive = HttpApiBuilder.api(PlatformApi).pipe(
   Layer.provide(HandlersLive),

@@ -1,4 +1,5 @@
 import { SqlClient } from "@effect/sql"
+import type { TenantId } from "../../schemas/Ids.js"
 import { Effect } from "effect"
 
 /** Full-text query over any of the query's words; undefined when it has none. */
@@ -9,7 +10,7 @@ export const lexicalQuery = (query: string): string | undefined => {
 
 export interface ChunkToEmbed {
   readonly chunk_id: string
-  readonly tenant_id: string
+  readonly tenant_id: TenantId
   readonly kb_id: string
   readonly title: string
   readonly text: string
@@ -60,7 +61,7 @@ export class EmbeddingsRepo extends Effect.Service<EmbeddingsRepo>()("Embeddings
        * both scores: the caller blends them.
        */
       blended: (input: {
-        tenantId: string
+        tenantId: TenantId
         kbIds: ReadonlyArray<string>
         query: string
         vector: ReadonlyArray<number>

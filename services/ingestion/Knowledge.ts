@@ -10,6 +10,7 @@ import { KnowledgeSnapshots } from "../ports/PublishChecks.js"
 import { chunkText, documentType, extractDocumentText, SUPPORTED_TYPES } from "./Extract.js"
 import { canonicalFolder } from "./FolderPath.js"
 import { KnowledgeRepo, toDoc, toKb } from "./KnowledgeRepo.js"
+import type { TenantId } from "../../schemas/Ids.js"
 import { SemanticIndex } from "./SemanticIndex.js"
 
 const hash = (text: string) => createHash("sha256").update(text).digest("hex")
@@ -107,11 +108,11 @@ export class Knowledge extends Effect.Service<Knowledge>()("Knowledge", {
         if (!(yield* repo.deleteDocument(principal.tenantId, kbId, id))) return yield* notFound("Document")
       })
 
-    const lexical = (tenantId: string, kbIds: ReadonlyArray<string>, query: string, topK: number) =>
+    const lexical = (tenantId: TenantId, kbIds: ReadonlyArray<string>, query: string, topK: number) =>
       repo.search(tenantId, kbIds, query, topK).pipe(Effect.map((rows) => rows.map((r) => ({ ...r, score: Number(r.rank) }))))
 
     /** Blended when an embeddings model is configured (full-text alone if the query cannot be embedded). */
-    const searchRows = (tenantId: string, kbIds: ReadonlyArray<string>, query: string, topK: number, minScore: number) =>
+    const searchRows = (tenantId: TenantId, kbIds: ReadonlyArray<string>, query: string, topK: number, minScore: number) =>
       (semantic.enabled
         ? semantic.search(tenantId, kbIds, query, topK).pipe(
           Effect.catchAll((e) =>
@@ -143,8 +144,9 @@ export class Knowledge extends Effect.Service<Knowledge>()("Knowledge", {
 export const KnowledgeSearchLive = Layer.effect(
   KnowledgeSearch,
   Effect.map(Knowledge, (k) => ({
+    // The runtime asks for the tenant of the run it executes (the run row's own tenant).
     search: (tenantId: string, kbIds: ReadonlyArray<string>, query: string, o: { topK: number; minScore: number }) =>
-      k.searchRows(tenantId, kbIds, query, o.topK, o.minScore)
+      k.searchRows(tenantId as TenantId, kbIds, query, o.topK, o.minScore)
   }))
 )
 

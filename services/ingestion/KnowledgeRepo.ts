@@ -2,11 +2,12 @@ import { randomUUID } from "node:crypto"
 import { SqlClient } from "@effect/sql"
 import { Effect, Option } from "effect"
 import { lexicalQuery } from "./EmbeddingsRepo.js"
+import type { TenantId } from "../../schemas/Ids.js"
 import { folderFilter } from "./FolderPath.js"
 
 export interface KbRow {
   readonly id: string
-  readonly tenant_id: string
+  readonly tenant_id: TenantId
   readonly name: string
   readonly description: string
   readonly document_count: number
@@ -52,7 +53,7 @@ export class KnowledgeRepo extends Effect.Service<KnowledgeRepo>()("KnowledgeRep
       FROM kb_documents d`
 
     /** Chunks carry their document's title, which the index weighs above the body. */
-    const writeChunks = (tenantId: string, kbId: string, documentId: string, chunks: ReadonlyArray<string>) =>
+    const writeChunks = (tenantId: TenantId, kbId: string, documentId: string, chunks: ReadonlyArray<string>) =>
       Effect.gen(function*() {
         yield* sql`DELETE FROM kb_chunks WHERE document_id = ${documentId}`
         if (chunks.length === 0) return
@@ -71,33 +72,33 @@ export class KnowledgeRepo extends Effect.Service<KnowledgeRepo>()("KnowledgeRep
       })
 
     return {
-      insertKb: (tenantId: string, userId: string, kb: { name: string; description: string }) =>
+      insertKb: (tenantId: TenantId, userId: string, kb: { name: string; description: string }) =>
         sql`INSERT INTO knowledge_bases ${sql.insert({ id: randomUUID(), tenant_id: tenantId, created_by: userId, ...kb })} RETURNING id`.pipe(
           Effect.flatMap((rows) => sql<KbRow>`${kbSelect} WHERE k.id = ${(rows[0] as { id: string }).id}`),
           Effect.map((rows) => rows[0]!),
           Effect.orDie
         ),
-      getKb: (tenantId: string, id: string) =>
+      getKb: (tenantId: TenantId, id: string) =>
         sql<KbRow>`${kbSelect} WHERE k.tenant_id = ${tenantId} AND k.id = ${id}`.pipe(
           Effect.map((rows) => Option.fromNullable(rows[0])),
           Effect.orDie
         ),
-      listKbs: (tenantId: string, limit: number, offset: number) =>
+      listKbs: (tenantId: TenantId, limit: number, offset: number) =>
         Effect.all([
           sql<KbRow>`${kbSelect} WHERE k.tenant_id = ${tenantId} ORDER BY k.created_at DESC, k.id LIMIT ${limit} OFFSET ${offset}`,
           sql<{ total: number }>`SELECT count(*)::int AS total FROM knowledge_bases WHERE tenant_id = ${tenantId}`
         ]).pipe(Effect.map(([rows, [c]]) => ({ rows, total: c?.total ?? 0 })), Effect.orDie),
-      updateKb: (tenantId: string, id: string, patch: { name?: string | undefined; description?: string | undefined }) =>
+      updateKb: (tenantId: TenantId, id: string, patch: { name?: string | undefined; description?: string | undefined }) =>
         sql`UPDATE knowledge_bases SET name = COALESCE(${patch.name ?? null}, name),
             description = COALESCE(${patch.description ?? null}, description), updated_at = now()
           WHERE tenant_id = ${tenantId} AND id = ${id}`.pipe(Effect.asVoid, Effect.orDie),
-      deleteKb: (tenantId: string, id: string) =>
+      deleteKb: (tenantId: TenantId, id: string) =>
         sql`DELETE FROM knowledge_bases WHERE tenant_id = ${tenantId} AND id = ${id} RETURNING id`.pipe(
           Effect.map((rows) => rows.length > 0),
           Effect.orDie
         ),
       /** A new document, or a new version of the live one with the same title and folder. */
-      upsertDocument: (tenantId: string, kbId: string, d: {
+      upsertDocument: (tenantId: TenantId, kbId: string, d: {
         title: string
         mime_type: string
         folder_path: string
@@ -125,7 +126,7 @@ export class KnowledgeRepo extends Effect.Service<KnowledgeRepo>()("KnowledgeRep
           const [row] = yield* sql<DocRow>`${docSelect} WHERE d.id = ${id}`
           return row!
         })).pipe(Effect.orDie),
-      getDocument: (tenantId: string, kbId: string, id: string) =>
+      getDocument: (tenantId: TenantId, kbId: string, id: string) =>
         sql<DocRow & { content: string }>`SELECT d.*, v.content,
             (SELECT count(*)::int FROM kb_chunks c WHERE c.document_id = d.id) AS chunk_count
           FROM kb_documents d JOIN kb_document_versions v ON v.document_id = d.id AND v.version = d.version
@@ -133,7 +134,7 @@ export class KnowledgeRepo extends Effect.Service<KnowledgeRepo>()("KnowledgeRep
           Effect.map((rows) => Option.fromNullable(rows[0])),
           Effect.orDie
         ),
-      listDocuments: (tenantId: string, kbId: string, limit: number, offset: number, folderPrefix: string | undefined) => {
+      listDocuments: (tenantId: TenantId, kbId: string, limit: number, offset: number, folderPrefix: string | undefined) => {
         const where = sql.and([
           sql`d.tenant_id = ${tenantId}`,
           sql`d.kb_id = ${kbId}`,
@@ -145,7 +146,7 @@ export class KnowledgeRepo extends Effect.Service<KnowledgeRepo>()("KnowledgeRep
           sql<{ total: number }>`SELECT count(*)::int AS total FROM kb_documents d WHERE ${where}`
         ]).pipe(Effect.map(([rows, [c]]) => ({ rows, total: c?.total ?? 0 })), Effect.orDie)
       },
-      deleteDocument: (tenantId: string, kbId: string, id: string) =>
+      deleteDocument: (tenantId: TenantId, kbId: string, id: string) =>
         sql.withTransaction(Effect.gen(function*() {
           const rows = yield* sql`UPDATE kb_documents SET deleted_at = now() WHERE tenant_id = ${tenantId} AND kb_id = ${kbId}
             AND id = ${id} AND deleted_at IS NULL RETURNING id`
@@ -153,7 +154,7 @@ export class KnowledgeRepo extends Effect.Service<KnowledgeRepo>()("KnowledgeRep
           return rows.length > 0
         })).pipe(Effect.orDie),
       /** Ranked chunks: PostgreSQL full-text search over any of the query's words, scored 0..1. */
-      search: (tenantId: string, kbIds: ReadonlyArray<string>, query: string, topK: number) => {
+      search: (tenantId: TenantId, kbIds: ReadonlyArray<string>, query: string, topK: number) => {
         const tsquery = lexicalQuery(query)
         if (tsquery === undefined || kbIds.length === 0) return Effect.succeed([])
         return sql<{ chunk_id: string; document_id: string; title: string; text: string; rank: number }>`
@@ -165,13 +166,13 @@ export class KnowledgeRepo extends Effect.Service<KnowledgeRepo>()("KnowledgeRep
           ORDER BY rank DESC, c.id LIMIT ${topK}`.pipe(Effect.orDie)
       },
       /** The live documents of some knowledge bases: ids and content hashes (publish snapshots). */
-      documentSet: (tenantId: string, kbIds: ReadonlyArray<string>) =>
+      documentSet: (tenantId: TenantId, kbIds: ReadonlyArray<string>) =>
         kbIds.length === 0
           ? Effect.succeed([])
           : sql<{ kb_id: string; id: string; content_hash: string }>`SELECT kb_id, id, content_hash FROM kb_documents
               WHERE tenant_id = ${tenantId} AND kb_id IN ${sql.in(kbIds)} AND deleted_at IS NULL ORDER BY id`.pipe(Effect.orDie),
       /** Brings a document back to the version with this content hash (undeleting it if needed). */
-      restoreDocument: (tenantId: string, documentId: string, contentHash: string) =>
+      restoreDocument: (tenantId: TenantId, documentId: string, contentHash: string) =>
         sql.withTransaction(Effect.gen(function*() {
           const [doc] = yield* sql<{ kb_id: string; content_hash: string; deleted_at: Date | null }>`SELECT kb_id, content_hash, deleted_at
             FROM kb_documents WHERE tenant_id = ${tenantId} AND id = ${documentId} FOR UPDATE`
@@ -184,9 +185,9 @@ export class KnowledgeRepo extends Effect.Service<KnowledgeRepo>()("KnowledgeRep
             updated_at = now() WHERE id = ${documentId}`
           return { kbId: doc.kb_id, content: v.content }
         })).pipe(Effect.orDie),
-      writeChunks: (tenantId: string, kbId: string, documentId: string, chunks: ReadonlyArray<string>) =>
+      writeChunks: (tenantId: TenantId, kbId: string, documentId: string, chunks: ReadonlyArray<string>) =>
         writeChunks(tenantId, kbId, documentId, chunks).pipe(Effect.orDie),
-      softDelete: (tenantId: string, documentId: string) =>
+      softDelete: (tenantId: TenantId, documentId: string) =>
         sql`UPDATE kb_documents SET deleted_at = now() WHERE tenant_id = ${tenantId} AND id = ${documentId}`.pipe(
           Effect.zipRight(sql`DELETE FROM kb_chunks WHERE document_id = ${documentId}`),
           Effect.asVoid,

@@ -1,6 +1,7 @@
 import { Duration, Effect, Option, Schedule } from "effect"
 import { Embeddings } from "../../runtime/models/Embeddings.js"
 import { AppConfig } from "../../platform/Config.js"
+import type { TenantId } from "../../schemas/Ids.js"
 import { EmbeddingsRepo } from "./EmbeddingsRepo.js"
 
 /** How much the full-text rank weighs in a blended score; the vector similarity weighs the rest. */
@@ -55,7 +56,7 @@ export class SemanticIndex extends Effect.Service<SemanticIndex>()("SemanticInde
     }
 
     /** Blended ranking: `LEXICAL_WEIGHT` of the full-text rank (relative to the best) plus the rest of the cosine similarity. */
-    const search = (tenantId: string, kbIds: ReadonlyArray<string>, query: string, topK: number) =>
+    const search = (tenantId: TenantId, kbIds: ReadonlyArray<string>, query: string, topK: number) =>
       Effect.gen(function*() {
         if (Option.isNone(embeddings.model)) return []
         const model = embeddings.model.value

@@ -3,7 +3,7 @@ import { checkJsonSchema } from "../../dag/JsonSchema.js"
 import type { ChatMessage, ToolCall } from "../../models/ChatModel.js"
 import { NodeFailure } from "../../nodes/NodeType.js"
 import { ToolRegistry, type ToolSpec } from "../../tools/Tools.js"
-import { RUN_ID } from "../../../otel/RunTrace.js"
+import { RUN_ID } from "../../../otel/RunTraceIds.js"
 import {
   addUsage,
   AgentKit,

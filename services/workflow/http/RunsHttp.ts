@@ -6,7 +6,7 @@ import { CurrentPrincipal } from "../../../schemas/Principal.js"
 import { Hitl } from "../Hitl.js"
 import { Runs } from "../Runs.js"
 import { RunStream } from "../RunStream.js"
-import { Traces } from "../Traces.js"
+import { Traces } from "../traces/Traces.js"
 
 export const RunsHttp = HttpApiBuilder.group(PlatformApi, "runs", (handlers) =>
   Effect.gen(function*() {

@@ -2,7 +2,7 @@ import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
 import { PlatformApi } from "../../../schemas/Api.js"
 import { CurrentPrincipal } from "../../../schemas/Principal.js"
-import { LlmProviders } from "../LlmProviders.js"
+import { LlmProviders } from "./LlmProviders.js"
 
 export const LlmProvidersHttp = HttpApiBuilder.group(PlatformApi, "llmProviders", (handlers) =>
   Effect.gen(function*() {

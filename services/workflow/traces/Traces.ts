@@ -1,19 +1,19 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Option } from "effect"
-import { badRequest, notFound, PayloadTooLarge, TooManyRequests } from "../../schemas/Errors.js"
-import type { WorkflowId } from "../../schemas/Ids.js"
-import type { Principal } from "../../schemas/Principal.js"
-import { detailFor } from "../../otel/Redaction.js"
-import { runTraceId } from "../../otel/RunTrace.js"
-import { RunTraces, type TraceRun, type Worklog } from "../../otel/RunTraces.js"
-import { traceDocument } from "../../otel/TraceDocument.js"
-import { fitToCap } from "../../otel/Truncation.js"
-import { AppConfig } from "../../platform/Config.js"
-import { decodePageToken, encodePageToken } from "../../platform/PageToken.js"
-import { RateLimiter } from "../../platform/RateLimiter.js"
-import { requireReader } from "../../schemas/Authorization.js"
-import { RunsRepo } from "./RunsRepo.js"
-import { WorkflowsRepo } from "./WorkflowsRepo.js"
+import { badRequest, notFound, PayloadTooLarge, TooManyRequests } from "../../../schemas/Errors.js"
+import type { WorkflowId } from "../../../schemas/Ids.js"
+import type { Principal } from "../../../schemas/Principal.js"
+import { detailFor } from "../../../otel/Redaction.js"
+import { runTraceId } from "../../../otel/RunTraceIds.js"
+import { RunTraceStore, type TraceRun, type Worklog } from "../../../otel/RunTraceStore.js"
+import { traceDocument } from "../../../otel/TraceDocument.js"
+import { fitToCap } from "../../../otel/Truncation.js"
+import { AppConfig } from "../../../platform/Config.js"
+import { decodePageToken, encodePageToken } from "../../../platform/PageToken.js"
+import { RateLimiter } from "../../../platform/RateLimiter.js"
+import { requireReader } from "../../../schemas/Authorization.js"
+import { RunsRepo } from "../RunsRepo.js"
+import { WorkflowsRepo } from "../WorkflowsRepo.js"
 
 /** Requests per minute per workspace, across both trace endpoints (01 "Limits"). */
 export const TRACE_REQUESTS_PER_MINUTE = 60
@@ -33,7 +33,7 @@ export class Traces extends Effect.Service<Traces>()("Traces", {
     const sql = yield* SqlClient.SqlClient
     const runs = yield* RunsRepo
     const workflows = yield* WorkflowsRepo
-    const traces = yield* RunTraces
+    const traces = yield* RunTraceStore
     const limiter = yield* RateLimiter
     const config = yield* AppConfig
 
@@ -82,7 +82,7 @@ export class Traces extends Effect.Service<Traces>()("Traces", {
         const cursor = params.page_token === undefined ? undefined : decodeToken(params.page_token)
         if (params.page_token !== undefined && cursor === undefined) return yield* badRequest("INVALID_PAGE_TOKEN", "page_token is not one this endpoint gave")
         yield* throttle(principal)
-        const page = yield* sql<TraceRun>`SELECT ${sql.literal(RunTraces.columns)} FROM runs
+        const page = yield* sql<TraceRun>`SELECT ${sql.literal(RunTraceStore.columns)} FROM runs
           WHERE tenant_id = ${principal.tenantId} AND workflow_id = ${workflowId} AND NOT is_dry_run
             ${params.start_time === undefined ? sql`` : sql`AND created_at >= ${params.start_time}`}
             ${params.end_time === undefined ? sql`` : sql`AND created_at <= ${params.end_time}`}

@@ -1,14 +1,14 @@
 import { randomUUID } from "node:crypto"
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer, Option } from "effect"
-import { conflict, notFound, unprocessable } from "../../schemas/Errors.js"
-import type { PageParams } from "../../schemas/Pagination.js"
-import { pageOf, pageOffset } from "../../schemas/Pagination.js"
-import type { Principal } from "../../schemas/Principal.js"
-import { ProviderDirectory, type Tier } from "../../runtime/models/ModelRegistry.js"
-import { CredentialsCipher } from "../../platform/CredentialsCipher.js"
-import { OutboundGuard } from "../../platform/outbound/OutboundGuard.js"
-import { requireReader, requireRole, RUN_ADMINS } from "../../schemas/Authorization.js"
+import { conflict, notFound, unprocessable } from "../../../schemas/Errors.js"
+import type { PageParams } from "../../../schemas/Pagination.js"
+import { pageOf, pageOffset } from "../../../schemas/Pagination.js"
+import type { Principal } from "../../../schemas/Principal.js"
+import { ProviderDirectory, type Tier } from "../../../runtime/models/ModelRegistry.js"
+import { CredentialsCipher } from "../../../platform/CredentialsCipher.js"
+import { OutboundGuard } from "../../../platform/outbound/OutboundGuard.js"
+import { requireReader, requireRole, RUN_ADMINS } from "../../../schemas/Authorization.js"
 
 interface Row {
   readonly id: string

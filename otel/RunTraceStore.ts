@@ -4,7 +4,7 @@ import type { OtlpLogRecord } from "./OtlpJson.js"
 import { type PauseEvent, rootSpan, type RunRecordForTrace, RUNS_SCOPE } from "./RootSpan.js"
 import { type OtlpSpan, toOtlp } from "./OtlpSpan.js"
 import { eventLog } from "./RunLogs.js"
-import { rootSpanId } from "./RunTrace.js"
+import { rootSpanId } from "./RunTraceIds.js"
 import { Telemetry } from "./Telemetry.js"
 
 export interface TraceRun extends RunRecordForTrace {
@@ -21,7 +21,7 @@ export interface Worklog {
 const RUN_COLUMNS = "id, tenant_id, workflow_id, workflow_name, version, status, trigger_type, is_dry_run, error, parent_run_id, parent_node_id, created_at, finished_at"
 
 /** Reads runs' stored spans and logs, adds each run's root span, and exports roots. */
-export class RunTraces extends Context.Tag("RunTraces")<RunTraces, {
+export class RunTraceStore extends Context.Tag("RunTraceStore")<RunTraceStore, {
   readonly worklogs: (runs: ReadonlyArray<TraceRun>) => Effect.Effect<ReadonlyArray<Worklog>>
   readonly run: (runId: string) => Effect.Effect<TraceRun | undefined>
   /** Sends a finished run's root span to the OTLP exporter (stored spans went as they ended). */
@@ -30,7 +30,7 @@ export class RunTraces extends Context.Tag("RunTraces")<RunTraces, {
   static readonly columns = RUN_COLUMNS
 
   static readonly layer = Layer.effect(
-    RunTraces,
+    RunTraceStore,
     Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient
       const telemetry = yield* Telemetry
@@ -72,7 +72,7 @@ export class RunTraces extends Context.Tag("RunTraces")<RunTraces, {
               return log === undefined ? [] : [log]
             })
           }))
-        }).pipe(Effect.orDie, Effect.withSpan("RunTraces.worklogs"))
+        }).pipe(Effect.orDie, Effect.withSpan("RunTraceStore.worklogs"))
 
       const run = (runId: string) =>
         sql<TraceRun>`SELECT ${sql.literal(RUN_COLUMNS)} FROM runs WHERE id = ${runId}`.pipe(

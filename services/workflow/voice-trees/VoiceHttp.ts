@@ -2,7 +2,7 @@ import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
 import { PlatformApi } from "../../../schemas/Api.js"
 import { CurrentPrincipal } from "../../../schemas/Principal.js"
-import { VoiceTrees } from "../VoiceTrees.js"
+import { VoiceTrees } from "./VoiceTrees.js"
 
 export const VoiceHttp = HttpApiBuilder.group(PlatformApi, "voiceTrees", (handlers) =>
   Effect.gen(function*() {

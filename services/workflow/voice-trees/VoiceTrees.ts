@@ -1,12 +1,12 @@
 import { randomUUID } from "node:crypto"
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
-import { notFound } from "../../schemas/Errors.js"
-import type { TenantId, VoiceTreeId, VoiceTreeVersionId } from "../../schemas/Ids.js"
-import type { PageParams } from "../../schemas/Pagination.js"
-import { pageOf, pageOffset } from "../../schemas/Pagination.js"
-import type { Principal } from "../../schemas/Principal.js"
-import { requireBuilder, requireReader } from "../../schemas/Authorization.js"
+import { notFound } from "../../../schemas/Errors.js"
+import type { TenantId, VoiceTreeId, VoiceTreeVersionId } from "../../../schemas/Ids.js"
+import type { PageParams } from "../../../schemas/Pagination.js"
+import { pageOf, pageOffset } from "../../../schemas/Pagination.js"
+import type { Principal } from "../../../schemas/Principal.js"
+import { requireBuilder, requireReader } from "../../../schemas/Authorization.js"
 
 interface TreeRow {
   readonly id: VoiceTreeId

@@ -1,0 +1,13 @@
+import { Layer } from "effect"
+import { Agents } from "./Agents.js"
+import { AgentsRepo } from "./AgentsRepo.js"
+import { GeneratedFilesLive } from "./FilesRepo.js"
+import { AgentsHttp } from "./http/AgentsHttp.js"
+
+/** Agent definitions and test executions. */
+export const AgentLive = Agents.Default.pipe(Layer.provide(AgentsRepo.Default))
+
+/** The files agents produce (read by the runtime's tools). */
+export const AgentFilesLive = GeneratedFilesLive
+
+export const AgentHttpLive = AgentsHttp

@@ -1,0 +1,19 @@
+import { NodeHttpClient } from "@effect/platform-node"
+import { Layer } from "effect"
+import { Embeddings } from "../../runtime/models/Embeddings.js"
+import { EmbeddingsRepo } from "./EmbeddingsRepo.js"
+import { IngestionHttp } from "./http/IngestionHttp.js"
+import { Knowledge, KnowledgeSearchLive, KnowledgeSnapshotsLive } from "./Knowledge.js"
+import { KnowledgeRepo } from "./KnowledgeRepo.js"
+import { SemanticIndex } from "./SemanticIndex.js"
+
+/** Knowledge bases, and what others read of them: search_respond's retrieval and publish snapshots. */
+export const IngestionLive = KnowledgeSearchLive.pipe(
+  Layer.provideMerge(Knowledge.Default),
+  Layer.provideMerge(KnowledgeSnapshotsLive),
+  Layer.provideMerge(SemanticIndex.Default),
+  Layer.provideMerge(Layer.mergeAll(KnowledgeRepo.Default, EmbeddingsRepo.Default, Embeddings.layer)),
+  Layer.provide(NodeHttpClient.layerUndici)
+)
+
+export const IngestionHttpLive = IngestionHttp

@@ -1,0 +1,52 @@
+import { Layer } from "effect"
+import { ModelRegistry } from "../../runtime/models/ModelRegistry.js"
+import { BuiltinToolsLive } from "../../runtime/tools/BuiltinTools.js"
+import { ToolRegistry } from "../../runtime/tools/Tools.js"
+import { RegistriesLive } from "../ports/PublishChecks.js"
+import { DagChecks } from "./DagChecks.js"
+import { Hitl } from "./Hitl.js"
+import { AiEmployeesHttp } from "./http/AiEmployeesHttp.js"
+import { HitlHttp, RunsHttp } from "./http/RunsHttp.js"
+import { WorkflowsHttp } from "./http/WorkflowsHttp.js"
+import { LlmProviders, ProviderDirectoryLive } from "./llm-providers/LlmProviders.js"
+import { LlmProvidersHttp } from "./llm-providers/LlmProvidersHttp.js"
+import { AiEmployeesLive, RunAccessLive } from "./PortsLive.js"
+import { Publishing } from "./Publishing.js"
+import { RunnableWorkflowsLive } from "./RunnableWorkflowsLive.js"
+import { Runs } from "./Runs.js"
+import { RunsRepo } from "./RunsRepo.js"
+import { RunStream } from "./RunStream.js"
+import { Traces } from "./traces/Traces.js"
+import { VersionsRepo } from "./VersionsRepo.js"
+import { VoiceHttp } from "./voice-trees/VoiceHttp.js"
+import { VoiceTrees } from "./voice-trees/VoiceTrees.js"
+import { Workflows } from "./Workflows.js"
+import { WorkflowsRepo } from "./WorkflowsRepo.js"
+
+/** Models: the platform provider and the tenants' own providers behind one registry. */
+const ModelsLive = ModelRegistry.layer.pipe(
+  Layer.provideMerge(ProviderDirectoryLive),
+  Layer.provideMerge(LlmProviders.Default)
+)
+
+/** The tools agents call (built-ins, later integrations and MCP). */
+const ToolsLive = BuiltinToolsLive.pipe(Layer.provideMerge(ToolRegistry.layer))
+
+/**
+ * What the run kernel needs of the workflow service, built below it: AI Employees and their
+ * versions (also the `AiEmployees` port), models and tools.
+ */
+export const WorkflowCoreLive = Layer.mergeAll(AiEmployeesLive, RunnableWorkflowsLive).pipe(
+  Layer.provideMerge(Layer.mergeAll(WorkflowsRepo.Default, VersionsRepo.Default, ModelsLive, ToolsLive))
+)
+
+/** The workflow service over the kernel: AI Employees, versions, publishing, voice trees, runs, HITL, traces. */
+export const WorkflowLive = Layer.mergeAll(Workflows.Default, Publishing.Default, VoiceTrees.Default, RunAccessLive).pipe(
+  Layer.provideMerge(Layer.mergeAll(RunStream.Default, Hitl.Default, Traces.Default)),
+  Layer.provideMerge(Runs.Default),
+  Layer.provideMerge(RunsRepo.Default),
+  Layer.provideMerge(DagChecks.Default),
+  Layer.provideMerge(RegistriesLive)
+)
+
+export const WorkflowHttpLive = Layer.mergeAll(WorkflowsHttp, AiEmployeesHttp, VoiceHttp, RunsHttp, HitlHttp, LlmProvidersHttp)

@@ -1,37 +1,45 @@
 import { SqlClient } from "@effect/sql"
-import { Effect, Option } from "effect"
+import { Effect, Option, Schema } from "effect"
+import { decodeRows, JsonObject, Timestamp } from "../../platform/Rows.js"
+import { ModelUsage } from "../../schemas/Run.js"
 import type { PageParams } from "../../schemas/Pagination.js"
 import { pageOffset } from "../../schemas/Pagination.js"
 import type { Principal } from "../../schemas/Principal.js"
 
-export interface DefinitionRow {
-  readonly id: string
-  readonly name: string
-  readonly agent_type: string
-  readonly type_version: string
-  readonly preset: string | null
-  readonly system_prompt_template: string
-  readonly input_schema: Record<string, unknown> | null
-  readonly llm_config: Record<string, unknown>
-  readonly type_config: Record<string, unknown>
-  readonly created_by: string | null
-  readonly created_at: Date
-  readonly updated_at: Date
-}
+export const DefinitionRow = Schema.Struct({
+  id: Schema.String,
+  name: Schema.String,
+  agent_type: Schema.String,
+  type_version: Schema.String,
+  preset: Schema.NullOr(Schema.String),
+  system_prompt_template: Schema.String,
+  input_schema: Schema.NullOr(JsonObject),
+  llm_config: JsonObject,
+  type_config: JsonObject,
+  created_by: Schema.NullOr(Schema.String),
+  created_at: Timestamp,
+  updated_at: Timestamp
+})
+export type DefinitionRow = typeof DefinitionRow.Type
 
-export interface ExecutionRow {
-  readonly id: string
-  readonly agent_type: string
-  readonly status: "running" | "completed" | "failed"
-  readonly output: unknown
-  readonly tokens_used: number
-  readonly token_breakdown: Record<string, { prompt_tokens: number; completion_tokens: number; total_tokens: number }>
-  readonly error: string | null
-  readonly is_dry_run: boolean
-  readonly workflow_id: string | null
-  readonly created_at: Date
-  readonly finished_at: Date | null
-}
+const definitionRows = decodeRows("agent_definitions", DefinitionRow)
+
+export const ExecutionRow = Schema.Struct({
+  id: Schema.String,
+  agent_type: Schema.String,
+  status: Schema.Literal("running", "completed", "failed"),
+  output: Schema.Unknown,
+  tokens_used: Schema.Number,
+  token_breakdown: Schema.Record({ key: Schema.String, value: ModelUsage }),
+  error: Schema.NullOr(Schema.String),
+  is_dry_run: Schema.Boolean,
+  workflow_id: Schema.NullOr(Schema.String),
+  created_at: Timestamp,
+  finished_at: Schema.NullOr(Timestamp)
+})
+export type ExecutionRow = typeof ExecutionRow.Type
+
+const executionRows = decodeRows("test_executions", ExecutionRow)
 
 export const toExecution = ({ error, ...row }: ExecutionRow) => ({ ...row, ...(error !== null ? { error } : {}) })
 
@@ -56,17 +64,17 @@ export class AgentsRepo extends Effect.Service<AgentsRepo>()("AgentsRepo", {
 
     return {
       insertDefinition: (scope: Principal, id: string, d: DefinitionInput) =>
-        sql<DefinitionRow>`INSERT INTO agent_definitions ${
+        sql`INSERT INTO agent_definitions ${
           sql.insert({ ...json(d), id, tenant_id: scope.tenantId, created_by: scope.userId })
-        } RETURNING *`.pipe(Effect.map((rows) => rows[0]!), Effect.orDie),
+        } RETURNING *`.pipe(definitionRows).pipe(Effect.map((rows) => rows[0]!), Effect.orDie),
       getDefinition: (scope: Principal, id: string) =>
-        sql<DefinitionRow>`SELECT * FROM agent_definitions WHERE tenant_id = ${scope.tenantId} AND id = ${id}`.pipe(
+        sql`SELECT * FROM agent_definitions WHERE tenant_id = ${scope.tenantId} AND id = ${id}`.pipe(definitionRows).pipe(
           Effect.map((rows) => Option.fromNullable(rows[0])),
           Effect.orDie
         ),
       replaceDefinition: (scope: Principal, id: string, d: DefinitionInput) =>
-        sql<DefinitionRow>`UPDATE agent_definitions SET ${sql.update({ ...json(d), updated_at: new Date() })}
-          WHERE tenant_id = ${scope.tenantId} AND id = ${id} RETURNING *`.pipe(
+        sql`UPDATE agent_definitions SET ${sql.update({ ...json(d), updated_at: new Date() })}
+          WHERE tenant_id = ${scope.tenantId} AND id = ${id} RETURNING *`.pipe(definitionRows).pipe(
           Effect.map((rows) => Option.fromNullable(rows[0])),
           Effect.orDie
         ),
@@ -88,11 +96,11 @@ export class AgentsRepo extends Effect.Service<AgentsRepo>()("AgentsRepo", {
           })
         }`.pipe(Effect.asVoid, Effect.orDie),
       finishExecution: (id: string, r: { status: "completed" | "failed"; output: unknown; tokens: number; breakdown: unknown; error: string | null }) =>
-        sql<ExecutionRow>`UPDATE test_executions SET status = ${r.status}, output = ${JSON.stringify(r.output ?? null)}::jsonb,
+        sql`UPDATE test_executions SET status = ${r.status}, output = ${JSON.stringify(r.output ?? null)}::jsonb,
             tokens_used = ${r.tokens}, token_breakdown = ${JSON.stringify(r.breakdown)}::jsonb, error = ${r.error}, finished_at = now()
-          WHERE id = ${id} RETURNING *`.pipe(Effect.map((rows) => rows[0]!), Effect.orDie),
+          WHERE id = ${id} RETURNING *`.pipe(executionRows).pipe(Effect.map((rows) => rows[0]!), Effect.orDie),
       getExecution: (scope: Principal, id: string) =>
-        sql<ExecutionRow>`SELECT * FROM test_executions WHERE tenant_id = ${scope.tenantId} AND id = ${id}`.pipe(
+        sql`SELECT * FROM test_executions WHERE tenant_id = ${scope.tenantId} AND id = ${id}`.pipe(executionRows).pipe(
           Effect.map((rows) => Option.fromNullable(rows[0])),
           Effect.orDie
         ),

@@ -1,27 +1,34 @@
 import { SqlClient } from "@effect/sql"
-import { Effect, Option } from "effect"
-import type { GroupId, TenantId, UserId } from "../../schemas/Ids.js"
+import { Effect, Option, Schema } from "effect"
+import { decodeRows, Timestamp } from "../../platform/Rows.js"
+import { GroupId, TenantId, UserId } from "../../schemas/Ids.js"
 import type { PageParams } from "../../schemas/Pagination.js"
 import { pageOffset } from "../../schemas/Pagination.js"
 import type { Principal } from "../../schemas/Principal.js"
 
-export interface GroupRow {
-  readonly id: GroupId
-  readonly tenant_id: TenantId
-  readonly name: string
-  readonly parent_group_id: GroupId | null
-  readonly member_count: number
-  readonly created_at: Date
-}
+export const GroupRow = Schema.Struct({
+  id: GroupId,
+  tenant_id: TenantId,
+  name: Schema.String,
+  parent_group_id: Schema.NullOr(GroupId),
+  member_count: Schema.Number,
+  created_at: Timestamp
+})
+export type GroupRow = typeof GroupRow.Type
 
-export interface MemberRow {
-  readonly group_id: GroupId
-  readonly user_id: UserId
-  readonly email: string
-  readonly name: string
-  readonly is_group_admin: boolean
-  readonly created_at: Date
-}
+const groupRows = decodeRows("user_groups", GroupRow)
+
+export const MemberRow = Schema.Struct({
+  group_id: GroupId,
+  user_id: UserId,
+  email: Schema.String,
+  name: Schema.String,
+  is_group_admin: Schema.Boolean,
+  created_at: Timestamp
+})
+export type MemberRow = typeof MemberRow.Type
+
+const memberRows = decodeRows("group_members", MemberRow)
 
 export class GroupsRepo extends Effect.Service<GroupsRepo>()("GroupsRepo", {
   effect: Effect.gen(function*() {
@@ -31,15 +38,15 @@ export class GroupsRepo extends Effect.Service<GroupsRepo>()("GroupsRepo", {
       FROM user_groups g`
 
     const get = (scope: Principal, id: string) =>
-      sql<GroupRow>`${select} WHERE g.tenant_id = ${scope.tenantId} AND g.id = ${id}`.pipe(
+      sql`${select} WHERE g.tenant_id = ${scope.tenantId} AND g.id = ${id}`.pipe(groupRows).pipe(
         Effect.map((rows) => Option.fromNullable(rows[0])),
         Effect.orDie
       )
 
     const list = (scope: Principal, params: PageParams) =>
       Effect.all([
-        sql<GroupRow>`${select} WHERE g.tenant_id = ${scope.tenantId} ORDER BY g.name, g.id
-          LIMIT ${params.page_size} OFFSET ${pageOffset(params)}`,
+        sql`${select} WHERE g.tenant_id = ${scope.tenantId} ORDER BY g.name, g.id
+          LIMIT ${params.page_size} OFFSET ${pageOffset(params)}`.pipe(groupRows),
         sql<{ total: number }>`SELECT count(*)::int AS total FROM user_groups WHERE tenant_id = ${scope.tenantId}`
       ]).pipe(Effect.map(([items, [c]]) => ({ items, total: c?.total ?? 0 })), Effect.orDie)
 
@@ -78,23 +85,23 @@ export class GroupsRepo extends Effect.Service<GroupsRepo>()("GroupsRepo", {
 
     const members = (scope: Principal, groupId: string, params: PageParams) =>
       Effect.all([
-        sql<MemberRow>`SELECT gm.group_id, gm.user_id, u.email, u.name, gm.is_group_admin, gm.created_at
+        sql`SELECT gm.group_id, gm.user_id, u.email, u.name, gm.is_group_admin, gm.created_at
           FROM group_members gm JOIN users u ON u.id = gm.user_id
           WHERE gm.tenant_id = ${scope.tenantId} AND gm.group_id = ${groupId}
-          ORDER BY gm.created_at, gm.user_id LIMIT ${params.page_size} OFFSET ${pageOffset(params)}`,
+          ORDER BY gm.created_at, gm.user_id LIMIT ${params.page_size} OFFSET ${pageOffset(params)}`.pipe(memberRows),
         sql<{ total: number }>`SELECT count(*)::int AS total FROM group_members
           WHERE tenant_id = ${scope.tenantId} AND group_id = ${groupId}`
       ]).pipe(Effect.map(([items, [c]]) => ({ items, total: c?.total ?? 0 })), Effect.orDie)
 
     const upsertMember = (scope: Principal, groupId: string, userId: string, isAdmin: boolean) =>
-      sql<MemberRow>`WITH up AS (
+      sql`WITH up AS (
           INSERT INTO group_members ${
         sql.insert({ group_id: groupId, user_id: userId, tenant_id: scope.tenantId, is_group_admin: isAdmin })
       }
           ON CONFLICT (group_id, user_id) DO UPDATE SET is_group_admin = EXCLUDED.is_group_admin
           RETURNING *)
         SELECT up.group_id, up.user_id, u.email, u.name, up.is_group_admin, up.created_at
-        FROM up JOIN users u ON u.id = up.user_id`.pipe(Effect.map((rows) => rows[0]!), Effect.orDie)
+        FROM up JOIN users u ON u.id = up.user_id`.pipe(memberRows).pipe(Effect.map((rows) => rows[0]!), Effect.orDie)
 
     const removeMember = (scope: Principal, groupId: string, userId: string) =>
       sql`DELETE FROM group_members WHERE tenant_id = ${scope.tenantId} AND group_id = ${groupId}

@@ -1,18 +1,22 @@
 import { SqlClient } from "@effect/sql"
-import { Effect, Option } from "effect"
-import type { TenantId } from "../../schemas/Ids.js"
+import { Effect, Option, Schema } from "effect"
+import { decodeRows, JsonObjectOf, Timestamp } from "../../platform/Rows.js"
+import { TenantId } from "../../schemas/Ids.js"
 import type { PageParams } from "../../schemas/Pagination.js"
 import { pageOffset } from "../../schemas/Pagination.js"
 import type { Tenant, TenantSettings } from "../../schemas/Tenant.js"
 import { defaultTenantSettings } from "../../schemas/Tenant.js"
 
-interface TenantRow {
-  readonly id: TenantId
-  readonly name: string
-  readonly slug: string
-  readonly settings: Partial<TenantSettings>
-  readonly created_at: Date
-}
+const TenantRow = Schema.Struct({
+  id: TenantId,
+  name: Schema.String,
+  slug: Schema.String,
+  settings: JsonObjectOf<Partial<TenantSettings>>(),
+  created_at: Timestamp
+})
+type TenantRow = typeof TenantRow.Type
+
+const tenantRows = decodeRows("tenants", TenantRow)
 
 export const toTenant = (row: TenantRow): Tenant => ({
   ...row,
@@ -25,34 +29,34 @@ export class TenantsRepo extends Effect.Service<TenantsRepo>()("TenantsRepo", {
     const sql = yield* SqlClient.SqlClient
 
     const insert = (tenant: { id: string; name: string; slug: string }) =>
-      sql<TenantRow>`INSERT INTO tenants ${sql.insert({ ...tenant, settings: "{}" })}
-        ON CONFLICT (slug) DO NOTHING RETURNING *`.pipe(
+      sql`INSERT INTO tenants ${sql.insert({ ...tenant, settings: "{}" })}
+        ON CONFLICT (slug) DO NOTHING RETURNING *`.pipe(tenantRows).pipe(
         Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toTenant)),
         Effect.orDie
       )
 
     const byId = (id: string) =>
-      sql<TenantRow>`SELECT * FROM tenants WHERE id = ${id}`.pipe(
+      sql`SELECT * FROM tenants WHERE id = ${id}`.pipe(tenantRows).pipe(
         Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toTenant)),
         Effect.orDie
       )
 
     const bySlug = (slug: string) =>
-      sql<TenantRow>`SELECT * FROM tenants WHERE slug = ${slug}`.pipe(
+      sql`SELECT * FROM tenants WHERE slug = ${slug}`.pipe(tenantRows).pipe(
         Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toTenant)),
         Effect.orDie
       )
 
     const list = (params: PageParams) =>
       Effect.all([
-        sql<TenantRow>`SELECT * FROM tenants ORDER BY created_at, id LIMIT ${params.page_size}
-          OFFSET ${pageOffset(params)}`,
+        sql`SELECT * FROM tenants ORDER BY created_at, id LIMIT ${params.page_size}
+          OFFSET ${pageOffset(params)}`.pipe(tenantRows),
         sql<{ total: number }>`SELECT count(*)::int AS total FROM tenants`
       ]).pipe(Effect.map(([rows, [count]]) => ({ items: rows.map(toTenant), total: count?.total ?? 0 })), Effect.orDie)
 
     const mergeSettings = (id: string, patch: { readonly [K in keyof TenantSettings]?: boolean | undefined }) =>
-      sql<TenantRow>`UPDATE tenants SET settings = settings || ${JSON.stringify(patch)}::jsonb
-        WHERE id = ${id} RETURNING *`.pipe(
+      sql`UPDATE tenants SET settings = settings || ${JSON.stringify(patch)}::jsonb
+        WHERE id = ${id} RETURNING *`.pipe(tenantRows).pipe(
         Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toTenant)),
         Effect.orDie
       )

@@ -1,35 +1,43 @@
 import { SqlClient } from "@effect/sql"
-import { Effect, Option } from "effect"
-import type { User } from "../../schemas/Auth.js"
-import type { TenantId, UserId } from "../../schemas/Ids.js"
+import { Effect, Option, Schema } from "effect"
+import { BigIntText, decodeRows, JsonObjectOf, Timestamp } from "../../platform/Rows.js"
+import { User } from "../../schemas/Auth.js"
+import { TenantId, UserId } from "../../schemas/Ids.js"
 import type { PageParams } from "../../schemas/Pagination.js"
 import { pageOffset } from "../../schemas/Pagination.js"
 import type { Principal } from "../../schemas/Principal.js"
-import type { Role } from "../../schemas/Roles.js"
+import { Role } from "../../schemas/Roles.js"
 import type { TenantSettings } from "../../schemas/Tenant.js"
 import { defaultTenantSettings } from "../../schemas/Tenant.js"
 
-export interface UserRow {
-  readonly id: UserId
-  readonly email: string
-  readonly name: string
-  readonly password_hash: string | null
-  readonly totp_secret_enc: string | null
-  readonly totp_enabled: boolean
-  readonly totp_last_step: string | null
-}
+export const UserRow = Schema.Struct({
+  id: UserId,
+  email: Schema.String,
+  name: Schema.String,
+  password_hash: Schema.NullOr(Schema.String),
+  totp_secret_enc: Schema.NullOr(Schema.String),
+  totp_enabled: Schema.Boolean,
+  totp_last_step: Schema.NullOr(BigIntText)
+})
+export type UserRow = typeof UserRow.Type
 
-export interface MembershipRow {
-  readonly tenant_id: TenantId
-  readonly user_id: UserId
-  readonly role: Role
-  readonly status: "active" | "disabled"
-  readonly tenant_name: string
-  readonly tenant_slug: string
-  readonly settings: Partial<TenantSettings>
-  readonly created_at: Date
-  readonly last_login_at: Date | null
-}
+export const MembershipRow = Schema.Struct({
+  tenant_id: TenantId,
+  user_id: UserId,
+  role: Role,
+  status: Schema.Literal("active", "disabled"),
+  tenant_name: Schema.String,
+  tenant_slug: Schema.String,
+  settings: JsonObjectOf<Partial<TenantSettings>>(),
+  created_at: Timestamp,
+  last_login_at: Schema.NullOr(Timestamp)
+})
+export type MembershipRow = typeof MembershipRow.Type
+
+const userRows = decodeRows("users", UserRow)
+const membershipRows = decodeRows("memberships", MembershipRow)
+const memberRows = decodeRows("memberships", User)
+const userMembershipRows = decodeRows("memberships", Schema.extend(MembershipRow, UserRow.pipe(Schema.omit("id"))))
 
 export const settingsOf = (m: MembershipRow): TenantSettings => ({ ...defaultTenantSettings, ...m.settings })
 
@@ -47,32 +55,32 @@ export class UsersRepo extends Effect.Service<UsersRepo>()("UsersRepo", {
     const first = <A>(rows: ReadonlyArray<A>) => Option.fromNullable(rows[0])
 
     const byEmail = (email: string) =>
-      sql<UserRow>`SELECT * FROM users WHERE lower(email) = lower(${email})`.pipe(Effect.map(first), Effect.orDie)
+      sql`SELECT * FROM users WHERE lower(email) = lower(${email})`.pipe(userRows).pipe(Effect.map(first), Effect.orDie)
 
     const byId = (id: string) =>
-      sql<UserRow>`SELECT * FROM users WHERE id = ${id}`.pipe(Effect.map(first), Effect.orDie)
+      sql`SELECT * FROM users WHERE id = ${id}`.pipe(userRows).pipe(Effect.map(first), Effect.orDie)
 
     const insertUser = (user: { id: string; email: string; name: string; password_hash: string | null }) =>
-      sql<UserRow>`INSERT INTO users ${sql.insert(user)}
-        ON CONFLICT (lower(email)) DO NOTHING RETURNING *`.pipe(Effect.map(first), Effect.orDie)
+      sql`INSERT INTO users ${sql.insert(user)}
+        ON CONFLICT (lower(email)) DO NOTHING RETURNING *`.pipe(userRows).pipe(Effect.map(first), Effect.orDie)
 
     const membershipSelect = sql`SELECT m.tenant_id, m.user_id, m.role, m.status, m.created_at, m.last_login_at,
         t.name AS tenant_name, t.slug AS tenant_slug, t.settings
       FROM memberships m JOIN tenants t ON t.id = m.tenant_id`
 
     const membership = (tenantId: string, userId: string) =>
-      sql<MembershipRow>`${membershipSelect} WHERE m.tenant_id = ${tenantId} AND m.user_id = ${userId}`.pipe(
+      sql`${membershipSelect} WHERE m.tenant_id = ${tenantId} AND m.user_id = ${userId}`.pipe(membershipRows).pipe(
         Effect.map(first),
         Effect.orDie
       )
 
     /** The user and their membership of one tenant in one read (every authenticated request needs both). */
     const withMembership = (tenantId: string, userId: string) =>
-      sql<MembershipRow & Omit<UserRow, "id">>`SELECT m.tenant_id, m.user_id, m.role, m.status, m.created_at, m.last_login_at,
+      sql`SELECT m.tenant_id, m.user_id, m.role, m.status, m.created_at, m.last_login_at,
           t.name AS tenant_name, t.slug AS tenant_slug, t.settings,
           u.email, u.name, u.password_hash, u.totp_secret_enc, u.totp_enabled, u.totp_last_step
         FROM memberships m JOIN tenants t ON t.id = m.tenant_id JOIN users u ON u.id = m.user_id
-        WHERE m.tenant_id = ${tenantId} AND m.user_id = ${userId}`.pipe(
+        WHERE m.tenant_id = ${tenantId} AND m.user_id = ${userId}`.pipe(userMembershipRows).pipe(
         Effect.map((rows) => {
           const r = rows[0]
           if (r === undefined) return Option.none()
@@ -102,8 +110,8 @@ export class UsersRepo extends Effect.Service<UsersRepo>()("UsersRepo", {
       )
 
     const memberships = (userId: string) =>
-      sql<MembershipRow>`${membershipSelect} WHERE m.user_id = ${userId}
-        ORDER BY m.last_login_at DESC NULLS LAST, m.created_at`.pipe(Effect.orDie)
+      sql`${membershipSelect} WHERE m.user_id = ${userId}
+        ORDER BY m.last_login_at DESC NULLS LAST, m.created_at`.pipe(membershipRows).pipe(Effect.orDie)
 
     const addMembership = (tenantId: string, userId: string, role: Role) =>
       sql`INSERT INTO memberships ${sql.insert({ tenant_id: tenantId, user_id: userId, role })}
@@ -129,21 +137,21 @@ export class UsersRepo extends Effect.Service<UsersRepo>()("UsersRepo", {
 
     // Tenant-scoped reads and writes: the tenant always comes from the caller's principal.
     const member = (scope: Principal, userId: string) =>
-      sql<User>`${memberSelect(sql)} WHERE m.tenant_id = ${scope.tenantId} AND m.user_id = ${userId}`.pipe(
+      sql`${memberSelect(sql)} WHERE m.tenant_id = ${scope.tenantId} AND m.user_id = ${userId}`.pipe(memberRows).pipe(
         Effect.map(first),
         Effect.orDie
       )
 
     const memberInTenant = (tenantId: TenantId, userId: string) =>
-      sql<User>`${memberSelect(sql)} WHERE m.tenant_id = ${tenantId} AND m.user_id = ${userId}`.pipe(
+      sql`${memberSelect(sql)} WHERE m.tenant_id = ${tenantId} AND m.user_id = ${userId}`.pipe(memberRows).pipe(
         Effect.map(first),
         Effect.orDie
       )
 
     const listMembers = (scope: Principal, params: PageParams) =>
       Effect.all([
-        sql<User>`${memberSelect(sql)} WHERE m.tenant_id = ${scope.tenantId}
-          ORDER BY m.created_at, u.id LIMIT ${params.page_size} OFFSET ${pageOffset(params)}`,
+        sql`${memberSelect(sql)} WHERE m.tenant_id = ${scope.tenantId}
+          ORDER BY m.created_at, u.id LIMIT ${params.page_size} OFFSET ${pageOffset(params)}`.pipe(memberRows),
         sql<{ total: number }>`SELECT count(*)::int AS total FROM memberships WHERE tenant_id = ${scope.tenantId}`
       ]).pipe(Effect.map(([items, [c]]) => ({ items, total: c?.total ?? 0 })), Effect.orDie)
 

@@ -1,34 +1,38 @@
 import { SqlClient } from "@effect/sql"
-import { Effect, Option } from "effect"
+import { Effect, Option, Schema } from "effect"
 import type { ChatMessage } from "../../schemas/Chat.js"
-import type { TenantId } from "../../schemas/Ids.js"
+import { TenantId } from "../../schemas/Ids.js"
+import { BigIntText, decodeRows, JsonArrayOf, JsonObject, Timestamp } from "../../platform/Rows.js"
 import type { ChatReply } from "./ChatReply.js"
 
-export interface MessageRow {
-  readonly id: string
-  readonly seq: string
-  readonly turn_seq: string
-  readonly session_id: string
-  readonly tenant_id: TenantId
-  readonly role: "user" | "assistant"
-  readonly content: string
-  readonly status: ChatMessage["status"]
-  readonly run_id: string | null
-  readonly reply_to: string | null
-  readonly assistant_message_id: string | null
-  readonly is_dry_run: boolean
-  readonly user_context: Record<string, unknown> | null
-  readonly sources: ChatReply["sources"]
-  readonly response_buttons: ChatReply["response_buttons"]
-  readonly error: string | null
-  readonly sentiment: "positive" | "negative" | null
-  readonly feedback_category: string | null
-  readonly feedback_text: string | null
-  readonly feedback_at: Date | null
-  readonly feedback_run_id: string | null
-  readonly created_at: Date
-  readonly completed_at: Date | null
-}
+export const MessageRow = Schema.Struct({
+  id: Schema.String,
+  seq: BigIntText,
+  turn_seq: BigIntText,
+  session_id: Schema.String,
+  tenant_id: TenantId,
+  role: Schema.Literal("user", "assistant"),
+  content: Schema.String,
+  status: Schema.Literal("queued", "running", "answered", "completed", "failed", "cancelled"),
+  run_id: Schema.NullOr(Schema.String),
+  reply_to: Schema.NullOr(Schema.String),
+  assistant_message_id: Schema.NullOr(Schema.String),
+  is_dry_run: Schema.Boolean,
+  user_context: Schema.NullOr(JsonObject),
+  sources: JsonArrayOf<ChatReply["sources"][number]>(),
+  response_buttons: JsonArrayOf<ChatReply["response_buttons"][number]>(),
+  error: Schema.NullOr(Schema.String),
+  sentiment: Schema.NullOr(Schema.Literal("positive", "negative")),
+  feedback_category: Schema.NullOr(Schema.String),
+  feedback_text: Schema.NullOr(Schema.String),
+  feedback_at: Schema.NullOr(Timestamp),
+  feedback_run_id: Schema.NullOr(Schema.String),
+  created_at: Timestamp,
+  completed_at: Schema.NullOr(Timestamp)
+})
+export type MessageRow = typeof MessageRow.Type
+
+const messageRows = decodeRows("chat_messages", MessageRow)
 
 export const toMessage = (r: MessageRow, content = r.content): ChatMessage => ({
   id: r.id as ChatMessage["id"],
@@ -77,9 +81,9 @@ export class MessagesRepo extends Effect.Service<MessagesRepo>()("MessagesRepo",
       is_dry_run: boolean
       user_context: Record<string, unknown> | null
     }) =>
-      sql<MessageRow>`INSERT INTO chat_messages ${
+      sql`INSERT INTO chat_messages ${
         sql.insert({ ...m, role: "user", user_context: m.user_context === null ? null : JSON.stringify(m.user_context) })
-      } RETURNING *`.pipe(Effect.map((rows) => rows[0]!), Effect.orDie)
+      } RETURNING *`.pipe(messageRows).pipe(Effect.map((rows) => rows[0]!), Effect.orDie)
 
     const insertAssistant = (m: {
       id: string
@@ -113,8 +117,8 @@ export class MessagesRepo extends Effect.Service<MessagesRepo>()("MessagesRepo",
 
     /** Turn by turn: each answer right after its question, whenever it was written. */
     const list = (tenantId: TenantId, sessionId: string) =>
-      sql<MessageRow>`SELECT * FROM chat_messages WHERE tenant_id = ${tenantId} AND session_id = ${sessionId}
-        ORDER BY turn_seq, role = 'assistant', seq`.pipe(Effect.orDie)
+      sql`SELECT * FROM chat_messages WHERE tenant_id = ${tenantId} AND session_id = ${sessionId}
+        ORDER BY turn_seq, role = 'assistant', seq`.pipe(messageRows).pipe(Effect.orDie)
 
     /** What a turn's run sees: the turns before it, dry runs and failed answers left out. */
     const history = (sessionId: string, turnSeq: string) =>
@@ -125,29 +129,29 @@ export class MessagesRepo extends Effect.Service<MessagesRepo>()("MessagesRepo",
         ) recent ORDER BY turn_seq, role = 'assistant', seq`.pipe(Effect.orDie)
 
     const get = (tenantId: TenantId, id: string) =>
-      sql<MessageRow>`SELECT * FROM chat_messages WHERE tenant_id = ${tenantId} AND id = ${id}`.pipe(
+      sql`SELECT * FROM chat_messages WHERE tenant_id = ${tenantId} AND id = ${id}`.pipe(messageRows).pipe(
         Effect.map((rows) => Option.fromNullable(rows[0])),
         Effect.orDie
       )
 
     const turnOfRun = (runId: string) =>
-      sql<MessageRow>`SELECT * FROM chat_messages WHERE run_id = ${runId} AND role = 'user'`.pipe(
+      sql`SELECT * FROM chat_messages WHERE run_id = ${runId} AND role = 'user'`.pipe(messageRows).pipe(
         Effect.map((rows) => Option.fromNullable(rows[0])),
         Effect.orDie
       )
 
     /** Ends a turn once; undefined when it had already ended. */
     const finishTurn = (id: string, status: "answered" | "failed" | "cancelled") =>
-      sql<MessageRow>`UPDATE chat_messages SET status = ${status}, completed_at = now()
-        WHERE id = ${id} AND status IN ('queued', 'running') RETURNING *`.pipe(Effect.map((rows) => rows[0]), Effect.orDie)
+      sql`UPDATE chat_messages SET status = ${status}, completed_at = now()
+        WHERE id = ${id} AND status IN ('queued', 'running') RETURNING *`.pipe(messageRows).pipe(Effect.map((rows) => rows[0]), Effect.orDie)
 
     const hasOpenTurn = (sessionId: string, statuses: ReadonlyArray<"queued" | "running">) =>
       sql<{ n: number }>`SELECT count(*)::int AS n FROM chat_messages WHERE session_id = ${sessionId} AND role = 'user'
         AND status IN ${sql.in(statuses)}`.pipe(Effect.map((rows) => (rows[0]?.n ?? 0) > 0), Effect.orDie)
 
     const oldestQueued = (sessionId: string) =>
-      sql<MessageRow>`SELECT * FROM chat_messages WHERE session_id = ${sessionId} AND role = 'user' AND status = 'queued'
-        ORDER BY seq LIMIT 1`.pipe(Effect.map((rows) => Option.fromNullable(rows[0])), Effect.orDie)
+      sql`SELECT * FROM chat_messages WHERE session_id = ${sessionId} AND role = 'user' AND status = 'queued'
+        ORDER BY seq LIMIT 1`.pipe(messageRows).pipe(Effect.map((rows) => Option.fromNullable(rows[0])), Effect.orDie)
 
     const markRunning = (id: string) =>
       sql`UPDATE chat_messages SET status = 'running' WHERE id = ${id} AND status = 'queued'`.pipe(Effect.asVoid, Effect.orDie)
@@ -162,15 +166,15 @@ export class MessagesRepo extends Effect.Service<MessagesRepo>()("MessagesRepo",
     )
 
     const setFeedback = (id: string, f: { sentiment: string; category: string | null }) =>
-      sql<MessageRow>`UPDATE chat_messages SET sentiment = ${f.sentiment}, feedback_category = ${f.category}, feedback_at = now()
-        WHERE id = ${id} RETURNING *`.pipe(Effect.map((rows) => rows[0]!), Effect.orDie)
+      sql`UPDATE chat_messages SET sentiment = ${f.sentiment}, feedback_category = ${f.category}, feedback_at = now()
+        WHERE id = ${id} RETURNING *`.pipe(messageRows).pipe(Effect.map((rows) => rows[0]!), Effect.orDie)
 
     const setFeedbackText = (id: string, text: string) =>
-      sql<MessageRow>`UPDATE chat_messages SET feedback_text = ${text}, feedback_at = now()
-        WHERE id = ${id} AND sentiment IS NOT NULL RETURNING *`.pipe(Effect.map((rows) => rows[0]), Effect.orDie)
+      sql`UPDATE chat_messages SET feedback_text = ${text}, feedback_at = now()
+        WHERE id = ${id} AND sentiment IS NOT NULL RETURNING *`.pipe(messageRows).pipe(Effect.map((rows) => rows[0]), Effect.orDie)
 
     const setFeedbackRun = (id: string, runId: string) =>
-      sql<MessageRow>`UPDATE chat_messages SET feedback_run_id = ${runId} WHERE id = ${id} RETURNING *`.pipe(
+      sql`UPDATE chat_messages SET feedback_run_id = ${runId} WHERE id = ${id} RETURNING *`.pipe(messageRows).pipe(
         Effect.map((rows) => rows[0]!),
         Effect.orDie
       )

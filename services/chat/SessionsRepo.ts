@@ -1,25 +1,29 @@
 import { randomUUID } from "node:crypto"
 import { SqlClient } from "@effect/sql"
-import { Effect, Option } from "effect"
+import { Effect, Option, Schema } from "effect"
 import type { ChatSession } from "../../schemas/Chat.js"
-import type { TenantId, WorkflowId } from "../../schemas/Ids.js"
+import { TenantId, WorkflowId } from "../../schemas/Ids.js"
+import { decodeRows, JsonObject, Timestamp } from "../../platform/Rows.js"
 
-export interface SessionRow {
-  readonly id: string
-  readonly tenant_id: TenantId
-  readonly workflow_id: WorkflowId
-  readonly user_id: string
-  readonly title: string
-  readonly title_source: "empty" | "generated" | "user"
-  readonly input_params: Record<string, unknown>
-  readonly channel: string
-  readonly external_subject: string | null
-  readonly conversation_id: string | null
-  readonly single_shot: boolean
-  readonly status: "active" | "transferred"
-  readonly last_activity_at: Date
-  readonly created_at: Date
-}
+export const SessionRow = Schema.Struct({
+  id: Schema.String,
+  tenant_id: TenantId,
+  workflow_id: WorkflowId,
+  user_id: Schema.String,
+  title: Schema.String,
+  title_source: Schema.Literal("empty", "generated", "user"),
+  input_params: JsonObject,
+  channel: Schema.String,
+  external_subject: Schema.NullOr(Schema.String),
+  conversation_id: Schema.NullOr(Schema.String),
+  single_shot: Schema.Boolean,
+  status: Schema.Literal("active", "transferred"),
+  last_activity_at: Timestamp,
+  created_at: Timestamp
+})
+export type SessionRow = typeof SessionRow.Type
+
+const sessionRows = decodeRows("chat_sessions", SessionRow)
 
 export const toSession = (r: SessionRow): ChatSession => ({
   id: r.id as ChatSession["id"],
@@ -52,7 +56,7 @@ export class SessionsRepo extends Effect.Service<SessionsRepo>()("SessionsRepo",
     const sql = yield* SqlClient.SqlClient
 
     const insert = (s: NewSession) =>
-      sql<SessionRow>`INSERT INTO chat_sessions ${
+      sql`INSERT INTO chat_sessions ${
         sql.insert({
           id: randomUUID(),
           ...s,
@@ -61,10 +65,10 @@ export class SessionsRepo extends Effect.Service<SessionsRepo>()("SessionsRepo",
           single_shot: s.single_shot ?? false,
           input_params: JSON.stringify(s.input_params)
         })
-      } RETURNING *`.pipe(Effect.map((rows) => rows[0]!), Effect.orDie)
+      } RETURNING *`.pipe(sessionRows).pipe(Effect.map((rows) => rows[0]!), Effect.orDie)
 
     const get = (tenantId: TenantId, id: string) =>
-      sql<SessionRow>`SELECT * FROM chat_sessions WHERE tenant_id = ${tenantId} AND id = ${id} AND deleted_at IS NULL`.pipe(
+      sql`SELECT * FROM chat_sessions WHERE tenant_id = ${tenantId} AND id = ${id} AND deleted_at IS NULL`.pipe(sessionRows).pipe(
         Effect.map((rows) => Option.fromNullable(rows[0])),
         Effect.orDie
       )
@@ -77,26 +81,26 @@ export class SessionsRepo extends Effect.Service<SessionsRepo>()("SessionsRepo",
         ...(workflowId !== undefined ? [sql`workflow_id = ${workflowId}`] : [])
       ])
       return Effect.all([
-        sql<SessionRow>`SELECT * FROM chat_sessions WHERE ${where} ORDER BY last_activity_at DESC, id LIMIT ${limit} OFFSET ${offset}`,
+        sql`SELECT * FROM chat_sessions WHERE ${where} ORDER BY last_activity_at DESC, id LIMIT ${limit} OFFSET ${offset}`.pipe(sessionRows),
         sql<{ total: number }>`SELECT count(*)::int AS total FROM chat_sessions WHERE ${where}`
       ]).pipe(Effect.map(([rows, [c]]) => ({ rows, total: c?.total ?? 0 })), Effect.orDie)
     }
 
     /** The owner's latest session with this AI Employee on this channel. */
     const latest = (tenantId: TenantId, userId: string, workflowId: string, channel: string) =>
-      sql<SessionRow>`SELECT * FROM chat_sessions WHERE tenant_id = ${tenantId} AND user_id = ${userId}
+      sql`SELECT * FROM chat_sessions WHERE tenant_id = ${tenantId} AND user_id = ${userId}
           AND workflow_id = ${workflowId} AND channel = ${channel} AND deleted_at IS NULL AND NOT single_shot
-        ORDER BY last_activity_at DESC, created_at DESC LIMIT 1`.pipe(Effect.map((rows) => Option.fromNullable(rows[0])), Effect.orDie)
+        ORDER BY last_activity_at DESC, created_at DESC LIMIT 1`.pipe(sessionRows).pipe(Effect.map((rows) => Option.fromNullable(rows[0])), Effect.orDie)
 
     /** The session a channel's conversation id names, created on first use (concurrent first uses meet on one row). */
     const conversation = (s: NewSession & { readonly conversation_id: string }) =>
       Effect.gen(function*() {
-        const find = sql<SessionRow>`SELECT * FROM chat_sessions WHERE tenant_id = ${s.tenant_id} AND workflow_id = ${s.workflow_id}
+        const find = sql`SELECT * FROM chat_sessions WHERE tenant_id = ${s.tenant_id} AND workflow_id = ${s.workflow_id}
             AND channel = ${s.channel} AND user_id = ${s.user_id} AND coalesce(external_subject, '') = ${s.external_subject ?? ""}
-            AND conversation_id = ${s.conversation_id} AND deleted_at IS NULL`
+            AND conversation_id = ${s.conversation_id} AND deleted_at IS NULL`.pipe(sessionRows)
         const [found] = yield* find
         if (found !== undefined) return found
-        const [created] = yield* sql<SessionRow>`INSERT INTO chat_sessions ${
+        const [created] = yield* sql`INSERT INTO chat_sessions ${
           sql.insert({
             id: randomUUID(),
             ...s,
@@ -104,15 +108,15 @@ export class SessionsRepo extends Effect.Service<SessionsRepo>()("SessionsRepo",
             single_shot: false,
             input_params: JSON.stringify(s.input_params)
           })
-        } ON CONFLICT DO NOTHING RETURNING *`
+        } ON CONFLICT DO NOTHING RETURNING *`.pipe(sessionRows)
         if (created !== undefined) return created
         const [raced] = yield* find
         return raced!
       }).pipe(Effect.orDie)
 
     const rename = (tenantId: TenantId, id: string, title: string) =>
-      sql<SessionRow>`UPDATE chat_sessions SET title = ${title}, title_source = ${title === "" ? "empty" : "user"}
-        WHERE tenant_id = ${tenantId} AND id = ${id} AND deleted_at IS NULL RETURNING *`.pipe(
+      sql`UPDATE chat_sessions SET title = ${title}, title_source = ${title === "" ? "empty" : "user"}
+        WHERE tenant_id = ${tenantId} AND id = ${id} AND deleted_at IS NULL RETURNING *`.pipe(sessionRows).pipe(
         Effect.map((rows) => Option.fromNullable(rows[0])),
         Effect.orDie
       )

@@ -1,27 +1,32 @@
 import { SqlClient } from "@effect/sql"
-import { Effect, Option } from "effect"
+import { Effect, Option, Schema } from "effect"
 import type { Principal } from "../../schemas/Principal.js"
-import type { Run } from "../../schemas/Run.js"
+import { ModelUsage, type Run, RunStatus, TriggerType } from "../../schemas/Run.js"
+import { decodeRows, JsonObject, Timestamp } from "../../platform/Rows.js"
 
-export interface RunRow {
-  readonly id: string
-  readonly tenant_id: string
-  readonly workflow_id: string
-  readonly workflow_name: string
-  readonly version: number
-  readonly status: Run["status"]
-  readonly trigger_type: Run["trigger_type"]
-  readonly is_dry_run: boolean
-  readonly input_params: Record<string, unknown>
-  readonly output: unknown
-  readonly named_outputs: Record<string, unknown>
-  readonly error: string | null
-  readonly parent_run_id: string | null
-  readonly session_id: string | null
-  readonly created_at: Date
-  readonly started_at: Date | null
-  readonly finished_at: Date | null
-}
+export const RunRow = Schema.Struct({
+  id: Schema.String,
+  tenant_id: Schema.String,
+  workflow_id: Schema.String,
+  workflow_name: Schema.String,
+  version: Schema.Number,
+  status: RunStatus,
+  trigger_type: TriggerType,
+  is_dry_run: Schema.Boolean,
+  input_params: JsonObject,
+  output: Schema.Unknown,
+  named_outputs: JsonObject,
+  error: Schema.NullOr(Schema.String),
+  parent_run_id: Schema.NullOr(Schema.String),
+  session_id: Schema.NullOr(Schema.String),
+  created_at: Timestamp,
+  started_at: Schema.NullOr(Timestamp),
+  finished_at: Schema.NullOr(Timestamp)
+})
+export type RunRow = typeof RunRow.Type
+
+const runRows = decodeRows("runs", RunRow)
+const recentRunRows = decodeRows("runs", Schema.extend(RunRow, Schema.Struct({ run_count: Schema.Number })))
 
 export const toRun = (row: RunRow): Run => ({
   id: row.id,
@@ -39,19 +44,22 @@ export const toRun = (row: RunRow): Run => ({
   ...(row.error !== null ? { error: row.error } : {})
 })
 
-export interface StepRow {
-  readonly id: string
-  readonly node_id: string
-  readonly node_type: string
-  readonly node_name: string | null
-  readonly status: "running" | "completed" | "failed" | "skipped" | "cancelled"
-  readonly attempt: number
-  readonly output: unknown
-  readonly error: string | null
-  readonly token_usage: Record<string, { prompt_tokens: number; completion_tokens: number; total_tokens: number }>
-  readonly started_at: Date | null
-  readonly finished_at: Date | null
-}
+export const StepRow = Schema.Struct({
+  id: Schema.String,
+  node_id: Schema.String,
+  node_type: Schema.String,
+  node_name: Schema.NullOr(Schema.String),
+  status: Schema.Literal("running", "completed", "failed", "skipped", "cancelled"),
+  attempt: Schema.Number,
+  output: Schema.Unknown,
+  error: Schema.NullOr(Schema.String),
+  token_usage: Schema.Record({ key: Schema.String, value: ModelUsage }),
+  started_at: Schema.NullOr(Timestamp),
+  finished_at: Schema.NullOr(Timestamp)
+})
+export type StepRow = typeof StepRow.Type
+
+const stepRows = decodeRows("run_steps", StepRow)
 
 export const toStep = (s: StepRow) => ({
   step_id: s.id,
@@ -89,13 +97,13 @@ export class RunsRepo extends Effect.Service<RunsRepo>()("RunsRepo", {
     const sql = yield* SqlClient.SqlClient
 
     const get = (scope: Principal, id: string) =>
-      sql<RunRow>`SELECT * FROM runs WHERE tenant_id = ${scope.tenantId} AND id = ${id}`.pipe(
+      sql`SELECT * FROM runs WHERE tenant_id = ${scope.tenantId} AND id = ${id}`.pipe(runRows).pipe(
         Effect.map((rows) => Option.fromNullable(rows[0])),
         Effect.orDie
       )
 
     const steps = (runId: string) =>
-      sql<StepRow>`SELECT * FROM run_steps WHERE run_id = ${runId} ORDER BY position, started_at NULLS LAST`.pipe(Effect.orDie)
+      sql`SELECT * FROM run_steps WHERE run_id = ${runId} ORDER BY position, started_at NULLS LAST`.pipe(stepRows).pipe(Effect.orDie)
 
     const listForWorkflow = (scope: Principal, workflowId: string, f: {
       limit: number
@@ -113,7 +121,7 @@ export class RunsRepo extends Effect.Service<RunsRepo>()("RunsRepo", {
         ...(f.since !== undefined ? [sql`created_at >= ${f.since}`] : [])
       ])
       return Effect.all([
-        sql<RunRow>`SELECT * FROM runs WHERE ${where} ORDER BY created_at DESC, id LIMIT ${f.limit} OFFSET ${f.offset}`,
+        sql`SELECT * FROM runs WHERE ${where} ORDER BY created_at DESC, id LIMIT ${f.limit} OFFSET ${f.offset}`.pipe(runRows),
         sql<{ total: number }>`SELECT count(*)::int AS total FROM runs WHERE ${where}`
       ]).pipe(Effect.map(([rows, [c]]) => ({ rows, total: c?.total ?? 0 })), Effect.orDie)
     }
@@ -121,12 +129,12 @@ export class RunsRepo extends Effect.Service<RunsRepo>()("RunsRepo", {
     /** Recent top-level runs; the runs of one chat session fold into its latest. */
     const recent = (scope: Principal, limit: number, offset: number) =>
       Effect.all([
-        sql<RunRow & { run_count: number }>`
+        sql`
           SELECT * FROM (
             SELECT r.*, count(*) OVER (PARTITION BY coalesce(r.session_id, r.id))::int AS run_count,
                    row_number() OVER (PARTITION BY coalesce(r.session_id, r.id) ORDER BY r.created_at DESC, r.id) AS rn
             FROM runs r WHERE r.tenant_id = ${scope.tenantId} AND NOT r.is_dry_run AND r.parent_run_id IS NULL
-          ) grouped WHERE rn = 1 ORDER BY created_at DESC, id LIMIT ${limit} OFFSET ${offset}`,
+          ) grouped WHERE rn = 1 ORDER BY created_at DESC, id LIMIT ${limit} OFFSET ${offset}`.pipe(recentRunRows),
         sql<{ total: number }>`SELECT count(DISTINCT coalesce(session_id, id))::int AS total FROM runs
           WHERE tenant_id = ${scope.tenantId} AND NOT is_dry_run AND parent_run_id IS NULL`
       ]).pipe(Effect.map(([rows, [c]]) => ({ rows, total: c?.total ?? 0 })), Effect.orDie)

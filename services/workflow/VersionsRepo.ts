@@ -1,29 +1,33 @@
 import { SqlClient } from "@effect/sql"
-import { Effect, Option } from "effect"
+import { Effect, Option, Schema } from "effect"
 import type { DagDefinition } from "../../schemas/Dag.js"
-import type { UserId, WorkflowId } from "../../schemas/Ids.js"
+import { UserId, WorkflowId } from "../../schemas/Ids.js"
+import { decodeRows, JsonArrayOf, JsonObjectOf, Timestamp } from "../../platform/Rows.js"
 import type { Principal } from "../../schemas/Principal.js"
 import type { Version } from "../../schemas/Version.js"
 import type { WorkflowConfig } from "../../schemas/Workflow.js"
 
-export interface VersionRow {
-  readonly workflow_id: WorkflowId
-  readonly number: number
-  readonly name: string | null
-  readonly description: string | null
-  readonly dag_definition: DagDefinition
-  readonly config_snapshot: WorkflowConfig | null
-  readonly exposed_outputs: ReadonlyArray<{ name: string; value: string; exposed: boolean }> | null
-  readonly knowledge_base_snapshot:
-    | ReadonlyArray<{ knowledge_base_id: string; documents: ReadonlyArray<{ document_id: string; content_hash: string }> }>
-    | null
-  readonly published_at: Date | null
-  readonly active: boolean
-  readonly reverted_from: number | null
-  readonly saved_by: UserId | null
-  readonly published_by: UserId | null
-  readonly created_at: Date
-}
+export const VersionRow = Schema.Struct({
+  workflow_id: WorkflowId,
+  number: Schema.Number,
+  name: Schema.NullOr(Schema.String),
+  description: Schema.NullOr(Schema.String),
+  dag_definition: JsonObjectOf<DagDefinition>(),
+  config_snapshot: Schema.NullOr(JsonObjectOf<WorkflowConfig>()),
+  exposed_outputs: Schema.NullOr(JsonArrayOf<{ name: string; value: string; exposed: boolean }>()),
+  knowledge_base_snapshot: Schema.NullOr(
+    JsonArrayOf<{ knowledge_base_id: string; documents: ReadonlyArray<{ document_id: string; content_hash: string }> }>()
+  ),
+  published_at: Schema.NullOr(Timestamp),
+  active: Schema.Boolean,
+  reverted_from: Schema.NullOr(Schema.Number),
+  saved_by: Schema.NullOr(UserId),
+  published_by: Schema.NullOr(UserId),
+  created_at: Timestamp
+})
+export type VersionRow = typeof VersionRow.Type
+
+const versionRows = decodeRows("workflow_versions", VersionRow)
 
 export const toSummary = (row: VersionRow) => ({
   workflow_id: row.workflow_id,
@@ -67,7 +71,7 @@ export class VersionsRepo extends Effect.Service<VersionsRepo>()("VersionsRepo",
     const sql = yield* SqlClient.SqlClient
 
     const insert = (scope: { readonly tenantId: string }, workflowId: string, v: NewVersion) =>
-      sql<VersionRow>`INSERT INTO workflow_versions ${
+      sql`INSERT INTO workflow_versions ${
         sql.insert({
           workflow_id: workflowId,
           tenant_id: scope.tenantId,
@@ -82,18 +86,18 @@ export class VersionsRepo extends Effect.Service<VersionsRepo>()("VersionsRepo",
           published_by: v.published_by ?? null,
           active: v.active ?? false
         })
-      } RETURNING *`.pipe(Effect.map((rows) => rows[0]!))
+      } RETURNING *`.pipe(versionRows).pipe(Effect.map((rows) => rows[0]!))
 
     const get = (scope: Principal, workflowId: string, number: number) =>
-      sql<VersionRow>`SELECT * FROM workflow_versions
-        WHERE tenant_id = ${scope.tenantId} AND workflow_id = ${workflowId} AND number = ${number}`.pipe(
+      sql`SELECT * FROM workflow_versions
+        WHERE tenant_id = ${scope.tenantId} AND workflow_id = ${workflowId} AND number = ${number}`.pipe(versionRows).pipe(
         Effect.map((rows) => Option.fromNullable(rows[0]))
       )
 
     const list = (scope: Principal, workflowId: string, limit: number, offset: number) =>
       Effect.all([
-        sql<VersionRow>`SELECT * FROM workflow_versions WHERE tenant_id = ${scope.tenantId} AND workflow_id = ${workflowId}
-          ORDER BY number DESC LIMIT ${limit} OFFSET ${offset}`,
+        sql`SELECT * FROM workflow_versions WHERE tenant_id = ${scope.tenantId} AND workflow_id = ${workflowId}
+          ORDER BY number DESC LIMIT ${limit} OFFSET ${offset}`.pipe(versionRows),
         sql<{ total: number }>`SELECT count(*)::int AS total FROM workflow_versions
           WHERE tenant_id = ${scope.tenantId} AND workflow_id = ${workflowId}`
       ]).pipe(Effect.map(([rows, [c]]) => ({ rows, total: c?.total ?? 0 })))
@@ -108,15 +112,15 @@ export class VersionsRepo extends Effect.Service<VersionsRepo>()("VersionsRepo",
         yield* sql`UPDATE workflow_versions SET active = false
           WHERE tenant_id = ${scope.tenantId} AND workflow_id = ${workflowId} AND active AND number <> ${number}`
         const rows = stamp === undefined
-          ? yield* sql<VersionRow>`UPDATE workflow_versions SET active = true
+          ? yield* sql`UPDATE workflow_versions SET active = true
               WHERE tenant_id = ${scope.tenantId} AND workflow_id = ${workflowId} AND number = ${number}
-                AND published_at IS NOT NULL RETURNING *`
-          : yield* sql<VersionRow>`UPDATE workflow_versions SET active = true, published_at = now(),
+                AND published_at IS NOT NULL RETURNING *`.pipe(versionRows)
+          : yield* sql`UPDATE workflow_versions SET active = true, published_at = now(),
               published_by = ${scope.userId},
               config_snapshot = ${JSON.stringify(stamp.config_snapshot)},
               exposed_outputs = ${JSON.stringify(stamp.exposed_outputs)},
               knowledge_base_snapshot = ${JSON.stringify(stamp.knowledge_base_snapshot)}
-              WHERE tenant_id = ${scope.tenantId} AND workflow_id = ${workflowId} AND number = ${number} RETURNING *`
+              WHERE tenant_id = ${scope.tenantId} AND workflow_id = ${workflowId} AND number = ${number} RETURNING *`.pipe(versionRows)
         return rows[0]!
       })
 
@@ -124,10 +128,10 @@ export class VersionsRepo extends Effect.Service<VersionsRepo>()("VersionsRepo",
       name?: string | null | undefined
       description?: string | null | undefined
     }) =>
-      sql<VersionRow>`UPDATE workflow_versions SET
+      sql`UPDATE workflow_versions SET
           name = ${patch.name === undefined ? sql`name` : patch.name},
           description = ${patch.description === undefined ? sql`description` : patch.description}
-        WHERE tenant_id = ${scope.tenantId} AND workflow_id = ${workflowId} AND number = ${number} RETURNING *`.pipe(
+        WHERE tenant_id = ${scope.tenantId} AND workflow_id = ${workflowId} AND number = ${number} RETURNING *`.pipe(versionRows).pipe(
         Effect.map((rows) => Option.fromNullable(rows[0]))
       )
 

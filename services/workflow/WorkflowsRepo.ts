@@ -1,36 +1,40 @@
 import { SqlClient } from "@effect/sql"
-import { Effect, Option } from "effect"
+import { Effect, Option, Schema } from "effect"
 import type { DagDefinition } from "../../schemas/Dag.js"
 import { notFound } from "../../schemas/Errors.js"
-import type { TenantId, UserId, WorkflowId } from "../../schemas/Ids.js"
+import { TenantId, UserId, WorkflowId } from "../../schemas/Ids.js"
+import { decodeRows, JsonObjectOf, Timestamp } from "../../platform/Rows.js"
 import type { Principal } from "../../schemas/Principal.js"
-import type { InteractionType, Workflow, WorkflowConfig } from "../../schemas/Workflow.js"
+import { InteractionType, type Workflow, type WorkflowConfig } from "../../schemas/Workflow.js"
 import { defaultWorkflowConfig } from "../../schemas/Workflow.js"
 
-export interface WorkflowRow {
-  readonly id: WorkflowId
-  readonly tenant_id: TenantId
-  readonly name: string
-  readonly description: string | null
-  readonly interaction_type: InteractionType
-  readonly status: "draft" | "published"
-  readonly latest_version: number
-  readonly active_version: number | null
-  readonly icon: string | null
-  readonly category: string | null
-  readonly dag_definition: DagDefinition
-  readonly config: Partial<WorkflowConfig>
-  readonly knowledge_base_ids: ReadonlyArray<string>
+export const WorkflowRow = Schema.Struct({
+  id: WorkflowId,
+  tenant_id: TenantId,
+  name: Schema.String,
+  description: Schema.NullOr(Schema.String),
+  interaction_type: InteractionType,
+  status: Schema.Literal("draft", "published"),
+  latest_version: Schema.Number,
+  active_version: Schema.NullOr(Schema.Number),
+  icon: Schema.NullOr(Schema.String),
+  category: Schema.NullOr(Schema.String),
+  dag_definition: JsonObjectOf<DagDefinition>(),
+  config: JsonObjectOf<Partial<WorkflowConfig>>(),
+  knowledge_base_ids: Schema.Array(Schema.String),
   /** `<node id>:<preset>` of steps that may keep a retired preset (they came with a template or clone). */
-  readonly legacy_steps: ReadonlyArray<string>
-  readonly public_app: boolean
-  readonly archived_at: Date | null
-  readonly adopted_at: Date | null
-  readonly adopted_from_workflow_id: WorkflowId | null
-  readonly created_by: UserId | null
-  readonly created_at: Date
-  readonly updated_at: Date
-}
+  legacy_steps: Schema.Array(Schema.String),
+  public_app: Schema.Boolean,
+  archived_at: Schema.NullOr(Timestamp),
+  adopted_at: Schema.NullOr(Timestamp),
+  adopted_from_workflow_id: Schema.NullOr(WorkflowId),
+  created_by: Schema.NullOr(UserId),
+  created_at: Timestamp,
+  updated_at: Timestamp
+})
+export type WorkflowRow = typeof WorkflowRow.Type
+
+const workflowRows = decodeRows("workflows", WorkflowRow)
 
 export const configOf = (row: WorkflowRow): WorkflowConfig => ({ ...defaultWorkflowConfig, ...row.config })
 
@@ -114,7 +118,7 @@ export class WorkflowsRepo extends Effect.Service<WorkflowsRepo>()("WorkflowsRep
       adopted_from_workflow_id?: string | null
       created_by: string | null
     }) =>
-      sql<WorkflowRow>`INSERT INTO workflows ${
+      sql`INSERT INTO workflows ${
         sql.insert({
           ...row,
           tenant_id: scope.tenantId,
@@ -127,11 +131,11 @@ export class WorkflowsRepo extends Effect.Service<WorkflowsRepo>()("WorkflowsRep
           adopted_at: row.adopted_at ?? null,
           adopted_from_workflow_id: row.adopted_from_workflow_id ?? null
         })
-      } RETURNING *`.pipe(Effect.map((rows) => rows[0]!), Effect.orDie)
+      } RETURNING *`.pipe(workflowRows).pipe(Effect.map((rows) => rows[0]!), Effect.orDie)
 
     /** Archived ones included: callers decide what archived means for them. */
     const get = (scope: Pick<Principal, "tenantId">, id: string) =>
-      sql<WorkflowRow>`SELECT * FROM workflows WHERE tenant_id = ${scope.tenantId} AND id = ${id}`.pipe(
+      sql`SELECT * FROM workflows WHERE tenant_id = ${scope.tenantId} AND id = ${id}`.pipe(workflowRows).pipe(
         Effect.map(first),
         Effect.orDie
       )
@@ -158,7 +162,7 @@ export class WorkflowsRepo extends Effect.Service<WorkflowsRepo>()("WorkflowsRep
 
     /** Inside a transaction: the row, locked against concurrent saves and publishes. */
     const lock = (scope: Principal, id: string) =>
-      sql<WorkflowRow>`SELECT * FROM workflows WHERE tenant_id = ${scope.tenantId} AND id = ${id} FOR UPDATE`.pipe(
+      sql`SELECT * FROM workflows WHERE tenant_id = ${scope.tenantId} AND id = ${id} FOR UPDATE`.pipe(workflowRows).pipe(
         Effect.map(first)
       )
 
@@ -170,14 +174,14 @@ export class WorkflowsRepo extends Effect.Service<WorkflowsRepo>()("WorkflowsRep
           ? JSON.stringify(value)
           : value
       }
-      return sql<WorkflowRow>`UPDATE workflows SET ${sql.update({ ...set, updated_at: new Date() })}
-        WHERE tenant_id = ${scope.tenantId} AND id = ${id} RETURNING *`.pipe(Effect.map((rows) => rows[0]!))
+      return sql`UPDATE workflows SET ${sql.update({ ...set, updated_at: new Date() })}
+        WHERE tenant_id = ${scope.tenantId} AND id = ${id} RETURNING *`.pipe(workflowRows).pipe(Effect.map((rows) => rows[0]!))
     }
 
     const setArchived = (scope: Principal, id: string, archived: boolean) =>
-      sql<WorkflowRow>`UPDATE workflows SET archived_at = ${archived ? sql`now()` : null}, updated_at = now()
+      sql`UPDATE workflows SET archived_at = ${archived ? sql`now()` : null}, updated_at = now()
         WHERE tenant_id = ${scope.tenantId} AND id = ${id}
-          AND archived_at IS ${archived ? sql`NULL` : sql`NOT NULL`} RETURNING *`.pipe(Effect.map(first), Effect.orDie)
+          AND archived_at IS ${archived ? sql`NULL` : sql`NOT NULL`} RETURNING *`.pipe(workflowRows).pipe(Effect.map(first), Effect.orDie)
 
     const list = (scope: Principal, filter: ListFilter) => {
       const q = filter.q?.trim()
@@ -194,7 +198,7 @@ export class WorkflowsRepo extends Effect.Service<WorkflowsRepo>()("WorkflowsRep
         ? sql`word_similarity(${q}, name || ' ' || coalesce(description, '')) DESC, updated_at DESC, id`
         : sql`updated_at DESC, id`
       return Effect.all([
-        sql<WorkflowRow>`SELECT * FROM workflows WHERE ${where} ORDER BY ${order} LIMIT ${filter.limit} OFFSET ${filter.offset}`,
+        sql`SELECT * FROM workflows WHERE ${where} ORDER BY ${order} LIMIT ${filter.limit} OFFSET ${filter.offset}`.pipe(workflowRows),
         sql<{ total: number }>`SELECT count(*)::int AS total FROM workflows WHERE ${where}`
       ]).pipe(Effect.map(([rows, [c]]) => ({ rows, total: c?.total ?? 0 })), Effect.orDie)
     }

@@ -7,6 +7,7 @@ import { renderDeep, renderText } from "../dag/Render.js"
 import { type ChatMessage, type ChatResult, ChatModel, type TokenUsage, type ToolDefinition } from "../models/ChatModel.js"
 import { ModelRegistry } from "../models/ModelRegistry.js"
 import { NodeFailure, type NodeResult } from "../nodes/NodeType.js"
+import { asRecord } from "../../schemas/Records.js"
 import { RUN_ID } from "../../otel/RunTraceIds.js"
 
 export type AgentConfig = typeof AgentConfigSchema.Type
@@ -38,9 +39,6 @@ export const addUsage = (usage: Usage, result: { readonly model: string; readonl
     }
   }
 }
-
-export const asRecord = (u: unknown): Record<string, unknown> =>
-  u !== null && typeof u === "object" && !Array.isArray(u) ? (u as Record<string, unknown>) : {}
 
 export const parseJson = (text: string): unknown => {
   try {

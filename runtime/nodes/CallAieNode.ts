@@ -2,6 +2,7 @@ import { Effect, Schema, Tracer } from "effect"
 import { rootSpanId, runTraceId } from "../../otel/RunTraceIds.js"
 import type { CallAieNode as CallAieNodeSchema } from "../../schemas/Dag.js"
 import { renderDeep } from "../dag/Render.js"
+import { asRecord } from "../../schemas/Records.js"
 import { defineNode, done, NodeFailure, waitFor } from "./NodeType.js"
 
 type CallAieNode = typeof CallAieNodeSchema.Type
@@ -14,9 +15,6 @@ export const ChildEnding = Schema.Struct({
 })
 export type ChildEnding = typeof ChildEnding.Type
 
-const asObject = (u: unknown): Record<string, unknown> =>
-  u !== null && typeof u === "object" && !Array.isArray(u) ? (u as Record<string, unknown>) : {}
-
 /**
  * call_aie: runs another AI Employee's active version as a child run (which records
  * `parent_run_id`), waits for it without holding anything, and takes its output.
@@ -27,7 +25,7 @@ export const CallAieNode = defineNode(
     execute: (execution) =>
       Effect.gen(function*() {
         const config = (execution.node as CallAieNode).call_aie_config
-        const input = asObject(renderDeep(config.input_params ?? {}, execution.context))
+        const input = asRecord(renderDeep(config.input_params ?? {}, execution.context))
         const child = yield* execution.startChild(config.workflow_id, input)
         // The step's span points at the child's trace.
         const span = yield* Effect.option(Effect.currentSpan)

@@ -4,12 +4,10 @@ import type { NodeState } from "../dag/Plan.js"
 import type { RunStatus } from "../RunStatus.js"
 import { Batch, type StepWrite } from "./Batch.js"
 import type { ChildState, HitlState, Journaled, RunRecord, WaitState } from "./RunRecord.js"
+import { asRecord } from "../../schemas/Records.js"
 import type { RunnableVersion } from "./Versions.js"
 
 export type KernelNodeState = NodeState | "waiting"
-
-const asObject = (u: unknown): Record<string, unknown> =>
-  u !== null && typeof u === "object" && !Array.isArray(u) ? (u as Record<string, unknown>) : {}
 
 /**
  * One activation's view of a run: rebuilt from the journal when the activation starts, then
@@ -49,7 +47,7 @@ export class RunState {
     this.nextSeq = journaled.last_seq + 1
     this.wakeSeen = journaled.wake_seq
     this.nextPosition = journaled.steps.reduce((max, s) => Math.max(max, s.position + 1), 0)
-    const chat = asObject(journaled.run.input_params.chat)
+    const chat = asRecord(journaled.run.input_params.chat)
     this.nodesContext = {}
     this.context = {
       workflow_input: journaled.run.input_params,

@@ -1,6 +1,7 @@
 import { Context, Effect, Either, Layer, Schema } from "effect"
 import { type DagNode, DagNode as DagNodeSchema, type Edge, Edge as EdgeSchema } from "../../schemas/Dag.js"
 import { defaultWorkflowConfig, type WorkflowConfig } from "../../schemas/Workflow.js"
+import { asRecord } from "../../schemas/Records.js"
 import { RunnableWorkflows } from "./Ports.js"
 
 /** A version as the interpreter runs it: decoded once, kept while it is used. */
@@ -13,9 +14,6 @@ export interface RunnableVersion {
   readonly config: WorkflowConfig
 }
 
-const asObject = (u: unknown): Record<string, unknown> =>
-  u !== null && typeof u === "object" && !Array.isArray(u) ? (u as Record<string, unknown>) : {}
-
 const decodeAll = <A, I>(schema: Schema.Schema<A, I>, items: unknown): ReadonlyArray<A> =>
   (Array.isArray(items) ? items : []).flatMap((item) => {
     const decoded = Schema.decodeUnknownEither(schema)(item)
@@ -23,18 +21,18 @@ const decodeAll = <A, I>(schema: Schema.Schema<A, I>, items: unknown): ReadonlyA
   })
 
 export const runnableVersion = (dagValue: unknown, configValue: unknown): RunnableVersion => {
-  const dag = asObject(dagValue)
+  const dag = asRecord(dagValue)
   const nodes = decodeAll(DagNodeSchema, dag.nodes)
   return {
     nodes,
     byId: new Map(nodes.map((n) => [n.id, n])),
     edges: decodeAll(EdgeSchema, dag.edges),
     outputs: (Array.isArray(dag.outputs) ? dag.outputs : []).flatMap((o: unknown) => {
-      const out = asObject(o)
+      const out = asRecord(o)
       return typeof out.name === "string" && typeof out.value === "string" ? [{ name: out.name, value: out.value }] : []
     }),
     inputSchema: dag.input_schema,
-    config: { ...defaultWorkflowConfig, ...asObject(configValue) } as WorkflowConfig
+    config: { ...defaultWorkflowConfig, ...asRecord(configValue) } as WorkflowConfig
   }
 }
 

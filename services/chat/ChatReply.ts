@@ -1,4 +1,5 @@
 import type { DagNode } from "../../schemas/Dag.js"
+import { asRecord } from "../../schemas/Records.js"
 import type { RunContext } from "../../runtime/dag/Context.js"
 
 export interface ChatSource {
@@ -22,9 +23,6 @@ export interface ChatReply {
 }
 
 const REPLY_TYPES = ["respond", "search_respond"]
-
-const asRecord = (u: unknown): Record<string, unknown> =>
-  u !== null && typeof u === "object" && !Array.isArray(u) ? (u as Record<string, unknown>) : {}
 
 const asText = (u: unknown): string | undefined =>
   typeof u === "string" ? u : u === undefined || u === null ? undefined : JSON.stringify(u)

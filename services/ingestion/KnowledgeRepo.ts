@@ -1,35 +1,42 @@
 import { randomUUID } from "node:crypto"
 import { SqlClient } from "@effect/sql"
-import { Effect, Option } from "effect"
+import { Effect, Option, Schema } from "effect"
+import { decodeRows, Timestamp } from "../../platform/Rows.js"
 import { lexicalQuery } from "./EmbeddingsRepo.js"
-import type { TenantId } from "../../schemas/Ids.js"
+import { TenantId } from "../../schemas/Ids.js"
 import { folderFilter } from "./FolderPath.js"
 
-export interface KbRow {
-  readonly id: string
-  readonly tenant_id: TenantId
-  readonly name: string
-  readonly description: string
-  readonly document_count: number
-  readonly created_at: Date
-  readonly updated_at: Date
-}
+export const KbRow = Schema.Struct({
+  id: Schema.String,
+  tenant_id: TenantId,
+  name: Schema.String,
+  description: Schema.String,
+  document_count: Schema.Number,
+  created_at: Timestamp,
+  updated_at: Timestamp
+})
+export type KbRow = typeof KbRow.Type
 
-export interface DocRow {
-  readonly id: string
-  readonly kb_id: string
-  readonly title: string
-  readonly mime_type: string
-  readonly folder_path: string
-  readonly folder_label: string | null
-  readonly version: number
-  readonly content_hash: string
-  readonly size_bytes: number
-  readonly chunk_count: number
-  readonly deleted_at: Date | null
-  readonly created_at: Date
-  readonly updated_at: Date
-}
+const kbRows = decodeRows("knowledge_bases", KbRow)
+
+export const DocRow = Schema.Struct({
+  id: Schema.String,
+  kb_id: Schema.String,
+  title: Schema.String,
+  mime_type: Schema.String,
+  folder_path: Schema.String,
+  folder_label: Schema.NullOr(Schema.String),
+  version: Schema.Number,
+  content_hash: Schema.String,
+  size_bytes: Schema.Number,
+  chunk_count: Schema.Number,
+  deleted_at: Schema.NullOr(Timestamp),
+  created_at: Timestamp,
+  updated_at: Timestamp
+})
+export type DocRow = typeof DocRow.Type
+
+const docRows = decodeRows("kb_documents", DocRow)
 
 export const toKb = ({ tenant_id: _t, ...kb }: KbRow) => kb
 /** `folder_path` shows what the client sent; matching uses the canonical column. */
@@ -74,18 +81,18 @@ export class KnowledgeRepo extends Effect.Service<KnowledgeRepo>()("KnowledgeRep
     return {
       insertKb: (tenantId: TenantId, userId: string, kb: { name: string; description: string }) =>
         sql`INSERT INTO knowledge_bases ${sql.insert({ id: randomUUID(), tenant_id: tenantId, created_by: userId, ...kb })} RETURNING id`.pipe(
-          Effect.flatMap((rows) => sql<KbRow>`${kbSelect} WHERE k.id = ${(rows[0] as { id: string }).id}`),
+          Effect.flatMap((rows) => sql`${kbSelect} WHERE k.id = ${(rows[0] as { id: string }).id}`.pipe(kbRows)),
           Effect.map((rows) => rows[0]!),
           Effect.orDie
         ),
       getKb: (tenantId: TenantId, id: string) =>
-        sql<KbRow>`${kbSelect} WHERE k.tenant_id = ${tenantId} AND k.id = ${id}`.pipe(
+        sql`${kbSelect} WHERE k.tenant_id = ${tenantId} AND k.id = ${id}`.pipe(kbRows).pipe(
           Effect.map((rows) => Option.fromNullable(rows[0])),
           Effect.orDie
         ),
       listKbs: (tenantId: TenantId, limit: number, offset: number) =>
         Effect.all([
-          sql<KbRow>`${kbSelect} WHERE k.tenant_id = ${tenantId} ORDER BY k.created_at DESC, k.id LIMIT ${limit} OFFSET ${offset}`,
+          sql`${kbSelect} WHERE k.tenant_id = ${tenantId} ORDER BY k.created_at DESC, k.id LIMIT ${limit} OFFSET ${offset}`.pipe(kbRows),
           sql<{ total: number }>`SELECT count(*)::int AS total FROM knowledge_bases WHERE tenant_id = ${tenantId}`
         ]).pipe(Effect.map(([rows, [c]]) => ({ rows, total: c?.total ?? 0 })), Effect.orDie),
       updateKb: (tenantId: TenantId, id: string, patch: { name?: string | undefined; description?: string | undefined }) =>
@@ -123,7 +130,7 @@ export class KnowledgeRepo extends Effect.Service<KnowledgeRepo>()("KnowledgeRep
           }
           yield* sql`INSERT INTO kb_document_versions ${sql.insert({ document_id: id, version, content: d.content, content_hash: d.content_hash })}`
           yield* writeChunks(tenantId, kbId, id, d.chunks)
-          const [row] = yield* sql<DocRow>`${docSelect} WHERE d.id = ${id}`
+          const [row] = yield* sql`${docSelect} WHERE d.id = ${id}`.pipe(docRows)
           return row!
         })).pipe(Effect.orDie),
       getDocument: (tenantId: TenantId, kbId: string, id: string) =>
@@ -142,7 +149,7 @@ export class KnowledgeRepo extends Effect.Service<KnowledgeRepo>()("KnowledgeRep
           ...(folderPrefix !== undefined ? [folderCondition(folderFilter(folderPrefix))] : [])
         ])
         return Effect.all([
-          sql<DocRow>`${docSelect} WHERE ${where} ORDER BY d.folder_path, d.title, d.id LIMIT ${limit} OFFSET ${offset}`,
+          sql`${docSelect} WHERE ${where} ORDER BY d.folder_path, d.title, d.id LIMIT ${limit} OFFSET ${offset}`.pipe(docRows),
           sql<{ total: number }>`SELECT count(*)::int AS total FROM kb_documents d WHERE ${where}`
         ]).pipe(Effect.map(([rows, [c]]) => ({ rows, total: c?.total ?? 0 })), Effect.orDie)
       },

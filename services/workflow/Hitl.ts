@@ -1,35 +1,40 @@
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
+import { decodeRows, JsonObject, JsonObjectOf, Timestamp } from "../../platform/Rows.js"
 import { type BadRequest, badRequest, conflict, forbidden, notFound } from "../../schemas/Errors.js"
 import type { PageParams } from "../../schemas/Pagination.js"
 import { pageOf, pageOffset } from "../../schemas/Pagination.js"
 import type { Principal } from "../../schemas/Principal.js"
-import type { HitlRequest } from "../../schemas/Run.js"
+import { type HitlRequest, HitlRequest as HitlRequestSchema } from "../../schemas/Run.js"
 import { isAtLeast, type Role, Roles } from "../../schemas/Roles.js"
 import { checkJsonSchema } from "../../runtime/dag/JsonSchema.js"
 import { RunModule } from "../../runtime/run/RunModule.js"
 import { HITL_ADMINS, requireReader } from "../../schemas/Authorization.js"
+import { isRecord } from "../../schemas/Records.js"
 import { People } from "../ports/People.js"
 
-interface Row {
-  readonly id: string
-  readonly run_id: string
-  readonly workflow_id: string
-  readonly node_id: string
-  readonly type: "approval" | "ask_human" | "form"
-  readonly prompt: string
-  readonly choices: ReadonlyArray<string> | null
-  readonly form_schema: Record<string, unknown> | null
-  readonly assignee: { user_email?: string; role?: Role; group_id?: string }
-  readonly status: HitlRequest["status"]
-  readonly claimed_by: string | null
-  readonly response: unknown
-  readonly responded_by: string | null
-  readonly deferred_token: string
-  readonly created_at: Date
-  readonly responded_at: Date | null
-}
+const Row = Schema.Struct({
+  id: Schema.String,
+  run_id: Schema.String,
+  workflow_id: Schema.String,
+  node_id: Schema.String,
+  type: Schema.Literal("approval", "ask_human", "form"),
+  prompt: Schema.String,
+  choices: Schema.NullOr(Schema.Array(Schema.String)),
+  form_schema: Schema.NullOr(JsonObject),
+  assignee: JsonObjectOf<{ user_email?: string; role?: Role; group_id?: string }>(),
+  status: HitlRequestSchema.fields.status,
+  claimed_by: Schema.NullOr(Schema.String),
+  response: Schema.Unknown,
+  responded_by: Schema.NullOr(Schema.String),
+  deferred_token: Schema.String,
+  created_at: Timestamp,
+  responded_at: Schema.NullOr(Timestamp)
+})
+type Row = typeof Row.Type
+
+const hitlRows = decodeRows("hitl_requests", Row)
 
 const toRequest = (r: Row): HitlRequest => ({
   request_id: r.id,
@@ -49,8 +54,6 @@ const toRequest = (r: Row): HitlRequest => ({
   ...(r.responded_at !== null ? { responded_at: r.responded_at } : {})
 })
 
-const isObject = (u: unknown): u is Record<string, unknown> => u !== null && typeof u === "object" && !Array.isArray(u)
-
 /**
  * A response checked against its request: {type: choice|freetext, value} for ask_human, the
  * legacy {approved, comment} for an approval, {form_data} for a form. What the run sees as
@@ -60,7 +63,7 @@ export const checkResponse = (
   request: Pick<Row, "type" | "choices" | "form_schema">,
   response: unknown
 ): Effect.Effect<Record<string, unknown>, BadRequest> => {
-  if (!isObject(response)) return Effect.fail(badRequest("INVALID_HITL_RESPONSE", "response must be an object"))
+  if (!isRecord(response)) return Effect.fail(badRequest("INVALID_HITL_RESPONSE", "response must be an object"))
   switch (request.type) {
     case "approval": {
       if (typeof response.approved !== "boolean") return Effect.fail(badRequest("INVALID_HITL_RESPONSE", "an approval needs approved: true or false"))
@@ -79,7 +82,7 @@ export const checkResponse = (
       return Effect.succeed({ type: response.type, value: response.value })
     }
     case "form": {
-      if (!isObject(response.form_data)) return Effect.fail(badRequest("INVALID_HITL_RESPONSE", "a form needs form_data (an object)"))
+      if (!isRecord(response.form_data)) return Effect.fail(badRequest("INVALID_HITL_RESPONSE", "a form needs form_data (an object)"))
       const problems = request.form_schema === null ? [] : checkJsonSchema(request.form_schema, response.form_data)
       if (problems.length > 0) {
         return Effect.fail(badRequest("INVALID_HITL_RESPONSE", "form_data does not match the form", problems))
@@ -109,7 +112,7 @@ export class Hitl extends Effect.Service<Hitl>()("Hitl", {
       })
 
     const find = (principal: Principal, id: string) =>
-      sql<Row>`SELECT * FROM hitl_requests WHERE tenant_id = ${principal.tenantId} AND id = ${id}`.pipe(
+      sql`SELECT * FROM hitl_requests WHERE tenant_id = ${principal.tenantId} AND id = ${id}`.pipe(hitlRows).pipe(
         Effect.orDie,
         Effect.flatMap((rows) => (rows[0] === undefined ? Effect.fail(notFound("HITL request")) : Effect.succeed(rows[0]))),
         Effect.tap(() => requireReader(principal))
@@ -129,8 +132,8 @@ export class Hitl extends Effect.Service<Hitl>()("Hitl", {
                 OR assignee->>'role' IN ${sql.in(roles)}
                 ${groups.length > 0 ? sql`OR assignee->>'group_id' IN ${sql.in(groups)}` : sql``})`
         ])
-        const rows = yield* sql<Row>`SELECT * FROM hitl_requests WHERE ${where} ORDER BY created_at, id
-          LIMIT ${params.page_size} OFFSET ${pageOffset(params)}`.pipe(Effect.orDie)
+        const rows = yield* sql`SELECT * FROM hitl_requests WHERE ${where} ORDER BY created_at, id
+          LIMIT ${params.page_size} OFFSET ${pageOffset(params)}`.pipe(hitlRows).pipe(Effect.orDie)
         const [c] = yield* sql<{ total: number }>`SELECT count(*)::int AS total FROM hitl_requests WHERE ${where}`.pipe(Effect.orDie)
         return pageOf(params, rows.map(toRequest), c?.total ?? 0)
       })
@@ -169,9 +172,9 @@ export class Hitl extends Effect.Service<Hitl>()("Hitl", {
         const row = yield* find(principal, id)
         yield* open(principal, row)
         const normalised = yield* checkResponse(row, response)
-        const updated = yield* close(sql<Row>`UPDATE hitl_requests SET status = 'completed',
+        const updated = yield* close(sql`UPDATE hitl_requests SET status = 'completed',
             response = ${JSON.stringify(normalised)}::jsonb, responded_by = ${principal.userId}, responded_at = now()
-          WHERE id = ${row.id} AND status IN ('pending', 'claimed') RETURNING *`)
+          WHERE id = ${row.id} AND status IN ('pending', 'claimed') RETURNING *`.pipe(hitlRows))
         if (updated === undefined) return yield* conflict("HITL_CLOSED", "This request was answered or cancelled meanwhile")
         return toRequest(updated)
       }).pipe(Effect.withSpan("Hitl.respond"))
@@ -180,9 +183,9 @@ export class Hitl extends Effect.Service<Hitl>()("Hitl", {
       Effect.gen(function*() {
         const row = yield* find(principal, id)
         yield* open(principal, row)
-        const [updated] = yield* sql<Row>`UPDATE hitl_requests SET status = 'claimed', claimed_by = ${principal.userId}
+        const [updated] = yield* sql`UPDATE hitl_requests SET status = 'claimed', claimed_by = ${principal.userId}
           WHERE id = ${row.id} AND (status = 'pending' OR (status = 'claimed' AND claimed_by = ${principal.userId}))
-          RETURNING *`.pipe(Effect.orDie)
+          RETURNING *`.pipe(hitlRows).pipe(Effect.orDie)
         if (updated === undefined) return yield* conflict("HITL_CLAIMED", "This request was claimed or closed meanwhile")
         return toRequest(updated)
       })
@@ -192,8 +195,8 @@ export class Hitl extends Effect.Service<Hitl>()("Hitl", {
       Effect.gen(function*() {
         const row = yield* find(principal, id)
         yield* open(principal, row)
-        const updated = yield* close(sql<Row>`UPDATE hitl_requests SET status = 'cancelled', responded_by = ${principal.userId},
-            responded_at = now() WHERE id = ${row.id} AND status IN ('pending', 'claimed') RETURNING *`)
+        const updated = yield* close(sql`UPDATE hitl_requests SET status = 'cancelled', responded_by = ${principal.userId},
+            responded_at = now() WHERE id = ${row.id} AND status IN ('pending', 'claimed') RETURNING *`.pipe(hitlRows))
         if (updated === undefined) return yield* conflict("HITL_CLOSED", "This request was answered or cancelled meanwhile")
         return toRequest(updated)
       })

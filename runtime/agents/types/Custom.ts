@@ -9,13 +9,13 @@ import {
   AgentKit,
   type AgentCall,
   type AgentTypeRun,
-  asRecord,
   conversation,
   describeProblems,
   instructions,
   parseJson,
   type Usage
 } from "../AgentKit.js"
+import { asRecord } from "../../../schemas/Records.js"
 
 export const DEFAULT_MAX_ITERATIONS = 6
 export const MAX_ITERATIONS_LIMIT = 20

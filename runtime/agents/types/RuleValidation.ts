@@ -3,7 +3,8 @@ import { Condition } from "../../../schemas/Dag.js"
 import { holds } from "../../dag/Conditions.js"
 import { resolvePath } from "../../dag/Context.js"
 import { NodeFailure } from "../../nodes/NodeType.js"
-import { AgentKit, type AgentTypeRun, asRecord, instructions, type Usage, userTurn } from "../AgentKit.js"
+import { AgentKit, type AgentTypeRun, instructions, type Usage, userTurn } from "../AgentKit.js"
+import { asRecord } from "../../../schemas/Records.js"
 import { GeneratedFiles, ruleReport, type RuleRow, XLSX_CONTENT_TYPE } from "../RuleReport.js"
 
 const Rule = Schema.Struct({

@@ -5,12 +5,12 @@ import {
   AgentKit,
   type AgentCall,
   type AgentTypeRun,
-  asRecord,
   conversation,
   instructions,
   renderedInputs,
   userTurn
 } from "../AgentKit.js"
+import { asRecord } from "../../../schemas/Records.js"
 
 /** The query: the chat turn, else `inputs.query`, else the whole user turn. */
 const queryOf = (call: AgentCall) => {

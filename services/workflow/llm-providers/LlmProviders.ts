@@ -1,26 +1,32 @@
 import { randomUUID } from "node:crypto"
 import { SqlClient } from "@effect/sql"
-import { Effect, Layer, Option } from "effect"
+import { Effect, Layer, Option, Schema } from "effect"
+import { decodeRows, Timestamp } from "../../../platform/Rows.js"
 import { conflict, notFound, unprocessable } from "../../../schemas/Errors.js"
 import type { PageParams } from "../../../schemas/Pagination.js"
 import { pageOf, pageOffset } from "../../../schemas/Pagination.js"
 import type { Principal } from "../../../schemas/Principal.js"
-import { ProviderDirectory, type Tier } from "../../../runtime/models/ModelRegistry.js"
+import { ProviderDirectory } from "../../../runtime/models/ModelRegistry.js"
 import { CredentialsCipher } from "../../../platform/CredentialsCipher.js"
 import { OutboundGuard } from "../../../platform/outbound/OutboundGuard.js"
 import { requireReader, requireRole, RUN_ADMINS } from "../../../schemas/Authorization.js"
 
-interface Row {
-  readonly id: string
-  readonly tenant_id: string
-  readonly name: string
-  readonly base_url: string
-  readonly api_key_enc: string | null
-  readonly models: ReadonlyArray<{ id: string; cost_tier: Tier; speed_tier: Tier }>
-  readonly enabled: boolean
-  readonly created_at: Date
-  readonly updated_at: Date
-}
+const Tier = Schema.Literal(1, 2, 3)
+type Tier = typeof Tier.Type
+const Row = Schema.Struct({
+  id: Schema.String,
+  tenant_id: Schema.String,
+  name: Schema.String,
+  base_url: Schema.String,
+  api_key_enc: Schema.NullOr(Schema.String),
+  models: Schema.Array(Schema.Struct({ id: Schema.String, cost_tier: Tier, speed_tier: Tier })),
+  enabled: Schema.Boolean,
+  created_at: Timestamp,
+  updated_at: Timestamp
+})
+type Row = typeof Row.Type
+
+const providerRows = decodeRows("llm_providers", Row)
 
 const view = ({ api_key_enc, tenant_id: _t, ...row }: Row) => ({ ...row, has_api_key: api_key_enc !== null })
 const aad = (tenantId: string, id: string) => `llm-provider:${tenantId}:${id}`
@@ -44,7 +50,7 @@ export class LlmProviders extends Effect.Service<LlmProviders>()("LlmProviders",
         )
 
     const find = (principal: Principal, id: string) =>
-      sql<Row>`SELECT * FROM llm_providers WHERE tenant_id = ${principal.tenantId} AND id = ${id}`.pipe(
+      sql`SELECT * FROM llm_providers WHERE tenant_id = ${principal.tenantId} AND id = ${id}`.pipe(providerRows).pipe(
         Effect.orDie,
         Effect.flatMap((rows) => (rows[0] === undefined ? Effect.fail(notFound("LLM provider")) : Effect.succeed(rows[0]))),
         Effect.tap(() => requireReader(principal))
@@ -62,7 +68,7 @@ export class LlmProviders extends Effect.Service<LlmProviders>()("LlmProviders",
         yield* reachable(input.base_url)
         const id = randomUUID()
         const sealed = input.api_key === undefined ? null : yield* cipher.encrypt(input.api_key, aad(principal.tenantId, id))
-        const rows = yield* sql<Row>`INSERT INTO llm_providers ${
+        const rows = yield* sql`INSERT INTO llm_providers ${
           sql.insert({
             id,
             tenant_id: principal.tenantId,
@@ -72,7 +78,7 @@ export class LlmProviders extends Effect.Service<LlmProviders>()("LlmProviders",
             models: JSON.stringify(input.models),
             enabled: input.enabled
           })
-        } ON CONFLICT (tenant_id, name) DO NOTHING RETURNING *`.pipe(Effect.orDie)
+        } ON CONFLICT (tenant_id, name) DO NOTHING RETURNING *`.pipe(providerRows).pipe(Effect.orDie)
         if (rows[0] === undefined) return yield* conflict("PROVIDER_NAME_TAKEN", `A provider named '${input.name}' exists`)
         return view(rows[0])
       }).pipe(Effect.withSpan("LlmProviders.create"))
@@ -80,8 +86,8 @@ export class LlmProviders extends Effect.Service<LlmProviders>()("LlmProviders",
     const list = (principal: Principal, params: PageParams) =>
       Effect.gen(function*() {
         yield* requireReader(principal)
-        const rows = yield* sql<Row>`SELECT * FROM llm_providers WHERE tenant_id = ${principal.tenantId} ORDER BY name
-          LIMIT ${params.page_size} OFFSET ${pageOffset(params)}`.pipe(Effect.orDie)
+        const rows = yield* sql`SELECT * FROM llm_providers WHERE tenant_id = ${principal.tenantId} ORDER BY name
+          LIMIT ${params.page_size} OFFSET ${pageOffset(params)}`.pipe(providerRows).pipe(Effect.orDie)
         const [c] = yield* sql<{ total: number }>`SELECT count(*)::int AS total FROM llm_providers WHERE tenant_id = ${principal.tenantId}`.pipe(Effect.orDie)
         return pageOf(params, rows.map(view), c?.total ?? 0)
       })
@@ -101,13 +107,13 @@ export class LlmProviders extends Effect.Service<LlmProviders>()("LlmProviders",
         const sealed = patch.api_key === undefined || patch.api_key === null
           ? patch.api_key
           : yield* cipher.encrypt(patch.api_key, aad(principal.tenantId, id))
-        const [row] = yield* sql<Row>`UPDATE llm_providers SET
+        const [row] = yield* sql`UPDATE llm_providers SET
             base_url = ${patch.base_url ?? sql`base_url`},
             api_key_enc = ${sealed === undefined ? sql`api_key_enc` : sealed},
             models = ${patch.models === undefined ? sql`models` : sql`${JSON.stringify(patch.models)}::jsonb`},
             enabled = ${patch.enabled ?? sql`enabled`},
             updated_at = now()
-          WHERE tenant_id = ${principal.tenantId} AND id = ${id} RETURNING *`.pipe(Effect.orDie)
+          WHERE tenant_id = ${principal.tenantId} AND id = ${id} RETURNING *`.pipe(providerRows).pipe(Effect.orDie)
         return view(row!)
       })
 
@@ -121,7 +127,7 @@ export class LlmProviders extends Effect.Service<LlmProviders>()("LlmProviders",
     /** Enabled providers with their keys unsealed, for the model registry. */
     const enabled = (tenantId: string) =>
       Effect.gen(function*() {
-        const rows = yield* sql<Row>`SELECT * FROM llm_providers WHERE tenant_id = ${tenantId} AND enabled ORDER BY name`.pipe(Effect.orDie)
+        const rows = yield* sql`SELECT * FROM llm_providers WHERE tenant_id = ${tenantId} AND enabled ORDER BY name`.pipe(providerRows).pipe(Effect.orDie)
         return yield* Effect.forEach(rows, (row) =>
           Effect.gen(function*() {
             const apiKey = row.api_key_enc === null

@@ -1,11 +1,14 @@
 import { SqlClient } from "@effect/sql"
-import { Effect, FiberRef, Layer } from "effect"
+import { Effect, FiberRef, Layer, Schema } from "effect"
 import { randomUUID } from "node:crypto"
-import type { AuditEvent } from "../schemas/Auth.js"
+import { AuditEvent } from "../schemas/Auth.js"
 import type { PageParams } from "../schemas/Pagination.js"
 import { pageOf, pageOffset } from "../schemas/Pagination.js"
 import type { Principal } from "../schemas/Principal.js"
 import { CurrentRequestId } from "./RequestContext.js"
+import { decodeRows } from "./Rows.js"
+
+const auditRows = decodeRows("audit_events", Schema.typeSchema(AuditEvent))
 
 export interface AuditEntry {
   readonly action: string
@@ -43,11 +46,11 @@ export class Audit extends Effect.Service<Audit>()("Audit", {
 
     const list = (principal: Principal, params: PageParams) =>
       Effect.gen(function*() {
-        const rows = yield* sql<AuditEvent>`
+        const rows = yield* sql`
           SELECT id, tenant_id, actor_user_id, actor_api_key_id, action, resource_type, resource_id,
                  details, request_id, created_at
           FROM audit_events WHERE tenant_id = ${principal.tenantId}
-          ORDER BY created_at DESC, id DESC LIMIT ${params.page_size} OFFSET ${pageOffset(params)}`
+          ORDER BY created_at DESC, id DESC LIMIT ${params.page_size} OFFSET ${pageOffset(params)}`.pipe(auditRows)
         const [{ total }] = yield* sql<{ total: number }>`
           SELECT count(*)::int AS total FROM audit_events WHERE tenant_id = ${principal.tenantId}`
         return pageOf(params, rows, total)

@@ -1,17 +1,21 @@
 import { randomUUID } from "node:crypto"
 import { SqlClient } from "@effect/sql"
-import { Effect, Layer, Option } from "effect"
+import { Effect, Layer, Option, Schema } from "effect"
+import { decodeRows, Timestamp } from "../../platform/Rows.js"
 import { GeneratedFiles } from "../../runtime/agents/RuleReport.js"
 
-export interface FileRow {
-  readonly id: string
-  readonly filename: string
-  readonly content_type: string
-  readonly size_bytes: number
-  readonly content: Uint8Array
-  readonly run_id: string
-  readonly created_at: Date
-}
+export const FileRow = Schema.Struct({
+  id: Schema.String,
+  filename: Schema.String,
+  content_type: Schema.String,
+  size_bytes: Schema.Number,
+  content: Schema.Uint8ArrayFromSelf,
+  run_id: Schema.String,
+  created_at: Timestamp
+})
+export type FileRow = typeof FileRow.Type
+
+const fileRows = decodeRows("agent_files", FileRow)
 
 /** Files agents produce (rule_validation reports), kept per tenant. */
 export class FilesRepo extends Effect.Service<FilesRepo>()("FilesRepo", {
@@ -35,8 +39,8 @@ export class FilesRepo extends Effect.Service<FilesRepo>()("FilesRepo", {
           return id
         }).pipe(Effect.orDie),
       get: (tenantId: string, id: string) =>
-        sql<FileRow>`SELECT id, filename, content_type, size_bytes, content, run_id, created_at FROM agent_files
-          WHERE tenant_id = ${tenantId} AND id = ${id}`.pipe(Effect.map((rows) => Option.fromNullable(rows[0])), Effect.orDie)
+        sql`SELECT id, filename, content_type, size_bytes, content, run_id, created_at FROM agent_files
+          WHERE tenant_id = ${tenantId} AND id = ${id}`.pipe(fileRows).pipe(Effect.map((rows) => Option.fromNullable(rows[0])), Effect.orDie)
     }
   })
 }) {}

@@ -1,16 +1,23 @@
 import { SqlClient } from "@effect/sql"
-import { Effect, Option } from "effect"
-import type { ApiKey, OperationScope, ResourceScope } from "../../schemas/Auth.js"
-import type { ApiKeyId, TenantId, UserId } from "../../schemas/Ids.js"
+import { Effect, Option, Schema } from "effect"
+import { decodeRows } from "../../platform/Rows.js"
+import { ApiKey, type OperationScope, type ResourceScope } from "../../schemas/Auth.js"
+import { type ApiKeyId, TenantId, type UserId } from "../../schemas/Ids.js"
 import type { PageParams } from "../../schemas/Pagination.js"
 import { pageOffset } from "../../schemas/Pagination.js"
 import type { Principal } from "../../schemas/Principal.js"
-import type { Role } from "../../schemas/Roles.js"
+import { Role } from "../../schemas/Roles.js"
 
-export interface ApiKeyRow extends Omit<ApiKey, "revoked"> {
-  readonly tenant_id: TenantId
-  readonly system_role: Role | null
-}
+/** `ApiKey` as stored: its dates as pg hands them over, its tenant and a system key's role. */
+const { revoked: _revoked, ...apiKeyFields } = ApiKey.fields
+export const ApiKeyRow = Schema.typeSchema(Schema.Struct({
+  ...apiKeyFields,
+  tenant_id: TenantId,
+  system_role: Schema.NullOr(Role)
+}))
+export type ApiKeyRow = typeof ApiKeyRow.Type
+
+const apiKeyRows = decodeRows("api_keys", ApiKeyRow)
 
 export const toApiKey = ({ tenant_id: _t, system_role: _s, ...row }: ApiKeyRow): ApiKey => ({
   ...row,
@@ -37,7 +44,7 @@ export class ApiKeysRepo extends Effect.Service<ApiKeysRepo>()("ApiKeysRepo", {
       resource_scope: ResourceScope | null | undefined
       expires_at: Date | null | undefined
     }) =>
-      sql<ApiKeyRow>`INSERT INTO api_keys ${
+      sql`INSERT INTO api_keys ${
         sql.insert({
           ...key,
           tenant_id: scope.tenantId,
@@ -46,17 +53,17 @@ export class ApiKeysRepo extends Effect.Service<ApiKeysRepo>()("ApiKeysRepo", {
           resource_scope: json(key.resource_scope),
           expires_at: key.expires_at ?? null
         })
-      } RETURNING ${columns(sql)}`.pipe(Effect.map((rows) => rows[0]!), Effect.orDie)
+      } RETURNING ${columns(sql)}`.pipe(apiKeyRows).pipe(Effect.map((rows) => rows[0]!), Effect.orDie)
 
     const list = (scope: Principal, params: PageParams) =>
       Effect.all([
-        sql<ApiKeyRow>`SELECT ${columns(sql)} FROM api_keys WHERE tenant_id = ${scope.tenantId}
-          ORDER BY created_at DESC, id LIMIT ${params.page_size} OFFSET ${pageOffset(params)}`,
+        sql`SELECT ${columns(sql)} FROM api_keys WHERE tenant_id = ${scope.tenantId}
+          ORDER BY created_at DESC, id LIMIT ${params.page_size} OFFSET ${pageOffset(params)}`.pipe(apiKeyRows),
         sql<{ total: number }>`SELECT count(*)::int AS total FROM api_keys WHERE tenant_id = ${scope.tenantId}`
       ]).pipe(Effect.map(([rows, [c]]) => ({ items: rows, total: c?.total ?? 0 })), Effect.orDie)
 
     const get = (scope: Principal, id: ApiKeyId) =>
-      sql<ApiKeyRow>`SELECT ${columns(sql)} FROM api_keys WHERE tenant_id = ${scope.tenantId} AND id = ${id}`.pipe(
+      sql`SELECT ${columns(sql)} FROM api_keys WHERE tenant_id = ${scope.tenantId} AND id = ${id}`.pipe(apiKeyRows).pipe(
         Effect.map((rows) => Option.fromNullable(rows[0])),
         Effect.orDie
       )
@@ -66,11 +73,11 @@ export class ApiKeysRepo extends Effect.Service<ApiKeysRepo>()("ApiKeysRepo", {
       operation_scope?: OperationScope | null | undefined
       resource_scope?: ResourceScope | null | undefined
     }) =>
-      sql<ApiKeyRow>`UPDATE api_keys SET
+      sql`UPDATE api_keys SET
           name = ${patch.name === undefined ? sql`name` : patch.name},
           operation_scope = ${patch.operation_scope === undefined ? sql`operation_scope` : json(patch.operation_scope)},
           resource_scope = ${patch.resource_scope === undefined ? sql`resource_scope` : json(patch.resource_scope)}
-        WHERE tenant_id = ${scope.tenantId} AND id = ${id} RETURNING ${columns(sql)}`.pipe(
+        WHERE tenant_id = ${scope.tenantId} AND id = ${id} RETURNING ${columns(sql)}`.pipe(apiKeyRows).pipe(
         Effect.map((rows) => Option.fromNullable(rows[0])),
         Effect.orDie
       )

@@ -1,32 +1,36 @@
 import { randomUUID } from "node:crypto"
 import { SqlClient } from "@effect/sql"
-import { Effect, Option } from "effect"
+import { Effect, Option, Schema } from "effect"
 import * as oidc from "openid-client"
 import type { Forbidden, NotFound } from "../../schemas/Errors.js"
 import { forbidden, notFound, unauthorized } from "../../schemas/Errors.js"
-import type { TenantId } from "../../schemas/Ids.js"
+import { TenantId } from "../../schemas/Ids.js"
 import type { Principal } from "../../schemas/Principal.js"
-import type { Role } from "../../schemas/Roles.js"
+import { Role } from "../../schemas/Roles.js"
 import { Audit } from "../../platform/Audit.js"
 import { AppConfig } from "../../platform/Config.js"
 import { CredentialsCipher } from "../../platform/CredentialsCipher.js"
+import { decodeRows, Timestamp } from "../../platform/Rows.js"
 import { requireRole, TENANT_ADMINS } from "../../schemas/Authorization.js"
 import { Sessions } from "./Sessions.js"
 import { Tokens } from "./Tokens.js"
 import { UsersRepo } from "./UsersRepo.js"
 
-interface SsoRow {
-  readonly tenant_id: TenantId
-  readonly issuer: string
-  readonly client_id: string
-  readonly client_secret_enc: string | null
-  readonly email_domains: ReadonlyArray<string>
-  readonly scopes: string
-  readonly auto_provision: boolean
-  readonly default_role: Role
-  readonly enabled: boolean
-  readonly updated_at: Date
-}
+const SsoRow = Schema.Struct({
+  tenant_id: TenantId,
+  issuer: Schema.String,
+  client_id: Schema.String,
+  client_secret_enc: Schema.NullOr(Schema.String),
+  email_domains: Schema.Array(Schema.String),
+  scopes: Schema.String,
+  auto_provision: Schema.Boolean,
+  default_role: Role,
+  enabled: Schema.Boolean,
+  updated_at: Timestamp
+})
+type SsoRow = typeof SsoRow.Type
+
+const ssoRows = decodeRows("sso_configs", SsoRow)
 
 const STATE_TTL_MS = 10 * 60_000
 const isLoopback = (url: URL) => ["127.0.0.1", "localhost", "[::1]"].includes(url.hostname)
@@ -59,7 +63,7 @@ export class Sso extends Effect.Service<Sso>()("Sso", {
     })
 
     const load = (tenantId: string) =>
-      sql<SsoRow>`SELECT * FROM sso_configs WHERE tenant_id = ${tenantId}`.pipe(
+      sql`SELECT * FROM sso_configs WHERE tenant_id = ${tenantId}`.pipe(ssoRows).pipe(
         Effect.map((rows) => Option.fromNullable(rows[0])),
         Effect.orDie
       )

@@ -1,31 +1,38 @@
 import { randomUUID } from "node:crypto"
 import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
+import { decodeRows, JsonObject, Timestamp } from "../../../platform/Rows.js"
 import { notFound } from "../../../schemas/Errors.js"
-import type { TenantId, VoiceTreeId, VoiceTreeVersionId } from "../../../schemas/Ids.js"
+import { TenantId, VoiceTreeId, VoiceTreeVersionId } from "../../../schemas/Ids.js"
 import type { PageParams } from "../../../schemas/Pagination.js"
 import { pageOf, pageOffset } from "../../../schemas/Pagination.js"
 import type { Principal } from "../../../schemas/Principal.js"
 import { requireBuilder, requireReader } from "../../../schemas/Authorization.js"
 
-interface TreeRow {
-  readonly id: VoiceTreeId
-  readonly tenant_id: TenantId
-  readonly name: string
-  readonly active_version_id: VoiceTreeVersionId | null
-  readonly next_number: number
-  readonly created_at: Date
-}
+const TreeRow = Schema.Struct({
+  id: VoiceTreeId,
+  tenant_id: TenantId,
+  name: Schema.String,
+  active_version_id: Schema.NullOr(VoiceTreeVersionId),
+  next_number: Schema.Number,
+  created_at: Timestamp
+})
 
-interface TreeVersionRow {
-  readonly id: VoiceTreeVersionId
-  readonly tree_id: VoiceTreeId
-  readonly number: number
-  readonly content: Record<string, unknown>
-  readonly published_at: Date | null
-  readonly superseded_at: Date | null
-  readonly created_at: Date
-}
+const TreeVersionRow = Schema.Struct({
+  id: VoiceTreeVersionId,
+  tree_id: VoiceTreeId,
+  number: Schema.Number,
+  content: JsonObject,
+  published_at: Schema.NullOr(Timestamp),
+  superseded_at: Schema.NullOr(Timestamp),
+  created_at: Timestamp
+})
+
+type TreeRow = typeof TreeRow.Type
+type TreeVersionRow = typeof TreeVersionRow.Type
+
+const treeRows = decodeRows("voice_trees", TreeRow)
+const treeVersionRows = decodeRows("voice_tree_versions", TreeVersionRow)
 
 /**
  * Voice trees and their versions. Revert works in place: the target becomes active, its
@@ -52,13 +59,13 @@ export class VoiceTrees extends Effect.Service<VoiceTrees>()("VoiceTrees", {
     const versionView = (tree: TreeRow) => (v: TreeVersionRow) => ({ ...v, active: v.id === tree.active_version_id })
 
     const findTree = (principal: Principal, id: string, lock = false) =>
-      sql<TreeRow>`SELECT * FROM voice_trees WHERE tenant_id = ${principal.tenantId} AND id = ${id}
-        ${lock ? sql`FOR UPDATE` : sql``}`.pipe(
+      sql`SELECT * FROM voice_trees WHERE tenant_id = ${principal.tenantId} AND id = ${id}
+        ${lock ? sql`FOR UPDATE` : sql``}`.pipe(treeRows).pipe(
         Effect.flatMap((rows) => (rows[0] === undefined ? Effect.fail(notFound("Voice tree")) : Effect.succeed(rows[0])))
       )
 
     const findVersion = (tree: TreeRow, versionId: string) =>
-      sql<TreeVersionRow>`SELECT * FROM voice_tree_versions WHERE tree_id = ${tree.id} AND id = ${versionId}`.pipe(
+      sql`SELECT * FROM voice_tree_versions WHERE tree_id = ${tree.id} AND id = ${versionId}`.pipe(treeVersionRows).pipe(
         Effect.flatMap((rows) => (rows[0] === undefined ? Effect.fail(notFound("Voice tree version")) : Effect.succeed(rows[0])))
       )
 
@@ -66,9 +73,9 @@ export class VoiceTrees extends Effect.Service<VoiceTrees>()("VoiceTrees", {
       Effect.gen(function*() {
         const [bumped] = yield* sql<{ next_number: number }>`UPDATE voice_trees SET next_number = next_number + 1
           WHERE id = ${tree.id} RETURNING next_number`
-        const rows = yield* sql<TreeVersionRow>`INSERT INTO voice_tree_versions ${
+        const rows = yield* sql`INSERT INTO voice_tree_versions ${
           sql.insert({ id: randomUUID(), tree_id: tree.id, number: bumped!.next_number, content: JSON.stringify(content) })
-        } RETURNING *`
+        } RETURNING *`.pipe(treeVersionRows)
         return rows[0]!
       })
 
@@ -76,9 +83,9 @@ export class VoiceTrees extends Effect.Service<VoiceTrees>()("VoiceTrees", {
       Effect.gen(function*() {
         yield* requireBuilder(principal)
         return yield* sql.withTransaction(Effect.gen(function*() {
-          const [tree] = yield* sql<TreeRow>`INSERT INTO voice_trees ${
+          const [tree] = yield* sql`INSERT INTO voice_trees ${
             sql.insert({ id: randomUUID(), tenant_id: principal.tenantId, name: input.name })
-          } RETURNING *`
+          } RETURNING *`.pipe(treeRows)
           if (input.content !== undefined) yield* addVersionRow(tree!, input.content)
           return yield* view(tree!)
         }))
@@ -87,8 +94,8 @@ export class VoiceTrees extends Effect.Service<VoiceTrees>()("VoiceTrees", {
     const list = (principal: Principal, params: PageParams) =>
       Effect.gen(function*() {
         yield* requireReader(principal)
-        const rows = yield* sql<TreeRow>`SELECT * FROM voice_trees WHERE tenant_id = ${principal.tenantId}
-          ORDER BY created_at DESC, id LIMIT ${params.page_size} OFFSET ${pageOffset(params)}`.pipe(Effect.orDie)
+        const rows = yield* sql`SELECT * FROM voice_trees WHERE tenant_id = ${principal.tenantId}
+          ORDER BY created_at DESC, id LIMIT ${params.page_size} OFFSET ${pageOffset(params)}`.pipe(treeRows).pipe(Effect.orDie)
         const [c] = yield* sql<{ total: number }>`SELECT count(*)::int AS total FROM voice_trees
           WHERE tenant_id = ${principal.tenantId}`.pipe(Effect.orDie)
         return pageOf(params, yield* Effect.forEach(rows, (r) => Effect.orDie(view(r))), c?.total ?? 0)
@@ -111,8 +118,8 @@ export class VoiceTrees extends Effect.Service<VoiceTrees>()("VoiceTrees", {
       Effect.gen(function*() {
         const tree = yield* findTree(principal, id)
         yield* requireReader(principal)
-        const rows = yield* sql<TreeVersionRow>`SELECT * FROM voice_tree_versions WHERE tree_id = ${tree.id}
-          ORDER BY number DESC`
+        const rows = yield* sql`SELECT * FROM voice_tree_versions WHERE tree_id = ${tree.id}
+          ORDER BY number DESC`.pipe(treeVersionRows)
         return { items: rows.map(versionView(tree)) }
       }).pipe(Effect.catchTag("SqlError", Effect.die))
 
@@ -135,8 +142,8 @@ export class VoiceTrees extends Effect.Service<VoiceTrees>()("VoiceTrees", {
             yield* sql`UPDATE voice_tree_versions SET superseded_at = NULL WHERE id = ${target.id}`
           }
           yield* sql`UPDATE voice_tree_versions SET published_at = COALESCE(published_at, now()) WHERE id = ${target.id}`
-          const [updated] = yield* sql<TreeRow>`UPDATE voice_trees SET active_version_id = ${target.id}
-            WHERE id = ${tree.id} RETURNING *`
+          const [updated] = yield* sql`UPDATE voice_trees SET active_version_id = ${target.id}
+            WHERE id = ${tree.id} RETURNING *`.pipe(treeRows)
           return yield* view(updated!)
         }))
       }).pipe(Effect.catchTag("SqlError", Effect.die))

@@ -19,9 +19,14 @@ export const PeopleLive = Layer.effect(
           Effect.flatMap((u) => Option.isSome(u) ? users.member(principal, u.value.id) : Effect.succeed(Option.none()))
         ),
       principalOf: (accessToken) => credentials.authenticate({ authorization: `Bearer ${accessToken}`, method: "GET", path: "/" }),
+      // Effective membership: a member of a nested group is a member of every group above it.
       groupsOf: (principal) =>
-        sql<{ group_id: string }>`SELECT group_id FROM group_members WHERE tenant_id = ${principal.tenantId}
-          AND user_id = ${principal.userId}`.pipe(Effect.map((rows) => rows.map((r) => r.group_id)), Effect.orDie),
+        sql<{ id: string }>`WITH RECURSIVE effective AS (
+            SELECT group_id AS id FROM group_members WHERE tenant_id = ${principal.tenantId} AND user_id = ${principal.userId}
+            UNION
+            SELECT g.parent_group_id FROM user_groups g JOIN effective e ON g.id = e.id
+            WHERE g.tenant_id = ${principal.tenantId} AND g.parent_group_id IS NOT NULL
+          ) SELECT id FROM effective`.pipe(Effect.map((rows) => rows.map((r) => r.id)), Effect.orDie),
       activeMemberEmails: (tenantId, emails) =>
         emails.length === 0
           ? Effect.succeed(new Set<string>())

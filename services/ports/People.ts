@@ -11,7 +11,7 @@ export class People extends Context.Tag("ports/People")<People, {
   readonly memberByEmail: (principal: Principal, email: string) => Effect.Effect<Option.Option<User>>
   /** The principal an access token stands for, with the gateway's own checks. */
   readonly principalOf: (accessToken: string) => Effect.Effect<Principal, Unauthorized | Forbidden>
-  /** The user groups the principal belongs to in its tenant. */
+  /** The user groups the principal belongs to in its tenant: directly, or through a group nested in them. */
   readonly groupsOf: (principal: Principal) => Effect.Effect<ReadonlyArray<string>>
   /** Which of these emails (lower-cased) belong to active members of the tenant. */
   readonly activeMemberEmails: (tenantId: TenantId, emails: ReadonlyArray<string>) => Effect.Effect<ReadonlySet<string>>

@@ -198,4 +198,32 @@ layer(RunPlatformLive(), { excludeTestServices: true, timeout: "90 seconds" })("
       assert.strictEqual(declined.body.status, "cancelled")
       assert.strictEqual((yield* waitForStatus(admin, run.body.id, ["completed", "failed"])).status, "completed")
     }))
+
+  it.effect("a request assigned to a group is for its members and the members of the groups nested in it", () =>
+    Effect.gen(function*() {
+      const admin = yield* adminToken
+      const model = yield* ScriptedModel
+      model.setScript(() => ({ text: "done" }))
+      const me = yield* http("GET", "/api/v1/auth/users/me", { token: admin })
+      yield* http("PATCH", `/api/v1/auth/tenants/${me.body.user.tenant_id}/settings`, { token: admin, body: { user_groups_enabled: true } })
+      const parent = yield* http("POST", "/api/v1/auth/groups", { token: admin, body: { name: `Reviewers ${Date.now()}` } })
+      const child = yield* http("POST", "/api/v1/auth/groups", {
+        token: admin,
+        body: { name: `Night reviewers ${Date.now()}`, parent_group_id: parent.body.id }
+      })
+      const nested = yield* createMember(admin, "user")
+      const outsider = yield* createMember(admin, "user")
+      assert.strictEqual((yield* http("POST", `/api/v1/auth/groups/${child.body.id}/members`, { token: admin, body: { user_id: nested.id } })).status, 201)
+      const id = yield* publishedWorkflow(admin, withHitl({ type: "approval", prompt: "Send it?", assignee: { group_id: parent.body.id } }))
+      const run = yield* startRun(admin, id, {})
+      yield* waitForStatus(admin, run.body.id, ["paused"])
+      const nestedToken = yield* loginToken(nested.email, nested.password)
+      const outsiderToken = yield* loginToken(outsider.email, outsider.password)
+      const request = yield* pendingRequest(nestedToken, run.body.id)
+      const forOutsider = yield* http("GET", "/api/v1/workflow/hitl/pending?page_size=100", { token: outsiderToken })
+      assert.isFalse(forOutsider.body.items.some((i: { run_id: string }) => i.run_id === run.body.id))
+      assert.strictEqual((yield* respond(outsiderToken, request.request_id, { approved: true })).status, 403)
+      assert.strictEqual((yield* respond(nestedToken, request.request_id, { approved: true })).status, 200)
+      assert.strictEqual((yield* waitForStatus(admin, run.body.id, ["completed", "failed"])).status, "completed")
+    }))
 })

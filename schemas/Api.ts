@@ -6,7 +6,7 @@ import { flattenErrorSchemas } from "./OpenApiErrors.js"
 import { AgentsApi } from "./AgentApi.js"
 import { ChatApi } from "./ChatApi.js"
 import { IngestionApi } from "./IngestionApi.js"
-import { HitlApi, RunsApi } from "./RunApi.js"
+import { HitlApi, PublicAppApi, RunsApi } from "./RunApi.js"
 import { SystemApi } from "./SystemApi.js"
 import { AiEmployeesApi, LlmProvidersApi, VoiceTreesApi, WorkflowsApi } from "./WorkflowApi.js"
 
@@ -25,6 +25,7 @@ export class PlatformApi extends HttpApi.make("builder-platform")
   .add(VoiceTreesApi)
   .add(RunsApi)
   .add(HitlApi)
+  .add(PublicAppApi)
   .add(AgentsApi)
   .add(IngestionApi)
   .add(LlmProvidersApi)

@@ -68,7 +68,7 @@ export const ErrorCatalogue = {
   PAYLOAD_TOO_LARGE: [413, "The body is over MAX_BODY_BYTES"],
   TRACE_TOO_LARGE: [413, "The run's trace is over TRACE_MAX_BYTES even after truncation; page the trace listing instead"],
   // 422
-  INVALID_INPUT: [422, "input_params (or inputs) do not match the input schema"],
+  INVALID_INPUT: [422, "input_params (or inputs) do not match the input schema (400 on the run endpoints)"],
   IDEMPOTENCY_KEY_REUSED: [422, "The Idempotency-Key was used with another request body"],
   PUBLISH_CHECKS_FAILED: [422, "The draft does not pass the publish checks; issues lists them"],
   VERSION_NOT_PUBLISHED: [422, "The version named was never published"],

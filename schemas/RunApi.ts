@@ -1,6 +1,6 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
-import { Conflict, Unprocessable } from "./Errors.js"
+import { Conflict, NotFound, TooManyRequests, Unprocessable } from "./Errors.js"
 import { WorkflowId } from "./Ids.js"
 import { IdempotencyHeaders } from "./Idempotency.js"
 import { LimitOffsetParams, PageParams } from "./Pagination.js"
@@ -61,6 +61,25 @@ export class RunsApi extends HttpApiGroup.make("runs")
   .addError(Conflict)
   .addError(Unprocessable)
   .middleware(Security.Authentication)
+  .prefix("/api/v1/workflow")
+{}
+
+/** The public surface of an AI Employee with `public_app` on: no credential. */
+export class PublicAppApi extends HttpApiGroup.make("publicApp")
+  .add(
+    HttpApiEndpoint.post("run")`/public/${workflowId}/run`
+      .setPayload(R.StartRunRequest)
+      .addSuccess(R.Run, { status: 202 })
+      .annotate(
+        OpenApi.Description,
+        "Starts a run of the AI Employee's active version without a credential (trigger_type app_public) when its " +
+          "`public_app` is on (404 otherwise). Rate-limited per client address (PUBLIC_APP_RUNS_PER_MINUTE, 429 with " +
+          "Retry-After); input_params are checked against the input schema as on the run endpoint."
+      )
+  )
+  .addError(NotFound)
+  .addError(Conflict)
+  .addError(TooManyRequests)
   .prefix("/api/v1/workflow")
 {}
 

@@ -10,7 +10,7 @@ import { RunsRepo, sumUsage, toRun, toStep } from "./RunsRepo.js"
 import { WorkflowsRepo } from "./WorkflowsRepo.js"
 
 /** The 202 answer for a run just created. */
-const acceptedRun = (row: CreatedRun): Run => ({
+export const acceptedRun = (row: CreatedRun): Run => ({
   id: row.id,
   workflow_id: row.workflow_id as Run["workflow_id"],
   workflow_name: row.workflow_name,

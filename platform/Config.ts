@@ -37,6 +37,8 @@ export interface AppConfigShape {
   readonly traceMaxBytes: number
   /** Public app runs a client address may start per minute. */
   readonly publicAppRunsPerMinute: number
+  /** Deliveries one webhook accepts per minute. */
+  readonly webhookDeliveriesPerMinute: number
   readonly smtpUrl: Option.Option<Redacted.Redacted>
   readonly smtpFrom: string
   readonly inboundSmtpPort: Option.Option<number>
@@ -159,6 +161,7 @@ const raw = Config.all({
   chatReconcileSeconds: positive("CHAT_RECONCILE_SECONDS", 30),
   traceMaxBytes: positive("TRACE_MAX_BYTES", 10 * 1024 * 1024),
   publicAppRunsPerMinute: positive("PUBLIC_APP_RUNS_PER_MINUTE", 30),
+  webhookDeliveriesPerMinute: positive("WEBHOOK_DELIVERIES_PER_MINUTE", 600),
   smtpUrl: Config.option(url("SMTP_URL", ["smtp:", "smtps:"]).pipe(Config.map(Redacted.make))),
   smtpFrom: Config.string("SMTP_FROM").pipe(Config.withDefault("Builder Platform <no-reply@builder.local>")),
   inboundSmtpPort: Config.option(port("INBOUND_SMTP_PORT")),

@@ -6,7 +6,7 @@ import { flattenErrorSchemas } from "./OpenApiErrors.js"
 import { AgentsApi } from "./AgentApi.js"
 import { ChatApi } from "./ChatApi.js"
 import { IngestionApi } from "./IngestionApi.js"
-import { HitlApi, PublicAppApi, RunsApi } from "./RunApi.js"
+import { HitlApi, PublicAppApi, RunsApi, WebhookDeliveryApi, WebhooksApi } from "./RunApi.js"
 import { SystemApi } from "./SystemApi.js"
 import { AiEmployeesApi, LlmProvidersApi, VoiceTreesApi, WorkflowsApi } from "./WorkflowApi.js"
 
@@ -26,6 +26,8 @@ export class PlatformApi extends HttpApi.make("builder-platform")
   .add(RunsApi)
   .add(HitlApi)
   .add(PublicAppApi)
+  .add(WebhooksApi)
+  .add(WebhookDeliveryApi)
   .add(AgentsApi)
   .add(IngestionApi)
   .add(LlmProvidersApi)

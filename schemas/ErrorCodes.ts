@@ -39,6 +39,7 @@ export const ErrorCatalogue = {
   SSO_EXCHANGE_FAILED: [401, "The identity provider refused the code exchange or sent an invalid ID token"],
   SSO_NO_EMAIL: [401, "The identity provider sent no verified email"],
   SSO_REFUSED: [401, "The SSO user is not allowed into this workspace"],
+  INVALID_SIGNATURE: [401, "A webhook delivery whose X-Signature-256 is missing or not the HMAC-SHA256 of its body"],
   // 403
   FORBIDDEN: [403, "The caller's role, credential type or key scope does not allow the operation"],
   API_KEY_REQUIRED: [403, "An endpoint for external channels called without an API key"],
@@ -66,6 +67,8 @@ export const ErrorCatalogue = {
   FEEDBACK_SENTIMENT_REQUIRED: [409, "Feedback on a message needs a sentiment first"],
   // 413
   PAYLOAD_TOO_LARGE: [413, "The body is over MAX_BODY_BYTES"],
+  WEBHOOK_BODY_TOO_LARGE: [413, "A webhook delivery over 1 MiB"],
+  UNSUPPORTED_MEDIA_TYPE: [415, "A webhook delivery that is not application/json"],
   TRACE_TOO_LARGE: [413, "The run's trace is over TRACE_MAX_BYTES even after truncation; page the trace listing instead"],
   // 422
   INVALID_INPUT: [422, "input_params (or inputs) do not match the input schema (400 on the run endpoints)"],

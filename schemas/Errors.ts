@@ -48,6 +48,12 @@ export class PayloadTooLarge extends Schema.TaggedError<PayloadTooLarge>()(
   HttpApiSchema.annotations({ status: 413 })
 ) {}
 
+export class UnsupportedMediaType extends Schema.TaggedError<UnsupportedMediaType>()(
+  "UnsupportedMediaType",
+  fields,
+  HttpApiSchema.annotations({ status: 415 })
+) {}
+
 /** `issues`, when present, is also sent in the wrapped form `error: {code, message, issues}`. */
 export class Unprocessable extends Schema.TaggedError<Unprocessable>()(
   "Unprocessable",
@@ -74,6 +80,7 @@ export const ErrorTags = [
   "NotFound",
   "Conflict",
   "PayloadTooLarge",
+  "UnsupportedMediaType",
   "Unprocessable",
   "TooManyRequests",
   "ServiceUnavailable"

@@ -29,3 +29,5 @@ export type ChatSessionId = typeof ChatSessionId.Type
 
 export const ChatMessageId = Schema.UUID.pipe(Schema.brand("ChatMessageId"))
 export type ChatMessageId = typeof ChatMessageId.Type
+export const WebhookId = Schema.UUID.pipe(Schema.brand("WebhookId"))
+export type WebhookId = typeof WebhookId.Type

@@ -1,12 +1,13 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
-import { Conflict, NotFound, TooManyRequests, Unprocessable } from "./Errors.js"
-import { WorkflowId } from "./Ids.js"
+import { Conflict, NotFound, PayloadTooLarge, TooManyRequests, Unauthorized, Unprocessable, UnsupportedMediaType } from "./Errors.js"
+import { WebhookId, WorkflowId } from "./Ids.js"
 import { IdempotencyHeaders } from "./Idempotency.js"
 import { LimitOffsetParams, PageParams } from "./Pagination.js"
 import * as R from "./Run.js"
 import * as Security from "./Security.js"
 import * as T from "./Trace.js"
+import * as W from "./Webhook.js"
 
 const workflowId = HttpApiSchema.param("id", WorkflowId)
 const runId = HttpApiSchema.param("run_id", Schema.UUID)
@@ -79,6 +80,43 @@ export class PublicAppApi extends HttpApiGroup.make("publicApp")
   )
   .addError(NotFound)
   .addError(Conflict)
+  .addError(TooManyRequests)
+  .prefix("/api/v1/workflow")
+{}
+
+const webhookId = HttpApiSchema.param("webhook_id", WebhookId)
+
+/** An AI Employee's inbound webhooks (builders manage them). */
+export class WebhooksApi extends HttpApiGroup.make("webhooks")
+  .add(HttpApiEndpoint.post("create")`/workflows/${workflowId}/webhooks`.addSuccess(W.WebhookCreated, { status: 201 }))
+  .add(HttpApiEndpoint.get("list")`/workflows/${workflowId}/webhooks`.addSuccess(W.WebhookList))
+  .add(HttpApiEndpoint.del("remove")`/workflows/${workflowId}/webhooks/${webhookId}`.addSuccess(HttpApiSchema.NoContent))
+  .middleware(Security.Authentication)
+  .prefix("/api/v1/workflow")
+{}
+
+/** Deliveries to a webhook's url: no credential, the signature is the proof. */
+export class WebhookDeliveryApi extends HttpApiGroup.make("webhookDelivery")
+  .add(
+    HttpApiEndpoint.post("deliver")`/webhooks/${webhookId}`
+      .setHeaders(Schema.Struct({
+        "x-signature-256": Schema.optional(Schema.String),
+        "x-webhook-id": Schema.optional(Schema.String)
+      }))
+      .addSuccess(W.WebhookAccepted, { status: 202 })
+      .annotate(
+        OpenApi.Description,
+        "A JSON body (at most 1 MiB; other types are 415) signed with `X-Signature-256: sha256=<hex HMAC-SHA256 of the raw body " +
+          "with the webhook's secret>` (401 INVALID_SIGNATURE otherwise, nothing started) starts a run of the active version with " +
+          "the body as input_params (trigger_type webhook). `X-Webhook-Id` makes a delivery idempotent: a redelivery answers the " +
+          "run the first one started. Rate-limited per webhook (WEBHOOK_DELIVERIES_PER_MINUTE)."
+      )
+  )
+  .addError(Unauthorized)
+  .addError(NotFound)
+  .addError(Conflict)
+  .addError(PayloadTooLarge)
+  .addError(UnsupportedMediaType)
   .addError(TooManyRequests)
   .prefix("/api/v1/workflow")
 {}

@@ -13,6 +13,8 @@ import { LlmProvidersHttp } from "./llm-providers/LlmProvidersHttp.js"
 import { AiEmployeesLive, RunAccessLive } from "./PortsLive.js"
 import { PublicAppHttp } from "./http/PublicAppHttp.js"
 import { PublicApp } from "./PublicApp.js"
+import { Webhooks } from "./webhooks/Webhooks.js"
+import { WebhookDeliveryHttp, WebhooksHttp } from "./webhooks/WebhooksHttp.js"
 import { Publishing } from "./Publishing.js"
 import { RunnableWorkflowsLive } from "./RunnableWorkflowsLive.js"
 import { Runs } from "./Runs.js"
@@ -43,7 +45,7 @@ export const WorkflowCoreLive = Layer.mergeAll(AiEmployeesLive, RunnableWorkflow
 )
 
 /** The workflow service over the kernel: AI Employees, versions, publishing, voice trees, runs, HITL, traces. */
-export const WorkflowLive = Layer.mergeAll(Workflows.Default, Publishing.Default, VoiceTrees.Default, RunAccessLive, PublicApp.Default).pipe(
+export const WorkflowLive = Layer.mergeAll(Workflows.Default, Publishing.Default, VoiceTrees.Default, RunAccessLive, PublicApp.Default, Webhooks.Default).pipe(
   Layer.provideMerge(Layer.mergeAll(RunStream.Default, Hitl.Default, Traces.Default)),
   Layer.provideMerge(Runs.Default),
   Layer.provideMerge(RunsRepo.Default),
@@ -51,4 +53,4 @@ export const WorkflowLive = Layer.mergeAll(Workflows.Default, Publishing.Default
   Layer.provideMerge(RegistriesLive)
 )
 
-export const WorkflowHttpLive = Layer.mergeAll(WorkflowsHttp, AiEmployeesHttp, VoiceHttp, RunsHttp, HitlHttp, LlmProvidersHttp, PublicAppHttp)
+export const WorkflowHttpLive = Layer.mergeAll(WorkflowsHttp, AiEmployeesHttp, VoiceHttp, RunsHttp, HitlHttp, LlmProvidersHttp, PublicAppHttp, WebhooksHttp, WebhookDeliveryHttp)

@@ -1,0 +1,17 @@
+import { HttpApiBuilder } from "@effect/platform"
+import { Effect } from "effect"
+import { PlatformApi } from "../../../schemas/Api.js"
+import { CurrentPrincipal } from "../../../schemas/Principal.js"
+import { Webhooks } from "./Webhooks.js"
+
+export const WebhooksHttp = HttpApiBuilder.group(PlatformApi, "webhooks", (handlers) =>
+  Effect.map(Webhooks, (webhooks) =>
+    handlers
+      .handle("create", ({ path }) => Effect.flatMap(CurrentPrincipal, (p) => webhooks.create(p, path.id)))
+      .handle("list", ({ path }) => Effect.flatMap(CurrentPrincipal, (p) => webhooks.list(p, path.id)))
+      .handle("remove", ({ path }) => Effect.flatMap(CurrentPrincipal, (p) => webhooks.remove(p, path.id, path.webhook_id)))))
+
+export const WebhookDeliveryHttp = HttpApiBuilder.group(PlatformApi, "webhookDelivery", (handlers) =>
+  Effect.map(Webhooks, (webhooks) =>
+    handlers.handle("deliver", ({ headers, path, request }) =>
+      webhooks.deliver(path.webhook_id, { signature: headers["x-signature-256"], deliveryId: headers["x-webhook-id"] }, request))))

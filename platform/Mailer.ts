@@ -6,9 +6,19 @@ import { AppConfig } from "./Config.js"
 
 export interface Mail {
   readonly to: string
+  readonly cc?: string | undefined
   readonly subject: string
   readonly text: string
+  readonly html?: string | undefined
+  /**
+   * Makes the send idempotent: a message with this id (a uuid) is written and sent once; a
+   * second send with the same id answers what the first did (a node that runs again after a
+   * crash does not mail twice once the first attempt reached the outbox as sent).
+   */
+  readonly id?: string | undefined
 }
+
+export type MailStatus = "sent" | "outbox" | "failed"
 
 /**
  * Outbound mail (nodemailer over `SMTP_URL`). Every message is written to `mail_outbox` first,
@@ -23,24 +33,36 @@ export class Mailer extends Effect.Service<Mailer>()("Mailer", {
 
     const send = (mail: Mail) =>
       Effect.gen(function*() {
-        const id = randomUUID()
-        yield* sql`INSERT INTO mail_outbox ${
+        const id = mail.id ?? randomUUID()
+        const inserted = yield* sql`INSERT INTO mail_outbox ${
           sql.insert({ id, to_address: mail.to, subject: mail.subject, body_text: mail.text, status: "pending" })
-        }`
+        } ON CONFLICT (id) DO NOTHING RETURNING id`
+        if (inserted.length === 0) {
+          const [earlier] = yield* sql<{ status: string }>`SELECT status FROM mail_outbox WHERE id = ${id}`
+          if (earlier?.status === "sent" || earlier?.status === "outbox") return { id, status: earlier.status as MailStatus }
+        }
         if (Option.isNone(transport)) {
           yield* Effect.logInfo(`SMTP_URL is not set: mail to ${mail.to} kept in the outbox (${id})`)
           yield* sql`UPDATE mail_outbox SET status = 'outbox' WHERE id = ${id}`
-          return
+          return { id, status: "outbox" as MailStatus }
         }
         const sent = yield* Effect.tryPromise(() =>
-          transport.value.sendMail({ from: config.smtpFrom, to: mail.to, subject: mail.subject, text: mail.text })
+          transport.value.sendMail({
+            from: config.smtpFrom,
+            to: mail.to,
+            ...(mail.cc !== undefined ? { cc: mail.cc } : {}),
+            subject: mail.subject,
+            text: mail.text,
+            ...(mail.html !== undefined ? { html: mail.html } : {})
+          })
         ).pipe(Effect.either)
         if (sent._tag === "Right") {
           yield* sql`UPDATE mail_outbox SET status = 'sent', sent_at = now() WHERE id = ${id}`
-        } else {
-          yield* Effect.logWarning(`Sending mail ${id} failed; it stays in the outbox`, sent.left)
-          yield* sql`UPDATE mail_outbox SET status = 'failed', error = ${String(sent.left.error)} WHERE id = ${id}`
+          return { id, status: "sent" as MailStatus }
         }
+        yield* Effect.logWarning(`Sending mail ${id} failed; it stays in the outbox`, sent.left)
+        yield* sql`UPDATE mail_outbox SET status = 'failed', error = ${String(sent.left.error)} WHERE id = ${id}`
+        return { id, status: "failed" as MailStatus }
       }).pipe(Effect.orDie, Effect.withSpan("Mailer.send"))
 
     return { send }

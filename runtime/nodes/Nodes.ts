@@ -1,6 +1,7 @@
 import { AgentNode } from "./AgentNode.js"
 import { CallAieNode } from "./CallAieNode.js"
+import { SendEmailNode } from "./SendEmailNode.js"
 import { UnavailableNodes } from "./UnavailableNodes.js"
 
 /** Every node type the runtime executes. A new type is a file next to this one and a line here. */
-export const BuiltinNodes = [AgentNode, CallAieNode, ...UnavailableNodes] as const
+export const BuiltinNodes = [AgentNode, CallAieNode, SendEmailNode, ...UnavailableNodes] as const

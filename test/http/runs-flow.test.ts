@@ -73,7 +73,7 @@ layer(RunPlatformLive(), { excludeTestServices: true, timeout: "90 seconds" })("
 
       const w = yield* createWorkflow(token)
       yield* saveDag(token, w.id, {
-        nodes: [respondNode("a"), { id: "mail", type: "send_email", send_email_config: { to: "a@b.co", subject: "s", body_text: "b" } }]
+        nodes: [respondNode("a"), { id: "mail", type: "notify_user", notify_user_config: { operation: "send", title: "t", body: "b" } }]
       })
       const refused = yield* publish(token, w.id)
       assert.strictEqual(refused.status, 422)

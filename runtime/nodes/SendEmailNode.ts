@@ -1,0 +1,48 @@
+import { Effect } from "effect"
+import { Mailer } from "../../platform/Mailer.js"
+import type { SendEmailNode as SendEmailNodeSchema } from "../../schemas/Dag.js"
+import { renderDeep } from "../dag/Render.js"
+import { defineNode, done, NodeFailure } from "./NodeType.js"
+
+type SendEmailNode = typeof SendEmailNodeSchema.Type
+
+const list = (u: unknown): ReadonlyArray<string> =>
+  (Array.isArray(u) ? u : [u]).map((a) => String(a ?? "").trim()).filter((a) => a !== "")
+
+/**
+ * send_email: renders its fields against the run (`{{...}}` templates) and mails them through
+ * the platform's SMTP (`SMTP_URL`; without it the message is kept in the outbox). The outbox id
+ * is the step's, so a node that runs again after a crash does not mail twice. A dry run sends
+ * nothing. `integration_id` (a tenant's own mail integration) fails the step until integrations
+ * exist.
+ */
+export const SendEmailNode = defineNode(
+  "send_email",
+  Effect.map(Mailer, (mailer) => ({
+    execute: (execution) =>
+      Effect.gen(function*() {
+        const config = (execution.node as SendEmailNode).send_email_config
+        if (config.integration_id !== undefined) {
+          return yield* new NodeFailure({ message: `Mail integrations are not available yet (integration ${config.integration_id})` })
+        }
+        const rendered = renderDeep(config, execution.context) as typeof config
+        const to = list(rendered.to)
+        const cc = list(rendered.cc ?? [])
+        if (to.length === 0) return yield* new NodeFailure({ message: "send_email has no recipient after rendering 'to'" })
+        const subject = String(rendered.subject ?? "")
+        const text = rendered.body_text ?? String(rendered.body_html ?? "").replace(/<[^>]*>/g, "")
+        const summary = { to, ...(cc.length > 0 ? { cc } : {}), subject }
+        if (execution.isDryRun) return done({ output: { ...summary, status: "dry_run" }, usage: {} })
+        const sent = yield* mailer.send({
+          id: execution.stepId,
+          to: to.join(", "),
+          ...(cc.length > 0 ? { cc: cc.join(", ") } : {}),
+          subject,
+          text,
+          ...(rendered.body_html !== undefined ? { html: rendered.body_html } : {})
+        })
+        if (sent.status === "failed") return yield* new NodeFailure({ message: "The mail server refused the message; it stays in the outbox" })
+        return done({ output: { ...summary, status: sent.status, message_id: sent.id }, usage: {} })
+      })
+  }))
+)

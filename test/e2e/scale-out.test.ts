@@ -57,7 +57,10 @@ layer(ScriptedModel.layer, { excludeTestServices: true, timeout: "240 seconds" }
       const client = new pg.Client({ connectionString: db.url })
       yield* Effect.acquireRelease(Effect.promise(() => client.connect()), () => Effect.promise(() => client.end()))
       const runnerRows = () =>
-        Effect.promise(() => client.query<{ address: string }>("SELECT address FROM cluster_runners WHERE healthy")).pipe(Effect.map((r) => r.rows))
+        // The cluster's own membership: runners that heartbeat within the lease (SqlRunnerStorage.getRunners).
+        Effect.promise(() =>
+          client.query<{ address: string }>("SELECT address FROM cluster_runners WHERE last_heartbeat > NOW() - INTERVAL '6 seconds'")
+        ).pipe(Effect.map((r) => r.rows))
       for (let i = 0; i < 200 && (yield* runnerRows()).length < 3; i++) yield* sleep(100)
       assert.strictEqual((yield* runnerRows()).length, 3)
 
@@ -95,8 +98,7 @@ layer(ScriptedModel.layer, { excludeTestServices: true, timeout: "240 seconds" }
       }
       // The killed runner had runs in flight; their interrupted nodes ran again on the others.
       assert.isAbove([...calls.values()].filter((n) => n > 1).length, 0, "no run was in flight on the killed runner")
-      // The health check is a cluster singleton that may itself have lived on the killed runner, so
-      // the verdict can come a lease or two after the last run finished.
+      // A dead runner stops heartbeating and leaves the membership once its lease has passed.
       for (let i = 0; i < 300 && (yield* runnerRows()).length > 2; i++) yield* sleep(100)
       assert.strictEqual((yield* runnerRows()).length, 2, "the killed runner is out of the cluster")
     }), 230_000)

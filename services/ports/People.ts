@@ -19,6 +19,6 @@ export class People extends Context.Tag("ports/People")<People, {
   readonly activeRoles: (tenantId: TenantId) => Effect.Effect<ReadonlyArray<Role>>
   /** Which of these group ids exist in the tenant. */
   readonly existingGroups: (tenantId: TenantId, groupIds: ReadonlyArray<string>) => Effect.Effect<ReadonlySet<string>>
-  /** Whether the workspace exists and the principal administers it (env_admin: any workspace). */
+  /** Whether the workspace exists and the principal administers it (an env_admin administers every workspace). */
   readonly administers: (principal: Principal, tenantId: TenantId) => Effect.Effect<boolean>
 }>() {}

@@ -8,6 +8,7 @@ import { ChatApi } from "./ChatApi.js"
 import { IngestionApi } from "./IngestionApi.js"
 import { HitlApi, PublicAppApi, RunsApi, WebhookDeliveryApi, WebhooksApi } from "./RunApi.js"
 import { SystemApi } from "./SystemApi.js"
+import { SchedulesApi } from "./TriggerApi.js"
 import { AiEmployeesApi, LlmProvidersApi, VoiceTreesApi, WorkflowsApi } from "./WorkflowApi.js"
 
 /** The whole public contract: every service mounts its groups here. */
@@ -28,6 +29,7 @@ export class PlatformApi extends HttpApi.make("builder-platform")
   .add(PublicAppApi)
   .add(WebhooksApi)
   .add(WebhookDeliveryApi)
+  .add(SchedulesApi)
   .add(AgentsApi)
   .add(IngestionApi)
   .add(LlmProvidersApi)

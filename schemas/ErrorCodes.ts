@@ -23,6 +23,7 @@ export const ErrorCatalogue = {
   INVALID_HITL_RESPONSE: [400, "A HITL response that does not fit the request's type, choices or form"],
   INVALID_CODE: [400, "A one-time or TOTP code that does not match (401 when it is a sign-in step)"],
   NOT_AN_ASSISTANT_MESSAGE: [400, "Feedback on a message that is not the assistant's"],
+  INVALID_SCHEDULE: [400, "A schedule whose cron or timezone does not parse, or never fires; details names the field"],
   // 401
   UNAUTHORIZED: [401, "No credential, or one that is not a Bearer token or API key"],
   INVALID_TOKEN: [401, "An access or refresh token that does not verify"],

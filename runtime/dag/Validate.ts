@@ -3,6 +3,7 @@ import type { AgentTypeIssue, DagWarning } from "../../schemas/Dag.js"
 import { DagNode, Edge, Output } from "../../schemas/Dag.js"
 import type { Role } from "../../schemas/Roles.js"
 import { lookupAgentType } from "../agents/Catalog.js"
+import { parseCron } from "../../platform/Cron.js"
 import { presetProblem } from "../agents/Presets.js"
 import { makeGraph, reachableFrom, topologicalOrder } from "./Graph.js"
 import { checkJsonSchema, isValidJsonSchema } from "./JsonSchema.js"
@@ -19,6 +20,8 @@ export interface DagFacts {
   /** Published AI Employees of the tenant that a call_aie node may call. */
   readonly callableWorkflows: ReadonlySet<string>
   readonly selfWorkflowId: string
+  /** The AI Employee's interaction_type (a schedule node needs `dashboard`). */
+  readonly interactionType: string
   /** `<node id>:<preset>` of steps that may keep a retired preset. */
   readonly legacySteps: ReadonlySet<string>
   /** Node types the runtime cannot execute yet, with why. */
@@ -211,6 +214,21 @@ export const validateDag = (dag: unknown, facts: DagFacts): DagReport => {
           out.push(error("CALL_AIE_RECURSION", `'${node.id}' calls its own AI Employee`, node.id))
         } else if (!facts.callableWorkflows.has(target)) {
           out.push(error("CALL_AIE_TARGET_NOT_FOUND", `'${node.id}' calls an AI Employee that is not published here`, node.id))
+        }
+        break
+      }
+      case "schedule": {
+        if (facts.interactionType !== "dashboard") {
+          out.push(error(
+            "SCHEDULE_NODE_REQUIRES_DASHBOARD",
+            `Schedule node '${node.id}' manages a schedule, which only a dashboard AI Employee has (this one is ${facts.interactionType})`,
+            node.id
+          ))
+        }
+        const c = node.schedule_config
+        if (c.operation === "start" && !c.cron.includes("{{") && !c.timezone.includes("{{")) {
+          const parsed = parseCron(c.cron, c.timezone)
+          if (Either.isLeft(parsed)) out.push(error("SCHEDULE_INVALID", `Schedule node '${node.id}': ${parsed.left.message}`, node.id))
         }
         break
       }

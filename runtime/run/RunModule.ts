@@ -28,6 +28,10 @@ export interface RunRequest {
   readonly held?: boolean | undefined
   readonly id?: string | undefined
   readonly parent?: { readonly runId: string; readonly nodeId: string } | undefined
+  /** The fire time a schedule started it for (at most one run per AI Employee and fire time). */
+  readonly scheduledFireTime?: Date | undefined
+  /** Recorded, not run: the run is created `skipped` with this reason (a schedule's overlap policy). */
+  readonly skipReason?: string | undefined
 }
 
 export interface CreatedRun {
@@ -121,7 +125,10 @@ export class RunModule extends Context.Tag("RunModule")<RunModule, {
               workflow_id: r.workflowId,
               workflow_name: pinned.name,
               version: pinned.number,
-              status: "pending",
+              status: r.skipReason !== undefined ? "skipped" : "pending",
+              skip_reason: r.skipReason ?? null,
+              finished_at: r.skipReason !== undefined ? new Date() : null,
+              scheduled_fire_time: r.scheduledFireTime ?? null,
               trigger_type: r.triggerType,
               is_dry_run: r.isDryRun,
               input_params: JSON.stringify(r.input),
@@ -152,7 +159,7 @@ export class RunModule extends Context.Tag("RunModule")<RunModule, {
       return {
         create,
         launch,
-        start: (r) => Effect.tap(create(r), (run) => run.held ? Effect.void : launch(run.id)),
+        start: (r) => Effect.tap(create(r), (run) => run.held || run.status === "skipped" ? Effect.void : launch(run.id)),
         release: (runId, input) =>
           sql`UPDATE runs SET held = false, updated_at = now()
             ${input !== undefined ? sql`, input_params = ${JSON.stringify(input)}::jsonb` : sql``}

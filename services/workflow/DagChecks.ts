@@ -62,6 +62,7 @@ export class DagChecks extends Effect.Service<DagChecks>()("DagChecks", {
           tools: yield* tools.lookup(principal.tenantId, [...actionIds]),
           callableWorkflows: yield* workflows.callable(principal, [...called].filter(isUuid)),
           selfWorkflowId: row.id,
+          interactionType: row.interaction_type,
           legacySteps: new Set(row.legacy_steps),
           unavailableNodeTypes: unavailableNodeTypes(yield* ExtraNodeTypes)
         } satisfies DagFacts

@@ -21,7 +21,9 @@ export const RunRow = Schema.Struct({
   session_id: Schema.NullOr(Schema.String),
   created_at: Timestamp,
   started_at: Schema.NullOr(Timestamp),
-  finished_at: Schema.NullOr(Timestamp)
+  finished_at: Schema.NullOr(Timestamp),
+  scheduled_fire_time: Schema.NullOr(Timestamp),
+  skip_reason: Schema.NullOr(Schema.String)
 })
 export type RunRow = typeof RunRow.Type
 
@@ -41,7 +43,9 @@ export const toRun = (row: RunRow): Run => ({
   ...(row.finished_at !== null ? { finished_at: row.finished_at } : {}),
   ...(row.parent_run_id !== null ? { parent_run_id: row.parent_run_id } : {}),
   ...(row.session_id !== null ? { session_id: row.session_id } : {}),
-  ...(row.error !== null ? { error: row.error } : {})
+  ...(row.error !== null ? { error: row.error } : {}),
+  ...(row.scheduled_fire_time !== null ? { scheduled_fire_time: row.scheduled_fire_time } : {}),
+  ...(row.skip_reason !== null ? { skip_reason: row.skip_reason } : {})
 })
 
 export const StepRow = Schema.Struct({

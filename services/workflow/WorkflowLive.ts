@@ -13,6 +13,10 @@ import { LlmProvidersHttp } from "./llm-providers/LlmProvidersHttp.js"
 import { AiEmployeesLive, RunAccessLive } from "./PortsLive.js"
 import { PublicAppHttp } from "./http/PublicAppHttp.js"
 import { PublicApp } from "./PublicApp.js"
+import { ScheduleFiringLive } from "./schedules/ScheduleFiring.js"
+import { Schedules } from "./schedules/Schedules.js"
+import { SchedulesHttp } from "./schedules/SchedulesHttp.js"
+import { ManagedSchedulesLive, ScheduleStore } from "./schedules/ScheduleStore.js"
 import { Webhooks } from "./webhooks/Webhooks.js"
 import { WebhookDeliveryHttp, WebhooksHttp } from "./webhooks/WebhooksHttp.js"
 import { Publishing } from "./Publishing.js"
@@ -38,14 +42,14 @@ const ToolsLive = BuiltinToolsLive.pipe(Layer.provideMerge(ToolRegistry.layer))
 
 /**
  * What the run kernel needs of the workflow service, built below it: AI Employees and their
- * versions (also the `AiEmployees` port), models and tools.
+ * versions (also the `AiEmployees` port), models, tools and the schedule node's `ManagedSchedules`.
  */
-export const WorkflowCoreLive = Layer.mergeAll(AiEmployeesLive, RunnableWorkflowsLive).pipe(
-  Layer.provideMerge(Layer.mergeAll(WorkflowsRepo.Default, VersionsRepo.Default, ModelsLive, ToolsLive))
+export const WorkflowCoreLive = Layer.mergeAll(AiEmployeesLive, RunnableWorkflowsLive, ManagedSchedulesLive).pipe(
+  Layer.provideMerge(Layer.mergeAll(WorkflowsRepo.Default, VersionsRepo.Default, ModelsLive, ToolsLive, ScheduleStore.Default))
 )
 
 /** The workflow service over the kernel: AI Employees, versions, publishing, voice trees, runs, HITL, traces. */
-export const WorkflowLive = Layer.mergeAll(Workflows.Default, Publishing.Default, VoiceTrees.Default, RunAccessLive, PublicApp.Default, Webhooks.Default).pipe(
+export const WorkflowLive = Layer.mergeAll(Workflows.Default, Publishing.Default, VoiceTrees.Default, RunAccessLive, PublicApp.Default, Webhooks.Default, Schedules.Default, ScheduleFiringLive).pipe(
   Layer.provideMerge(Layer.mergeAll(RunStream.Default, Hitl.Default, Traces.Default)),
   Layer.provideMerge(Runs.Default),
   Layer.provideMerge(RunsRepo.Default),
@@ -53,4 +57,4 @@ export const WorkflowLive = Layer.mergeAll(Workflows.Default, Publishing.Default
   Layer.provideMerge(RegistriesLive)
 )
 
-export const WorkflowHttpLive = Layer.mergeAll(WorkflowsHttp, AiEmployeesHttp, VoiceHttp, RunsHttp, HitlHttp, LlmProvidersHttp, PublicAppHttp, WebhooksHttp, WebhookDeliveryHttp)
+export const WorkflowHttpLive = Layer.mergeAll(WorkflowsHttp, AiEmployeesHttp, VoiceHttp, RunsHttp, HitlHttp, LlmProvidersHttp, PublicAppHttp, WebhooksHttp, WebhookDeliveryHttp, SchedulesHttp)

@@ -38,6 +38,7 @@ const ServerLive = Layer.scoped(
     const baseUrl = `http://127.0.0.1:${port}`
     const start = () =>
       Effect.gen(function*() {
+        if (child !== undefined && child.exitCode === null && child.signalCode === null) return
         child = spawn(process.execPath, ["--import", "tsx", "services/gateway/main.ts"], { env, stdio: "ignore" })
         for (let i = 0; i < 200; i++) {
           // A connection made while the server is still starting can hang: give each try a second.
@@ -205,5 +206,47 @@ layer(ServerLive, { excludeTestServices: true, timeout: "180 seconds" })("crash 
         { role: "assistant", content: "re: first" }
       ])
       assert.strictEqual(first.status, 202)
+    }), 120_000)
+
+  it.effect("SIGKILL and restart under an every-second schedule: no fire time starts two runs, and the fires go on", () =>
+    Effect.gen(function*() {
+      const server = yield* Server
+      const model = yield* ScriptedModel
+      model.setScript(() => ({ text: "tick" }))
+      yield* server.start()
+      const api = (method: string, p: string, body?: unknown, token?: string) =>
+        request(server.baseUrl, method, p, { ...(body !== undefined ? { body } : {}), ...(token !== undefined ? { token } : {}) })
+      const token = (yield* api("POST", "/api/v1/auth/login", { email: "crash@admin.test", password: "crash-admin-password" })).body
+        .access_token as string
+      const w = yield* api("POST", "/api/v1/workflow/workflows", { name: "Ticker" }, token)
+      yield* api("PATCH", `/api/v1/workflow/workflows/${w.body.id}`, { dag_definition: { nodes: [respondNode("tick", "S")], edges: [] } }, token)
+      assert.strictEqual((yield* api("POST", `/api/v1/workflow/workflows/${w.body.id}/publish`, undefined, token)).status, 200)
+      const schedule = `/api/v1/workflow/workflows/${w.body.id}/schedule`
+      yield* api("PUT", schedule, { cron: "* * * * * *", overlap_policy: "allow" }, token)
+      assert.strictEqual((yield* api("POST", `${schedule}/enable`, undefined, token)).status, 200)
+      const scheduled = Effect.map(
+        api("GET", `/api/v1/workflow/workflows/${w.body.id}/runs?trigger_type=schedule&limit=100`, undefined, token),
+        (r) => r.body.items as ReadonlyArray<{ id: string; scheduled_fire_time: string }>
+      )
+      for (let i = 0; i < 100 && (yield* scheduled).length < 3; i++) yield* sleep(100)
+      yield* server.kill()
+      const killedAt = Date.now()
+      yield* server.start()
+      const restartedAt = Date.now()
+      for (let i = 0; i < 100 && (yield* scheduled).filter((r) => Date.parse(r.scheduled_fire_time) > restartedAt).length < 3; i++) yield* sleep(100)
+      yield* api("POST", `${schedule}/disable`, undefined, token)
+      const runs = yield* scheduled
+      const times = runs.map((r) => Date.parse(r.scheduled_fire_time)).sort((a, b) => a - b)
+      assert.strictEqual(new Set(times).size, times.length, "no fire time has two runs")
+      assert.isTrue(times.every((t) => t % 1000 === 0))
+      assert.isAtLeast(times.filter((t) => t < killedAt).length, 3)
+      assert.isAtLeast(times.filter((t) => t > restartedAt).length, 3, "the schedule fires after the restart")
+      // While it ran the schedule fired every second; across the downtime only the catch-up window's fires ran.
+      const gaps = times.slice(1).map((t, i) => t - times[i]!)
+      assert.isAtMost(gaps.filter((g) => g !== 1000).length, 1, gaps.join(","))
+      for (const run of runs) {
+        const done = yield* waitTerminal(api, token, run.id)
+        assert.strictEqual(done.status, "completed", JSON.stringify(done))
+      }
     }), 120_000)
 })

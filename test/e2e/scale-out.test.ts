@@ -29,7 +29,9 @@ layer(ScriptedModel.layer, { excludeTestServices: true, timeout: "240 seconds" }
       const model = yield* ScriptedModel
       const calls = new Map<string, number>()
       model.setScript((r) => {
-        const [, tag, node] = (r.messages[0]?.content ?? "").split("|")
+        const prompt = r.messages[0]?.content ?? ""
+        if (!prompt.startsWith("K|")) return { text: "tick" }
+        const [, tag, node] = prompt.split("|")
         calls.set(`${tag}/${node}`, (calls.get(`${tag}/${node}`) ?? 0) + 1)
         return { text: `${node} done`, delayMs: 150 + Math.floor(Math.random() * 150) }
       })
@@ -72,6 +74,16 @@ layer(ScriptedModel.layer, { excludeTestServices: true, timeout: "240 seconds" }
       }, token)
       assert.strictEqual((yield* api("POST", `/api/v1/workflow/workflows/${w.body.id}/publish`, undefined, token)).status, 200)
 
+      // One schedule, four processes firing: one run per fire time, the SIGKILL included.
+      const ticker = yield* api("POST", "/api/v1/workflow/workflows", { name: "Ticker" }, token)
+      yield* api("PATCH", `/api/v1/workflow/workflows/${ticker.body.id}`, {
+        dag_definition: { nodes: [{ ...step("tick"), agent_config: { ...step("tick").agent_config, system_prompt_template: "tick" } }], edges: [] }
+      }, token)
+      assert.strictEqual((yield* api("POST", `/api/v1/workflow/workflows/${ticker.body.id}/publish`, undefined, token)).status, 200)
+      const schedule = `/api/v1/workflow/workflows/${ticker.body.id}/schedule`
+      yield* api("PUT", schedule, { cron: "* * * * * *", overlap_policy: "allow" }, token)
+      assert.strictEqual((yield* api("POST", `${schedule}/enable`, undefined, token)).status, 200)
+
       const ids: Array<string> = []
       const load = Effect.forEach(Array.from({ length: RUNS }, (_, n) => n), (n) =>
         Effect.gen(function*() {
@@ -96,6 +108,14 @@ layer(ScriptedModel.layer, { excludeTestServices: true, timeout: "240 seconds" }
         assert.strictEqual(new Set(keys).size, keys.length, keys.join(", "))
         assert.strictEqual(keys.at(-1), "run_completed:")
       }
+      yield* api("POST", `${schedule}/disable`, undefined, token)
+      const ticks = (yield* api("GET", `/api/v1/workflow/workflows/${ticker.body.id}/runs?trigger_type=schedule&limit=100`, undefined, token))
+        .body.items as ReadonlyArray<{ id: string; scheduled_fire_time: string }>
+      const times = ticks.map((r) => Date.parse(r.scheduled_fire_time)).sort((a, b) => a - b)
+      assert.isAtLeast(times.length, 3)
+      assert.strictEqual(new Set(times).size, times.length, "no fire time has two runs")
+      assert.deepStrictEqual(times.slice(1).map((t, i) => t - times[i]!).filter((gap) => gap !== 1000), [], "one run every second")
+      for (const tick of ticks) assert.strictEqual((yield* waitTerminal(api, token, tick.id, 60_000)).status, "completed")
       // The killed runner had runs in flight; their interrupted nodes ran again on the others.
       assert.isAbove([...calls.values()].filter((n) => n > 1).length, 0, "no run was in flight on the killed runner")
       // A dead runner stops heartbeating and leaves the membership once its lease has passed.

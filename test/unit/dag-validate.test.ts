@@ -12,6 +12,7 @@ const facts = (over: Partial<DagFacts> = {}): DagFacts => ({
   tools: new Map([["crm.lookup", { configSchema: { type: "object", required: ["region"], properties: { region: { type: "string" } } } }]]),
   callableWorkflows: new Set(["22222222-2222-4222-8222-222222222222"]),
   selfWorkflowId: "33333333-3333-4333-8333-333333333333",
+  interactionType: "form",
   legacySteps: new Set(),
   unavailableNodeTypes: new Map(),
   ...over
@@ -85,7 +86,7 @@ describe("validateDag", () => {
   it("node configs must be valid for their type", () => {
     assert.deepStrictEqual(codes({ nodes: [{ id: "a", type: "agent" }] }), ["NODE_INVALID"])
     assert.deepStrictEqual(codes({ nodes: [{ id: "m", type: "send_email", send_email_config: { to: "a@b.c", subject: "s" } }] }), ["NODE_INVALID"])
-    assert.deepStrictEqual(codes({ nodes: [{ id: "s", type: "schedule", schedule_config: { operation: "stop" } }] }), [])
+    assert.deepStrictEqual(codes({ nodes: [{ id: "s", type: "schedule", schedule_config: { operation: "stop" } }] }, facts({ interactionType: "dashboard" })), [])
   })
 
   it("template and condition references must name existing nodes and valid roots", () => {
@@ -106,7 +107,7 @@ describe("validateDag", () => {
 
   it("NO_LLM_PROVIDER blocks a DAG with agent steps when no model is enabled", () => {
     assert.deepStrictEqual(codes({ nodes: [agent("a")] }, facts({ llmAvailable: false })), ["NO_LLM_PROVIDER"])
-    assert.deepStrictEqual(codes({ nodes: [{ id: "s", type: "schedule", schedule_config: { operation: "stop" } }] }, facts({ llmAvailable: false })), [])
+    assert.deepStrictEqual(codes({ nodes: [{ id: "s", type: "schedule", schedule_config: { operation: "stop" } }] }, facts({ llmAvailable: false, interactionType: "dashboard" })), [])
   })
 
   it("HITL assignees must resolve", () => {

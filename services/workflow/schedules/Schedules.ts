@@ -1,0 +1,64 @@
+import { Effect, Option } from "effect"
+import { RunnableWorkflows } from "../../../runtime/run/Ports.js"
+import { requireBuilder, requireReader } from "../../../schemas/Authorization.js"
+import { conflict, notFound } from "../../../schemas/Errors.js"
+import type { WorkflowId } from "../../../schemas/Ids.js"
+import type { Principal } from "../../../schemas/Principal.js"
+import type { ScheduleRequest } from "../../../schemas/Schedule.js"
+import { WorkflowsRepo } from "../WorkflowsRepo.js"
+import { ScheduleStore, toSchedule } from "./ScheduleStore.js"
+
+/** The schedule endpoints: builders write an AI Employee's schedule; readers see it. */
+export class Schedules extends Effect.Service<Schedules>()("Schedules", {
+  effect: Effect.gen(function*() {
+    const store = yield* ScheduleStore
+    const workflows = yield* WorkflowsRepo
+    const runnable = yield* RunnableWorkflows
+
+    const writable = (principal: Principal, id: WorkflowId) =>
+      Effect.zipRight(requireBuilder(principal), workflows.visible(principal, id))
+
+    const found = <A>(row: Option.Option<A>) => Option.match(row, { onNone: () => Effect.fail(notFound("Schedule")), onSome: Effect.succeed })
+
+    const put = (principal: Principal, id: WorkflowId, body: typeof ScheduleRequest.Type) =>
+      writable(principal, id).pipe(
+        Effect.zipRight(store.put(principal.tenantId, id, body, { managed: false, createdBy: principal.userId, enable: false })),
+        Effect.map(toSchedule),
+        Effect.withSpan("Schedules.put")
+      )
+
+    const get = (principal: Principal, id: WorkflowId) =>
+      Effect.zipRight(requireReader(principal), workflows.visible(principal, id)).pipe(
+        Effect.zipRight(store.get(principal.tenantId, id)),
+        Effect.flatMap(found),
+        Effect.map(toSchedule)
+      )
+
+    const enable = (principal: Principal, id: WorkflowId) =>
+      Effect.gen(function*() {
+        yield* writable(principal, id)
+        const schedule = yield* found(yield* store.get(principal.tenantId, id))
+        if ((yield* runnable.active(principal.tenantId, id)) === undefined) {
+          return yield* conflict("NOT_PUBLISHED", "A schedule fires the published version: publish the AI Employee first")
+        }
+        return toSchedule(schedule.enabled ? schedule : yield* found(yield* store.setEnabled(principal.tenantId, id, true)))
+      }).pipe(Effect.withSpan("Schedules.enable"))
+
+    const disable = (principal: Principal, id: WorkflowId) =>
+      writable(principal, id).pipe(
+        Effect.zipRight(store.setEnabled(principal.tenantId, id, false)),
+        Effect.flatMap(found),
+        Effect.map(toSchedule),
+        Effect.withSpan("Schedules.disable")
+      )
+
+    const remove = (principal: Principal, id: WorkflowId) =>
+      writable(principal, id).pipe(
+        Effect.zipRight(store.remove(principal.tenantId, id)),
+        Effect.flatMap((removed) => removed ? Effect.void : Effect.fail(notFound("Schedule"))),
+        Effect.withSpan("Schedules.remove")
+      )
+
+    return { put, get, enable, disable, remove }
+  })
+}) {}

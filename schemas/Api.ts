@@ -8,7 +8,7 @@ import { ChatApi } from "./ChatApi.js"
 import { IngestionApi } from "./IngestionApi.js"
 import { HitlApi, PublicAppApi, RunsApi, WebhookDeliveryApi, WebhooksApi } from "./RunApi.js"
 import { SystemApi } from "./SystemApi.js"
-import { SchedulesApi } from "./TriggerApi.js"
+import { DocumentTriggersApi, SchedulesApi } from "./TriggerApi.js"
 import { AiEmployeesApi, LlmProvidersApi, VoiceTreesApi, WorkflowsApi } from "./WorkflowApi.js"
 
 /** The whole public contract: every service mounts its groups here. */
@@ -30,6 +30,7 @@ export class PlatformApi extends HttpApi.make("builder-platform")
   .add(WebhooksApi)
   .add(WebhookDeliveryApi)
   .add(SchedulesApi)
+  .add(DocumentTriggersApi)
   .add(AgentsApi)
   .add(IngestionApi)
   .add(LlmProvidersApi)

@@ -65,6 +65,7 @@ export const ErrorCatalogue = {
   SLUG_TAKEN: [409, "Another workspace has that slug"],
   PROVIDER_NAME_TAKEN: [409, "Another model provider of the workspace has that name"],
   TOTP_ALREADY_ENABLED: [409, "TOTP is already enabled for this user"],
+  DOCUMENT_TRIGGER_OVERLAP: [409, "Another document trigger of this AI Employee watches an overlapping part of the knowledge base"],
   FEEDBACK_SENTIMENT_REQUIRED: [409, "Feedback on a message needs a sentiment first"],
   // 413
   PAYLOAD_TOO_LARGE: [413, "The body is over MAX_BODY_BYTES"],

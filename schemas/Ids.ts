@@ -31,3 +31,6 @@ export const ChatMessageId = Schema.UUID.pipe(Schema.brand("ChatMessageId"))
 export type ChatMessageId = typeof ChatMessageId.Type
 export const WebhookId = Schema.UUID.pipe(Schema.brand("WebhookId"))
 export type WebhookId = typeof WebhookId.Type
+
+export const DocumentTriggerId = Schema.UUID.pipe(Schema.brand("DocumentTriggerId"))
+export type DocumentTriggerId = typeof DocumentTriggerId.Type

@@ -1,6 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import * as D from "./DocumentTrigger.js"
 import { Conflict } from "./Errors.js"
-import { WorkflowId } from "./Ids.js"
+import { DocumentTriggerId, WorkflowId } from "./Ids.js"
 import * as S from "./Schedule.js"
 import * as Security from "./Security.js"
 
@@ -30,6 +31,37 @@ export class SchedulesApi extends HttpApiGroup.make("schedules")
   )
   .add(HttpApiEndpoint.post("disable")`/workflows/${workflowId}/schedule/disable`.addSuccess(S.Schedule))
   .add(HttpApiEndpoint.del("remove")`/workflows/${workflowId}/schedule`.addSuccess(HttpApiSchema.NoContent))
+  .addError(Conflict)
+  .middleware(Security.Authentication)
+  .prefix("/api/v1/workflow")
+{}
+
+const bindingId = HttpApiSchema.param("binding_id", DocumentTriggerId)
+
+/** Document trigger bindings: an AI Employee runs for each matching document stored in a knowledge base. */
+export class DocumentTriggersApi extends HttpApiGroup.make("documentTriggers")
+  .add(
+    HttpApiEndpoint.post("create")`/workflows/${workflowId}/document-triggers`
+      .setPayload(D.DocumentTriggerRequest)
+      .addSuccess(D.DocumentTrigger, { status: 201 })
+      .annotate(
+        OpenApi.Description,
+        "409 DOCUMENT_TRIGGER_OVERLAP when another binding of this AI Employee watches the same knowledge base with one " +
+          "folder prefix containing the other, intersecting mime types and fire_on. Each document version stored (JSON or " +
+          "multipart) that matches an enabled binding starts one run (trigger_type document) with input " +
+          "`{document: {id, knowledge_base_id, title, folder_path, mime_type, version}}`, after the document is committed and indexed."
+      )
+  )
+  .add(HttpApiEndpoint.get("list")`/workflows/${workflowId}/document-triggers`.addSuccess(D.DocumentTriggerList))
+  .add(HttpApiEndpoint.get("get")`/workflows/${workflowId}/document-triggers/${bindingId}`.addSuccess(D.DocumentTrigger))
+  .add(
+    HttpApiEndpoint.put("replace")`/workflows/${workflowId}/document-triggers/${bindingId}`
+      .setPayload(D.DocumentTriggerRequest)
+      .addSuccess(D.DocumentTrigger)
+  )
+  .add(HttpApiEndpoint.del("remove")`/workflows/${workflowId}/document-triggers/${bindingId}`.addSuccess(HttpApiSchema.NoContent))
+  .add(HttpApiEndpoint.post("enable")`/workflows/${workflowId}/document-triggers/${bindingId}/enable`.addSuccess(D.DocumentTrigger))
+  .add(HttpApiEndpoint.post("disable")`/workflows/${workflowId}/document-triggers/${bindingId}/disable`.addSuccess(D.DocumentTrigger))
   .addError(Conflict)
   .middleware(Security.Authentication)
   .prefix("/api/v1/workflow")

@@ -8,9 +8,10 @@ import { KnowledgeSearch } from "../../runtime/agents/KnowledgeSearch.js"
 import { requireBuilder, requireReader } from "../../schemas/Authorization.js"
 import { KnowledgeSnapshots } from "../ports/PublishChecks.js"
 import { chunkText, documentType, extractDocumentText, SUPPORTED_TYPES } from "./Extract.js"
-import { canonicalFolder } from "./FolderPath.js"
+import { canonicalFolder } from "../../platform/FolderPath.js"
 import { KnowledgeRepo, toDoc, toKb } from "./KnowledgeRepo.js"
 import type { TenantId } from "../../schemas/Ids.js"
+import { DocumentEvents } from "./DocumentEvents.js"
 import { SemanticIndex } from "./SemanticIndex.js"
 
 const hash = (text: string) => createHash("sha256").update(text).digest("hex")
@@ -20,6 +21,7 @@ export class Knowledge extends Effect.Service<Knowledge>()("Knowledge", {
   effect: Effect.gen(function*() {
     const repo = yield* KnowledgeRepo
     const semantic = yield* SemanticIndex
+    const events = yield* DocumentEvents
 
     const kb = (principal: Principal, id: string) =>
       repo.getKb(principal.tenantId, id).pipe(
@@ -80,9 +82,14 @@ export class Knowledge extends Effect.Service<Knowledge>()("Knowledge", {
           content: text,
           content_hash: hash(text),
           size_bytes: input.bytes.byteLength,
-          chunks: chunkText(text)
+          chunks: chunkText(text),
+          ready: !semantic.enabled
         })
-        yield* semantic.embedMissing(row.id)
+        if (semantic.enabled) {
+          yield* semantic.embedMissing(row.id)
+          yield* events.markIndexed(row.id, row.version)
+        }
+        yield* events.arrived
         return toDoc(row)
       }).pipe(Effect.withSpan("Knowledge.addDocument"))
 

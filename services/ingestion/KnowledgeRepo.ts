@@ -4,7 +4,7 @@ import { Effect, Option, Schema } from "effect"
 import { decodeRows, Timestamp } from "../../platform/Rows.js"
 import { lexicalQuery } from "./EmbeddingsRepo.js"
 import { TenantId } from "../../schemas/Ids.js"
-import { folderFilter } from "./FolderPath.js"
+import { folderFilter } from "../../platform/FolderPath.js"
 
 export const KbRow = Schema.Struct({
   id: Schema.String,
@@ -114,6 +114,8 @@ export class KnowledgeRepo extends Effect.Service<KnowledgeRepo>()("KnowledgeRep
         content_hash: string
         size_bytes: number
         chunks: ReadonlyArray<string>
+        /** Whether the version counts as indexed at commit (no embeddings to wait for). */
+        ready: boolean
       }) =>
         sql.withTransaction(Effect.gen(function*() {
           const [existing] = yield* sql<{ id: string; version: number }>`SELECT id, version FROM kb_documents
@@ -130,6 +132,19 @@ export class KnowledgeRepo extends Effect.Service<KnowledgeRepo>()("KnowledgeRep
           }
           yield* sql`INSERT INTO kb_document_versions ${sql.insert({ document_id: id, version, content: d.content, content_hash: d.content_hash })}`
           yield* writeChunks(tenantId, kbId, id, d.chunks)
+          yield* sql`INSERT INTO kb_document_events ${
+            sql.insert({
+              tenant_id: tenantId,
+              kb_id: kbId,
+              document_id: id,
+              version,
+              title: d.title,
+              folder_path: d.folder_path,
+              folder_label: d.folder_label,
+              mime_type: d.mime_type,
+              ready_at: d.ready ? new Date() : null
+            })
+          }`
           const [row] = yield* sql`${docSelect} WHERE d.id = ${id}`.pipe(docRows)
           return row!
         })).pipe(Effect.orDie),

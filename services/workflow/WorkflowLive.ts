@@ -13,6 +13,9 @@ import { LlmProvidersHttp } from "./llm-providers/LlmProvidersHttp.js"
 import { AiEmployeesLive, RunAccessLive } from "./PortsLive.js"
 import { PublicAppHttp } from "./http/PublicAppHttp.js"
 import { PublicApp } from "./PublicApp.js"
+import { DocumentTriggerDispatchLive } from "./document-triggers/DocumentTriggerDispatch.js"
+import { DocumentTriggers } from "./document-triggers/DocumentTriggers.js"
+import { DocumentTriggersHttp } from "./document-triggers/DocumentTriggersHttp.js"
 import { ScheduleFiringLive } from "./schedules/ScheduleFiring.js"
 import { Schedules } from "./schedules/Schedules.js"
 import { SchedulesHttp } from "./schedules/SchedulesHttp.js"
@@ -49,7 +52,8 @@ export const WorkflowCoreLive = Layer.mergeAll(AiEmployeesLive, RunnableWorkflow
 )
 
 /** The workflow service over the kernel: AI Employees, versions, publishing, voice trees, runs, HITL, traces. */
-export const WorkflowLive = Layer.mergeAll(Workflows.Default, Publishing.Default, VoiceTrees.Default, RunAccessLive, PublicApp.Default, Webhooks.Default, Schedules.Default, ScheduleFiringLive).pipe(
+export const WorkflowLive = Layer.mergeAll(Workflows.Default, Publishing.Default, VoiceTrees.Default, RunAccessLive, PublicApp.Default, Webhooks.Default, Schedules.Default, ScheduleFiringLive,
+  DocumentTriggers.Default, DocumentTriggerDispatchLive).pipe(
   Layer.provideMerge(Layer.mergeAll(RunStream.Default, Hitl.Default, Traces.Default)),
   Layer.provideMerge(Runs.Default),
   Layer.provideMerge(RunsRepo.Default),
@@ -57,4 +61,5 @@ export const WorkflowLive = Layer.mergeAll(Workflows.Default, Publishing.Default
   Layer.provideMerge(RegistriesLive)
 )
 
-export const WorkflowHttpLive = Layer.mergeAll(WorkflowsHttp, AiEmployeesHttp, VoiceHttp, RunsHttp, HitlHttp, LlmProvidersHttp, PublicAppHttp, WebhooksHttp, WebhookDeliveryHttp, SchedulesHttp)
+export const WorkflowHttpLive = Layer.mergeAll(WorkflowsHttp, AiEmployeesHttp, VoiceHttp, RunsHttp, HitlHttp, LlmProvidersHttp, PublicAppHttp, WebhooksHttp, WebhookDeliveryHttp, SchedulesHttp,
+  DocumentTriggersHttp)

@@ -61,6 +61,16 @@ const ServerLive = Layer.scoped(
   })
 ).pipe(Layer.provideMerge(ScriptedModel.layer))
 
+const apiOf = (baseUrl: string) => (method: string, p: string, body?: unknown, token?: string) =>
+  request(baseUrl, method, p, { ...(body !== undefined ? { body } : {}), ...(token !== undefined ? { token } : {}) })
+
+/** The server's API, signed in as its admin. */
+const signedIn = (baseUrl: string) =>
+  Effect.map(
+    apiOf(baseUrl)("POST", "/api/v1/auth/login", { email: "crash@admin.test", password: "crash-admin-password" }),
+    (login) => ({ api: apiOf(baseUrl), token: login.body.access_token as string })
+  )
+
 layer(ServerLive, { excludeTestServices: true, timeout: "180 seconds" })("crash and restart", (it) => {
   it.effect("SIGKILL mid model call and while paused: every run finishes, completed nodes are not re-run, no event is lost or duplicated", () =>
     Effect.gen(function*() {
@@ -171,10 +181,7 @@ layer(ServerLive, { excludeTestServices: true, timeout: "180 seconds" })("crash 
         }
         return { text: `re: ${last}` }
       })
-      const api = (method: string, p: string, body?: unknown, token?: string) =>
-        request(server.baseUrl, method, p, { ...(body !== undefined ? { body } : {}), ...(token !== undefined ? { token } : {}) })
-      const token = (yield* api("POST", "/api/v1/auth/login", { email: "crash@admin.test", password: "crash-admin-password" })).body
-        .access_token as string
+      const { api, token } = yield* signedIn(server.baseUrl)
       const w = yield* api("POST", "/api/v1/workflow/workflows", { name: "Chatty", interaction_type: "chat" }, token)
       yield* api("PATCH", `/api/v1/workflow/workflows/${w.body.id}`, { dag_definition: { nodes: [respondNode("answer", "Chat")], edges: [] } }, token)
       assert.strictEqual((yield* api("POST", `/api/v1/workflow/workflows/${w.body.id}/publish`, undefined, token)).status, 200)
@@ -208,16 +215,60 @@ layer(ServerLive, { excludeTestServices: true, timeout: "180 seconds" })("crash 
       assert.strictEqual(first.status, 202)
     }), 120_000)
 
+  it.effect("SIGKILL while documents are uploaded: each stored document starts exactly one run of its trigger after the restart", () =>
+    Effect.gen(function*() {
+      const server = yield* Server
+      const model = yield* ScriptedModel
+      model.setScript(() => ({ text: "filed" }))
+      yield* server.start()
+      const { api, token } = yield* signedIn(server.baseUrl)
+      const w = yield* api("POST", "/api/v1/workflow/workflows", { name: "Filer" }, token)
+      yield* api("PATCH", `/api/v1/workflow/workflows/${w.body.id}`, { dag_definition: { nodes: [respondNode("file", "F")], edges: [] } }, token)
+      assert.strictEqual((yield* api("POST", `/api/v1/workflow/workflows/${w.body.id}/publish`, undefined, token)).status, 200)
+      const kb = (yield* api("POST", "/api/v1/ingestion/knowledge-bases", { name: "Drop box" }, token)).body.id as string
+      const bound = yield* api("POST", `/api/v1/workflow/workflows/${w.body.id}/document-triggers`, { knowledge_base_id: kb }, token)
+      assert.strictEqual(bound.status, 201, bound.text)
+
+      let answered = 0
+      const uploads = Effect.forEach(Array.from({ length: 40 }, (_, n) => n), (n) =>
+        sleep(n * 15).pipe(
+          Effect.zipRight(api("POST", `/api/v1/ingestion/knowledge-bases/${kb}/documents`, { title: `doc ${n}`, content: `Document number ${n}.` }, token)),
+          Effect.tap(() => Effect.sync(() => answered++)),
+          Effect.catchAllDefect(() => Effect.void)
+        ), { concurrency: "unbounded", discard: true })
+      const kill = Effect.gen(function*() {
+        while (answered < 10) yield* sleep(5)
+        yield* server.kill()
+      })
+      yield* Effect.all([uploads, kill], { concurrency: 2, discard: true })
+      yield* server.start()
+
+      const stored = (yield* api("GET", `/api/v1/ingestion/knowledge-bases/${kb}/documents?page_size=100`, undefined, token)).body.items as ReadonlyArray<{ id: string }>
+      assert.isAtLeast(stored.length, 10)
+      assert.isBelow(stored.length, 40, "the kill came while uploads were in flight")
+      const runsOf = Effect.map(
+        api("GET", `/api/v1/workflow/workflows/${w.body.id}/runs?trigger_type=document&limit=100`, undefined, token),
+        (r) => r.body.items as ReadonlyArray<{ id: string }>
+      )
+      for (let i = 0; i < 200 && (yield* runsOf).length < stored.length; i++) yield* sleep(100)
+      yield* sleep(1500)
+      const runs = yield* runsOf
+      const documents: Array<string> = []
+      for (const run of runs) {
+        const done = yield* waitTerminal(api, token, run.id)
+        assert.strictEqual(done.status, "completed", JSON.stringify(done))
+        documents.push(done.input_params.document.id)
+      }
+      assert.deepStrictEqual(documents.sort(), stored.map((d) => d.id).sort(), "one run per stored document, none twice")
+    }), 120_000)
+
   it.effect("SIGKILL and restart under an every-second schedule: no fire time starts two runs, and the fires go on", () =>
     Effect.gen(function*() {
       const server = yield* Server
       const model = yield* ScriptedModel
       model.setScript(() => ({ text: "tick" }))
       yield* server.start()
-      const api = (method: string, p: string, body?: unknown, token?: string) =>
-        request(server.baseUrl, method, p, { ...(body !== undefined ? { body } : {}), ...(token !== undefined ? { token } : {}) })
-      const token = (yield* api("POST", "/api/v1/auth/login", { email: "crash@admin.test", password: "crash-admin-password" })).body
-        .access_token as string
+      const { api, token } = yield* signedIn(server.baseUrl)
       const w = yield* api("POST", "/api/v1/workflow/workflows", { name: "Ticker" }, token)
       yield* api("PATCH", `/api/v1/workflow/workflows/${w.body.id}`, { dag_definition: { nodes: [respondNode("tick", "S")], edges: [] } }, token)
       assert.strictEqual((yield* api("POST", `/api/v1/workflow/workflows/${w.body.id}/publish`, undefined, token)).status, 200)

@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { canonicalFolder, folderMatches } from "../../services/ingestion/FolderPath.js"
+import { canonicalFolder, folderMatches } from "../../platform/FolderPath.js"
 
 describe("folder paths", () => {
   it("one canonical form", () => {

@@ -7,6 +7,7 @@ import m0005 from "./0005_run_telemetry.js"
 import m0006 from "./0006_held_runs.js"
 import m0007 from "./0007_webhooks.js"
 import m0008 from "./0008_schedules.js"
+import m0009 from "./0009_document_triggers.js"
 
 export const workflowMigrations: MigrationSet = {
   table: "workflow_migrations",
@@ -18,6 +19,7 @@ export const workflowMigrations: MigrationSet = {
     "0005_run_telemetry": m0005,
     "0006_held_runs": m0006,
     "0007_webhooks": m0007,
-    "0008_schedules": m0008
+    "0008_schedules": m0008,
+    "0009_document_triggers": m0009
   }
 }

@@ -43,6 +43,7 @@ export interface AppConfigShape {
   readonly smtpFrom: string
   readonly inboundSmtpPort: Option.Option<number>
   readonly inboundEmailDomain: Option.Option<string>
+  readonly inboundEmailMaxBytes: number
   readonly bootstrapAdminEmail: Option.Option<string>
   readonly bootstrapAdminPassword: Option.Option<Redacted.Redacted>
   readonly bootstrapTenant: string
@@ -166,6 +167,7 @@ const raw = Config.all({
   smtpFrom: Config.string("SMTP_FROM").pipe(Config.withDefault("Builder Platform <no-reply@builder.local>")),
   inboundSmtpPort: Config.option(port("INBOUND_SMTP_PORT")),
   inboundEmailDomain: Config.option(Config.string("INBOUND_EMAIL_DOMAIN")),
+  inboundEmailMaxBytes: positive("INBOUND_EMAIL_MAX_BYTES", 25 * 1024 * 1024),
   bootstrapAdminEmail: Config.option(Config.string("BOOTSTRAP_ADMIN_EMAIL")),
   bootstrapAdminPassword: Config.option(Config.redacted("BOOTSTRAP_ADMIN_PASSWORD")),
   bootstrapTenant: Config.string("BOOTSTRAP_TENANT").pipe(Config.withDefault("default")),

@@ -1,7 +1,9 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import { Schema } from "effect"
 import * as D from "./DocumentTrigger.js"
 import { Conflict } from "./Errors.js"
 import { DocumentTriggerId, WorkflowId } from "./Ids.js"
+import * as E from "./InboundEmail.js"
 import * as S from "./Schedule.js"
 import * as Security from "./Security.js"
 
@@ -62,6 +64,28 @@ export class DocumentTriggersApi extends HttpApiGroup.make("documentTriggers")
   .add(HttpApiEndpoint.del("remove")`/workflows/${workflowId}/document-triggers/${bindingId}`.addSuccess(HttpApiSchema.NoContent))
   .add(HttpApiEndpoint.post("enable")`/workflows/${workflowId}/document-triggers/${bindingId}/enable`.addSuccess(D.DocumentTrigger))
   .add(HttpApiEndpoint.post("disable")`/workflows/${workflowId}/document-triggers/${bindingId}/disable`.addSuccess(D.DocumentTrigger))
+  .addError(Conflict)
+  .middleware(Security.Authentication)
+  .prefix("/api/v1/workflow")
+{}
+
+const messageId = HttpApiSchema.param("message_id", Schema.UUID)
+
+/** Inbound email of an AI Employee: its address, and the messages delivered to it. */
+export class InboundEmailApi extends HttpApiGroup.make("inboundEmail")
+  .add(
+    HttpApiEndpoint.put("settings")`/workflows/${workflowId}/email`
+      .setPayload(E.EmailSettingsRequest)
+      .addSuccess(E.EmailSettings)
+      .annotate(
+        OpenApi.Description,
+        "Enables (409 NOT_PUBLISHED without a published version) or disables the address `<workflow_id>@INBOUND_EMAIL_DOMAIN`. " +
+          "Each message the SMTP listener (INBOUND_SMTP_PORT) accepts for it is stored, then starts one run (trigger_type email; " +
+          "one per Message-ID) with the message as input."
+      )
+  )
+  .add(HttpApiEndpoint.get("getSettings")`/workflows/${workflowId}/email`.addSuccess(E.EmailSettings))
+  .add(HttpApiEndpoint.get("message")`/workflows/${workflowId}/email/messages/${messageId}`.addSuccess(E.InboundEmailMessage))
   .addError(Conflict)
   .middleware(Security.Authentication)
   .prefix("/api/v1/workflow")

@@ -1,4 +1,5 @@
-import { createHash, randomUUID } from "node:crypto"
+import { randomUUID } from "node:crypto"
+import { derivedUuid } from "../../platform/DerivedId.js"
 import { Sharding } from "@effect/cluster"
 import { SqlClient } from "@effect/sql"
 import { Context, Effect, Layer, Option } from "effect"
@@ -51,10 +52,7 @@ export interface CreatedRun {
 }
 
 /** The id a call_aie node's child run gets: derived, so the node run again finds the same child. */
-export const childRunId = (runId: string, nodeId: string) => {
-  const h = createHash("sha256").update(`${runId}/${nodeId}`).digest("hex")
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-8${h.slice(17, 20)}-${h.slice(20, 32)}`
-}
+export const childRunId = (runId: string, nodeId: string) => derivedUuid(`${runId}/${nodeId}`)
 
 /**
  * The one owner of runs: every run is created, started, released, woken and cancelled here

@@ -16,6 +16,9 @@ import { PublicApp } from "./PublicApp.js"
 import { DocumentTriggerDispatchLive } from "./document-triggers/DocumentTriggerDispatch.js"
 import { DocumentTriggers } from "./document-triggers/DocumentTriggers.js"
 import { DocumentTriggersHttp } from "./document-triggers/DocumentTriggersHttp.js"
+import { InboundEmail } from "./inbound-email/InboundEmail.js"
+import { InboundEmailHttp } from "./inbound-email/InboundEmailHttp.js"
+import { SmtpListenerLive } from "./inbound-email/SmtpListener.js"
 import { ScheduleFiringLive } from "./schedules/ScheduleFiring.js"
 import { Schedules } from "./schedules/Schedules.js"
 import { SchedulesHttp } from "./schedules/SchedulesHttp.js"
@@ -53,7 +56,8 @@ export const WorkflowCoreLive = Layer.mergeAll(AiEmployeesLive, RunnableWorkflow
 
 /** The workflow service over the kernel: AI Employees, versions, publishing, voice trees, runs, HITL, traces. */
 export const WorkflowLive = Layer.mergeAll(Workflows.Default, Publishing.Default, VoiceTrees.Default, RunAccessLive, PublicApp.Default, Webhooks.Default, Schedules.Default, ScheduleFiringLive,
-  DocumentTriggers.Default, DocumentTriggerDispatchLive).pipe(
+  DocumentTriggers.Default, DocumentTriggerDispatchLive, SmtpListenerLive).pipe(
+  Layer.provideMerge(InboundEmail.Default),
   Layer.provideMerge(Layer.mergeAll(RunStream.Default, Hitl.Default, Traces.Default)),
   Layer.provideMerge(Runs.Default),
   Layer.provideMerge(RunsRepo.Default),
@@ -62,4 +66,4 @@ export const WorkflowLive = Layer.mergeAll(Workflows.Default, Publishing.Default
 )
 
 export const WorkflowHttpLive = Layer.mergeAll(WorkflowsHttp, AiEmployeesHttp, VoiceHttp, RunsHttp, HitlHttp, LlmProvidersHttp, PublicAppHttp, WebhooksHttp, WebhookDeliveryHttp, SchedulesHttp,
-  DocumentTriggersHttp)
+  DocumentTriggersHttp, InboundEmailHttp)

@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto"
+import { derivedUuid } from "../../../platform/DerivedId.js"
 import { SqlClient } from "@effect/sql"
 import { Duration, Effect, Either, Layer } from "effect"
 import { RunModule } from "../../../runtime/run/RunModule.js"
@@ -10,10 +10,7 @@ const BATCH = 50
 const POLL = Duration.millis(500)
 
 /** The run one arrival starts for one binding: fixed, so an arrival dispatched twice finds it. */
-const arrivalRunId = (arrivalId: string, bindingId: string) => {
-  const h = createHash("sha256").update(`document:${arrivalId}:${bindingId}`).digest("hex")
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-8${h.slice(17, 20)}-${h.slice(20, 32)}`
-}
+const arrivalRunId = (arrivalId: string, bindingId: string) => derivedUuid(`document:${arrivalId}:${bindingId}`)
 
 const runInput = (a: DocumentArrival) => ({
   document: {

@@ -8,6 +8,7 @@ import m0006 from "./0006_held_runs.js"
 import m0007 from "./0007_webhooks.js"
 import m0008 from "./0008_schedules.js"
 import m0009 from "./0009_document_triggers.js"
+import m0010 from "./0010_inbound_email.js"
 
 export const workflowMigrations: MigrationSet = {
   table: "workflow_migrations",
@@ -20,6 +21,7 @@ export const workflowMigrations: MigrationSet = {
     "0006_held_runs": m0006,
     "0007_webhooks": m0007,
     "0008_schedules": m0008,
-    "0009_document_triggers": m0009
+    "0009_document_triggers": m0009,
+    "0010_inbound_email": m0010
   }
 }

@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto"
+import { derivedUuid } from "../../../platform/DerivedId.js"
 import { SqlClient } from "@effect/sql"
 import { Duration, Effect, Either, Layer, Queue } from "effect"
 import { type CronSchedule, parseCron } from "../../../platform/Cron.js"
@@ -12,10 +12,7 @@ const MAX_IDLE = Duration.millis(500)
 const MAX_FIRES_PER_CLAIM = 100
 
 /** The run a fire starts: fixed by the AI Employee and the fire time, so a fire claimed twice finds it. */
-const fireRunId = (workflowId: string, at: Date) => {
-  const h = createHash("sha256").update(`schedule:${workflowId}:${at.toISOString()}`).digest("hex")
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-8${h.slice(17, 20)}-${h.slice(20, 32)}`
-}
+const fireRunId = (workflowId: string, at: Date) => derivedUuid(`schedule:${workflowId}:${at.toISOString()}`)
 
 /**
  * The fire times a claim at `now` starts, from the schedule's `next_fire_at`: every fire of the

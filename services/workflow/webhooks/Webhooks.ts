@@ -1,4 +1,5 @@
-import { createHash, createHmac, randomBytes, randomUUID, timingSafeEqual } from "node:crypto"
+import { createHmac, randomBytes, randomUUID, timingSafeEqual } from "node:crypto"
+import { derivedUuid } from "../../../platform/DerivedId.js"
 import type { HttpServerRequest } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
 import { Effect, Schema } from "effect"
@@ -36,10 +37,7 @@ const webhookRows = decodeRows("webhooks", Row)
 const aad = (tenantId: string, id: string) => `webhook:${tenantId}:${id}`
 
 /** The run a delivery starts: fixed by the webhook and the sender's X-Webhook-Id, so a redelivery finds it. */
-const deliveryRunId = (webhookId: string, deliveryId: string) => {
-  const h = createHash("sha256").update(`webhook:${webhookId}:${deliveryId}`).digest("hex")
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-8${h.slice(17, 20)}-${h.slice(20, 32)}`
-}
+const deliveryRunId = (webhookId: string, deliveryId: string) => derivedUuid(`webhook:${webhookId}:${deliveryId}`)
 
 const signatureMatches = (secret: string, body: Uint8Array, header: string | undefined) => {
   const given = /^sha256=([0-9a-f]{64})$/i.exec(header?.trim() ?? "")?.[1]

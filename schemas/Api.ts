@@ -8,7 +8,7 @@ import { ChatApi } from "./ChatApi.js"
 import { IngestionApi } from "./IngestionApi.js"
 import { HitlApi, PublicAppApi, RunsApi, WebhookDeliveryApi, WebhooksApi } from "./RunApi.js"
 import { SystemApi } from "./SystemApi.js"
-import { DocumentTriggersApi, InboundEmailApi, SchedulesApi } from "./TriggerApi.js"
+import { DocumentTriggersApi, InboundEmailApi, NudgesApi, SchedulesApi } from "./TriggerApi.js"
 import { AiEmployeesApi, LlmProvidersApi, VoiceTreesApi, WorkflowsApi } from "./WorkflowApi.js"
 
 /** The whole public contract: every service mounts its groups here. */
@@ -32,6 +32,7 @@ export class PlatformApi extends HttpApi.make("builder-platform")
   .add(SchedulesApi)
   .add(DocumentTriggersApi)
   .add(InboundEmailApi)
+  .add(NudgesApi)
   .add(AgentsApi)
   .add(IngestionApi)
   .add(LlmProvidersApi)

@@ -23,6 +23,7 @@ export const ErrorCatalogue = {
   INVALID_HITL_RESPONSE: [400, "A HITL response that does not fit the request's type, choices or form"],
   INVALID_CODE: [400, "A one-time or TOTP code that does not match (401 when it is a sign-in step)"],
   NOT_AN_ASSISTANT_MESSAGE: [400, "Feedback on a message that is not the assistant's"],
+  INVALID_NUDGE_RESPONSE: [400, "A nudge answer that is not one of the card's action values"],
   INVALID_SCHEDULE: [400, "A schedule whose cron or timezone does not parse, or never fires; details names the field"],
   // 401
   UNAUTHORIZED: [401, "No credential, or one that is not a Bearer token or API key"],
@@ -65,6 +66,7 @@ export const ErrorCatalogue = {
   SLUG_TAKEN: [409, "Another workspace has that slug"],
   PROVIDER_NAME_TAKEN: [409, "Another model provider of the workspace has that name"],
   TOTP_ALREADY_ENABLED: [409, "TOTP is already enabled for this user"],
+  NUDGE_CLOSED: [409, "The nudge card was already answered, closed or expired"],
   DOCUMENT_TRIGGER_OVERLAP: [409, "Another document trigger of this AI Employee watches an overlapping part of the knowledge base"],
   FEEDBACK_SENTIMENT_REQUIRED: [409, "Feedback on a message needs a sentiment first"],
   // 413

@@ -34,3 +34,6 @@ export type WebhookId = typeof WebhookId.Type
 
 export const DocumentTriggerId = Schema.UUID.pipe(Schema.brand("DocumentTriggerId"))
 export type DocumentTriggerId = typeof DocumentTriggerId.Type
+
+export const NudgeId = Schema.UUID.pipe(Schema.brand("NudgeId"))
+export type NudgeId = typeof NudgeId.Type

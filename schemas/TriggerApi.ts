@@ -2,8 +2,9 @@ import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/p
 import { Schema } from "effect"
 import * as D from "./DocumentTrigger.js"
 import { Conflict } from "./Errors.js"
-import { DocumentTriggerId, WorkflowId } from "./Ids.js"
+import { DocumentTriggerId, NudgeId, WorkflowId } from "./Ids.js"
 import * as E from "./InboundEmail.js"
+import * as N from "./Nudge.js"
 import * as S from "./Schedule.js"
 import * as Security from "./Security.js"
 
@@ -86,6 +87,27 @@ export class InboundEmailApi extends HttpApiGroup.make("inboundEmail")
   )
   .add(HttpApiEndpoint.get("getSettings")`/workflows/${workflowId}/email`.addSuccess(E.EmailSettings))
   .add(HttpApiEndpoint.get("message")`/workflows/${workflowId}/email/messages/${messageId}`.addSuccess(E.InboundEmailMessage))
+  .addError(Conflict)
+  .middleware(Security.Authentication)
+  .prefix("/api/v1/workflow")
+{}
+
+const nudgeId = HttpApiSchema.param("id", NudgeId)
+
+/** Nudge cards sent by notify_user nodes to the caller. */
+export class NudgesApi extends HttpApiGroup.make("nudges")
+  .add(HttpApiEndpoint.get("list", "/nudges").addSuccess(N.NudgeList).annotate(OpenApi.Description, "The caller's open cards, newest first."))
+  .add(
+    HttpApiEndpoint.post("respond")`/nudges/${nudgeId}/respond`
+      .setPayload(N.NudgeRespondRequest)
+      .addSuccess(N.Nudge)
+      .annotate(
+        OpenApi.Description,
+        "Answers an open card (409 NUDGE_CLOSED once answered, closed or expired; 400 INVALID_NUDGE_RESPONSE for a value " +
+          "that is not one of its actions). Park mode resumes the waiting run with the answer; collect mode starts " +
+          "trigger_workflow_id with `{nudge: {card_id, card_ref, value, responded_by, source_run_id}}`."
+      )
+  )
   .addError(Conflict)
   .middleware(Security.Authentication)
   .prefix("/api/v1/workflow")

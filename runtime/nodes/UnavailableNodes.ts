@@ -4,7 +4,6 @@ import { defineNode, NodeFailure } from "./NodeType.js"
 
 /** Node types whose runtime arrives with a later issue; publish refuses them (NODE_TYPE_UNAVAILABLE). */
 export const UNAVAILABLE_NODE_TYPES: ReadonlyMap<NodeType, string> = new Map<NodeType, string>([
-  ["notify_user", "nudge cards come with the triggers work"],
   ["live_agent_transfer", "live agent transfer comes with ticketing"]
 ])
 

@@ -19,6 +19,9 @@ import { DocumentTriggersHttp } from "./document-triggers/DocumentTriggersHttp.j
 import { InboundEmail } from "./inbound-email/InboundEmail.js"
 import { InboundEmailHttp } from "./inbound-email/InboundEmailHttp.js"
 import { SmtpListenerLive } from "./inbound-email/SmtpListener.js"
+import { Nudges } from "./nudges/Nudges.js"
+import { NudgesHttp } from "./nudges/NudgesHttp.js"
+import { NudgeCardsLive } from "./nudges/NudgeStore.js"
 import { ScheduleFiringLive } from "./schedules/ScheduleFiring.js"
 import { Schedules } from "./schedules/Schedules.js"
 import { SchedulesHttp } from "./schedules/SchedulesHttp.js"
@@ -48,15 +51,16 @@ const ToolsLive = BuiltinToolsLive.pipe(Layer.provideMerge(ToolRegistry.layer))
 
 /**
  * What the run kernel needs of the workflow service, built below it: AI Employees and their
- * versions (also the `AiEmployees` port), models, tools and the schedule node's `ManagedSchedules`.
+ * versions (also the `AiEmployees` port), models, tools, and the schedule and notify_user nodes' ports.
  */
-export const WorkflowCoreLive = Layer.mergeAll(AiEmployeesLive, RunnableWorkflowsLive, ManagedSchedulesLive).pipe(
+export const WorkflowCoreLive = Layer.mergeAll(AiEmployeesLive, RunnableWorkflowsLive, ManagedSchedulesLive, NudgeCardsLive).pipe(
   Layer.provideMerge(Layer.mergeAll(WorkflowsRepo.Default, VersionsRepo.Default, ModelsLive, ToolsLive, ScheduleStore.Default))
 )
 
 /** The workflow service over the kernel: AI Employees, versions, publishing, voice trees, runs, HITL, traces. */
 export const WorkflowLive = Layer.mergeAll(Workflows.Default, Publishing.Default, VoiceTrees.Default, RunAccessLive, PublicApp.Default, Webhooks.Default, Schedules.Default, ScheduleFiringLive,
-  DocumentTriggers.Default, DocumentTriggerDispatchLive, SmtpListenerLive).pipe(
+  DocumentTriggers.Default, DocumentTriggerDispatchLive, SmtpListenerLive,
+  Nudges.Default).pipe(
   Layer.provideMerge(InboundEmail.Default),
   Layer.provideMerge(Layer.mergeAll(RunStream.Default, Hitl.Default, Traces.Default)),
   Layer.provideMerge(Runs.Default),
@@ -66,4 +70,4 @@ export const WorkflowLive = Layer.mergeAll(Workflows.Default, Publishing.Default
 )
 
 export const WorkflowHttpLive = Layer.mergeAll(WorkflowsHttp, AiEmployeesHttp, VoiceHttp, RunsHttp, HitlHttp, LlmProvidersHttp, PublicAppHttp, WebhooksHttp, WebhookDeliveryHttp, SchedulesHttp,
-  DocumentTriggersHttp, InboundEmailHttp)
+  DocumentTriggersHttp, InboundEmailHttp, NudgesHttp)

@@ -262,6 +262,37 @@ layer(ServerLive, { excludeTestServices: true, timeout: "180 seconds" })("crash 
       assert.deepStrictEqual(documents.sort(), stored.map((d) => d.id).sort(), "one run per stored document, none twice")
     }), 120_000)
 
+  it.effect("a run parked on a nudge survives SIGKILL and restart, and the answer resumes it", () =>
+    Effect.gen(function*() {
+      const server = yield* Server
+      const model = yield* ScriptedModel
+      model.setScript((r) => ({ text: `after ${r.messages[0]?.content}` }))
+      yield* server.start()
+      const { api, token } = yield* signedIn(server.baseUrl)
+      const w = yield* api("POST", "/api/v1/workflow/workflows", { name: "Parker" }, token)
+      yield* api("PATCH", `/api/v1/workflow/workflows/${w.body.id}`, {
+        dag_definition: {
+          nodes: [
+            { id: "ask", type: "notify_user", notify_user_config: { operation: "send", mode: "park", recipient: { role: "builder" }, title: "Go?", expires_after_seconds: 600 } },
+            respondNode("go", "{{nodes.ask.output.response}}")
+          ],
+          edges: [{ from: "ask", to: "go" }]
+        }
+      }, token)
+      assert.strictEqual((yield* api("POST", `/api/v1/workflow/workflows/${w.body.id}/publish`, undefined, token)).status, 200)
+      const run = (yield* api("POST", `/api/v1/workflow/workflows/${w.body.id}/run`, { input_params: {} }, token)).body.id as string
+      for (let i = 0; i < 200 && (yield* api("GET", `/api/v1/workflow/runs/${run}`, undefined, token)).body.status !== "paused"; i++) yield* sleep(50)
+      yield* server.kill()
+      yield* server.start()
+      const again = yield* signedIn(server.baseUrl)
+      const card = (yield* again.api("GET", "/api/v1/workflow/nudges", undefined, again.token)).body.items.find((c: { run_id: string }) => c.run_id === run)
+      assert.isDefined(card, "the card is still open after the restart")
+      assert.strictEqual((yield* again.api("POST", `/api/v1/workflow/nudges/${card.id}/respond`, { value: "yes" }, again.token)).status, 200)
+      const done = yield* waitTerminal(again.api, again.token, run)
+      assert.strictEqual(done.status, "completed", JSON.stringify(done))
+      assert.deepStrictEqual(done.output, { text: "after yes" })
+    }), 60_000)
+
   it.effect("SIGKILL and restart under an every-second schedule: no fire time starts two runs, and the fires go on", () =>
     Effect.gen(function*() {
       const server = yield* Server

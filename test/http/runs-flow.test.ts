@@ -73,13 +73,13 @@ layer(RunPlatformLive(), { excludeTestServices: true, timeout: "90 seconds" })("
 
       const w = yield* createWorkflow(token)
       yield* saveDag(token, w.id, {
-        nodes: [respondNode("a"), { id: "mail", type: "notify_user", notify_user_config: { operation: "send", title: "t", body: "b" } }]
+        nodes: [respondNode("a"), { id: "handoff", type: "live_agent_transfer", live_agent_transfer_config: { group_id: "00000000-0000-4000-8000-000000000000", summary: "s" } }]
       })
       const refused = yield* publish(token, w.id)
       assert.strictEqual(refused.status, 422)
       assert.deepStrictEqual(
-        refused.body.details.map((d: { code: string; node_id?: string }) => [d.code, d.node_id]),
-        [["NODE_TYPE_UNAVAILABLE", "mail"]]
+        refused.body.details.map((d: { code: string; node_id?: string }) => [d.code, d.node_id]).sort(),
+        [["NODE_TYPE_UNAVAILABLE", "handoff"], ["TRANSFER_GROUP_NOT_FOUND", "handoff"]]
       )
     }))
 

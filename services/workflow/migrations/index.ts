@@ -9,6 +9,7 @@ import m0007 from "./0007_webhooks.js"
 import m0008 from "./0008_schedules.js"
 import m0009 from "./0009_document_triggers.js"
 import m0010 from "./0010_inbound_email.js"
+import m0011 from "./0011_nudges.js"
 
 export const workflowMigrations: MigrationSet = {
   table: "workflow_migrations",
@@ -22,6 +23,7 @@ export const workflowMigrations: MigrationSet = {
     "0007_webhooks": m0007,
     "0008_schedules": m0008,
     "0009_document_triggers": m0009,
-    "0010_inbound_email": m0010
+    "0010_inbound_email": m0010,
+    "0011_nudges": m0011
   }
 }

@@ -4,6 +4,7 @@ import { gatewayBench } from "./gateway.js"
 import { chatBench } from "./chat.js"
 import { hitlBench } from "./hitl.js"
 import { runsBench } from "./runs.js"
+import { triggersBench } from "./triggers.js"
 
 const only = process.env.BENCH_ONLY
 
@@ -14,6 +15,9 @@ const main = Effect.gen(function*() {
   }
   if (only === undefined || only === "hitl") {
     for (const line of yield* hitlBench) yield* Effect.log(line)
+  }
+  if (only === undefined || only === "triggers") {
+    for (const line of yield* triggersBench) yield* Effect.log(line)
   }
   if (only === undefined || only === "chat") {
     for (const line of yield* chatBench) yield* Effect.log(line)

@@ -32,6 +32,9 @@ export interface AppConfigShape {
   readonly llmModels: ReadonlyArray<PlatformModel>
   readonly llmEmbeddingModel: Option.Option<string>
   readonly llmTimeoutSeconds: number
+  readonly functionTimeoutSeconds: number
+  readonly functionMaxResponseBytes: number
+  readonly mcpStdioCommands: ReadonlyArray<string>
   readonly embeddingBackfillSeconds: number
   readonly chatReconcileSeconds: number
   readonly traceMaxBytes: number
@@ -158,6 +161,12 @@ const raw = Config.all({
   llmModels: models,
   llmEmbeddingModel: Config.option(Config.string("LLM_EMBEDDING_MODEL")),
   llmTimeoutSeconds: positive("LLM_TIMEOUT_SECONDS", 120),
+  functionTimeoutSeconds: positive("FUNCTION_TIMEOUT_SECONDS", 30),
+  functionMaxResponseBytes: positive("FUNCTION_MAX_RESPONSE_BYTES", 1024 * 1024),
+  mcpStdioCommands: Config.string("MCP_STDIO_COMMANDS").pipe(
+    Config.withDefault(""),
+    Config.map((s) => s.split(",").map((c) => c.trim()).filter((c) => c !== ""))
+  ),
   embeddingBackfillSeconds: positive("EMBEDDING_BACKFILL_SECONDS", 30),
   chatReconcileSeconds: positive("CHAT_RECONCILE_SECONDS", 30),
   traceMaxBytes: positive("TRACE_MAX_BYTES", 10 * 1024 * 1024),

@@ -6,6 +6,7 @@ import { flattenErrorSchemas } from "./OpenApiErrors.js"
 import { AgentsApi } from "./AgentApi.js"
 import { ChatApi } from "./ChatApi.js"
 import { IngestionApi } from "./IngestionApi.js"
+import { IntegrationsApi } from "./IntegrationApi.js"
 import { HitlApi, PublicAppApi, RunsApi, WebhookDeliveryApi, WebhooksApi } from "./RunApi.js"
 import { SystemApi } from "./SystemApi.js"
 import { DocumentTriggersApi, InboundEmailApi, NudgesApi, SchedulesApi } from "./TriggerApi.js"
@@ -37,6 +38,7 @@ export class PlatformApi extends HttpApi.make("builder-platform")
   .add(IngestionApi)
   .add(LlmProvidersApi)
   .add(ChatApi)
+  .add(IntegrationsApi)
   .addError(BadRequest)
   .addError(Unauthorized)
   .addError(Forbidden)

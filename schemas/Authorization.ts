@@ -20,6 +20,8 @@ export const Capabilities = {
   build: BUILDER_ROLES,
   /** Cancelling any run; the tenant's model providers. */
   administerRuns: ["env_admin", "system_admin", "builder_admin"],
+  /** Authoring catalog entries and the lifecycle of MCP servers. */
+  administerIntegrations: ["env_admin", "system_admin", "builder_admin"],
   /** Every HITL request of the tenant, whoever it is assigned to. */
   answerAnyHitl: ["env_admin", "system_admin"]
 } as const satisfies Record<string, ReadonlyArray<Role>>
@@ -32,6 +34,7 @@ export const TENANT_ADMINS: ReadonlyArray<Role> = Capabilities.administerTenant
 export const BUILDERS: ReadonlyArray<Role> = Capabilities.build
 export const RUN_ADMINS: ReadonlyArray<Role> = Capabilities.administerRuns
 export const HITL_ADMINS: ReadonlyArray<Role> = Capabilities.answerAnyHitl
+export const INTEGRATION_ADMINS: ReadonlyArray<Role> = Capabilities.administerIntegrations
 
 export const can = (principal: Principal, capability: Capability): boolean =>
   (Capabilities[capability] as ReadonlyArray<Role>).includes(principal.role)

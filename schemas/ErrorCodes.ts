@@ -23,6 +23,7 @@ export const ErrorCatalogue = {
   INVALID_HITL_RESPONSE: [400, "A HITL response that does not fit the request's type, choices or form"],
   INVALID_CODE: [400, "A one-time or TOTP code that does not match (401 when it is a sign-in step)"],
   NOT_AN_ASSISTANT_MESSAGE: [400, "Feedback on a message that is not the assistant's"],
+  INVALID_SPEC: [400, "An OpenAPI document that does not parse, dereference or validate (details says why)"],
   INVALID_NUDGE_RESPONSE: [400, "A nudge answer that is not one of the card's action values"],
   INVALID_SCHEDULE: [400, "A schedule whose cron or timezone does not parse, or never fires; details names the field"],
   // 401
@@ -66,6 +67,9 @@ export const ErrorCatalogue = {
   SLUG_TAKEN: [409, "Another workspace has that slug"],
   PROVIDER_NAME_TAKEN: [409, "Another model provider of the workspace has that name"],
   TOTP_ALREADY_ENABLED: [409, "TOTP is already enabled for this user"],
+  INTEGRATION_ALREADY_INSTALLED: [409, "The workspace already installed this catalog entry"],
+  MCP_SERVER_IN_USE: [409, "The active version of an AI Employee binds this MCP server"],
+  CATALOG_NAME_TAKEN: [409, "The workspace already has a catalog entry with that name"],
   NUDGE_CLOSED: [409, "The nudge card was already answered, closed or expired"],
   DOCUMENT_TRIGGER_OVERLAP: [409, "Another document trigger of this AI Employee watches an overlapping part of the knowledge base"],
   FEEDBACK_SENTIMENT_REQUIRED: [409, "Feedback on a message needs a sentiment first"],
@@ -75,7 +79,7 @@ export const ErrorCatalogue = {
   UNSUPPORTED_MEDIA_TYPE: [415, "A webhook delivery that is not application/json"],
   TRACE_TOO_LARGE: [413, "The run's trace is over TRACE_MAX_BYTES even after truncation; page the trace listing instead"],
   // 422
-  INVALID_INPUT: [422, "input_params (or inputs) do not match the input schema (400 on the run endpoints)"],
+  INVALID_INPUT: [422, "input_params (or inputs) do not match the input schema (400 on the run and execute endpoints)"],
   IDEMPOTENCY_KEY_REUSED: [422, "The Idempotency-Key was used with another request body"],
   PUBLISH_CHECKS_FAILED: [422, "The draft does not pass the publish checks; issues lists them"],
   VERSION_NOT_PUBLISHED: [422, "The version named was never published"],
@@ -93,6 +97,8 @@ export const ErrorCatalogue = {
   INVALID_CURSOR: [422, "A cursor that this list did not issue"],
   GROUP_CYCLE: [422, "Nesting these groups would make a cycle"],
   SAME_WORKSPACE: [422, "Sharing an AI Employee into its own workspace"],
+  MCP_STDIO_NOT_ALLOWED: [422, "A stdio MCP server whose program is not listed in MCP_STDIO_COMMANDS"],
+  MCP_DISCOVERY_FAILED: [422, "The MCP server could not be reached or listed no tools; discovery_error says why"],
   OUTBOUND_ADDRESS_REFUSED: [422, "A tenant-supplied URL that resolves to a private, loopback or metadata address"],
   // 429
   RATE_LIMITED: [429, "Too many requests; retry after retry_after_seconds"],

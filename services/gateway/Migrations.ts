@@ -5,6 +5,7 @@ import { agentMigrations } from "../agent/migrations/index.js"
 import { authMigrations } from "../auth/migrations/index.js"
 import { chatMigrations } from "../chat/migrations/index.js"
 import { ingestionMigrations } from "../ingestion/migrations/index.js"
+import { integrationMigrations } from "../integrations/migrations/index.js"
 import { workflowMigrations } from "../workflow/migrations/index.js"
 
 /** Every owner's migrations, in the order they run (an owner's tables before those that refer to them). */
@@ -15,7 +16,8 @@ export const allMigrations = [
   runMigrationSet,
   agentMigrations,
   ingestionMigrations,
-  chatMigrations
+  chatMigrations,
+  integrationMigrations
 ]
 
 export const migrateAll = runMigrations(allMigrations)

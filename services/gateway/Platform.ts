@@ -11,6 +11,7 @@ import { AgentFilesLive, AgentHttpLive, AgentLive } from "../agent/AgentLive.js"
 import { AuthHttpLive, AuthLive } from "../auth/AuthLive.js"
 import { ChatHttpLive, ChatLive, ChatRunEndLive } from "../chat/ChatLive.js"
 import { IngestionHttpLive, IngestionLive } from "../ingestion/IngestionLive.js"
+import { IntegrationsHttpLive, IntegrationsLive } from "../integrations/IntegrationsLive.js"
 import { WorkflowCoreLive, WorkflowHttpLive, WorkflowLive } from "../workflow/WorkflowLive.js"
 import { DatabaseLive } from "../../platform/Database.js"
 import { LocalSecrets } from "../../platform/LocalSecrets.js"
@@ -41,6 +42,7 @@ const InfraLive = Layer.mergeAll(MigratedDatabaseLive, RateLimiter.layer, EventB
 export const ServicesLive = Layer.mergeAll(ChatLive, AgentLive).pipe(
   Layer.provideMerge(WorkflowLive),
   Layer.provideMerge(kernelLive(ChatRunEndLive)),
+  Layer.provideMerge(IntegrationsLive),
   Layer.provideMerge(WorkflowCoreLive),
   Layer.provideMerge(Layer.mergeAll(IngestionLive, AgentFilesLive)),
   Layer.provideMerge(AuthLive),
@@ -57,7 +59,7 @@ const AuthClientLive = Layer.unwrapEffect(
     }))
 )
 
-const HandlersLive = Layer.mergeAll(SystemHttp, AuthHttpLive, WorkflowHttpLive, AgentHttpLive, IngestionHttpLive, ChatHttpLive)
+const HandlersLive = Layer.mergeAll(SystemHttp, AuthHttpLive, WorkflowHttpLive, AgentHttpLive, IngestionHttpLive, ChatHttpLive, IntegrationsHttpLive)
 
 const ApiLive = HttpApiBuilder.api(PlatformApi).pipe(
   Layer.provide(HandlersLive),

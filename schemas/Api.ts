@@ -6,7 +6,7 @@ import { flattenErrorSchemas } from "./OpenApiErrors.js"
 import { AgentsApi } from "./AgentApi.js"
 import { ChatApi } from "./ChatApi.js"
 import { IngestionApi } from "./IngestionApi.js"
-import { IntegrationsApi } from "./IntegrationApi.js"
+import { IntegrationsApi, McpServersApi } from "./IntegrationApi.js"
 import { HitlApi, PublicAppApi, RunsApi, WebhookDeliveryApi, WebhooksApi } from "./RunApi.js"
 import { SystemApi } from "./SystemApi.js"
 import { DocumentTriggersApi, InboundEmailApi, NudgesApi, SchedulesApi } from "./TriggerApi.js"
@@ -39,6 +39,7 @@ export class PlatformApi extends HttpApi.make("builder-platform")
   .add(LlmProvidersApi)
   .add(ChatApi)
   .add(IntegrationsApi)
+  .add(McpServersApi)
   .addError(BadRequest)
   .addError(Unauthorized)
   .addError(Forbidden)

@@ -68,6 +68,7 @@ export const ErrorCatalogue = {
   PROVIDER_NAME_TAKEN: [409, "Another model provider of the workspace has that name"],
   TOTP_ALREADY_ENABLED: [409, "TOTP is already enabled for this user"],
   INTEGRATION_ALREADY_INSTALLED: [409, "The workspace already installed this catalog entry"],
+  MCP_SERVER_STATE: [409, "The MCP server's status does not allow that change (enable a disabled server, activate a pending one)"],
   MCP_SERVER_IN_USE: [409, "The active version of an AI Employee binds this MCP server"],
   CATALOG_NAME_TAKEN: [409, "The workspace already has a catalog entry with that name"],
   NUDGE_CLOSED: [409, "The nudge card was already answered, closed or expired"],

@@ -7,7 +7,7 @@ import { OutboundGuard } from "../../platform/outbound/OutboundGuard.js"
 import { decodeRows, JsonObject, Timestamp } from "../../platform/Rows.js"
 import { checkJsonSchema } from "../../runtime/dag/JsonSchema.js"
 import { requireBuilder } from "../../schemas/Authorization.js"
-import { badRequest, notFound } from "../../schemas/Errors.js"
+import { type BadRequest, badRequest, notFound } from "../../schemas/Errors.js"
 import { IntegrationAuth } from "../../schemas/Integration.js"
 import type { ExecuteRequest, ExecutionListParams } from "../../schemas/Integration.js"
 import { pageOf, pageOffset } from "../../schemas/Pagination.js"
@@ -166,7 +166,7 @@ export class Functions extends Effect.Service<Functions>()("Functions", {
         }
       }).pipe(Effect.withSpan("Functions.run", { attributes: { "function.id": fn.id, "function.name": fn.name } }))
 
-    const checkInput = (fn: CallableRow, input: Record<string, unknown>) => {
+    const checkInput = (fn: CallableRow, input: Record<string, unknown>): Effect.Effect<void, BadRequest> => {
       const problems = checkJsonSchema(fn.input_schema, input)
       return problems.length === 0
         ? Effect.void

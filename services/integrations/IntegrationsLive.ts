@@ -3,11 +3,19 @@ import { Catalog } from "./Catalog.js"
 import { CatalogRepo } from "./CatalogRepo.js"
 import { Functions } from "./Functions.js"
 import { IntegrationsHttp } from "./http/IntegrationsHttp.js"
+import { McpServersHttp } from "./http/McpServersHttp.js"
 import { Installs } from "./Installs.js"
+import { McpServers } from "./mcp/McpServers.js"
+import { ExternalToolCallsLive, FunctionToolsLive, McpRegistryLive, McpToolsLive } from "./ToolSources.js"
 
-/** The integrations service: the catalog, installs and their credentials, function calls. */
-export const IntegrationsLive = Layer.mergeAll(Catalog.Default, Installs.Default, Functions.Default).pipe(
+/**
+ * The integrations service: the catalog, installs and their credentials, function calls, MCP
+ * servers; their tools registered with the runtime's tool registry, the MCP registry of the
+ * publish checks and the run's external tool calls.
+ */
+export const IntegrationsLive = Layer.mergeAll(FunctionToolsLive, McpToolsLive, McpRegistryLive, ExternalToolCallsLive).pipe(
+  Layer.provideMerge(Layer.mergeAll(Catalog.Default, Installs.Default, Functions.Default, McpServers.Default)),
   Layer.provideMerge(CatalogRepo.Default)
 )
 
-export const IntegrationsHttpLive = IntegrationsHttp
+export const IntegrationsHttpLive = Layer.mergeAll(IntegrationsHttp, McpServersHttp)

@@ -16,8 +16,6 @@ export class McpRegistry extends Context.Tag("McpRegistry")<McpRegistry, {
     ids: ReadonlyArray<string>
   ) => Effect.Effect<ReadonlyMap<string, "approved" | "pending">>
 }>() {
-  /** No MCP server is registered yet: every reference is MCP_SERVER_NOT_FOUND. */
-  static readonly none = Layer.succeed(McpRegistry, { statuses: () => Effect.succeed(new Map()) })
 }
 
 export class ToolCatalog extends Context.Tag("ToolCatalog")<ToolCatalog, {
@@ -60,5 +58,5 @@ export class ModelAvailability extends Context.Tag("ModelAvailability")<ModelAva
   )
 }
 
-/** Knowledge snapshots come from the ingestion service (composed in the gateway). */
-export const RegistriesLive = Layer.mergeAll(McpRegistry.none, ToolCatalog.layer, ModelAvailability.layer)
+/** Knowledge snapshots come from the ingestion service, the MCP registry from integrations (composed in the gateway). */
+export const RegistriesLive = Layer.mergeAll(ToolCatalog.layer, ModelAvailability.layer)

@@ -1,5 +1,7 @@
+import { SqlClient } from "@effect/sql"
 import { Effect, Layer, Option } from "effect"
 import { AiEmployees } from "../ports/AiEmployees.js"
+import { McpBindings } from "../ports/McpBindings.js"
 import { RunAccess } from "../ports/RunAccess.js"
 import { Hitl } from "./Hitl.js"
 import { Runs } from "./Runs.js"
@@ -53,4 +55,18 @@ export const RunAccessLive = Layer.effect(
       respondHitl: hitl.respond
     }
   })
+)
+
+/** The workflow service's side of MCP bindings: active versions whose agent steps name the server. */
+export const McpBindingsLive = Layer.effect(
+  McpBindings,
+  Effect.map(SqlClient.SqlClient, (sql) => ({
+    boundBy: (tenantId, serverId) =>
+      sql<{ name: string }>`SELECT w.name FROM workflows w
+        JOIN workflow_versions v ON v.workflow_id = w.id AND v.number = w.active_version
+        WHERE w.tenant_id = ${tenantId} AND w.archived_at IS NULL
+          AND EXISTS (SELECT 1 FROM jsonb_array_elements(COALESCE(v.dag_definition->'nodes', '[]'::jsonb)) n
+                      WHERE COALESCE(n->'agent_config'->'mcp_server_ids', '[]'::jsonb) ? ${serverId})
+        ORDER BY w.name`.pipe(Effect.map((rows) => rows.map((r) => r.name)), Effect.orDie)
+  }))
 )

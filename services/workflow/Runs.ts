@@ -1,3 +1,4 @@
+import { ExternalToolCalls } from "../ports/ExternalToolCalls.js"
 import { Effect, Option } from "effect"
 import { conflict, forbidden, notFound } from "../../schemas/Errors.js"
 import type { WorkflowId } from "../../schemas/Ids.js"
@@ -30,6 +31,7 @@ export class Runs extends Effect.Service<Runs>()("Runs", {
     const workflows = yield* WorkflowsRepo
     const runs = yield* RunsRepo
     const modules = yield* RunModule
+    const toolCalls = yield* ExternalToolCalls
     const idempotency = yield* Idempotency
 
     /**
@@ -144,7 +146,7 @@ export class Runs extends Effect.Service<Runs>()("Runs", {
       }).pipe(Effect.withSpan("Runs.cancel"))
 
     const externalToolSnapshots = (principal: Principal, runId: string) =>
-      visible(principal, runId).pipe(Effect.as({ items: [] as Array<Record<string, unknown>> }))
+      visible(principal, runId).pipe(Effect.zipRight(toolCalls.forRun(principal.tenantId, runId)), Effect.map((items) => ({ items })))
 
     return { start, visible, get, steps, listForWorkflow, recent, cancel, externalToolSnapshots }
   })

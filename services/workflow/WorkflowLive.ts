@@ -10,7 +10,7 @@ import { HitlHttp, RunsHttp } from "./http/RunsHttp.js"
 import { WorkflowsHttp } from "./http/WorkflowsHttp.js"
 import { LlmProviders, ProviderDirectoryLive } from "./llm-providers/LlmProviders.js"
 import { LlmProvidersHttp } from "./llm-providers/LlmProvidersHttp.js"
-import { AiEmployeesLive, RunAccessLive } from "./PortsLive.js"
+import { AiEmployeesLive, McpBindingsLive, RunAccessLive } from "./PortsLive.js"
 import { PublicAppHttp } from "./http/PublicAppHttp.js"
 import { PublicApp } from "./PublicApp.js"
 import { DocumentTriggerDispatchLive } from "./document-triggers/DocumentTriggerDispatch.js"
@@ -53,7 +53,7 @@ const ToolsLive = BuiltinToolsLive.pipe(Layer.provideMerge(ToolRegistry.layer))
  * What the run kernel needs of the workflow service, built below it: AI Employees and their
  * versions (also the `AiEmployees` port), models, tools, and the schedule and notify_user nodes' ports.
  */
-export const WorkflowCoreLive = Layer.mergeAll(AiEmployeesLive, RunnableWorkflowsLive, ManagedSchedulesLive, NudgeCardsLive).pipe(
+export const WorkflowCoreLive = Layer.mergeAll(AiEmployeesLive, RunnableWorkflowsLive, ManagedSchedulesLive, NudgeCardsLive, McpBindingsLive).pipe(
   Layer.provideMerge(Layer.mergeAll(WorkflowsRepo.Default, VersionsRepo.Default, ModelsLive, ToolsLive, ScheduleStore.Default))
 )
 

@@ -101,4 +101,20 @@ export default Effect.gen(function*() {
       created_at timestamptz NOT NULL DEFAULT now(),
       updated_at timestamptz NOT NULL DEFAULT now()
     )`
+  yield* sql`
+    CREATE TABLE mcp_tool_calls (
+      id uuid PRIMARY KEY,
+      tenant_id uuid NOT NULL,
+      server_id uuid NOT NULL,
+      tool text NOT NULL,
+      run_id uuid,
+      status text NOT NULL,
+      input jsonb NOT NULL,
+      output jsonb,
+      error text,
+      duration_ms double precision NOT NULL,
+      created_at timestamptz NOT NULL DEFAULT now()
+    )`
+  yield* sql`CREATE INDEX mcp_tool_calls_run ON mcp_tool_calls (run_id) WHERE run_id IS NOT NULL`
+  yield* sql`CREATE INDEX integration_executions_run ON integration_executions (run_id) WHERE run_id IS NOT NULL`
 })

@@ -1,0 +1,251 @@
+import { randomUUID } from "node:crypto"
+import { SqlClient } from "@effect/sql"
+import { Effect, Either, Option, Schema } from "effect"
+import { fetch as undiciFetch } from "undici"
+import { AppConfig } from "../../../platform/Config.js"
+import { CredentialsCipher } from "../../../platform/CredentialsCipher.js"
+import { OutboundGuard } from "../../../platform/outbound/OutboundGuard.js"
+import { decodeRows, JsonArrayOf, Timestamp } from "../../../platform/Rows.js"
+import { INTEGRATION_ADMINS, requireBuilder, requireReader, requireRole } from "../../../schemas/Authorization.js"
+import { badRequest, conflict, notFound, unprocessable } from "../../../schemas/Errors.js"
+import { McpAuthType, McpStatus, McpTransport } from "../../../schemas/McpServer.js"
+import type { McpServerCreate, McpServerPatch } from "../../../schemas/McpServer.js"
+import type { Principal } from "../../../schemas/Principal.js"
+import { isRecord } from "../../../schemas/Records.js"
+import { McpBindings } from "../../ports/McpBindings.js"
+import { callTool, type DiscoveredTool, discoverTools, type McpEndpoint, McpFailure, stdioCommand } from "./McpConnection.js"
+
+const ServerRow = Schema.Struct({
+  id: Schema.UUID,
+  tenant_id: Schema.String,
+  name: Schema.String,
+  description: Schema.NullOr(Schema.String),
+  server_url: Schema.String,
+  transport: McpTransport,
+  auth_type: McpAuthType,
+  credentials_sealed: Schema.NullOr(Schema.String),
+  status: McpStatus,
+  tools: JsonArrayOf<DiscoveredTool>(),
+  tools_refreshed_at: Schema.NullOr(Timestamp),
+  discovery_error: Schema.NullOr(Schema.String),
+  created_at: Timestamp,
+  updated_at: Timestamp
+})
+export type ServerRow = typeof ServerRow.Type
+const serverRows = decodeRows("mcp_servers", ServerRow)
+
+const toServer = ({ tenant_id: _t, credentials_sealed, tools, ...row }: ServerRow) => ({
+  ...row,
+  has_credentials: credentials_sealed !== null,
+  tool_count: tools.length
+})
+
+const DISCOVERY_TIMEOUT_MS = 15_000
+const aad = (tenantId: string, id: string) => `mcp:${tenantId}:${id}`
+const str = (u: unknown) => (typeof u === "string" ? u : u === undefined || u === null ? "" : String(u))
+
+/**
+ * MCP servers of a workspace: registered `pending_review`, activated by an administrator, their
+ * tools discovered through the SDK's client (every connection through the outbound guard;
+ * stdio only for programs the operator listed in MCP_STDIO_COMMANDS).
+ */
+export class McpServers extends Effect.Service<McpServers>()("McpServers", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const cipher = yield* CredentialsCipher
+    const guard = yield* OutboundGuard
+    const config = yield* AppConfig
+    const bindings = yield* McpBindings
+
+    const find = (tenantId: string, id: string) =>
+      sql`SELECT * FROM mcp_servers WHERE tenant_id = ${tenantId} AND id = ${id}`.pipe(
+        serverRows,
+        Effect.orDie,
+        Effect.flatMap((rows) => rows[0] === undefined ? Effect.fail(notFound("MCP server")) : Effect.succeed(rows[0]))
+      )
+
+    /** A URL the transport can use: http(s) through the guard, or a stdio program the operator allows. */
+    const checkTarget = (serverUrl: string, transport: "stdio" | "sse" | "streamable-http") =>
+      Effect.gen(function*() {
+        if (transport === "stdio") {
+          const { command } = stdioCommand(serverUrl)
+          if (!config.mcpStdioCommands.includes(command)) {
+            return yield* unprocessable("MCP_STDIO_NOT_ALLOWED", `'${command}' is not in MCP_STDIO_COMMANDS: tenants may not start processes on the platform's machines`)
+          }
+          return
+        }
+        const url = URL.canParse(serverUrl) ? new URL(serverUrl) : undefined
+        if (url === undefined || (url.protocol !== "http:" && url.protocol !== "https:")) {
+          return yield* badRequest("VALIDATION_ERROR", "server_url must be an http(s) URL", [{ path: ["server_url"], message: "not an http(s) URL" }])
+        }
+        yield* guard.checkUrl(serverUrl).pipe(
+          Effect.mapError((e) => unprocessable("OUTBOUND_ADDRESS_REFUSED", e.message, [{ path: ["server_url"], message: e.message }]))
+        )
+      })
+
+    /** OAuth 2.0 client credentials: a token from the server's token endpoint (through the guard). */
+    const clientCredentialsToken = (c: Record<string, unknown>) =>
+      Effect.tryPromise({
+        try: async () => {
+          const response = await undiciFetch(str(c.token_url), {
+            method: "POST",
+            headers: { "content-type": "application/x-www-form-urlencoded", authorization: `Basic ${Buffer.from(`${str(c.client_id)}:${str(c.client_secret)}`).toString("base64")}` },
+            body: new URLSearchParams({ grant_type: "client_credentials", ...(c.scope !== undefined ? { scope: str(c.scope) } : {}) }).toString(),
+            dispatcher: guard.dispatcher,
+            signal: AbortSignal.timeout(10_000)
+          })
+          const body = await response.json() as unknown
+          if (!response.ok || !isRecord(body) || typeof body.access_token !== "string") throw new Error(`token endpoint answered ${response.status}`)
+          return body.access_token
+        },
+        catch: (error) => new McpFailure({ message: `The OAuth token could not be obtained: ${error instanceof Error ? error.message : String(error)}` })
+      })
+
+    const endpointOf = (row: ServerRow) =>
+      Effect.gen(function*() {
+        const credentials = row.credentials_sealed === null
+          ? {}
+          : JSON.parse(yield* cipher.decrypt(row.credentials_sealed, aad(row.tenant_id, row.id)).pipe(Effect.orDie)) as Record<string, unknown>
+        const headers: Record<string, string> = {}
+        switch (row.auth_type) {
+          case "api_key":
+            headers[str(credentials.header || "X-API-Key")] = str(credentials.api_key)
+            break
+          case "bearer_token":
+            headers.authorization = `Bearer ${str(credentials.token)}`
+            break
+          case "basic_auth":
+            headers.authorization = `Basic ${Buffer.from(`${str(credentials.username)}:${str(credentials.password)}`).toString("base64")}`
+            break
+          case "oauth2":
+            headers.authorization = `Bearer ${yield* clientCredentialsToken(credentials)}`
+            break
+          case "oauth2_authcode":
+            return yield* new McpFailure({ message: "oauth2_authcode servers need the calling user's OAuth connection, which is not available yet" })
+          case "none":
+            break
+        }
+        return { serverUrl: row.server_url, transport: row.transport, headers, dispatcher: guard.dispatcher, timeoutMs: DISCOVERY_TIMEOUT_MS } satisfies McpEndpoint
+      })
+
+    /** Lists the tools and stores them (or why that failed). */
+    const discover = (row: ServerRow) =>
+      Effect.gen(function*() {
+        const found = yield* Effect.either(Effect.flatMap(endpointOf(row), discoverTools))
+        const [updated] = yield* (Either.isRight(found)
+          ? sql`UPDATE mcp_servers SET tools = ${JSON.stringify(found.right)}::jsonb, tools_refreshed_at = now(), discovery_error = NULL,
+              updated_at = now() WHERE id = ${row.id} RETURNING *`
+          : sql`UPDATE mcp_servers SET discovery_error = ${found.left.message}, updated_at = now() WHERE id = ${row.id} RETURNING *`
+        ).pipe(serverRows, Effect.orDie)
+        return updated!
+      }).pipe(Effect.withSpan("McpServers.discover", { attributes: { "mcp.server": row.id } }))
+
+    const requireAdmin = (principal: Principal) => requireRole(principal, INTEGRATION_ADMINS, "MCP server lifecycle changes need an administrator")
+
+    const create = (principal: Principal, body: typeof McpServerCreate.Type) =>
+      Effect.gen(function*() {
+        yield* requireBuilder(principal)
+        yield* checkTarget(body.server_url, body.transport)
+        const [row] = yield* sql`INSERT INTO mcp_servers ${
+          sql.insert({
+            id: randomUUID(),
+            tenant_id: principal.tenantId,
+            name: body.name,
+            description: body.description ?? null,
+            server_url: body.server_url,
+            transport: body.transport,
+            auth_type: body.auth_type,
+            created_by: principal.userId
+          })
+        } RETURNING *`.pipe(serverRows, Effect.orDie)
+        return toServer(yield* discover(row!))
+      }).pipe(Effect.withSpan("McpServers.create"))
+
+    const update = (principal: Principal, id: string, body: typeof McpServerPatch.Type) =>
+      Effect.gen(function*() {
+        yield* requireBuilder(principal)
+        const current = yield* find(principal.tenantId, id)
+        const serverUrl = body.server_url ?? current.server_url
+        const transport = body.transport ?? current.transport
+        if (body.server_url !== undefined || body.transport !== undefined) yield* checkTarget(serverUrl, transport)
+        const sealed = body.credentials === undefined
+          ? current.credentials_sealed
+          : yield* cipher.encrypt(JSON.stringify(body.credentials), aad(principal.tenantId, id))
+        const [row] = yield* sql`UPDATE mcp_servers SET name = ${body.name ?? current.name},
+          description = ${body.description ?? current.description}, server_url = ${serverUrl}, transport = ${transport},
+          auth_type = ${body.auth_type ?? current.auth_type}, credentials_sealed = ${sealed}, updated_at = now()
+          WHERE id = ${id} RETURNING *`.pipe(serverRows, Effect.orDie)
+        const rediscover = body.server_url !== undefined || body.transport !== undefined || body.auth_type !== undefined || body.credentials !== undefined
+        return toServer(rediscover ? yield* discover(row!) : row!)
+      }).pipe(Effect.withSpan("McpServers.update"))
+
+    const remove = (principal: Principal, id: string) =>
+      Effect.gen(function*() {
+        yield* requireBuilder(principal)
+        yield* find(principal.tenantId, id)
+        const users = yield* bindings.boundBy(principal.tenantId, id)
+        if (users.length > 0) {
+          return yield* conflict("MCP_SERVER_IN_USE", `Published AI Employees use this server: ${users.join(", ")}. Publish them without it first.`)
+        }
+        yield* sql`DELETE FROM mcp_servers WHERE id = ${id}`.pipe(Effect.orDie)
+      })
+
+    const transition = (principal: Principal, id: string, from: ReadonlyArray<string>, to: "active" | "disabled", what: string) =>
+      Effect.gen(function*() {
+        yield* requireAdmin(principal)
+        const row = yield* find(principal.tenantId, id)
+        if (row.status === to) return toServer(row)
+        if (!from.includes(row.status)) return yield* conflict("MCP_SERVER_STATE", `A ${row.status} server cannot be ${what}`)
+        const [updated] = yield* sql`UPDATE mcp_servers SET status = ${to}, updated_at = now() WHERE id = ${id} RETURNING *`.pipe(serverRows, Effect.orDie)
+        return toServer(updated!)
+      })
+
+    const refresh = (principal: Principal, id: string) =>
+      Effect.gen(function*() {
+        yield* requireBuilder(principal)
+        const row = yield* discover(yield* find(principal.tenantId, id))
+        if (row.discovery_error !== null) return yield* unprocessable("MCP_DISCOVERY_FAILED", row.discovery_error)
+        return { items: row.tools }
+      })
+
+    /** Active servers among `ids`, for the tool registry. */
+    const active = (tenantId: string, ids: ReadonlyArray<string>) =>
+      ids.length === 0
+        ? Effect.succeed([] as ReadonlyArray<ServerRow>)
+        : sql`SELECT * FROM mcp_servers WHERE tenant_id = ${tenantId} AND status = 'active' AND id::text IN ${sql.in([...ids])}`.pipe(serverRows, Effect.orDie)
+
+    const invoke = (tenantId: string, serverId: string, tool: string, args: Record<string, unknown>) =>
+      Effect.gen(function*() {
+        const [row] = yield* active(tenantId, [serverId])
+        if (row === undefined) return yield* new McpFailure({ message: "The MCP server is not active" })
+        return yield* callTool({ ...(yield* endpointOf(row)), timeoutMs: config.functionTimeoutSeconds * 1000 }, tool, args)
+      }).pipe(Effect.withSpan("McpServers.invoke", { attributes: { "mcp.server": serverId, "mcp.tool": tool } }))
+
+    return {
+      list: (principal: Principal) =>
+        Effect.zipRight(requireReader(principal), sql`SELECT * FROM mcp_servers WHERE tenant_id = ${principal.tenantId} ORDER BY name, id`.pipe(serverRows, Effect.orDie)).pipe(
+          Effect.map((rows) => ({ items: rows.map(toServer) }))
+        ),
+      get: (principal: Principal, id: string) => Effect.zipRight(requireReader(principal), Effect.map(find(principal.tenantId, id), toServer)),
+      tools: (principal: Principal, id: string) => Effect.zipRight(requireReader(principal), Effect.map(find(principal.tenantId, id), (r) => ({ items: r.tools }))),
+      create,
+      update,
+      remove,
+      refresh,
+      activate: (principal: Principal, id: string) => transition(principal, id, ["pending_review", "disabled"], "active", "activated"),
+      disable: (principal: Principal, id: string) => transition(principal, id, ["pending_review", "active"], "disabled", "disabled"),
+      enable: (principal: Principal, id: string) => transition(principal, id, ["disabled"], "active", "enabled (activate a pending server)"),
+      statuses: (tenantId: string, ids: ReadonlyArray<string>) =>
+        ids.length === 0
+          ? Effect.succeed(new Map<string, "approved" | "pending">())
+          : sql<{ id: string; status: string }>`SELECT id::text AS id, status FROM mcp_servers WHERE tenant_id = ${tenantId}
+              AND id::text IN ${sql.in([...ids])}`.pipe(
+              Effect.map((rows) => new Map(rows.map((r) => [r.id, r.status === "active" ? "approved" as const : "pending" as const]))),
+              Effect.orDie
+            ),
+      active,
+      invoke,
+      serverOf: (tenantId: string, id: string) => Effect.option(find(tenantId, id)).pipe(Effect.map(Option.getOrUndefined))
+    }
+  })
+}) {}

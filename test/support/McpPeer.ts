@@ -1,0 +1,95 @@
+import { createServer, type IncomingMessage } from "node:http"
+import type { AddressInfo } from "node:net"
+import { Server } from "@modelcontextprotocol/sdk/server/index.js"
+import { SSEServerTransport } from "@modelcontextprotocol/sdk/server/sse.js"
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js"
+import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js"
+import { Effect } from "effect"
+
+export const MCP_TOKEN = "mcp-secret-789"
+
+export interface McpCall {
+  readonly name: string
+  readonly arguments: Record<string, unknown> | undefined
+}
+
+/** An MCP server (the SDK's own) with a tool that echoes and one that fails. */
+const toolServer = (calls: Array<McpCall>) => {
+  const server = new Server({ name: "peer-mcp", version: "1.0.0" }, { capabilities: { tools: {} } })
+  server.setRequestHandler(ListToolsRequestSchema, () =>
+    Promise.resolve({
+      tools: [
+        { name: "echo", description: "Echoes its text", inputSchema: { type: "object", properties: { text: { type: "string" } }, required: ["text"] } },
+        { name: "explode", description: "Always fails", inputSchema: { type: "object", properties: {} } }
+      ]
+    }))
+  server.setRequestHandler(CallToolRequestSchema, (request) => {
+    calls.push({ name: request.params.name, arguments: request.params.arguments })
+    return Promise.resolve(request.params.name === "echo"
+      ? { content: [{ type: "text" as const, text: `echo: ${String(request.params.arguments?.text)}` }] }
+      : { content: [{ type: "text" as const, text: "the tool exploded" }], isError: true })
+  })
+  return server
+}
+
+const readBody = (req: IncomingMessage) =>
+  new Promise<unknown>((resolve) => {
+    let body = ""
+    req.on("data", (c: Buffer) => (body += c.toString()))
+    req.on("end", () => resolve(body === "" ? undefined : JSON.parse(body)))
+  })
+
+/**
+ * MCP over both HTTP transports on 127.0.0.2: streamable HTTP at /mcp and /secure/mcp (the latter
+ * wants `Authorization: Bearer MCP_TOKEN`), SSE at /sse with its messages at /messages.
+ */
+export const mcpPeer = Effect.acquireRelease(
+  Effect.async<{ baseUrl: string; calls: Array<McpCall>; close: () => void }>((resume) => {
+    const calls: Array<McpCall> = []
+    const sse = new Map<string, SSEServerTransport>()
+    const http = createServer((req, res) => {
+      const url = new URL(req.url ?? "/", "http://peer")
+      const handle = async () => {
+        if (url.pathname === "/mcp" || url.pathname === "/secure/mcp") {
+          if (url.pathname === "/secure/mcp" && req.headers.authorization !== `Bearer ${MCP_TOKEN}`) {
+            res.writeHead(401, { "content-type": "application/json" })
+            return res.end(JSON.stringify({ error: "unauthorized" }))
+          }
+          const transport = new StreamableHTTPServerTransport({})
+          await toolServer(calls).connect(transport)
+          return transport.handleRequest(req, res, req.method === "POST" ? await readBody(req) : undefined)
+        }
+        if (url.pathname === "/sse" && req.method === "GET") {
+          const transport = new SSEServerTransport("/messages", res)
+          sse.set(transport.sessionId, transport)
+          res.on("close", () => sse.delete(transport.sessionId))
+          return toolServer(calls).connect(transport)
+        }
+        if (url.pathname === "/messages" && req.method === "POST") {
+          const transport = sse.get(url.searchParams.get("sessionId") ?? "")
+          if (transport === undefined) {
+            res.writeHead(404)
+            return res.end()
+          }
+          return transport.handlePostMessage(req, res, await readBody(req))
+        }
+        res.writeHead(404)
+        res.end()
+      }
+      handle().catch(() => {
+        if (!res.headersSent) res.writeHead(500)
+        res.end()
+      })
+    })
+    http.listen(0, "127.0.0.2", () =>
+      resume(Effect.succeed({
+        baseUrl: `http://127.0.0.2:${(http.address() as AddressInfo).port}`,
+        calls,
+        close: () => {
+          http.closeAllConnections()
+          http.close()
+        }
+      })))
+  }),
+  (peer) => Effect.sync(() => peer.close())
+)

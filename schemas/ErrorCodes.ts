@@ -24,6 +24,7 @@ export const ErrorCatalogue = {
   INVALID_CODE: [400, "A one-time or TOTP code that does not match (401 when it is a sign-in step)"],
   NOT_AN_ASSISTANT_MESSAGE: [400, "Feedback on a message that is not the assistant's"],
   INVALID_SPEC: [400, "An OpenAPI document that does not parse, dereference or validate (details says why)"],
+  OAUTH_STATE_INVALID: [400, "An OAuth callback whose state is unknown, used, expired or another user's"],
   INVALID_NUDGE_RESPONSE: [400, "A nudge answer that is not one of the card's action values"],
   INVALID_SCHEDULE: [400, "A schedule whose cron or timezone does not parse, or never fires; details names the field"],
   // 401
@@ -98,6 +99,8 @@ export const ErrorCatalogue = {
   INVALID_CURSOR: [422, "A cursor that this list did not issue"],
   GROUP_CYCLE: [422, "Nesting these groups would make a cycle"],
   SAME_WORKSPACE: [422, "Sharing an AI Employee into its own workspace"],
+  OAUTH_NOT_CONFIGURED: [422, "The integration does not use OAuth 2.0, or its install has no client_id/client_secret credentials"],
+  OAUTH_EXCHANGE_FAILED: [422, "The authorization server refused the code exchange"],
   MCP_STDIO_NOT_ALLOWED: [422, "A stdio MCP server whose program is not listed in MCP_STDIO_COMMANDS"],
   MCP_DISCOVERY_FAILED: [422, "The MCP server could not be reached or listed no tools; discovery_error says why"],
   OUTBOUND_ADDRESS_REFUSED: [422, "A tenant-supplied URL that resolves to a private, loopback or metadata address"],

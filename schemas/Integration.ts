@@ -182,3 +182,27 @@ export const ExecutionListParams = Schema.Struct({
   from: Schema.optional(Schema.DateFromString),
   to: Schema.optional(Schema.DateFromString)
 })
+
+export const OAuthAuthorizeRequest = Schema.Struct({
+  /** Where the authorization server sends the browser back with `code` and `state` (default PUBLIC_BASE_URL/integrations/oauth2/callback). */
+  redirect_uri: Schema.optional(Schema.String)
+})
+
+export const OAuthAuthorization = Schema.Struct({
+  authorization_url: Schema.String,
+  state: Schema.String,
+  expires_at: Schema.Date
+})
+
+export const OAuthCallbackRequest = Schema.Struct({ code: Schema.String, state: Schema.String })
+
+/** The calling user's connection: never the tokens themselves. */
+export const OAuthConnection = Schema.Struct({
+  integration_id: Schema.UUID,
+  connected: Schema.Boolean,
+  scope: Schema.NullOr(Schema.String),
+  expires_at: Schema.NullOr(Schema.Date),
+  has_refresh_token: Schema.Boolean,
+  created_at: Schema.Date,
+  updated_at: Schema.Date
+})

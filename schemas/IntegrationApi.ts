@@ -48,6 +48,20 @@ export class IntegrationsApi extends HttpApiGroup.make("integrations")
   )
   .add(HttpApiEndpoint.post("enableFunction")`/integrations/${id}/functions/${functionName}/enable`.addSuccess(HttpApiSchema.NoContent))
   .add(HttpApiEndpoint.post("disableFunction")`/integrations/${id}/functions/${functionName}/disable`.addSuccess(HttpApiSchema.NoContent))
+  .add(
+    HttpApiEndpoint.post("oauthAuthorize")`/integrations/${id}/oauth2/authorize`
+      .setPayload(I.OAuthAuthorizeRequest)
+      .addSuccess(I.OAuthAuthorization)
+      .annotate(OpenApi.Description, "The authorization URL (authorization code with PKCE S256 and a one-time state, valid 10 minutes) for the calling user; the install's credentials hold client_id and client_secret")
+  )
+  .add(
+    HttpApiEndpoint.post("oauthCallback")`/integrations/${id}/oauth2/callback`
+      .setPayload(I.OAuthCallbackRequest)
+      .addSuccess(I.OAuthConnection)
+      .annotate(OpenApi.Description, "Exchanges the code (with the PKCE verifier) at the token URL through the outbound guard; the tokens are stored sealed for the calling user and refreshed when they expire")
+  )
+  .add(HttpApiEndpoint.get("connection")`/integrations/${id}/connections/me`.addSuccess(I.OAuthConnection))
+  .add(HttpApiEndpoint.del("revokeConnection")`/integrations/${id}/connections/me`.addSuccess(HttpApiSchema.NoContent))
   .add(HttpApiEndpoint.get("callable", "/execute/functions").addSuccess(I.CallableFunctions).annotate(OpenApi.Description, "Enabled functions of installed integrations, each with its input_schema"))
   .add(
     HttpApiEndpoint.post("execute", "/execute")

@@ -20,6 +20,8 @@ export interface AgentCall {
   readonly context: RunContext
   readonly config: WorkflowConfig
   readonly isDryRun: boolean
+  /** The user who started the run, for tools that act as them. */
+  readonly userId?: string | null | undefined
   readonly emitToken: (delta: string) => Effect.Effect<void>
 }
 

@@ -17,6 +17,7 @@ export const AgentNode = defineNode(
         context: execution.context,
         config: execution.config,
         isDryRun: execution.isDryRun,
+        userId: execution.startedBy,
         emitToken: execution.emitToken
       }).pipe(Effect.map(done))
   }))

@@ -15,6 +15,8 @@ export interface NodeExecution {
   readonly config: WorkflowConfig
   readonly isDryRun: boolean
   readonly triggerType: string
+  /** The user who started the run (their OAuth connections serve its tool calls), if anyone did. */
+  readonly startedBy: string | null
   readonly emitToken: (delta: string) => Effect.Effect<void>
   /**
    * Creates (once: the id is derived from the run and node) a child run of another AI Employee's

@@ -162,6 +162,7 @@ export const runNode = (node: DagNode, env: NodeEnv) =>
       config: state.version.config,
       isDryRun: state.run.is_dry_run,
       triggerType: state.run.trigger_type,
+      startedBy: state.run.created_by,
       emitToken,
       startChild: (workflowId, input) => env.startChild(workflowId, input, node.id)
     }

@@ -17,7 +17,9 @@ export const RunRecord = Schema.Struct({
   parent_node_id: Schema.NullOr(Schema.String),
   session_id: Schema.NullOr(Schema.String),
   held: Schema.Boolean,
-  error: Schema.NullOr(Schema.String)
+  error: Schema.NullOr(Schema.String),
+  /** Who started the run (a trigger started by nobody: null). */
+  created_by: Schema.optionalWith(Schema.NullOr(Schema.String), { default: () => null })
 })
 export type RunRecord = typeof RunRecord.Type
 

@@ -22,6 +22,8 @@ export interface ToolSpec {
 export interface ToolInvocation {
   readonly tenantId: string
   readonly runId: string
+  /** The user the run acts for (their OAuth connections), when someone started it. */
+  readonly userId?: string | null | undefined
   readonly arguments: Record<string, unknown>
   /** `tool_config[id]` of the node. */
   readonly config: Record<string, unknown>

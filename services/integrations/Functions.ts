@@ -15,6 +15,7 @@ import type { Principal } from "../../schemas/Principal.js"
 import { FunctionRow } from "./CatalogRepo.js"
 import { callHttp, type CallOutcome } from "./HttpFunction.js"
 import { credentialsAad } from "./Installs.js"
+import { OAuthConnections } from "./OAuthConnections.js"
 import { loadQuickJs, runScript } from "./ScriptFunction.js"
 
 /** A function a workspace can call: enabled on an active install. */
@@ -80,6 +81,7 @@ export class Functions extends Effect.Service<Functions>()("Functions", {
     const guard = yield* OutboundGuard
     const config = yield* AppConfig
     const quickJs = yield* Effect.cached(loadQuickJs)
+    const oauth = yield* OAuthConnections
 
     const callableSelect = sql`SELECT f.*, i.id AS integration_id, e.name AS integration_name, e.base_url, e.auth
       FROM tenant_integrations i JOIN catalog_entries e ON e.id = i.catalog_id JOIN catalog_functions f ON f.entry_id = e.id
@@ -131,7 +133,7 @@ export class Functions extends Effect.Service<Functions>()("Functions", {
             input,
             auth: fn.auth,
             credentials: yield* credentialsFor(fn.integration_id),
-            accessToken: undefined,
+            accessToken: fn.auth.type === "oauth2" ? yield* oauth.accessToken(caller.tenantId, fn.integration_id, caller.userId) : undefined,
             timeoutMs: config.functionTimeoutSeconds * 1000,
             maxResponseBytes: config.functionMaxResponseBytes,
             dispatcher: guard.dispatcher

@@ -6,6 +6,7 @@ import { IntegrationsHttp } from "./http/IntegrationsHttp.js"
 import { McpServersHttp } from "./http/McpServersHttp.js"
 import { Installs } from "./Installs.js"
 import { McpServers } from "./mcp/McpServers.js"
+import { OAuthConnections } from "./OAuthConnections.js"
 import { ExternalToolCallsLive, FunctionToolsLive, McpRegistryLive, McpToolsLive } from "./ToolSources.js"
 
 /**
@@ -15,7 +16,7 @@ import { ExternalToolCallsLive, FunctionToolsLive, McpRegistryLive, McpToolsLive
  */
 export const IntegrationsLive = Layer.mergeAll(FunctionToolsLive, McpToolsLive, McpRegistryLive, ExternalToolCallsLive).pipe(
   Layer.provideMerge(Layer.mergeAll(Catalog.Default, Installs.Default, Functions.Default, McpServers.Default)),
-  Layer.provideMerge(CatalogRepo.Default)
+  Layer.provideMerge(Layer.mergeAll(CatalogRepo.Default, OAuthConnections.Default))
 )
 
 export const IntegrationsHttpLive = Layer.mergeAll(IntegrationsHttp, McpServersHttp)

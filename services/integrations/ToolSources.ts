@@ -28,7 +28,7 @@ export const FunctionToolsLive = toolSource(Effect.map(Functions, (functions) =>
       const [fn] = yield* functions.callableByIds(invocation.tenantId, [spec.id])
       if (fn === undefined) return yield* new ToolFailure({ message: "The function is no longer installed or enabled" })
       yield* functions.checkInput(fn, invocation.arguments).pipe(Effect.mapError((e) => new ToolFailure({ message: e.message })))
-      const result = yield* functions.run(fn, invocation.arguments, { tenantId: invocation.tenantId, userId: null, runId: invocation.runId })
+      const result = yield* functions.run(fn, invocation.arguments, { tenantId: invocation.tenantId, userId: invocation.userId ?? null, runId: invocation.runId })
       if (result.status === "error") return yield* new ToolFailure({ message: result.error ?? "The function failed" })
       return result.output ?? null
     })
@@ -57,7 +57,7 @@ export const McpToolsLive = toolSource(Effect.gen(function*() {
         const [serverId, ...rest] = spec.id.slice(MCP_PREFIX.length).split(":")
         const tool = rest.join(":")
         const started = performance.now()
-        const result = yield* Effect.either(servers.invoke(invocation.tenantId, serverId ?? "", tool, invocation.arguments))
+        const result = yield* Effect.either(servers.invoke(invocation.tenantId, serverId ?? "", tool, invocation.arguments, invocation.userId ?? null))
         yield* sql`INSERT INTO mcp_tool_calls ${
           sql.insert({
             id: randomUUID(),

@@ -8,7 +8,7 @@ export const CLIENT_SECRET = "a-long-client-secret-for-tests-only-0123456789"
 
 /** A real OpenID provider (npm `oidc-provider`) on loopback, with its development login form. */
 export class OidcProvider extends Context.Tag("OidcProvider")<OidcProvider, { readonly issuer: string }>() {
-  static readonly layer = (redirectUri: string) =>
+  static readonly layer = (redirectUri: string, options: { readonly accessTokenSeconds?: number; readonly refreshTokens?: boolean } = {}) =>
     Layer.scoped(
       OidcProvider,
       Effect.gen(function*() {
@@ -19,7 +19,7 @@ export class OidcProvider extends Context.Tag("OidcProvider")<OidcProvider, { re
             client_id: CLIENT_ID,
             client_secret: CLIENT_SECRET,
             redirect_uris: [redirectUri],
-            grant_types: ["authorization_code"],
+            grant_types: options.refreshTokens === true ? ["authorization_code", "refresh_token"] : ["authorization_code"],
             response_types: ["code"],
             token_endpoint_auth_method: "client_secret_post"
           }],
@@ -29,6 +29,8 @@ export class OidcProvider extends Context.Tag("OidcProvider")<OidcProvider, { re
             claims: () => ({ sub, email: sub, email_verified: true, name: `Name of ${sub}` })
           }),
           features: { devInteractions: { enabled: true } },
+          ...(options.accessTokenSeconds !== undefined ? { ttl: { AccessToken: options.accessTokenSeconds } } : {}),
+          ...(options.refreshTokens === true ? { scopes: ["openid", "offline_access", "orders"] } : {}),
           pkce: { required: () => true }
         })
         const server: Server = yield* Effect.acquireRelease(
@@ -44,7 +46,7 @@ export class OidcProvider extends Context.Tag("OidcProvider")<OidcProvider, { re
 }
 
 /** Follows a browser's path through the provider's login and consent pages to our callback. */
-export const signInThroughProvider = (authorizationUrl: string, login: string) =>
+export const signInThroughProvider = (authorizationUrl: string, login: string, isCallback = (url: URL) => url.pathname.endsWith("/auth/sso/callback")) =>
   Effect.promise(async () => {
     const jar = new Map<string, string>()
     const cookieHeader = () => [...jar].map(([k, v]) => `${k}=${v}`).join("; ")
@@ -58,7 +60,7 @@ export const signInThroughProvider = (authorizationUrl: string, login: string) =
     let url = authorizationUrl
     for (let hop = 0; hop < 12; hop++) {
       const target = new URL(url)
-      if (target.pathname.endsWith("/auth/sso/callback")) return url
+      if (isCallback(target)) return url
       const match = /\/interaction\/([^/?]+)$/.exec(target.pathname)
       let response: Response
       if (match !== null) {

@@ -78,6 +78,7 @@ export const peerApi = (redirectTo: string) =>
             res.writeHead(307, { location: redirectTo })
             return res.end()
           }
+          if (url.pathname === "/profile") return json(200, { authorization: req.headers.authorization ?? null })
           if (url.pathname === "/me") return basic ? json(200, { user: PEER_USER.username }) : json(401, { error: "basic auth required" })
           const order = /^\/orders\/([^/]+)$/.exec(url.pathname)
           if (req.method === "GET" && order !== null) {

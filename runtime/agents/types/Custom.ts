@@ -60,6 +60,7 @@ export const custom = Effect.gen(function*() {
       return yield* registry.invoke(spec, {
         tenantId: call.tenantId,
         runId: call.context.run.id,
+        userId: call.userId ?? null,
         arguments: args as Record<string, unknown>,
         config: asRecord(call.agentConfig.tool_config?.[spec.id]),
         knowledgeBaseIds: call.agentConfig.knowledge_base_ids ?? [],

@@ -13,6 +13,7 @@ import type { McpServerCreate, McpServerPatch } from "../../../schemas/McpServer
 import type { Principal } from "../../../schemas/Principal.js"
 import { isRecord } from "../../../schemas/Records.js"
 import { McpBindings } from "../../ports/McpBindings.js"
+import { OAuthConnections } from "../OAuthConnections.js"
 import { callTool, type DiscoveredTool, discoverTools, type McpEndpoint, McpFailure, stdioCommand } from "./McpConnection.js"
 
 const ServerRow = Schema.Struct({
@@ -56,6 +57,7 @@ export class McpServers extends Effect.Service<McpServers>()("McpServers", {
     const guard = yield* OutboundGuard
     const config = yield* AppConfig
     const bindings = yield* McpBindings
+    const oauth = yield* OAuthConnections
 
     const find = (tenantId: string, id: string) =>
       sql`SELECT * FROM mcp_servers WHERE tenant_id = ${tenantId} AND id = ${id}`.pipe(
@@ -101,7 +103,7 @@ export class McpServers extends Effect.Service<McpServers>()("McpServers", {
         catch: (error) => new McpFailure({ message: `The OAuth token could not be obtained: ${error instanceof Error ? error.message : String(error)}` })
       })
 
-    const endpointOf = (row: ServerRow) =>
+    const endpointOf = (row: ServerRow, userId: string | null) =>
       Effect.gen(function*() {
         const credentials = row.credentials_sealed === null
           ? {}
@@ -120,8 +122,12 @@ export class McpServers extends Effect.Service<McpServers>()("McpServers", {
           case "oauth2":
             headers.authorization = `Bearer ${yield* clientCredentialsToken(credentials)}`
             break
-          case "oauth2_authcode":
-            return yield* new McpFailure({ message: "oauth2_authcode servers need the calling user's OAuth connection, which is not available yet" })
+          case "oauth2_authcode": {
+            const token = yield* oauth.accessToken(row.tenant_id, str(credentials.integration_id), userId)
+            if (token === undefined) return yield* new McpFailure({ message: "Connect your account to this server's integration first (no OAuth connection)" })
+            headers.authorization = `Bearer ${token}`
+            break
+          }
           case "none":
             break
         }
@@ -129,9 +135,9 @@ export class McpServers extends Effect.Service<McpServers>()("McpServers", {
       })
 
     /** Lists the tools and stores them (or why that failed). */
-    const discover = (row: ServerRow) =>
+    const discover = (row: ServerRow, userId: string | null) =>
       Effect.gen(function*() {
-        const found = yield* Effect.either(Effect.flatMap(endpointOf(row), discoverTools))
+        const found = yield* Effect.either(Effect.flatMap(endpointOf(row, userId), discoverTools))
         const [updated] = yield* (Either.isRight(found)
           ? sql`UPDATE mcp_servers SET tools = ${JSON.stringify(found.right)}::jsonb, tools_refreshed_at = now(), discovery_error = NULL,
               updated_at = now() WHERE id = ${row.id} RETURNING *`
@@ -158,7 +164,7 @@ export class McpServers extends Effect.Service<McpServers>()("McpServers", {
             created_by: principal.userId
           })
         } RETURNING *`.pipe(serverRows, Effect.orDie)
-        return toServer(yield* discover(row!))
+        return toServer(yield* discover(row!, principal.userId))
       }).pipe(Effect.withSpan("McpServers.create"))
 
     const update = (principal: Principal, id: string, body: typeof McpServerPatch.Type) =>
@@ -176,7 +182,7 @@ export class McpServers extends Effect.Service<McpServers>()("McpServers", {
           auth_type = ${body.auth_type ?? current.auth_type}, credentials_sealed = ${sealed}, updated_at = now()
           WHERE id = ${id} RETURNING *`.pipe(serverRows, Effect.orDie)
         const rediscover = body.server_url !== undefined || body.transport !== undefined || body.auth_type !== undefined || body.credentials !== undefined
-        return toServer(rediscover ? yield* discover(row!) : row!)
+        return toServer(rediscover ? yield* discover(row!, principal.userId) : row!)
       }).pipe(Effect.withSpan("McpServers.update"))
 
     const remove = (principal: Principal, id: string) =>
@@ -203,7 +209,7 @@ export class McpServers extends Effect.Service<McpServers>()("McpServers", {
     const refresh = (principal: Principal, id: string) =>
       Effect.gen(function*() {
         yield* requireBuilder(principal)
-        const row = yield* discover(yield* find(principal.tenantId, id))
+        const row = yield* discover(yield* find(principal.tenantId, id), principal.userId)
         if (row.discovery_error !== null) return yield* unprocessable("MCP_DISCOVERY_FAILED", row.discovery_error)
         return { items: row.tools }
       })
@@ -214,11 +220,11 @@ export class McpServers extends Effect.Service<McpServers>()("McpServers", {
         ? Effect.succeed([] as ReadonlyArray<ServerRow>)
         : sql`SELECT * FROM mcp_servers WHERE tenant_id = ${tenantId} AND status = 'active' AND id::text IN ${sql.in([...ids])}`.pipe(serverRows, Effect.orDie)
 
-    const invoke = (tenantId: string, serverId: string, tool: string, args: Record<string, unknown>) =>
+    const invoke = (tenantId: string, serverId: string, tool: string, args: Record<string, unknown>, userId: string | null) =>
       Effect.gen(function*() {
         const [row] = yield* active(tenantId, [serverId])
         if (row === undefined) return yield* new McpFailure({ message: "The MCP server is not active" })
-        return yield* callTool({ ...(yield* endpointOf(row)), timeoutMs: config.functionTimeoutSeconds * 1000 }, tool, args)
+        return yield* callTool({ ...(yield* endpointOf(row, userId)), timeoutMs: config.functionTimeoutSeconds * 1000 }, tool, args)
       }).pipe(Effect.withSpan("McpServers.invoke", { attributes: { "mcp.server": serverId, "mcp.tool": tool } }))
 
     return {

@@ -59,10 +59,20 @@ export default Effect.gen(function*() {
       integration_id uuid NOT NULL REFERENCES tenant_integrations(id) ON DELETE CASCADE,
       user_id uuid NOT NULL,
       sealed text NOT NULL,
+      scope text,
       expires_at timestamptz,
       created_at timestamptz NOT NULL DEFAULT now(),
       updated_at timestamptz NOT NULL DEFAULT now(),
       PRIMARY KEY (integration_id, user_id)
+    )`
+  yield* sql`
+    CREATE TABLE integration_oauth_states (
+      state text PRIMARY KEY,
+      integration_id uuid NOT NULL REFERENCES tenant_integrations(id) ON DELETE CASCADE,
+      user_id uuid NOT NULL,
+      code_verifier_sealed text NOT NULL,
+      redirect_uri text NOT NULL,
+      expires_at timestamptz NOT NULL
     )`
   yield* sql`
     CREATE TABLE integration_executions (

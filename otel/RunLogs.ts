@@ -7,6 +7,7 @@ const messages: Record<string, (p: Record<string, unknown>) => string> = {
   step_failed: (p) => `Step '${p.node_id}' failed: ${p.error}`,
   step_skipped: (p) => `Step '${p.node_id}' skipped${p.reason !== undefined ? ` (${p.reason})` : ""}`,
   agent_completed: (p) => `Agent step '${p.node_id}' answered`,
+  tool_called: (p) => `Step '${p.node_id}' called ${String(p.tool_id)}: ${String(p.call_status)} in ${String(p.duration_ms)} ms`,
   run_paused: (p) => `Run paused for a person at '${p.node_id}'`,
   run_resumed: (p) => `Run resumed at '${p.node_id}'`,
   run_completed: () => "Run completed",

@@ -23,6 +23,8 @@ export interface AgentCall {
   /** The user who started the run, for tools that act as them. */
   readonly userId?: string | null | undefined
   readonly emitToken: (delta: string) => Effect.Effect<void>
+  /** Step events (tool calls); absent outside a run (the agents API's test executions). */
+  readonly emitEvent?: ((type: string, payload: Record<string, unknown>) => Effect.Effect<void>) | undefined
 }
 
 /** One agent type's behaviour. */

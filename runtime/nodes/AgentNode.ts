@@ -18,7 +18,8 @@ export const AgentNode = defineNode(
         config: execution.config,
         isDryRun: execution.isDryRun,
         userId: execution.startedBy,
-        emitToken: execution.emitToken
+        emitToken: execution.emitToken,
+        emitEvent: execution.emitEvent
       }).pipe(Effect.map(done))
   }))
 )

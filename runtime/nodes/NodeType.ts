@@ -18,6 +18,8 @@ export interface NodeExecution {
   /** The user who started the run (their OAuth connections serve its tool calls), if anyone did. */
   readonly startedBy: string | null
   readonly emitToken: (delta: string) => Effect.Effect<void>
+  /** A step event other than text (`tool_called`), on the run's stream in order with the tokens. */
+  readonly emitEvent: (type: string, payload: Record<string, unknown>) => Effect.Effect<void>
   /**
    * Creates (once: the id is derived from the run and node) a child run of another AI Employee's
    * active version; the caller waits for it with `{kind: "child", key: <child run id>}`.

@@ -151,6 +151,16 @@ export const runNode = (node: DagNode, env: NodeEnv) =>
         lastCommit = Date.now()
         return Effect.asVoid(env.commit(batch))
       })
+    /** An event of the step (a tool call): committed at once, after the text streamed before it. */
+    const emitEvent = (type: string, payload: Record<string, unknown>) =>
+      Effect.suspend(() => {
+        cut()
+        tokens.push({ type, payload: { ...payload, ...step }, key: `${type}:${node.id}:${tokenKey}:${n++}`, spanId })
+        const batch = new Batch()
+        batch.events.push(...tokens.splice(0))
+        lastCommit = Date.now()
+        return Effect.asVoid(env.commit(batch))
+      })
 
     const execution: NodeExecution = {
       runId: state.run.id,
@@ -164,6 +174,7 @@ export const runNode = (node: DagNode, env: NodeEnv) =>
       triggerType: state.run.trigger_type,
       startedBy: state.run.created_by,
       emitToken,
+      emitEvent,
       startChild: (workflowId, input) => env.startChild(workflowId, input, node.id)
     }
     const run = (impl: NodeImplementation | undefined) =>

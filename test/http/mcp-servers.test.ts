@@ -5,7 +5,7 @@ import { http, loginToken } from "../support/Http.js"
 import { MCP_TOKEN, mcpPeer } from "../support/McpPeer.js"
 import { PEER_API_KEY, peerApi } from "../support/PeerApi.js"
 import { RunPlatformLive } from "../support/RunPlatform.js"
-import { waitForStatus } from "../support/Runs.js"
+import { parseSse, waitForStatus } from "../support/Runs.js"
 import { type ChatCompletionRequest, ScriptedModel } from "../support/ScriptedModel.js"
 import { createWorkflow, publish, saveDag } from "../support/Workflows.js"
 
@@ -130,6 +130,11 @@ layer(RunPlatformLive({ OUTBOUND_ALLOWED_HOSTS: "127.0.0.2" }), { excludeTestSer
       assert.deepInclude(byName.echo, { kind: "mcp", status: "success", server_id: server, input: { text: "hello" } })
       assert.deepInclude(byName.explode, { kind: "mcp", status: "error", error: "the tool exploded" })
       assert.isNumber(byName.echo.duration_ms)
+      // Each call is a step event on the run's stream.
+      const events = parseSse((yield* http("GET", `/api/v1/workflow/runs/${run}/stream`, { token: admin })).text)
+      const called = events.filter((e) => e.data.type === "tool_called").map((e) => e.data)
+      assert.deepStrictEqual(called.map((e) => `${e.tool_source}:${e.call_status}`), ["integrations:success", "mcp:success", "mcp:error"])
+      assert.isTrue(called.every((e) => e.node_id === "agent" && typeof e.duration_ms === "number"))
 
       // A dry run calls the read-only function but not the MCP tools (what they do is not declared).
       const dry = (yield* http("POST", `/api/v1/workflow/workflows/${w.id}/dry-run`, { token: admin, body: { input_params: {} } })).body.id as string

@@ -80,8 +80,11 @@ layer(RunPlatformLive(), { excludeTestServices: true, timeout: "90 seconds" })("
 
       const logs = logsOf(body)
       assert.deepStrictEqual(logs.map((l) => attr(l, "event.name")), [
-        "step_started", "agent_completed", "step_completed", "step_started", "agent_completed", "step_completed", "run_completed"
+        "step_started", "agent_completed", "step_completed", "step_started", "tool_called", "agent_completed", "step_completed", "run_completed"
       ])
+      const called = logs.find((l) => attr(l, "event.name") === "tool_called")!
+      assert.strictEqual(called.spanId, act.spanId)
+      assert.match(String(called.body.stringValue), /^Step 'act' called builtin\.knowledge_search: success in [\d.]+ ms$/)
       assert.isTrue(logs.every((l) => l.traceId === traceIdOf(run.id)))
       assert.strictEqual(logs[0]!.spanId, ask.spanId)
       assert.strictEqual(logs.at(-1)!.spanId, root.spanId)

@@ -49,8 +49,9 @@ export const custom = Effect.gen(function*() {
   const kit = yield* AgentKit
   const registry = yield* ToolRegistry
 
-  const invokeTool = (call: AgentCall, spec: ToolSpec, toolCall: ToolCall) =>
-    Effect.gen(function*() {
+  const invokeTool = (call: AgentCall, spec: ToolSpec, toolCall: ToolCall) => {
+    const started = performance.now()
+    return Effect.gen(function*() {
       const args = parseJson(toolCall.arguments === "" ? "{}" : toolCall.arguments)
       if (args === null || typeof args !== "object" || Array.isArray(args)) {
         return { error: "The arguments are not a JSON object" }
@@ -70,7 +71,21 @@ export const custom = Effect.gen(function*() {
         Effect.catchAll((e) => Effect.succeed({ error: `The tool failed: ${e.message}` }))
       )
     }).pipe(
-      Effect.tap((result) => Effect.annotateCurrentSpan({ "tool.result": JSON.stringify(result) })),
+      Effect.tap((result) => {
+        const durationMs = Math.round((performance.now() - started) * 100) / 100
+        const failed = typeof result === "object" && result !== null && "error" in result
+        return Effect.zipRight(
+          Effect.annotateCurrentSpan({ "tool.result": JSON.stringify(result), "tool.duration_ms": durationMs }),
+          call.emitEvent?.("tool_called", {
+            tool_call_id: toolCall.id,
+            tool_id: spec.id,
+            tool_source: spec.source,
+            call_status: failed ? "error" : "success",
+            duration_ms: durationMs,
+            ...(call.isDryRun && spec.sideEffects ? { dry_run: true } : {})
+          }) ?? Effect.void
+        )
+      }),
       Effect.withSpan("tool.call", {
         attributes: {
           ...(call.runId !== undefined ? { [RUN_ID]: call.runId } : {}),
@@ -81,6 +96,7 @@ export const custom = Effect.gen(function*() {
         }
       })
     )
+  }
 
   const run: AgentTypeRun = (call) =>
     Effect.gen(function*() {

@@ -1,5 +1,6 @@
 import { Effect } from "effect"
 import { Mailer } from "../../platform/Mailer.js"
+import { MailIntegrations } from "./MailIntegrations.js"
 import type { SendEmailNode as SendEmailNodeSchema } from "../../schemas/Dag.js"
 import { renderDeep } from "../dag/Render.js"
 import { defineNode, done, NodeFailure } from "./NodeType.js"
@@ -13,18 +14,15 @@ const list = (u: unknown): ReadonlyArray<string> =>
  * send_email: renders its fields against the run (`{{...}}` templates) and mails them through
  * the platform's SMTP (`SMTP_URL`; without it the message is kept in the outbox). The outbox id
  * is the step's, so a node that runs again after a crash does not mail twice. A dry run sends
- * nothing. `integration_id` (a tenant's own mail integration) fails the step until integrations
- * exist.
+ * nothing. With `integration_id` the message goes through that mail integration of the workspace
+ * (its SMTP server and sender).
  */
 export const SendEmailNode = defineNode(
   "send_email",
-  Effect.map(Mailer, (mailer) => ({
+  Effect.map(Effect.all([Mailer, MailIntegrations]), ([mailer, integrations]) => ({
     execute: (execution) =>
       Effect.gen(function*() {
         const config = (execution.node as SendEmailNode).send_email_config
-        if (config.integration_id !== undefined) {
-          return yield* new NodeFailure({ message: `Mail integrations are not available yet (integration ${config.integration_id})` })
-        }
         const rendered = renderDeep(config, execution.context) as typeof config
         const to = list(rendered.to)
         const cc = list(rendered.cc ?? [])
@@ -33,6 +31,17 @@ export const SendEmailNode = defineNode(
         const text = rendered.body_text ?? String(rendered.body_html ?? "").replace(/<[^>]*>/g, "")
         const summary = { to, ...(cc.length > 0 ? { cc } : {}), subject }
         if (execution.isDryRun) return done({ output: { ...summary, status: "dry_run" }, usage: {} })
+        if (config.integration_id !== undefined) {
+          const viaIntegration = yield* integrations.send(execution.tenantId, config.integration_id, {
+            id: execution.stepId,
+            to: to.join(", "),
+            ...(cc.length > 0 ? { cc: cc.join(", ") } : {}),
+            subject,
+            text,
+            ...(rendered.body_html !== undefined ? { html: rendered.body_html } : {})
+          }).pipe(Effect.mapError((e) => new NodeFailure({ message: e.message })))
+          return done({ output: { ...summary, status: "sent", message_id: viaIntegration.id, from: viaIntegration.from, integration_id: config.integration_id }, usage: {} })
+        }
         const sent = yield* mailer.send({
           id: execution.stepId,
           to: to.join(", "),

@@ -5,6 +5,7 @@ import { Functions } from "./Functions.js"
 import { IntegrationsHttp } from "./http/IntegrationsHttp.js"
 import { McpServersHttp } from "./http/McpServersHttp.js"
 import { Installs } from "./Installs.js"
+import { MailIntegrationsLive } from "./MailSender.js"
 import { McpServers } from "./mcp/McpServers.js"
 import { OAuthConnections } from "./OAuthConnections.js"
 import { ExternalToolCallsLive, FunctionToolsLive, McpRegistryLive, McpToolsLive } from "./ToolSources.js"
@@ -14,7 +15,7 @@ import { ExternalToolCallsLive, FunctionToolsLive, McpRegistryLive, McpToolsLive
  * servers; their tools registered with the runtime's tool registry, the MCP registry of the
  * publish checks and the run's external tool calls.
  */
-export const IntegrationsLive = Layer.mergeAll(FunctionToolsLive, McpToolsLive, McpRegistryLive, ExternalToolCallsLive).pipe(
+export const IntegrationsLive = Layer.mergeAll(FunctionToolsLive, McpToolsLive, McpRegistryLive, ExternalToolCallsLive, MailIntegrationsLive).pipe(
   Layer.provideMerge(Layer.mergeAll(Catalog.Default, Installs.Default, Functions.Default, McpServers.Default)),
   Layer.provideMerge(Layer.mergeAll(CatalogRepo.Default, OAuthConnections.Default))
 )

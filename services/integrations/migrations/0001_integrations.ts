@@ -125,6 +125,18 @@ export default Effect.gen(function*() {
       duration_ms double precision NOT NULL,
       created_at timestamptz NOT NULL DEFAULT now()
     )`
+  yield* sql`
+    CREATE TABLE integration_mail (
+      id text PRIMARY KEY,
+      tenant_id uuid NOT NULL,
+      integration_id uuid NOT NULL,
+      to_address text NOT NULL,
+      subject text NOT NULL,
+      status text NOT NULL,
+      message_id text,
+      error text,
+      created_at timestamptz NOT NULL DEFAULT now()
+    )`
   yield* sql`CREATE INDEX mcp_tool_calls_run ON mcp_tool_calls (run_id) WHERE run_id IS NOT NULL`
   yield* sql`CREATE INDEX integration_executions_run ON integration_executions (run_id) WHERE run_id IS NOT NULL`
 })

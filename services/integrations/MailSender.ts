@@ -1,0 +1,103 @@
+import { SqlClient } from "@effect/sql"
+import { Effect, Layer } from "effect"
+import nodemailer from "nodemailer"
+import { CredentialsCipher } from "../../platform/CredentialsCipher.js"
+import { OutboundGuard } from "../../platform/outbound/OutboundGuard.js"
+import { MailIntegrations } from "../../runtime/nodes/MailIntegrations.js"
+import { credentialsAad } from "./Installs.js"
+
+const MAIL_CATEGORIES = ["email", "mail", "smtp"]
+
+interface SmtpSettings {
+  readonly host: string
+  readonly port: number
+  readonly secure: boolean
+  readonly user: string | undefined
+  readonly pass: string | undefined
+  readonly from: string
+}
+
+const text = (u: unknown) => (typeof u === "string" && u !== "" ? u : undefined)
+
+/** `{smtp_url}` or `{host, port?, secure?, username?, password?}`, with `from`. */
+const settingsOf = (c: Record<string, unknown>): SmtpSettings | undefined => {
+  const url = text(c.smtp_url) !== undefined && URL.canParse(String(c.smtp_url)) ? new URL(String(c.smtp_url)) : undefined
+  const host = url?.hostname ?? text(c.host)
+  if (host === undefined) return undefined
+  const secure = url !== undefined ? url.protocol === "smtps:" : c.secure === true
+  return {
+    host: host.replace(/^\[|\]$/g, ""),
+    port: Number(url?.port || c.port || (secure ? 465 : 587)),
+    secure,
+    user: url !== undefined && url.username !== "" ? decodeURIComponent(url.username) : text(c.username),
+    pass: url !== undefined && url.password !== "" ? decodeURIComponent(url.password) : text(c.password),
+    from: text(c.from) ?? `no-reply@${host}`
+  }
+}
+
+/**
+ * Mail through a workspace's own mail integration (an installed entry of category email): its
+ * SMTP server, checked by the outbound guard, its sender address. A message is recorded by the
+ * step's id before it is sent, so a node that runs again finds it sent.
+ */
+export const MailIntegrationsLive = Layer.effect(
+  MailIntegrations,
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const cipher = yield* CredentialsCipher
+    const guard = yield* OutboundGuard
+
+    return {
+      send: (tenantId, integrationId, mail) =>
+        Effect.gen(function*() {
+          const [install] = yield* sql<{ category: string }>`SELECT e.category FROM tenant_integrations i JOIN catalog_entries e ON e.id = i.catalog_id
+            WHERE i.tenant_id = ${tenantId} AND i.id = ${integrationId} AND i.status = 'active'`.pipe(Effect.orDie)
+          if (install === undefined) return yield* Effect.fail({ message: `Integration ${integrationId} is not installed in this workspace` })
+          if (!MAIL_CATEGORIES.includes(install.category.toLowerCase())) {
+            return yield* Effect.fail({ message: `Integration ${integrationId} is not a mail integration (category ${install.category})` })
+          }
+          const creds = yield* sql<{ capability: string; sealed: string }>`SELECT capability, sealed FROM integration_credentials
+            WHERE integration_id = ${integrationId}`.pipe(Effect.orDie)
+          const stored = creds.find((c) => c.capability === "agent_tool") ?? creds[0]
+          const settings = stored === undefined
+            ? undefined
+            : settingsOf(JSON.parse(yield* cipher.decrypt(stored.sealed, credentialsAad(integrationId, stored.capability)).pipe(Effect.orDie)) as Record<string, unknown>)
+          if (settings === undefined) return yield* Effect.fail({ message: "The mail integration has no SMTP settings (smtp_url, or host and port) in its credentials" })
+
+          const [earlier] = yield* sql<{ status: string }>`SELECT status FROM integration_mail WHERE id = ${mail.id}`.pipe(Effect.orDie)
+          if (earlier?.status === "sent") return { id: mail.id, from: settings.from }
+          // The server's address must be one the guard allows (checked as the message goes out).
+          yield* guard.checkUrl(`smtp://${settings.host.includes(":") ? `[${settings.host}]` : settings.host}:${settings.port}`).pipe(
+            Effect.mapError((refused) => ({ message: `OUTBOUND_ADDRESS_REFUSED: ${refused.message}` }))
+          )
+          yield* sql`INSERT INTO integration_mail ${
+            sql.insert({ id: mail.id, tenant_id: tenantId, integration_id: integrationId, to_address: mail.to, subject: mail.subject, status: "pending" })
+          } ON CONFLICT (id) DO NOTHING`.pipe(Effect.orDie)
+          const transport = nodemailer.createTransport({
+            host: settings.host,
+            port: settings.port,
+            secure: settings.secure,
+            ...(settings.user !== undefined ? { auth: { user: settings.user, pass: settings.pass ?? "" } } : {}),
+            connectionTimeout: 10_000,
+            greetingTimeout: 10_000
+          })
+          const sent = yield* Effect.tryPromise(() =>
+            transport.sendMail({
+              from: settings.from,
+              to: mail.to,
+              ...(mail.cc !== undefined ? { cc: mail.cc } : {}),
+              subject: mail.subject,
+              text: mail.text,
+              ...(mail.html !== undefined ? { html: mail.html } : {})
+            })
+          ).pipe(Effect.ensuring(Effect.sync(() => transport.close())), Effect.either)
+          if (sent._tag === "Left") {
+            yield* sql`UPDATE integration_mail SET status = 'failed', error = ${String(sent.left.error)} WHERE id = ${mail.id}`.pipe(Effect.orDie)
+            return yield* Effect.fail({ message: `The mail server refused the message: ${String(sent.left.error)}` })
+          }
+          yield* sql`UPDATE integration_mail SET status = 'sent', message_id = ${sent.right.messageId ?? null} WHERE id = ${mail.id}`.pipe(Effect.orDie)
+          return { id: mail.id, from: settings.from }
+        }).pipe(Effect.withSpan("MailIntegrations.send"))
+    }
+  })
+)

@@ -3,6 +3,7 @@ import { Effect, Logger, LogLevel } from "effect"
 import { gatewayBench } from "./gateway.js"
 import { chatBench } from "./chat.js"
 import { hitlBench } from "./hitl.js"
+import { integrationsBench } from "./integrations.js"
 import { runsBench } from "./runs.js"
 import { triggersBench } from "./triggers.js"
 
@@ -18,6 +19,9 @@ const main = Effect.gen(function*() {
   }
   if (only === undefined || only === "triggers") {
     for (const line of yield* triggersBench) yield* Effect.log(line)
+  }
+  if (only === undefined || only === "integrations") {
+    for (const line of yield* integrationsBench) yield* Effect.log(line)
   }
   if (only === undefined || only === "chat") {
     for (const line of yield* chatBench) yield* Effect.log(line)

@@ -46,6 +46,8 @@ export class Catalog extends Effect.Service<Catalog>()("Catalog", {
         const names = entry.functions.map((f) => f.name)
         const repeated = names.find((n, i) => names.indexOf(n) !== i)
         if (repeated !== undefined) return yield* badRequest("VALIDATION_ERROR", `Two functions are named '${repeated}'`, [{ path: ["functions"], message: "repeated name" }])
+        // The token URL is fetched by the platform (code exchange, refresh): it is guarded like base_url.
+        if (entry.auth.type === "oauth2") yield* checkedBase(entry.auth.token_url, "auth.token_url")
         if (entry.functions.some((f) => f.kind === "http") && entry.baseUrl === null) {
           return yield* badRequest("VALIDATION_ERROR", "http functions need the entry's base_url", [{ path: ["base_url"], message: "required" }])
         }

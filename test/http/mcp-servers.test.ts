@@ -1,8 +1,9 @@
+import { fileURLToPath } from "node:url"
 import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { adminToken, createMember } from "../support/Fixtures.js"
 import { http, loginToken } from "../support/Http.js"
-import { MCP_TOKEN, mcpPeer } from "../support/McpPeer.js"
+import { MCP_CLIENT, MCP_TOKEN, mcpPeer } from "../support/McpPeer.js"
 import { PEER_API_KEY, peerApi } from "../support/PeerApi.js"
 import { RunPlatformLive } from "../support/RunPlatform.js"
 import { parseSse, waitForStatus } from "../support/Runs.js"
@@ -20,7 +21,9 @@ const customStep = (actionIds: ReadonlyArray<string>, mcpServerIds: ReadonlyArra
   agent_config: { agent_type: "custom", type_version: "v1", system_prompt_template: "Use the tools.", action_ids: actionIds, mcp_server_ids: mcpServerIds }
 })
 
-layer(RunPlatformLive({ OUTBOUND_ALLOWED_HOSTS: "127.0.0.2" }), { excludeTestServices: true, timeout: "60 seconds" })("MCP servers", (it) => {
+const STDIO_SERVER = fileURLToPath(new URL("../fixtures/mcp-stdio-server.mjs", import.meta.url))
+
+layer(RunPlatformLive({ OUTBOUND_ALLOWED_HOSTS: "127.0.0.2", MCP_STDIO_COMMANDS: "node" }), { excludeTestServices: true, timeout: "60 seconds" })("MCP servers", (it) => {
   it.scoped("register (pending_review), credentials sealed and rediscovered, both transports, admin lifecycle, guarded URLs", () =>
     Effect.gen(function*() {
       const admin = yield* adminToken
@@ -141,5 +144,30 @@ layer(RunPlatformLive({ OUTBOUND_ALLOWED_HOSTS: "127.0.0.2" }), { excludeTestSer
       assert.strictEqual((yield* waitForStatus(admin, dry, ["completed", "failed"])).status, "completed")
       assert.strictEqual(mcp.calls.length, 2, "no MCP call in the dry run")
       assert.strictEqual(orders.calls.filter((c) => c.url.startsWith("/orders/A-7")).length, 2)
+    }))
+
+  it.scoped("OAuth 2.0 client credentials fetch the server's token; a stdio server runs only as an operator-listed program", () =>
+    Effect.gen(function*() {
+      const admin = yield* adminToken
+      const peer = yield* mcpPeer
+      const cc = yield* http("POST", `${api}/mcp-servers`, { token: admin, body: { name: "CC", server_url: `${peer.baseUrl}/cc/mcp`, auth_type: "oauth2" } })
+      assert.isString(cc.body.discovery_error)
+      const wrong = yield* http("PATCH", `${api}/mcp-servers/${cc.body.id}`, {
+        token: admin,
+        body: { credentials: { token_url: `${peer.baseUrl}/token`, client_id: MCP_CLIENT.id, client_secret: "wrong" } }
+      })
+      assert.include(wrong.body.discovery_error, "OAuth token")
+      const right = yield* http("PATCH", `${api}/mcp-servers/${cc.body.id}`, {
+        token: admin,
+        body: { credentials: { token_url: `${peer.baseUrl}/token`, client_id: MCP_CLIENT.id, client_secret: MCP_CLIENT.secret } }
+      })
+      assert.deepInclude(right.body, { tool_count: 2, discovery_error: null })
+
+      const stdio = yield* http("POST", `${api}/mcp-servers`, { token: admin, body: { name: "Local", server_url: `node ${STDIO_SERVER}`, transport: "stdio" } })
+      assert.strictEqual(stdio.status, 201, stdio.text)
+      assert.deepInclude(stdio.body, { tool_count: 1, discovery_error: null })
+      assert.deepStrictEqual((yield* http("GET", `${api}/mcp-servers/${stdio.body.id}/tools`, { token: admin })).body.items.map((t: { name: string }) => t.name), ["shout"])
+      const other = yield* http("POST", `${api}/mcp-servers`, { token: admin, body: { name: "Python", server_url: "python3 -m http.server", transport: "stdio" } })
+      assert.strictEqual(other.body.code, "MCP_STDIO_NOT_ALLOWED")
     }))
 })

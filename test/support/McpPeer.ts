@@ -7,6 +7,9 @@ import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprot
 import { Effect } from "effect"
 
 export const MCP_TOKEN = "mcp-secret-789"
+export const MCP_CLIENT = { id: "mcp-client", secret: "mcp-client-secret" }
+/** The token /token issues for the client credentials above; /cc/mcp wants it. */
+const CLIENT_CREDENTIALS_TOKEN = "cc-token-from-the-token-endpoint"
 
 export interface McpCall {
   readonly name: string
@@ -32,6 +35,13 @@ const toolServer = (calls: Array<McpCall>) => {
   return server
 }
 
+const readRaw = (req: IncomingMessage) =>
+  new Promise<string>((resolve) => {
+    let body = ""
+    req.on("data", (c: Buffer) => (body += c.toString()))
+    req.on("end", () => resolve(body))
+  })
+
 const readBody = (req: IncomingMessage) =>
   new Promise<unknown>((resolve) => {
     let body = ""
@@ -40,8 +50,9 @@ const readBody = (req: IncomingMessage) =>
   })
 
 /**
- * MCP over both HTTP transports on 127.0.0.2: streamable HTTP at /mcp and /secure/mcp (the latter
- * wants `Authorization: Bearer MCP_TOKEN`), SSE at /sse with its messages at /messages.
+ * MCP over both HTTP transports on 127.0.0.2: streamable HTTP at /mcp, /secure/mcp (wants
+ * `Authorization: Bearer MCP_TOKEN`) and /cc/mcp (wants the token /token issues for the client
+ * credentials MCP_CLIENT), SSE at /sse with its messages at /messages.
  */
 export const mcpPeer = Effect.acquireRelease(
   Effect.async<{ baseUrl: string; calls: Array<McpCall>; close: () => void }>((resume) => {
@@ -50,8 +61,16 @@ export const mcpPeer = Effect.acquireRelease(
     const http = createServer((req, res) => {
       const url = new URL(req.url ?? "/", "http://peer")
       const handle = async () => {
-        if (url.pathname === "/mcp" || url.pathname === "/secure/mcp") {
-          if (url.pathname === "/secure/mcp" && req.headers.authorization !== `Bearer ${MCP_TOKEN}`) {
+        if (url.pathname === "/token" && req.method === "POST") {
+          const form = new URLSearchParams(String(await readRaw(req)))
+          const basic = `Basic ${Buffer.from(`${MCP_CLIENT.id}:${MCP_CLIENT.secret}`).toString("base64")}`
+          const ok = form.get("grant_type") === "client_credentials" && req.headers.authorization === basic
+          res.writeHead(ok ? 200 : 401, { "content-type": "application/json" })
+          return res.end(JSON.stringify(ok ? { access_token: CLIENT_CREDENTIALS_TOKEN, token_type: "Bearer", expires_in: 3600 } : { error: "invalid_client" }))
+        }
+        if (url.pathname === "/mcp" || url.pathname === "/secure/mcp" || url.pathname === "/cc/mcp") {
+          const wanted = url.pathname === "/secure/mcp" ? MCP_TOKEN : url.pathname === "/cc/mcp" ? CLIENT_CREDENTIALS_TOKEN : undefined
+          if (wanted !== undefined && req.headers.authorization !== `Bearer ${wanted}`) {
             res.writeHead(401, { "content-type": "application/json" })
             return res.end(JSON.stringify({ error: "unauthorized" }))
           }

@@ -35,6 +35,8 @@ export interface AppConfigShape {
   readonly functionTimeoutSeconds: number
   readonly functionMaxResponseBytes: number
   readonly mcpStdioCommands: ReadonlyArray<string>
+  readonly evalConcurrency: number
+  readonly evalLeaseSeconds: number
   readonly embeddingBackfillSeconds: number
   readonly chatReconcileSeconds: number
   readonly traceMaxBytes: number
@@ -163,6 +165,8 @@ const raw = Config.all({
   llmTimeoutSeconds: positive("LLM_TIMEOUT_SECONDS", 120),
   functionTimeoutSeconds: positive("FUNCTION_TIMEOUT_SECONDS", 30),
   functionMaxResponseBytes: positive("FUNCTION_MAX_RESPONSE_BYTES", 1024 * 1024),
+  evalConcurrency: positive("EVAL_CONCURRENCY", 16),
+  evalLeaseSeconds: positive("EVAL_LEASE_SECONDS", 30),
   mcpStdioCommands: Config.string("MCP_STDIO_COMMANDS").pipe(
     Config.withDefault(""),
     Config.map((s) => s.split(",").map((c) => c.trim()).filter((c) => c !== ""))

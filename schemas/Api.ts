@@ -5,6 +5,7 @@ import { errorCodeTable } from "./ErrorCodes.js"
 import { flattenErrorSchemas } from "./OpenApiErrors.js"
 import { AgentsApi } from "./AgentApi.js"
 import { ChatApi } from "./ChatApi.js"
+import { EvalApi } from "./EvalApi.js"
 import { IngestionApi } from "./IngestionApi.js"
 import { IntegrationsApi, McpServersApi } from "./IntegrationApi.js"
 import { HitlApi, PublicAppApi, RunsApi, WebhookDeliveryApi, WebhooksApi } from "./RunApi.js"
@@ -40,6 +41,7 @@ export class PlatformApi extends HttpApi.make("builder-platform")
   .add(ChatApi)
   .add(IntegrationsApi)
   .add(McpServersApi)
+  .add(EvalApi)
   .addError(BadRequest)
   .addError(Unauthorized)
   .addError(Forbidden)

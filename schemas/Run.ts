@@ -3,7 +3,9 @@ import { WorkflowId } from "./Ids.js"
 import { Page } from "./Pagination.js"
 
 export const RunStatus = Schema.Literal("pending", "running", "paused", "completed", "failed", "cancelled", "skipped")
-export const TriggerType = Schema.Literal("ui", "api", "schedule", "webhook", "feedback", "document", "app_public", "email")
+export const TriggerType = Schema.Literal("ui", "api", "schedule", "webhook", "feedback", "document", "app_public", "email", "eval").annotations({
+  description: "eval: a row of an evaluation run (the platform's addition to the documented values; filter it out with trigger_type)"
+})
 export type TriggerType = typeof TriggerType.Type
 
 export const Run = Schema.Struct({

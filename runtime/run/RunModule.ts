@@ -65,6 +65,8 @@ export interface RunOutcome {
   readonly namedOutputs: Record<string, unknown>
   readonly completedSteps: ReadonlyArray<{ readonly node_id: string; readonly output: unknown }>
   readonly nodes: ReadonlyArray<DagNode>
+  /** Tokens per model over the run's steps. */
+  readonly usage: Readonly<Record<string, { readonly prompt_tokens: number; readonly completion_tokens: number; readonly total_tokens: number }>>
 }
 
 export class RunModule extends Context.Tag("RunModule")<RunModule, {
@@ -188,15 +190,24 @@ export class RunModule extends Context.Tag("RunModule")<RunModule, {
             const [run] = yield* sql<{ workflow_id: string; version: number; status: RunStatus; error: string | null; named_outputs: Record<string, unknown> | null }>`
               SELECT workflow_id, version, status, error, named_outputs FROM runs WHERE id = ${runId}`
             if (run === undefined) return Option.none()
-            const steps = yield* sql<{ node_id: string; output: unknown }>`SELECT node_id, output FROM run_steps
+            const steps = yield* sql<{ node_id: string; output: unknown; token_usage: Record<string, { prompt_tokens: number; completion_tokens: number; total_tokens: number }> | null }>`
+              SELECT node_id, output, token_usage FROM run_steps
               WHERE run_id = ${runId} AND status = 'completed' ORDER BY finished_at, position`
+            const usage: Record<string, { prompt_tokens: number; completion_tokens: number; total_tokens: number }> = {}
+            for (const step of steps) {
+              for (const [model, u] of Object.entries(step.token_usage ?? {})) {
+                const t = usage[model] ?? { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 }
+                usage[model] = { prompt_tokens: t.prompt_tokens + u.prompt_tokens, completion_tokens: t.completion_tokens + u.completion_tokens, total_tokens: t.total_tokens + u.total_tokens }
+              }
+            }
             const version = yield* versions.get(run.workflow_id, run.version)
             return Option.some({
               status: run.status,
               error: run.error,
               namedOutputs: run.named_outputs ?? {},
-              completedSteps: steps,
-              nodes: version?.nodes ?? []
+              completedSteps: steps.map((s) => ({ node_id: s.node_id, output: s.output })),
+              nodes: version?.nodes ?? [],
+              usage
             })
           }).pipe(Effect.orDie)
       }

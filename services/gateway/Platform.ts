@@ -10,6 +10,7 @@ import { kernelLive } from "../../runtime/run/Kernel.js"
 import { AgentFilesLive, AgentHttpLive, AgentLive } from "../agent/AgentLive.js"
 import { AuthHttpLive, AuthLive } from "../auth/AuthLive.js"
 import { ChatHttpLive, ChatLive, ChatRunEndLive } from "../chat/ChatLive.js"
+import { EvalHttpLive, EvalLive } from "../eval/EvalLive.js"
 import { IngestionHttpLive, IngestionLive } from "../ingestion/IngestionLive.js"
 import { IntegrationsHttpLive, IntegrationsLive } from "../integrations/IntegrationsLive.js"
 import { WorkflowCoreLive, WorkflowHttpLive, WorkflowLive } from "../workflow/WorkflowLive.js"
@@ -39,7 +40,7 @@ const InfraLive = Layer.mergeAll(MigratedDatabaseLive, RateLimiter.layer, EventB
  * (and its People port), knowledge and generated files, what the kernel needs of workflow, the run
  * kernel with chat's end hooks, the workflow service over the kernel, then chat and agents.
  */
-export const ServicesLive = Layer.mergeAll(ChatLive, AgentLive).pipe(
+export const ServicesLive = Layer.mergeAll(ChatLive, AgentLive, EvalLive).pipe(
   Layer.provideMerge(WorkflowLive),
   Layer.provideMerge(kernelLive(ChatRunEndLive)),
   Layer.provideMerge(IntegrationsLive),
@@ -59,7 +60,7 @@ const AuthClientLive = Layer.unwrapEffect(
     }))
 )
 
-const HandlersLive = Layer.mergeAll(SystemHttp, AuthHttpLive, WorkflowHttpLive, AgentHttpLive, IngestionHttpLive, ChatHttpLive, IntegrationsHttpLive)
+const HandlersLive = Layer.mergeAll(SystemHttp, AuthHttpLive, WorkflowHttpLive, AgentHttpLive, IngestionHttpLive, ChatHttpLive, IntegrationsHttpLive, EvalHttpLive)
 
 const ApiLive = HttpApiBuilder.api(PlatformApi).pipe(
   Layer.provide(HandlersLive),

@@ -12,6 +12,8 @@ export interface AiEmployee {
   readonly icon: string | null
   readonly interaction_type: InteractionType
   readonly active_version: number | null
+  /** The newest saved version (the working draft, or the published one when nothing changed since). */
+  readonly latest_version: number
   /** With the defaults applied. */
   readonly config: WorkflowConfig
   /** `<node id>:<preset>` of steps that may keep a retired preset. */

@@ -25,6 +25,7 @@ export const AiEmployeesLive = Layer.effect(
           icon: w.icon,
           interaction_type: w.interaction_type,
           active_version: w.active_version,
+          latest_version: w.latest_version,
           config: configOf(w),
           legacy_steps: w.legacy_steps
         }))),

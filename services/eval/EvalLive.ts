@@ -1,0 +1,15 @@
+import { Layer } from "effect"
+import { Configs } from "./Configs.js"
+import { Datasets } from "./Datasets.js"
+import { EvalRuns } from "./EvalRuns.js"
+import { EvalWorkerLive } from "./EvalWorker.js"
+import { EvalHttp } from "./http/EvalHttp.js"
+import { Rubrics } from "./Rubrics.js"
+
+/** Evaluation: datasets, rubrics, configs, runs, and the worker that scores their rows (over the run kernel and the agent runner). */
+export const EvalLive = Layer.mergeAll(EvalRuns.Default, EvalWorkerLive).pipe(
+  Layer.provideMerge(Configs.Default),
+  Layer.provideMerge(Layer.mergeAll(Datasets.Default, Rubrics.Default))
+)
+
+export const EvalHttpLive = EvalHttp

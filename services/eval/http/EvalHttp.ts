@@ -1,0 +1,69 @@
+import { readFile } from "node:fs/promises"
+import { HttpApiBuilder, HttpServerRequest } from "@effect/platform"
+import { NodeContext } from "@effect/platform-node"
+import { Effect } from "effect"
+import { PlatformApi } from "../../../schemas/Api.js"
+import { badRequest, PayloadTooLarge } from "../../../schemas/Errors.js"
+import { CurrentPrincipal } from "../../../schemas/Principal.js"
+import { Configs } from "../Configs.js"
+import { Datasets, MAX_DATASET_BYTES } from "../Datasets.js"
+import { EvalRuns } from "../EvalRuns.js"
+import { Rubrics } from "../Rubrics.js"
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
+/** The dataset upload: multipart with `file` (CSV), `name` and `workflow_id`. */
+const readDataset = Effect.gen(function*() {
+  const request = yield* HttpServerRequest.HttpServerRequest
+  if (!(request.headers["content-type"] ?? "").includes("multipart/form-data")) {
+    return yield* badRequest("INVALID_MULTIPART", "Upload the dataset as multipart/form-data with file, name and workflow_id")
+  }
+  const form = yield* request.multipart.pipe(
+    Effect.mapError(() => badRequest("INVALID_MULTIPART", "The multipart body could not be read")),
+    Effect.provide(NodeContext.layer)
+  )
+  const file = Object.values(form).flatMap((v) => (Array.isArray(v) ? v : [v])).find(
+    (p): p is { _tag: "PersistedFile"; path: string; name: string } => typeof p === "object" && p !== null && (p as { _tag?: string })._tag === "PersistedFile"
+  )
+  if (file === undefined) return yield* badRequest("FILE_REQUIRED", "Send the CSV as the multipart field 'file'")
+  const bytes = yield* Effect.promise(() => readFile(file.path))
+  if (bytes.byteLength > MAX_DATASET_BYTES) return yield* new PayloadTooLarge({ code: "DATASET_TOO_LARGE", message: "Datasets are limited to 5 MiB" })
+  const name = typeof form.name === "string" && form.name.trim() !== "" ? form.name.trim() : file.name
+  const workflowId = typeof form.workflow_id === "string" ? form.workflow_id.trim() : ""
+  if (!UUID.test(workflowId)) return yield* badRequest("VALIDATION_ERROR", "workflow_id is required (a UUID)", [{ path: ["workflow_id"], message: "required" }])
+  return { name, workflowId, csv: bytes.toString("utf8") }
+}).pipe(Effect.scoped)
+
+export const EvalHttp = HttpApiBuilder.group(PlatformApi, "eval", (handlers) =>
+  Effect.gen(function*() {
+    const datasets = yield* Datasets
+    const rubrics = yield* Rubrics
+    const configs = yield* Configs
+    const runs = yield* EvalRuns
+    const as = <A, E, R>(f: (p: typeof CurrentPrincipal.Service) => Effect.Effect<A, E, R>) => Effect.flatMap(CurrentPrincipal, f)
+    return handlers
+      .handleRaw("createDataset", () => as((p) => Effect.flatMap(readDataset, (upload) => datasets.create(p, upload))))
+      .handle("mapDataset", ({ path, payload }) => as((p) => datasets.map(p, path.id, payload)))
+      .handle("datasets", ({ urlParams }) => as((p) => datasets.list(p, urlParams.workflow_id)))
+      .handle("dataset", ({ path }) => as((p) => datasets.get(p, path.id)))
+      .handle("deleteDataset", ({ path }) => as((p) => datasets.remove(p, path.id)))
+      .handle("rows", ({ path, urlParams }) => as((p) => datasets.rows(p, path.id, urlParams)))
+      .handle("createRubric", ({ payload }) => as((p) => rubrics.create(p, payload)))
+      .handle("generateRubric", ({ payload }) => as((p) => rubrics.generate(p, payload)))
+      .handle("rubrics", ({ urlParams }) => as((p) => rubrics.list(p, urlParams.workflow_id)))
+      .handle("rubric", ({ path }) => as((p) => rubrics.get(p, path.id)))
+      .handle("replaceRubric", ({ path, payload }) => as((p) => rubrics.replace(p, path.id, payload)))
+      .handle("deleteRubric", ({ path }) => as((p) => rubrics.remove(p, path.id)))
+      .handle("createConfig", ({ payload }) => as((p) => configs.create(p, payload)))
+      .handle("configs", ({ urlParams }) => as((p) => configs.list(p, urlParams.workflow_id)))
+      .handle("config", ({ path }) => as((p) => configs.get(p, path.id)))
+      .handle("replaceConfig", ({ path, payload }) => as((p) => configs.replace(p, path.id, payload)))
+      .handle("deleteConfig", ({ path }) => as((p) => configs.remove(p, path.id)))
+      .handle("createRun", ({ payload }) => as((p) => runs.create(p, payload)))
+      .handle("runs", ({ urlParams }) => as((p) => runs.list(p, urlParams)))
+      .handle("compare", ({ urlParams }) => as((p) => runs.compare(p, urlParams.run_id_1, urlParams.run_id_2)))
+      .handle("run", ({ path }) => as((p) => runs.get(p, path.id)))
+      .handle("cancelRun", ({ path }) => as((p) => runs.cancel(p, path.id)))
+      .handle("results", ({ path, urlParams }) => as((p) => runs.results(p, path.id, urlParams)))
+      .handle("result", ({ path }) => as((p) => runs.result(p, path.id)))
+  }))

@@ -1,0 +1,9 @@
+import type { MigrationSet } from "../../../platform/Migrations.js"
+import m0001 from "./0001_eval.js"
+
+export const evalMigrations: MigrationSet = {
+  table: "eval_migrations",
+  migrations: {
+    "0001_eval": m0001
+  }
+}

@@ -2,6 +2,7 @@
 import { Effect, Logger, LogLevel } from "effect"
 import { gatewayBench } from "./gateway.js"
 import { chatBench } from "./chat.js"
+import { evalBench } from "./eval.js"
 import { hitlBench } from "./hitl.js"
 import { integrationsBench } from "./integrations.js"
 import { runsBench } from "./runs.js"
@@ -22,6 +23,9 @@ const main = Effect.gen(function*() {
   }
   if (only === undefined || only === "integrations") {
     for (const line of yield* integrationsBench) yield* Effect.log(line)
+  }
+  if (only === undefined || only === "eval") {
+    for (const line of yield* evalBench) yield* Effect.log(line)
   }
   if (only === undefined || only === "chat") {
     for (const line of yield* chatBench) yield* Effect.log(line)

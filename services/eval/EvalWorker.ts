@@ -19,6 +19,8 @@ const Claimed = Schema.Struct({
 const claimedRows = decodeRows("eval_results", Claimed)
 
 const MAX_ATTEMPTS = 3
+/** Rows between two refreshes of a running run's statistics (the counters move with every row). */
+const AGGREGATE_EVERY = 10
 const IDLE = Duration.millis(250)
 
 /**
@@ -77,6 +79,15 @@ export const EvalWorkerLive = Layer.scopedDiscard(
           FROM eval_results r, jsonb_each(r.rubric_scores) e WHERE r.run_id = ${runId} AND r.status = 'completed'
         ) s WHERE v IS NOT NULL GROUP BY key ORDER BY key`
 
+    const refreshAggregates = (runId: string, finish: boolean) =>
+      Effect.gen(function*() {
+        const stats = yield* aggregates(runId)
+        const scores = JSON.stringify(Object.fromEntries(stats.map((s) => [s.key, { mean: s.mean, median: s.median, p5: s.p5, p95: s.p95 }])))
+        yield* sql`UPDATE eval_runs SET aggregate_metrics = jsonb_build_object('total_rows', total_rows, 'completed_rows', completed_rows,
+          'failed_rows', failed_rows, 'rubric_scores', ${scores}::jsonb)
+          ${finish ? sql`, status = 'completed', finished_at = now()` : sql``} WHERE id = ${runId} AND status = 'running'`
+      })
+
     const record = (row: typeof Claimed.Type, outcome: {
       status: "completed" | "failed"
       actualOutput?: unknown
@@ -97,22 +108,23 @@ export const EvalWorkerLive = Layer.scopedDiscard(
           WHERE id = ${row.id} AND status = 'running'
             AND EXISTS (SELECT 1 FROM eval_runs e WHERE e.id = ${row.run_id} AND e.status = 'running')
           RETURNING id`
-        if (updated.length === 0) return
+        if (updated.length === 0) return false
         const [counts] = yield* sql<{ completed_rows: number; failed_rows: number; total_rows: number }>`UPDATE eval_runs SET
           completed_rows = completed_rows + ${outcome.status === "completed" ? 1 : 0},
-          failed_rows = failed_rows + ${outcome.status === "failed" ? 1 : 0}
+          failed_rows = failed_rows + ${outcome.status === "failed" ? 1 : 0},
+          aggregate_metrics = jsonb_set(jsonb_set(jsonb_set(COALESCE(aggregate_metrics, '{"rubric_scores": {}}'::jsonb),
+            '{total_rows}', to_jsonb(total_rows)),
+            '{completed_rows}', to_jsonb(completed_rows + ${outcome.status === "completed" ? 1 : 0})),
+            '{failed_rows}', to_jsonb(failed_rows + ${outcome.status === "failed" ? 1 : 0}))
           WHERE id = ${row.run_id} RETURNING completed_rows, failed_rows, total_rows`
-        const stats = yield* aggregates(row.run_id)
         const done = counts!.completed_rows + counts!.failed_rows >= counts!.total_rows
-        const metrics = {
-          total_rows: counts!.total_rows,
-          completed_rows: counts!.completed_rows,
-          failed_rows: counts!.failed_rows,
-          rubric_scores: Object.fromEntries(stats.map((s) => [s.key, { mean: s.mean, median: s.median, p5: s.p5, p95: s.p95 }]))
-        }
-        yield* sql`UPDATE eval_runs SET aggregate_metrics = ${JSON.stringify(metrics)}::jsonb
-          ${done ? sql`, status = 'completed', finished_at = now()` : sql``} WHERE id = ${row.run_id}`
-      }))
+        if (done) yield* refreshAggregates(row.run_id, true)
+        return !done && (counts!.completed_rows + counts!.failed_rows) % AGGREGATE_EVERY === 0
+      })).pipe(
+        // Between the first row and the last, the statistics follow every AGGREGATE_EVERY rows, outside the row's
+        // transaction (the run's row stays unlocked); the last row's transaction computes the final ones.
+        Effect.flatMap((refresh) => refresh ? refreshAggregates(row.run_id, false) : Effect.void)
+      )
 
     const scoreOne = (row: typeof Claimed.Type) =>
       Effect.gen(function*() {

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os"
 import * as path from "node:path"
 import { assert, layer } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
+import pg from "pg"
 import { freePort } from "../../platform/FreePort.js"
 import { request } from "../support/Http.js"
 import { platformEnv, waitTerminal } from "../support/ProcessPlatform.js"
@@ -16,6 +17,7 @@ import { respondNode } from "../support/Workflows.js"
 /** The platform as a separate process that the test can SIGKILL and start again. */
 class Server extends Context.Tag("CrashServer")<Server, {
   readonly baseUrl: string
+  readonly databaseUrl: string
   readonly start: () => Effect.Effect<void>
   readonly kill: () => Effect.Effect<void>
 }>() {}
@@ -31,7 +33,9 @@ const ServerLive = Layer.scoped(
     const env: Record<string, string> = {
       ...platformEnv("crash", db.url, model.baseUrl),
       PORT: String(port),
-      DATA_DIR: mkdtempSync(path.join(tmpdir(), "bp-crash-"))
+      DATA_DIR: mkdtempSync(path.join(tmpdir(), "bp-crash-")),
+      EVAL_LEASE_SECONDS: "2",
+      EVAL_CONCURRENCY: "4"
     }
     delete env.REDIS_URL
     let child: ChildProcess | undefined
@@ -57,7 +61,7 @@ const ServerLive = Layer.scoped(
         child.kill("SIGKILL")
       })
     yield* Effect.addFinalizer(() => kill())
-    return { baseUrl, start, kill }
+    return { baseUrl, databaseUrl: db.url, start, kill }
   })
 ).pipe(Layer.provideMerge(ScriptedModel.layer))
 
@@ -292,6 +296,71 @@ layer(ServerLive, { excludeTestServices: true, timeout: "180 seconds" })("crash 
       assert.strictEqual(done.status, "completed", JSON.stringify(done))
       assert.deepStrictEqual(done.output, { text: "after yes" })
     }), 60_000)
+
+  it.effect("SIGKILL during an eval run: after the restart every row is scored, and no row finished before the kill is scored again", () =>
+    Effect.gen(function*() {
+      const server = yield* Server
+      const model = yield* ScriptedModel
+      const judged = new Map<string, number>()
+      model.setScript((r) => {
+        const system = String(r.messages[0]?.content ?? "")
+        if (system.includes("Score the answer below")) {
+          const question = String((JSON.parse(String(r.messages[1]?.content ?? "{}")) as { inputs?: { question?: string } }).inputs?.question)
+          judged.set(question, (judged.get(question) ?? 0) + 1)
+          return { text: JSON.stringify({ score: 3 }), delayMs: 100 }
+        }
+        return { text: "answer", delayMs: 150 }
+      })
+      yield* server.start()
+      const { api, token } = yield* signedIn(server.baseUrl)
+      const w = yield* api("POST", "/api/v1/workflow/workflows", { name: "Graded" }, token)
+      yield* api("PATCH", `/api/v1/workflow/workflows/${w.body.id}`, { dag_definition: { nodes: [respondNode("answer", "E {{workflow_input.question}}")], edges: [] } }, token)
+      assert.strictEqual((yield* api("POST", `/api/v1/workflow/workflows/${w.body.id}/publish`, undefined, token)).status, 200)
+      const form = new FormData()
+      form.append("name", "sixteen")
+      form.append("workflow_id", w.body.id)
+      form.append("file", new Blob([["question", ...Array.from({ length: 16 }, (_, i) => `q${i}`)].join("\n")], { type: "text/csv" }), "d.csv")
+      const dataset = yield* Effect.promise(() =>
+        fetch(`${server.baseUrl}/api/v1/eval/datasets`, { method: "POST", headers: { authorization: `Bearer ${token}` }, body: form }).then((r) => r.json() as Promise<{ id: string }>)
+      )
+      yield* api("POST", `/api/v1/eval/datasets/${dataset.id}/mapping`, { input_map: { question: "question" } }, token)
+      const rubric = yield* api("POST", "/api/v1/eval/rubrics", {
+        workflow_id: w.body.id,
+        name: "r",
+        rubric_schema: { type: "object", required: ["score"], properties: { score: { type: "integer" } } },
+        rubric_instructions: "Score it"
+      }, token)
+      const config = yield* api("POST", "/api/v1/eval/configs", { workflow_id: w.body.id, name: "c", target_type: "workflow", rubric_id: rubric.body.id }, token)
+      const run = (yield* api("POST", "/api/v1/eval/runs", { config_id: config.body.id, dataset_id: dataset.id }, token)).body.id as string
+      const completed = Effect.map(
+        api("GET", `/api/v1/eval/runs/${run}/results?status=completed&page_size=100`, undefined, token),
+        (r) => (r.body.items as Array<{ inputs: { question: string } }>).map((x) => x.inputs.question)
+      )
+      for (let i = 0; i < 300 && (yield* completed).length < 4; i++) yield* sleep(50)
+      yield* server.kill()
+      const before = new Set(yield* Effect.promise(async () => {
+        const pgClient = new pg.Client({ connectionString: server.databaseUrl })
+        await pgClient.connect()
+        const rows = await pgClient.query<{ question: string }>(
+          "SELECT d.inputs->>'question' AS question FROM eval_results r JOIN eval_dataset_rows d ON d.id = r.row_id WHERE r.run_id = $1 AND r.status = 'completed'", [run]
+        ).finally(() => pgClient.end())
+        return rows.rows.map((r) => r.question)
+      }))
+      assert.isAtLeast(before.size, 4)
+      assert.isBelow(before.size, 16, "the kill came while rows were being scored")
+      yield* server.start()
+      const again = yield* signedIn(server.baseUrl)
+      let status = ""
+      for (let i = 0; i < 600 && status !== "completed"; i++) {
+        status = (yield* again.api("GET", `/api/v1/eval/runs/${run}`, undefined, again.token)).body.status
+        if (status !== "completed") yield* sleep(100)
+      }
+      const final = (yield* again.api("GET", `/api/v1/eval/runs/${run}`, undefined, again.token)).body
+      assert.deepInclude(final, { status: "completed", completed_rows: 16, failed_rows: 0 })
+      assert.strictEqual((yield* again.api("GET", `/api/v1/eval/runs/${run}/results?page_size=100`, undefined, again.token)).body.total, 16)
+      for (const question of before) assert.strictEqual(judged.get(question), 1, `${question} was finished before the kill and not scored again`)
+      assert.strictEqual(judged.size, 16)
+    }), 120_000)
 
   it.effect("SIGKILL and restart under an every-second schedule: no fire time starts two runs, and the fires go on", () =>
     Effect.gen(function*() {

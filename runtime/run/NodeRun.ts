@@ -173,6 +173,7 @@ export const runNode = (node: DagNode, env: NodeEnv) =>
       isDryRun: state.run.is_dry_run,
       triggerType: state.run.trigger_type,
       startedBy: state.run.created_by,
+      searchOverrides: state.run.search_overrides,
       emitToken,
       emitEvent,
       startChild: (workflowId, input) => env.startChild(workflowId, input, node.id)

@@ -33,6 +33,8 @@ export interface RunRequest {
   readonly scheduledFireTime?: Date | undefined
   /** Recorded, not run: the run is created `skipped` with this reason (a schedule's overlap policy). */
   readonly skipReason?: string | undefined
+  /** Knowledge-search settings for this run only (`top_k`, `min_score` of its search steps). */
+  readonly searchOverrides?: { readonly top_k?: number | undefined; readonly min_score?: number | undefined } | undefined
 }
 
 export interface CreatedRun {
@@ -129,6 +131,7 @@ export class RunModule extends Context.Tag("RunModule")<RunModule, {
               skip_reason: r.skipReason ?? null,
               finished_at: r.skipReason !== undefined ? new Date() : null,
               scheduled_fire_time: r.scheduledFireTime ?? null,
+              search_overrides: r.searchOverrides === undefined ? null : JSON.stringify(r.searchOverrides),
               trigger_type: r.triggerType,
               is_dry_run: r.isDryRun,
               input_params: JSON.stringify(r.input),

@@ -19,7 +19,8 @@ export const RunRecord = Schema.Struct({
   held: Schema.Boolean,
   error: Schema.NullOr(Schema.String),
   /** Who started the run (a trigger started by nobody: null). */
-  created_by: Schema.optionalWith(Schema.NullOr(Schema.String), { default: () => null })
+  created_by: Schema.optionalWith(Schema.NullOr(Schema.String), { default: () => null }),
+  search_overrides: Schema.optionalWith(Schema.NullOr(Schema.Struct({ top_k: Schema.optional(Schema.Number), min_score: Schema.optional(Schema.Number) })), { default: () => null })
 })
 export type RunRecord = typeof RunRecord.Type
 

@@ -84,7 +84,10 @@ export const makeScoring = Effect.gen(function*() {
         triggerType: "eval",
         createdBy: ctx.createdBy,
         isDryRun: false,
-        input
+        input,
+        ...(ctx.config.search_config !== null
+          ? { searchOverrides: { top_k: ctx.config.search_config.search_top_k, min_score: ctx.config.search_config.search_min_score } }
+          : {})
       }).pipe(Effect.mapError((e) => new RowFailure({ message: `The run could not start: ${e.message}` })))
       if (created.status === "pending") yield* modules.launch(id)
       const until = Date.now() + RUN_TIMEOUT_MS

@@ -276,4 +276,35 @@ layer(RunPlatformLive({ EVAL_CONCURRENCY: "4" }), { excludeTestServices: true, t
       assert.deepInclude(draft.body, { name: "Politeness" })
       assert.strictEqual((yield* http("GET", `${api}/rubrics?workflow_id=${workflowId}`, { token })).body.items.length, 0, "a draft is not saved")
     }))
+
+  it.effect("search_config overrides the knowledge search of the scored runs only", () =>
+    Effect.gen(function*() {
+      const token = yield* adminToken
+      const model = yield* ScriptedModel
+      standardScript(model)
+      const kb = (yield* http("POST", "/api/v1/ingestion/knowledge-bases", { token, body: { name: "Policies" } })).body.id as string
+      for (const title of ["Refunds", "Refund windows", "Refund exceptions"]) {
+        yield* http("POST", `/api/v1/ingestion/knowledge-bases/${kb}/documents`, { token, body: { title, content: `${title}: a refund is paid within 30 days.` } })
+      }
+      const workflowId = yield* publishedWorkflow(token, {
+        nodes: [{ id: "find", type: "agent", agent_config: { agent_type: "search_respond", type_version: "v1", system_prompt_template: "", knowledge_base_ids: [kb], type_config: { answer: false, top_k: 5 } } }],
+        edges: []
+      })
+      const dataset = yield* upload(token, workflowId, "question\nrefund")
+      yield* http("POST", `${api}/datasets/${dataset.body.id}/mapping`, { token, body: { input_map: { query: "question" } } })
+      const rubric = yield* http("POST", `${api}/rubrics`, { token, body: { workflow_id: workflowId, name: "r", rubric_schema: rubricSchema, rubric_instructions: "x" } })
+      const citations = (searchConfig: Record<string, unknown> | undefined) =>
+        Effect.gen(function*() {
+          const config = yield* http("POST", `${api}/configs`, {
+            token,
+            body: { workflow_id: workflowId, name: "s", target_type: "workflow", rubric_id: rubric.body.id, ...(searchConfig !== undefined ? { search_config: searchConfig } : {}) }
+          })
+          const run = yield* http("POST", `${api}/runs`, { token, body: { config_id: config.body.id, dataset_id: dataset.body.id } })
+          const ended = yield* untilEnded(token, run.body.id)
+          const [result] = (yield* http("GET", `${api}/runs/${ended.id}/results`, { token })).body.items
+          return (result.actual_output.citations as Array<unknown>).length
+        })
+      assert.strictEqual(yield* citations(undefined), 3)
+      assert.strictEqual(yield* citations({ search_top_k: 1 }), 1)
+    }))
 })

@@ -5,6 +5,7 @@ import { errorCodeTable } from "./ErrorCodes.js"
 import { flattenErrorSchemas } from "./OpenApiErrors.js"
 import { AgentsApi } from "./AgentApi.js"
 import { ChatApi } from "./ChatApi.js"
+import { DocgenApi } from "./DocgenApi.js"
 import { EvalApi } from "./EvalApi.js"
 import { IngestionApi } from "./IngestionApi.js"
 import { IntegrationsApi, McpServersApi } from "./IntegrationApi.js"
@@ -42,6 +43,7 @@ export class PlatformApi extends HttpApi.make("builder-platform")
   .add(IntegrationsApi)
   .add(McpServersApi)
   .add(EvalApi)
+  .add(DocgenApi)
   .addError(BadRequest)
   .addError(Unauthorized)
   .addError(Forbidden)

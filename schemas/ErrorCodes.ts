@@ -53,6 +53,7 @@ export const ErrorCatalogue = {
   CORS_ORIGIN_NOT_ALLOWED: [403, "A browser request from an origin not in CORS_ORIGINS"],
   // 404 and 405
   NOT_FOUND: [404, "No such resource in the caller's workspace (also for resources of other workspaces)"],
+  SECTION_NOT_FOUND: [404, "The document has no <section> with that id (target_section_id)"],
   GROUPS_DISABLED: [404, "User groups are turned off for this workspace"],
   METHOD_NOT_ALLOWED: [405, "The path exists, the method does not"],
   // 409
@@ -76,6 +77,7 @@ export const ErrorCatalogue = {
   MCP_SERVER_STATE: [409, "The MCP server's status does not allow that change (enable a disabled server, activate a pending one)"],
   MCP_SERVER_IN_USE: [409, "The active version of an AI Employee binds this MCP server"],
   CATALOG_NAME_TAKEN: [409, "The workspace already has a catalog entry with that name"],
+  DOCUMENT_CHANGED: [409, "The document has a newer version than the one the save was based on; reload and save again"],
   NUDGE_CLOSED: [409, "The nudge card was already answered, closed or expired"],
   DOCUMENT_TRIGGER_OVERLAP: [409, "Another document trigger of this AI Employee watches an overlapping part of the knowledge base"],
   FEEDBACK_SENTIMENT_REQUIRED: [409, "Feedback on a message needs a sentiment first"],
@@ -106,6 +108,7 @@ export const ErrorCatalogue = {
   SAME_WORKSPACE: [422, "Sharing an AI Employee into its own workspace"],
   OAUTH_NOT_CONFIGURED: [422, "The integration does not use OAuth 2.0, or its install has no client_id/client_secret credentials"],
   OAUTH_EXCHANGE_FAILED: [422, "The authorization server refused the code exchange"],
+  DOCGEN_NO_WORKFLOW: [422, "Generation needs a workflow_id in the request or bound to the document"],
   DATASET_TOO_MANY_ROWS: [422, "A dataset over 10,000 rows"],
   DATASET_NOT_MAPPED: [422, "The dataset's columns are not mapped to inputs yet (POST /datasets/{id}/mapping)"],
   DATASET_UNKNOWN_COLUMN: [422, "A mapping names a column the dataset does not have"],
@@ -119,7 +122,8 @@ export const ErrorCatalogue = {
   // 429
   RATE_LIMITED: [429, "Too many requests; retry after retry_after_seconds"],
   TOO_MANY_ATTEMPTS: [429, "Too many failed sign-in or code attempts; retry after retry_after_seconds"],
-  // 500 and 503
+  // 500, 501 and 503
+  NOT_IMPLEMENTED: [501, "A documented option the platform does not offer (export as pdf or pptx, the AI outline)"],
   INTERNAL_ERROR: [500, "An unexpected failure; the request_id finds it in the logs"],
   UNAVAILABLE: [503, "The service cannot answer now (a dependency is down); retry after Retry-After"],
   STARTING: [503, "The process is starting (migrations, bootstrap); retry in a moment"],

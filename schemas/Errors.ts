@@ -67,6 +67,12 @@ export class TooManyRequests extends Schema.TaggedError<TooManyRequests>()(
   HttpApiSchema.annotations({ status: 429 })
 ) {}
 
+export class NotImplemented extends Schema.TaggedError<NotImplemented>()(
+  "NotImplemented",
+  fields,
+  HttpApiSchema.annotations({ status: 501 })
+) {}
+
 export class ServiceUnavailable extends Schema.TaggedError<ServiceUnavailable>()(
   "ServiceUnavailable",
   fields,
@@ -83,6 +89,7 @@ export const ErrorTags = [
   "UnsupportedMediaType",
   "Unprocessable",
   "TooManyRequests",
+  "NotImplemented",
   "ServiceUnavailable"
 ] as const
 

@@ -5,12 +5,15 @@ import { defineNode, done, type NodeExecution } from "./NodeType.js"
 
 type AgentNode = typeof AgentNodeSchema.Type
 
-/** A run's own search settings replace the step's `type_config.top_k` / `min_score`. */
+/** A run's own search settings replace the step's `type_config.top_k` / `min_score`; its knowledge bases add to the step's. */
 const withSearchOverrides = (config: AgentNode["agent_config"], overrides: NodeExecution["searchOverrides"]): AgentNode["agent_config"] =>
   overrides === null
     ? config
     : {
       ...config,
+      ...(overrides.knowledge_base_ids !== undefined && overrides.knowledge_base_ids.length > 0
+        ? { knowledge_base_ids: [...new Set([...(config.knowledge_base_ids ?? []), ...overrides.knowledge_base_ids])] }
+        : {}),
       type_config: {
         ...(config.type_config ?? {}),
         ...(overrides.top_k !== undefined ? { top_k: overrides.top_k } : {}),

@@ -18,7 +18,11 @@ export interface NodeExecution {
   /** The user who started the run (their OAuth connections serve its tool calls), if anyone did. */
   readonly startedBy: string | null
   /** Knowledge-search settings the run overrides for itself (an evaluation's search_config). */
-  readonly searchOverrides: { readonly top_k?: number | undefined; readonly min_score?: number | undefined } | null
+  readonly searchOverrides: {
+    readonly top_k?: number | undefined
+    readonly min_score?: number | undefined
+    readonly knowledge_base_ids?: ReadonlyArray<string> | undefined
+  } | null
   readonly emitToken: (delta: string) => Effect.Effect<void>
   /** A step event other than text (`tool_called`), on the run's stream in order with the tokens. */
   readonly emitEvent: (type: string, payload: Record<string, unknown>) => Effect.Effect<void>

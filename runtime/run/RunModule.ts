@@ -34,7 +34,12 @@ export interface RunRequest {
   /** Recorded, not run: the run is created `skipped` with this reason (a schedule's overlap policy). */
   readonly skipReason?: string | undefined
   /** Knowledge-search settings for this run only (`top_k`, `min_score` of its search steps). */
-  readonly searchOverrides?: { readonly top_k?: number | undefined; readonly min_score?: number | undefined } | undefined
+  readonly searchOverrides?: {
+    readonly top_k?: number | undefined
+    readonly min_score?: number | undefined
+    /** Knowledge bases the run's agent steps search besides their own. */
+    readonly knowledge_base_ids?: ReadonlyArray<string> | undefined
+  } | undefined
 }
 
 export interface CreatedRun {

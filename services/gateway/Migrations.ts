@@ -4,6 +4,7 @@ import { runMigrationSet } from "../../runtime/run/migrations/index.js"
 import { agentMigrations } from "../agent/migrations/index.js"
 import { authMigrations } from "../auth/migrations/index.js"
 import { chatMigrations } from "../chat/migrations/index.js"
+import { docgenMigrations } from "../docgen/migrations/index.js"
 import { evalMigrations } from "../eval/migrations/index.js"
 import { ingestionMigrations } from "../ingestion/migrations/index.js"
 import { integrationMigrations } from "../integrations/migrations/index.js"
@@ -19,7 +20,8 @@ export const allMigrations = [
   ingestionMigrations,
   chatMigrations,
   integrationMigrations,
-  evalMigrations
+  evalMigrations,
+  docgenMigrations
 ]
 
 export const migrateAll = runMigrations(allMigrations)

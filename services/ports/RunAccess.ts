@@ -16,7 +16,8 @@ export class RunAccess extends Context.Tag("ports/RunAccess")<RunAccess, {
     principal: Principal,
     workflowId: WorkflowId,
     input: Record<string, unknown>,
-    triggerType: Run["trigger_type"]
+    triggerType: Run["trigger_type"],
+    options?: { readonly knowledgeBaseIds?: ReadonlyArray<string> | undefined }
   ) => Effect.Effect<Run, NotFound | Forbidden | Conflict | BadRequest | Unprocessable>
   readonly hitlRequest: (principal: Principal, requestId: string) => Effect.Effect<typeof HitlRequest.Type, NotFound | Forbidden>
   readonly respondHitl: (

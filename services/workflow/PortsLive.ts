@@ -50,8 +50,13 @@ export const RunAccessLive = Layer.effect(
     return {
       get: (principal, runId) => repo.get(principal, runId),
       follow: stream.follow,
-      start: (principal, workflowId, input, triggerType) =>
-        runs.start(principal, workflowId, { input_params: input }, { dryRun: false, idempotencyKey: undefined, triggerType }),
+      start: (principal, workflowId, input, triggerType, options) =>
+        runs.start(principal, workflowId, { input_params: input }, {
+          dryRun: false,
+          idempotencyKey: undefined,
+          triggerType,
+          ...(options?.knowledgeBaseIds !== undefined ? { searchOverrides: { knowledge_base_ids: options.knowledgeBaseIds } } : {})
+        }),
       hitlRequest: hitl.get,
       respondHitl: hitl.respond
     }

@@ -4,7 +4,7 @@ import { conflict, forbidden, notFound } from "../../schemas/Errors.js"
 import type { WorkflowId } from "../../schemas/Ids.js"
 import type { Principal } from "../../schemas/Principal.js"
 import { Run } from "../../schemas/Run.js"
-import { type CreatedRun, RunModule } from "../../runtime/run/RunModule.js"
+import { type CreatedRun, RunModule, type RunRequest } from "../../runtime/run/RunModule.js"
 import { Idempotency } from "../../platform/Idempotency.js"
 import { requireReader, RUN_ADMINS } from "../../schemas/Authorization.js"
 import { RunsRepo, sumUsage, toRun, toStep } from "./RunsRepo.js"
@@ -46,6 +46,8 @@ export class Runs extends Effect.Service<Runs>()("Runs", {
       readonly idempotencyKey: string | undefined
       /** Set by services that start runs for their own reasons (a feedback workflow); else api or ui by credential. */
       readonly triggerType?: Run["trigger_type"]
+      /** Search settings and knowledge bases for this run only (document generation). */
+      readonly searchOverrides?: RunRequest["searchOverrides"]
     }) =>
       Effect.gen(function*() {
         const workflow = yield* workflows.requireVisible(principal, workflowId)
@@ -66,7 +68,8 @@ export class Runs extends Effect.Service<Runs>()("Runs", {
             apiKeyId: principal.apiKeyId ?? null,
             isDryRun: options.dryRun,
             input: body.input_params,
-            sessionId: body.session_id ?? null
+            sessionId: body.session_id ?? null,
+            ...(options.searchOverrides !== undefined ? { searchOverrides: options.searchOverrides } : {})
           }).pipe(Effect.map(acceptedRun))
         })
         yield* modules.launch(run.id)

@@ -1,0 +1,144 @@
+import { Schema } from "effect"
+
+const Metadata = Schema.Record({ key: Schema.String, value: Schema.Unknown })
+
+export const VersionSource = Schema.Literal("ai_create", "ai_edit", "manual_save", "restore")
+
+export const DocumentCreate = Schema.Struct({
+  title: Schema.String.pipe(Schema.trimmed(), Schema.minLength(1), Schema.maxLength(500)),
+  content_html: Schema.optionalWith(Schema.String, { default: () => "" }),
+  workflow_id: Schema.optional(Schema.UUID),
+  session_id: Schema.optional(Schema.UUID),
+  metadata: Schema.optionalWith(Metadata, { default: () => ({}) }),
+  /** A kind of document (free text: report, policy...), filterable in the list. */
+  type: Schema.optional(Schema.String),
+  parent_document_id: Schema.optional(Schema.UUID)
+})
+
+/** PATCH: title, a shallow metadata merge, and/or content by the update_document rules. */
+export const DocumentPatch = Schema.Struct({
+  title: Schema.optional(Schema.String.pipe(Schema.trimmed(), Schema.minLength(1), Schema.maxLength(500))),
+  metadata: Schema.optional(Metadata),
+  content_html: Schema.optional(Schema.String),
+  target_section_id: Schema.optional(Schema.String),
+  change_description: Schema.optional(Schema.String)
+})
+
+export const Document = Schema.Struct({
+  id: Schema.UUID,
+  title: Schema.String,
+  content_html: Schema.optional(Schema.String),
+  metadata: Metadata,
+  type: Schema.NullOr(Schema.String),
+  version: Schema.Number,
+  workflow_id: Schema.NullOr(Schema.String),
+  session_id: Schema.NullOr(Schema.String),
+  parent_document_id: Schema.NullOr(Schema.String),
+  created_at: Schema.Date,
+  updated_at: Schema.Date
+})
+
+export const DocumentListParams = Schema.Struct({
+  limit: Schema.optionalWith(Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, 100)), { default: () => 25 }),
+  offset: Schema.optionalWith(Schema.NumberFromString.pipe(Schema.int(), Schema.greaterThanOrEqualTo(0)), { default: () => 0 }),
+  type: Schema.optional(Schema.String),
+  parent_document_id: Schema.optional(Schema.UUID),
+  include_content: Schema.optional(Schema.BooleanFromString)
+})
+
+export const DocumentList = Schema.Struct({ items: Schema.Array(Document), total: Schema.Number, limit: Schema.Number, offset: Schema.Number })
+
+const Child = Schema.Struct({ title: DocumentCreate.fields.title, content_html: Schema.optional(Schema.String), metadata: Schema.optional(Metadata), type: Schema.optional(Schema.String) })
+
+export const BulkCreate = Schema.Struct({
+  /** A new parent document (with `title`), or an existing one (`parent_document_id`). */
+  title: Schema.optional(DocumentCreate.fields.title),
+  parent_document_id: Schema.optional(Schema.UUID),
+  workflow_id: Schema.optional(Schema.UUID),
+  children: Schema.Array(Child).pipe(Schema.minItems(1), Schema.maxItems(100))
+})
+
+export const BulkCreated = Schema.Struct({ parent: Document, children: Schema.Array(Document) })
+
+export const Version = Schema.Struct({
+  number: Schema.Number,
+  source: VersionSource,
+  change_description: Schema.NullOr(Schema.String),
+  user_id: Schema.NullOr(Schema.String),
+  run_id: Schema.NullOr(Schema.String),
+  created_at: Schema.Date,
+  content_html: Schema.optional(Schema.String)
+})
+
+export const VersionList = Schema.Struct({ items: Schema.Array(Version) })
+
+export const ManualSave = Schema.Struct({
+  content_html: Schema.String,
+  /** The version the client loaded: a document that moved on since is 409 DOCUMENT_CHANGED. */
+  base_version: Schema.Int,
+  change_description: Schema.optional(Schema.String)
+})
+
+export const GenerateRequest = Schema.Struct({
+  section_title: Schema.optional(Schema.String),
+  instructions: Schema.optional(Schema.String),
+  knowledge_base_ids: Schema.optional(Schema.Array(Schema.UUID)),
+  workflow_id: Schema.optional(Schema.UUID)
+})
+
+export const GenerateResponse = Schema.Struct({ run_id: Schema.String, workflow_id: Schema.String, stream_url: Schema.String })
+
+export const Anchor = Schema.Struct({
+  section_id: Schema.optional(Schema.String),
+  /** The commented text, as the client saw it. */
+  quote: Schema.optional(Schema.String),
+  start: Schema.optional(Schema.Int),
+  end: Schema.optional(Schema.Int)
+})
+
+export const Comment = Schema.Struct({
+  id: Schema.UUID,
+  author_id: Schema.String,
+  content: Schema.String,
+  deleted: Schema.Boolean,
+  created_at: Schema.Date,
+  updated_at: Schema.Date
+})
+
+export const Thread = Schema.Struct({
+  id: Schema.UUID,
+  document_id: Schema.UUID,
+  anchor: Anchor,
+  status: Schema.Literal("open", "resolved"),
+  created_by: Schema.String,
+  resolved_by: Schema.NullOr(Schema.String),
+  resolved_at: Schema.NullOr(Schema.Date),
+  comments: Schema.Array(Comment),
+  created_at: Schema.Date
+})
+
+export const ThreadCreate = Schema.Struct({ content: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(10_000)), anchor: Schema.optionalWith(Anchor, { default: () => ({}) }) })
+export const ThreadPatch = Schema.Struct({ status: Schema.Literal("open", "resolved") })
+export const ReplyCreate = Schema.Struct({ content: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(10_000)) })
+export const ThreadList = Schema.Struct({ items: Schema.Array(Thread) })
+export const ThreadBatchParams = Schema.Struct({
+  /** Comma-separated document ids (default: all of the caller's documents). */
+  document_ids: Schema.optional(Schema.String),
+  status: Schema.optional(Schema.Literal("open", "resolved"))
+})
+
+export const ExportRequest = Schema.Struct({
+  document_ids: Schema.Array(Schema.UUID).pipe(Schema.minItems(1), Schema.maxItems(100)),
+  format: Schema.Literal("html", "pdf", "pptx")
+})
+
+export const ExportJob = Schema.Struct({
+  id: Schema.UUID,
+  status: Schema.Literal("pending", "running", "complete", "error"),
+  format: Schema.String,
+  document_ids: Schema.Array(Schema.String),
+  download_url: Schema.NullOr(Schema.String),
+  expires_at: Schema.NullOr(Schema.Date),
+  error: Schema.NullOr(Schema.String),
+  created_at: Schema.Date
+})

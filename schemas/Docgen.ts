@@ -142,3 +142,98 @@ export const ExportJob = Schema.Struct({
   error: Schema.NullOr(Schema.String),
   created_at: Schema.Date
 })
+
+export const ChatSessionCreate = Schema.Struct({
+  title: Schema.optional(Schema.String.pipe(Schema.maxLength(200))),
+  /** Document-less sessions: the AI Employee whose knowledge bases answers are searched in. */
+  workflow_id: Schema.optional(Schema.UUID)
+})
+
+export const ChatSessionPatch = Schema.Struct({ title: Schema.String.pipe(Schema.trimmed(), Schema.minLength(1), Schema.maxLength(200)) })
+
+export const ChatSession = Schema.Struct({
+  id: Schema.UUID,
+  document_id: Schema.NullOr(Schema.String),
+  workflow_id: Schema.NullOr(Schema.String),
+  title: Schema.String,
+  created_at: Schema.Date,
+  updated_at: Schema.Date
+})
+
+export const ChatSessionList = Schema.Struct({ items: Schema.Array(ChatSession) })
+
+export const ChatMessageCreate = Schema.Struct({
+  content: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(20_000)),
+  mode: Schema.optionalWith(Schema.Literal("edit", "qa"), { default: () => "qa" as const }),
+  /** edit: the HTML the user selected, which replacement_text would replace. */
+  selected_html: Schema.optional(Schema.String)
+})
+
+export const ChatMessage = Schema.Struct({
+  id: Schema.UUID,
+  role: Schema.Literal("user", "assistant"),
+  content: Schema.String,
+  mode: Schema.Literal("edit", "qa"),
+  selected_html: Schema.NullOr(Schema.String),
+  replacement_text: Schema.NullOr(Schema.String),
+  sources: Schema.Array(Schema.Struct({ document_id: Schema.String, title: Schema.String, snippet: Schema.String })),
+  created_at: Schema.Date
+})
+
+export const ChatMessageList = Schema.Struct({ items: Schema.Array(ChatMessage) })
+
+/** The reply of a message: the user's message and the assistant's answer. */
+export const ChatExchange = Schema.Struct({ message: ChatMessage, reply: ChatMessage })
+
+export const OutlineRequest = Schema.Struct({
+  input_type: Schema.Literal("MANUAL", "UPLOAD", "AI"),
+  /** MANUAL: an HTML outline (headings, nested lists); UPLOAD: markdown of an uploaded document. */
+  content: Schema.optionalWith(Schema.String, { default: () => "" })
+})
+
+export interface OutlineSection {
+  readonly id: string
+  readonly title: string
+  readonly level: number
+  readonly children: ReadonlyArray<OutlineSection>
+}
+export const OutlineSection: Schema.Schema<OutlineSection> = Schema.Struct({
+  id: Schema.String,
+  title: Schema.String,
+  level: Schema.Number,
+  children: Schema.Array(Schema.suspend((): Schema.Schema<OutlineSection> => OutlineSection))
+}).annotations({ identifier: "OutlineSection" })
+
+export const Outline = Schema.Struct({ sections: Schema.Array(OutlineSection) })
+
+export const SectionProfileRequest = Schema.Struct({
+  name: Schema.String.pipe(Schema.trimmed(), Schema.minLength(1), Schema.maxLength(200)),
+  description: Schema.optionalWith(Schema.String, { default: () => "" }),
+  instructions: Schema.optionalWith(Schema.String, { default: () => "" }),
+  keywords: Schema.optionalWith(Schema.Array(Schema.String), { default: () => [] })
+})
+
+export const SectionProfilePatch = Schema.Struct({
+  name: Schema.optional(SectionProfileRequest.fields.name),
+  description: Schema.optional(Schema.String),
+  instructions: Schema.optional(Schema.String),
+  keywords: Schema.optional(Schema.Array(Schema.String))
+})
+
+export const SectionProfile = Schema.Struct({
+  id: Schema.UUID,
+  name: Schema.String,
+  description: Schema.String,
+  instructions: Schema.String,
+  keywords: Schema.Array(Schema.String),
+  created_at: Schema.Date,
+  updated_at: Schema.Date
+})
+
+export const SectionProfileList = Schema.Struct({ items: Schema.Array(SectionProfile) })
+
+export const ClassifyRequest = Schema.Struct({ section_titles: Schema.Array(Schema.String).pipe(Schema.minItems(1), Schema.maxItems(200)) })
+
+export const Classification = Schema.Struct({
+  items: Schema.Array(Schema.Struct({ section_title: Schema.String, profile_id: Schema.NullOr(Schema.String), profile_name: Schema.NullOr(Schema.String) }))
+})

@@ -108,6 +108,7 @@ export const ErrorCatalogue = {
   SAME_WORKSPACE: [422, "Sharing an AI Employee into its own workspace"],
   OAUTH_NOT_CONFIGURED: [422, "The integration does not use OAuth 2.0, or its install has no client_id/client_secret credentials"],
   OAUTH_EXCHANGE_FAILED: [422, "The authorization server refused the code exchange"],
+  MODEL_UNAVAILABLE: [422, "No model is available to the workspace for this, or the model failed to answer"],
   DOCGEN_NO_WORKFLOW: [422, "Generation needs a workflow_id in the request or bound to the document"],
   DATASET_TOO_MANY_ROWS: [422, "A dataset over 10,000 rows"],
   DATASET_NOT_MAPPED: [422, "The dataset's columns are not mapped to inputs yet (POST /datasets/{id}/mapping)"],

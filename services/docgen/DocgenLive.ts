@@ -1,12 +1,14 @@
 import { Layer } from "effect"
+import { Assistant } from "./Assistant.js"
 import { Comments } from "./Comments.js"
 import { Documents } from "./Documents.js"
 import { Exports } from "./Exports.js"
 import { Generation, UpdateDocumentToolLive } from "./Generation.js"
 import { DocgenHttp } from "./http/DocgenHttp.js"
+import { SectionProfiles } from "./SectionProfiles.js"
 
-/** Document generation: documents and versions, generation by AI Employees (the update_document tool), comments, export. */
-export const DocgenLive = Layer.mergeAll(Generation.Default, Comments.Default, Exports.Default, UpdateDocumentToolLive).pipe(
+/** Document generation: documents and versions, generation by AI Employees (the update_document tool), the assistant, comments, export, section profiles. */
+export const DocgenLive = Layer.mergeAll(Generation.Default, Comments.Default, Exports.Default, UpdateDocumentToolLive, Assistant.Default, SectionProfiles.Default).pipe(
   Layer.provideMerge(Documents.Default)
 )
 

@@ -18,6 +18,8 @@ export interface AiEmployee {
   readonly config: WorkflowConfig
   /** `<node id>:<preset>` of steps that may keep a retired preset. */
   readonly legacy_steps: ReadonlyArray<string>
+  /** The knowledge bases attached to it. */
+  readonly knowledge_base_ids: ReadonlyArray<string>
 }
 
 /** AI Employee lookups, implemented by the workflow service. */

@@ -27,7 +27,8 @@ export const AiEmployeesLive = Layer.effect(
           active_version: w.active_version,
           latest_version: w.latest_version,
           config: configOf(w),
-          legacy_steps: w.legacy_steps
+          legacy_steps: w.legacy_steps,
+          knowledge_base_ids: w.knowledge_base_ids
         }))),
       inputSchema: (principal, id, version) =>
         versions.get(principal, id, version).pipe(

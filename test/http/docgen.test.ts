@@ -200,4 +200,68 @@ layer(RunPlatformLive(), { excludeTestServices: true, timeout: "60 seconds" })("
         assert.strictEqual(refused.body.code, "NOT_IMPLEMENTED")
       }
     }))
+
+  it.effect("the inline assistant: edit answers with replacement_text, qa about the document, document-less Q&A searches the AI Employee's knowledge bases", () =>
+    Effect.gen(function*() {
+      const token = yield* adminToken
+      const model = yield* ScriptedModel
+      const doc = (yield* create(token, { title: "Memo", content_html: "<p>The budget is 10k.</p>" })).body
+      const sessions = `${api}/documents/${doc.id}/chat/sessions`
+      const session = yield* http("POST", sessions, { token, body: {} })
+      assert.strictEqual(session.status, 201, session.text)
+      model.setScript((r: ChatCompletionRequest) => {
+        const system = String(r.messages[0]?.content ?? "")
+        if (system.startsWith("You edit part of a document")) return { text: JSON.stringify({ reply: "Made it bold.", replacement_text: "<p><b>The budget is 10k.</b></p>" }) }
+        if (system.includes("The budget is 10k")) return { text: "The budget is 10k." }
+        return { text: system.includes("[1] Travel policy") ? "Economy class [1]." : "I do not know." }
+      })
+      const edited = yield* http("POST", `${sessions}/${session.body.id}/messages`, { token, body: { content: "Make it bold", mode: "edit", selected_html: "<p>The budget is 10k.</p>" } })
+      assert.strictEqual(edited.status, 201, edited.text)
+      assert.deepInclude(edited.body.reply, { role: "assistant", content: "Made it bold.", replacement_text: "<p><b>The budget is 10k.</b></p>", mode: "edit" })
+      const asked = yield* http("POST", `${sessions}/${session.body.id}/messages`, { token, body: { content: "What is the budget?" } })
+      assert.strictEqual(asked.body.reply.content, "The budget is 10k.")
+      assert.strictEqual((yield* http("GET", `${sessions}/${session.body.id}/messages`, { token })).body.items.length, 4)
+      assert.strictEqual((yield* http("PATCH", `${sessions}/${session.body.id}`, { token, body: { title: "Budget" } })).body.title, "Budget")
+
+      const kb = (yield* http("POST", "/api/v1/ingestion/knowledge-bases", { token, body: { name: "Policies" } })).body.id as string
+      yield* http("POST", `/api/v1/ingestion/knowledge-bases/${kb}/documents`, { token, body: { title: "Travel policy", content: "Flights are booked in economy class." } })
+      const w = yield* http("POST", "/api/v1/workflow/workflows", { token, body: { name: "Policy bot" } })
+      yield* http("PATCH", `/api/v1/workflow/workflows/${w.body.id}`, { token, body: { knowledge_base_ids: [kb] } })
+      const qa = yield* http("POST", `${api}/chat/sessions`, { token, body: { workflow_id: w.body.id } })
+      assert.strictEqual(qa.status, 201, qa.text)
+      const answer = yield* http("POST", `${api}/chat/sessions/${qa.body.id}/messages`, { token, body: { content: "Which class do we fly?", mode: "qa" } })
+      assert.strictEqual(answer.body.reply.content, "Economy class [1].")
+      assert.strictEqual(answer.body.reply.sources[0].title, "Travel policy")
+      assert.strictEqual((yield* http("GET", `${api}/chat/sessions`, { token })).body.items.length, 1)
+      assert.strictEqual((yield* http("DELETE", `${api}/chat/sessions/${qa.body.id}`, { token })).status, 204)
+    }))
+
+  it.effect("outline from an HTML outline or markdown (the AI path is 501); section profiles and their classification", () =>
+    Effect.gen(function*() {
+      const token = yield* adminToken
+      const model = yield* ScriptedModel
+      const manual = yield* http("POST", `${api}/generate-document-outline`, { token, body: { input_type: "MANUAL", content: "<h1>Plan</h1><ul><li>Goals<ul><li>Revenue</li></ul></li><li>Risks</li></ul><h1>Budget</h1>" } })
+      assert.strictEqual(manual.status, 200, manual.text)
+      assert.deepStrictEqual(JSON.parse(JSON.stringify(manual.body.sections, (k, v) => (k === "level" ? undefined : v))), [
+        { id: "plan", title: "Plan", children: [{ id: "goals", title: "Goals", children: [{ id: "revenue", title: "Revenue", children: [] }] }, { id: "risks", title: "Risks", children: [] }] },
+        { id: "budget", title: "Budget", children: [] }
+      ])
+      const upload = yield* http("POST", `${api}/generate-document-outline`, { token, body: { input_type: "UPLOAD", content: "# Intro\n## Scope\n- In\n- Out\n# Plan" } })
+      assert.deepStrictEqual(upload.body.sections.map((s: { title: string }) => s.title), ["Intro", "Plan"])
+      assert.deepStrictEqual(upload.body.sections[0].children[0].children.map((s: { title: string }) => s.title), ["In", "Out"])
+      const ai = yield* http("POST", `${api}/generate-document-outline`, { token, body: { input_type: "AI", content: "anything" } })
+      assert.strictEqual(ai.status, 501)
+
+      const risk = yield* http("POST", `${api}/section-profiles`, { token, body: { name: "Risk", description: "Risks and mitigations", keywords: ["risk"] } })
+      assert.strictEqual(risk.status, 201, risk.text)
+      yield* http("POST", `${api}/section-profiles`, { token, body: { name: "Finance", description: "Money" } })
+      assert.strictEqual((yield* http("PATCH", `${api}/section-profiles/${risk.body.id}`, { token, body: { instructions: "List each risk" } })).body.instructions, "List each risk")
+      assert.strictEqual((yield* http("GET", `${api}/section-profiles`, { token })).body.items.length, 2)
+      model.setScript(() => ({ text: JSON.stringify({ items: [{ section_title: "Known risks", profile: "Risk" }, { section_title: "Cost", profile: "Finance" }, { section_title: "Thanks", profile: null }] }) }))
+      const classified = yield* http("POST", `${api}/section-profiles/classify`, { token, body: { section_titles: ["Known risks", "Cost", "Thanks"] } })
+      assert.deepStrictEqual(classified.body.items.map((i: { profile_name: string | null }) => i.profile_name), ["Risk", "Finance", null])
+      assert.strictEqual(classified.body.items[0].profile_id, risk.body.id)
+      assert.strictEqual((yield* http("DELETE", `${api}/section-profiles/${risk.body.id}`, { token })).status, 204)
+      assert.strictEqual((yield* http("GET", `${api}/section-profiles/${risk.body.id}`, { token })).status, 404)
+    }))
 })

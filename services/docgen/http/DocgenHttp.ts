@@ -2,10 +2,14 @@ import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
 import { PlatformApi } from "../../../schemas/Api.js"
 import { CurrentPrincipal } from "../../../schemas/Principal.js"
+import { NotImplemented } from "../../../schemas/Errors.js"
+import { Assistant } from "../Assistant.js"
 import { Comments } from "../Comments.js"
 import { Documents } from "../Documents.js"
 import { Exports } from "../Exports.js"
 import { Generation } from "../Generation.js"
+import { outlineFromHtml, outlineFromMarkdown } from "../Outline.js"
+import { SectionProfiles } from "../SectionProfiles.js"
 
 export const DocgenHttp = HttpApiBuilder.group(PlatformApi, "docgen", (handlers) =>
   Effect.gen(function*() {
@@ -13,6 +17,8 @@ export const DocgenHttp = HttpApiBuilder.group(PlatformApi, "docgen", (handlers)
     const generation = yield* Generation
     const comments = yield* Comments
     const exports = yield* Exports
+    const assistant = yield* Assistant
+    const profiles = yield* SectionProfiles
     const as = <A, E, R>(f: (p: typeof CurrentPrincipal.Service) => Effect.Effect<A, E, R>) => Effect.flatMap(CurrentPrincipal, f)
     return handlers
       .handle("list", ({ urlParams }) => as((p) => documents.list(p, urlParams)))
@@ -34,6 +40,30 @@ export const DocgenHttp = HttpApiBuilder.group(PlatformApi, "docgen", (handlers)
       .handle("updateReply", ({ path, payload }) => as((p) => comments.editReply(p, path.id, path.threadId, path.commentId, payload.content)))
       .handle("removeReply", ({ path }) => as((p) => comments.removeReply(p, path.id, path.threadId, path.commentId)))
       .handle("allThreads", ({ urlParams }) => as((p) => comments.batch(p, urlParams)))
+      .handle("docSessions", ({ path }) => as((p) => assistant.list(p, path.id)))
+      .handle("createDocSession", ({ path, payload }) => as((p) => assistant.create(p, path.id, payload)))
+      .handle("docSession", ({ path }) => as((p) => assistant.get(p, path.id, path.sessionId)))
+      .handle("renameDocSession", ({ path, payload }) => as((p) => assistant.rename(p, path.id, path.sessionId, payload.title)))
+      .handle("removeDocSession", ({ path }) => as((p) => assistant.remove(p, path.id, path.sessionId)))
+      .handle("docMessages", ({ path }) => as((p) => assistant.messages(p, path.id, path.sessionId)))
+      .handle("docMessage", ({ path, payload }) => as((p) => assistant.send(p, path.id, path.sessionId, payload)))
+      .handle("sessions", () => as((p) => assistant.list(p, null)))
+      .handle("createSession", ({ payload }) => as((p) => assistant.create(p, null, payload)))
+      .handle("session", ({ path }) => as((p) => assistant.get(p, null, path.sessionId)))
+      .handle("renameSession", ({ path, payload }) => as((p) => assistant.rename(p, null, path.sessionId, payload.title)))
+      .handle("removeSession", ({ path }) => as((p) => assistant.remove(p, null, path.sessionId)))
+      .handle("messages", ({ path }) => as((p) => assistant.messages(p, null, path.sessionId)))
+      .handle("message", ({ path, payload }) => as((p) => assistant.send(p, null, path.sessionId, payload)))
+      .handle("outline", ({ payload }) =>
+        payload.input_type === "AI"
+          ? Effect.fail(new NotImplemented({ code: "NOT_IMPLEMENTED", message: "The AI-generated outline is not available; send a MANUAL or UPLOAD outline" }))
+          : Effect.succeed({ sections: payload.input_type === "MANUAL" ? outlineFromHtml(payload.content) : outlineFromMarkdown(payload.content) }))
+      .handle("profiles", () => as((p) => profiles.list(p)))
+      .handle("createProfile", ({ payload }) => as((p) => profiles.create(p, payload)))
+      .handle("classify", ({ payload }) => as((p) => profiles.classify(p, payload.section_titles)))
+      .handle("profile", ({ path }) => as((p) => profiles.get(p, path.id)))
+      .handle("updateProfile", ({ path, payload }) => as((p) => profiles.update(p, path.id, payload)))
+      .handle("removeProfile", ({ path }) => as((p) => profiles.remove(p, path.id)))
       .handle("export", ({ payload }) => as((p) => exports.create(p, payload)))
       .handle("exportJob", ({ path }) => as((p) => exports.get(p, path.jobId)))
       .handle("download", ({ path }) => as((p) => exports.download(p, path.jobId)))

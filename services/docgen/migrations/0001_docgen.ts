@@ -56,6 +56,40 @@ export default Effect.gen(function*() {
       updated_at timestamptz NOT NULL DEFAULT now()
     )`
   yield* sql`
+    CREATE TABLE docgen_chat_sessions (
+      id uuid PRIMARY KEY,
+      tenant_id uuid NOT NULL REFERENCES tenants(id) ON DELETE CASCADE,
+      owner_id uuid NOT NULL,
+      document_id uuid REFERENCES docgen_documents(id) ON DELETE CASCADE,
+      workflow_id uuid,
+      title text NOT NULL,
+      created_at timestamptz NOT NULL DEFAULT now(),
+      updated_at timestamptz NOT NULL DEFAULT now()
+    )`
+  yield* sql`
+    CREATE TABLE docgen_chat_messages (
+      id uuid PRIMARY KEY,
+      session_id uuid NOT NULL REFERENCES docgen_chat_sessions(id) ON DELETE CASCADE,
+      role text NOT NULL,
+      content text NOT NULL,
+      mode text NOT NULL,
+      selected_html text,
+      replacement_text text,
+      sources jsonb NOT NULL DEFAULT '[]'::jsonb,
+      created_at timestamptz NOT NULL DEFAULT clock_timestamp()
+    )`
+  yield* sql`
+    CREATE TABLE docgen_section_profiles (
+      id uuid PRIMARY KEY,
+      tenant_id uuid NOT NULL REFERENCES tenants(id) ON DELETE CASCADE,
+      name text NOT NULL,
+      description text NOT NULL DEFAULT '',
+      instructions text NOT NULL DEFAULT '',
+      keywords text[] NOT NULL DEFAULT '{}',
+      created_at timestamptz NOT NULL DEFAULT now(),
+      updated_at timestamptz NOT NULL DEFAULT now()
+    )`
+  yield* sql`
     CREATE TABLE docgen_exports (
       id uuid PRIMARY KEY,
       tenant_id uuid NOT NULL,

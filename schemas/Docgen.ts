@@ -237,3 +237,46 @@ export const ClassifyRequest = Schema.Struct({ section_titles: Schema.Array(Sche
 export const Classification = Schema.Struct({
   items: Schema.Array(Schema.Struct({ section_title: Schema.String, profile_id: Schema.NullOr(Schema.String), profile_name: Schema.NullOr(Schema.String) }))
 })
+
+export const TemplateMode = Schema.Literal("slot_fill", "html_rewrite").annotations({
+  description: "slot_fill: generation fills the template's {{slots}}; html_rewrite: generation rewrites the template's HTML"
+})
+
+export const TemplateCreate = Schema.Struct({
+  name: Schema.String.pipe(Schema.trimmed(), Schema.minLength(1), Schema.maxLength(200)),
+  mode: Schema.optionalWith(TemplateMode, { default: () => "html_rewrite" as const }),
+  /** An HTML template (uploads bring DOCX or PPTX instead). */
+  html: Schema.String
+})
+
+export const TemplatePatch = Schema.Struct({
+  name: Schema.optional(Schema.String.pipe(Schema.trimmed(), Schema.minLength(1), Schema.maxLength(200))),
+  mode: Schema.optional(TemplateMode)
+})
+
+export const Template = Schema.Struct({
+  id: Schema.UUID,
+  name: Schema.String,
+  kind: Schema.Literal("docx", "pptx", "html"),
+  mode: TemplateMode,
+  size_bytes: Schema.Number,
+  /** The `{{name}}` placeholders found in the template. */
+  slots: Schema.Array(Schema.String),
+  slide_count: Schema.NullOr(Schema.Number),
+  is_default: Schema.Boolean,
+  created_at: Schema.Date,
+  updated_at: Schema.Date
+})
+
+export const TemplateList = Schema.Struct({ items: Schema.Array(Template) })
+
+export const Slide = Schema.Struct({
+  index: Schema.Number,
+  title: Schema.String,
+  /** The slide's text runs, in order. */
+  texts: Schema.Array(Schema.String)
+})
+
+export const SlideList = Schema.Struct({ items: Schema.Array(Slide) })
+export const SlideOrder = Schema.Struct({ order: Schema.Array(Schema.Int) })
+export const SlideEdit = Schema.Struct({ texts: Schema.Array(Schema.String) })

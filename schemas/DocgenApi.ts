@@ -1,7 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import * as D from "./Docgen.js"
-import { Conflict, NotImplemented, Unprocessable } from "./Errors.js"
+import { Conflict, NotImplemented, PayloadTooLarge, Unprocessable } from "./Errors.js"
 import * as Security from "./Security.js"
 
 const id = HttpApiSchema.param("id", Schema.UUID)
@@ -10,6 +10,7 @@ const threadId = HttpApiSchema.param("threadId", Schema.UUID)
 const commentId = HttpApiSchema.param("commentId", Schema.UUID)
 const jobId = HttpApiSchema.param("jobId", Schema.UUID)
 const sessionId = HttpApiSchema.param("sessionId", Schema.UUID)
+const slideIndex = HttpApiSchema.param("slide", Schema.NumberFromString.pipe(Schema.int(), Schema.positive()))
 
 /** Documents written by people and AI Employees: versions, generation, comments, export. */
 export class DocgenApi extends HttpApiGroup.make("docgen")
@@ -108,11 +109,32 @@ export class DocgenApi extends HttpApiGroup.make("docgen")
   .add(HttpApiEndpoint.get("profile")`/section-profiles/${id}`.addSuccess(D.SectionProfile))
   .add(HttpApiEndpoint.patch("updateProfile")`/section-profiles/${id}`.setPayload(D.SectionProfilePatch).addSuccess(D.SectionProfile))
   .add(HttpApiEndpoint.del("removeProfile")`/section-profiles/${id}`.addSuccess(HttpApiSchema.NoContent))
+  .add(HttpApiEndpoint.get("templates", "/templates").addSuccess(D.TemplateList))
+  .add(HttpApiEndpoint.post("createTemplate", "/templates").setPayload(D.TemplateCreate).addSuccess(D.Template, { status: 201 }))
+  .add(
+    HttpApiEndpoint.post("uploadTemplate", "/templates/upload")
+      .addSuccess(D.Template, { status: 201 })
+      .annotate(OpenApi.Description, "multipart: `file` (DOCX or PPTX, recognised by content; other files 400 UNSUPPORTED_TEMPLATE; over 20 MiB 413), `name?`, `mode?`")
+  )
+  .add(HttpApiEndpoint.get("template")`/templates/${id}`.addSuccess(D.Template))
+  .add(HttpApiEndpoint.patch("updateTemplate")`/templates/${id}`.setPayload(D.TemplatePatch).addSuccess(D.Template))
+  .add(HttpApiEndpoint.del("removeTemplate")`/templates/${id}`.addSuccess(HttpApiSchema.NoContent))
+  .add(HttpApiEndpoint.get("templateHtml")`/templates/${id}/html`.addSuccess(HttpApiSchema.Text({ contentType: "text/html" })))
+  .add(HttpApiEndpoint.get("templateThumbnail")`/templates/${id}/thumbnail`.addSuccess(HttpApiSchema.Uint8Array({ contentType: "image/png" })))
+  .add(HttpApiEndpoint.put("setDefaultTemplate")`/templates/${id}/set-default`.addSuccess(D.Template))
+  .add(HttpApiEndpoint.post("duplicateTemplate")`/templates/${id}/duplicate`.addSuccess(D.Template, { status: 201 }))
+  .add(HttpApiEndpoint.post("reextractTemplate")`/templates/${id}/re-extract`.addSuccess(D.Template))
+  .add(HttpApiEndpoint.get("slides")`/templates/${id}/slides`.addSuccess(D.SlideList))
+  .add(HttpApiEndpoint.put("reorderSlides")`/templates/${id}/slides/order`.setPayload(D.SlideOrder).addSuccess(D.SlideList))
+  .add(HttpApiEndpoint.get("slide")`/templates/${id}/slides/${slideIndex}`.addSuccess(D.Slide))
+  .add(HttpApiEndpoint.patch("editSlide")`/templates/${id}/slides/${slideIndex}`.setPayload(D.SlideEdit).addSuccess(D.Slide))
+  .add(HttpApiEndpoint.del("removeSlide")`/templates/${id}/slides/${slideIndex}`.addSuccess(HttpApiSchema.NoContent))
   .add(HttpApiEndpoint.get("exportJob")`/export/${jobId}`.addSuccess(D.ExportJob))
   .add(HttpApiEndpoint.get("download")`/export/${jobId}/download`.addSuccess(HttpApiSchema.Text({ contentType: "text/html" })))
   .addError(Conflict)
   .addError(Unprocessable)
   .addError(NotImplemented)
+  .addError(PayloadTooLarge)
   .middleware(Security.Authentication)
   .prefix("/api/v1/docgen")
 {}

@@ -6,9 +6,11 @@ import { Exports } from "./Exports.js"
 import { Generation, UpdateDocumentToolLive } from "./Generation.js"
 import { DocgenHttp } from "./http/DocgenHttp.js"
 import { SectionProfiles } from "./SectionProfiles.js"
+import { Templates } from "./Templates.js"
 
 /** Document generation: documents and versions, generation by AI Employees (the update_document tool), the assistant, comments, export, section profiles. */
-export const DocgenLive = Layer.mergeAll(Generation.Default, Comments.Default, Exports.Default, UpdateDocumentToolLive, Assistant.Default, SectionProfiles.Default).pipe(
+export const DocgenLive = Layer.mergeAll(Generation.Default, Comments.Default, Exports.Default, UpdateDocumentToolLive, Assistant.Default, SectionProfiles.Default,
+  Templates.Default).pipe(
   Layer.provideMerge(Documents.Default)
 )
 

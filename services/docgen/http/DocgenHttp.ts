@@ -1,8 +1,10 @@
-import { HttpApiBuilder } from "@effect/platform"
+import { readFile } from "node:fs/promises"
+import { HttpApiBuilder, HttpServerRequest } from "@effect/platform"
+import { NodeContext } from "@effect/platform-node"
 import { Effect } from "effect"
 import { PlatformApi } from "../../../schemas/Api.js"
 import { CurrentPrincipal } from "../../../schemas/Principal.js"
-import { NotImplemented } from "../../../schemas/Errors.js"
+import { badRequest, NotImplemented, PayloadTooLarge } from "../../../schemas/Errors.js"
 import { Assistant } from "../Assistant.js"
 import { Comments } from "../Comments.js"
 import { Documents } from "../Documents.js"
@@ -10,6 +12,31 @@ import { Exports } from "../Exports.js"
 import { Generation } from "../Generation.js"
 import { outlineFromHtml, outlineFromMarkdown } from "../Outline.js"
 import { SectionProfiles } from "../SectionProfiles.js"
+import { MAX_TEMPLATE_BYTES, Templates } from "../Templates.js"
+
+/** A template upload: multipart with `file`, and optionally `name` and `mode`. */
+const readTemplateUpload = Effect.gen(function*() {
+  const request = yield* HttpServerRequest.HttpServerRequest
+  if (!(request.headers["content-type"] ?? "").includes("multipart/form-data")) {
+    return yield* badRequest("INVALID_MULTIPART", "Upload the template as multipart/form-data with its file")
+  }
+  const form = yield* request.multipart.pipe(
+    Effect.mapError(() => badRequest("INVALID_MULTIPART", "The multipart body could not be read")),
+    Effect.provide(NodeContext.layer)
+  )
+  const file = Object.values(form).flatMap((v) => (Array.isArray(v) ? v : [v])).find(
+    (p): p is { _tag: "PersistedFile"; path: string; name: string } => typeof p === "object" && p !== null && (p as { _tag?: string })._tag === "PersistedFile"
+  )
+  if (file === undefined) return yield* badRequest("FILE_REQUIRED", "Send the template as the multipart field 'file'")
+  const bytes = new Uint8Array(yield* Effect.promise(() => readFile(file.path)))
+  if (bytes.byteLength > MAX_TEMPLATE_BYTES) return yield* new PayloadTooLarge({ code: "TEMPLATE_TOO_LARGE", message: "Templates are limited to 20 MiB" })
+  return {
+    name: typeof form.name === "string" && form.name.trim() !== "" ? form.name.trim() : undefined,
+    mode: typeof form.mode === "string" ? form.mode : undefined,
+    filename: file.name,
+    bytes
+  }
+}).pipe(Effect.scoped)
 
 export const DocgenHttp = HttpApiBuilder.group(PlatformApi, "docgen", (handlers) =>
   Effect.gen(function*() {
@@ -19,6 +46,7 @@ export const DocgenHttp = HttpApiBuilder.group(PlatformApi, "docgen", (handlers)
     const exports = yield* Exports
     const assistant = yield* Assistant
     const profiles = yield* SectionProfiles
+    const templates = yield* Templates
     const as = <A, E, R>(f: (p: typeof CurrentPrincipal.Service) => Effect.Effect<A, E, R>) => Effect.flatMap(CurrentPrincipal, f)
     return handlers
       .handle("list", ({ urlParams }) => as((p) => documents.list(p, urlParams)))
@@ -64,6 +92,22 @@ export const DocgenHttp = HttpApiBuilder.group(PlatformApi, "docgen", (handlers)
       .handle("profile", ({ path }) => as((p) => profiles.get(p, path.id)))
       .handle("updateProfile", ({ path, payload }) => as((p) => profiles.update(p, path.id, payload)))
       .handle("removeProfile", ({ path }) => as((p) => profiles.remove(p, path.id)))
+      .handle("templates", () => as((p) => templates.list(p)))
+      .handle("createTemplate", ({ payload }) => as((p) => templates.create(p, payload)))
+      .handleRaw("uploadTemplate", () => as((p) => Effect.flatMap(readTemplateUpload, (upload) => templates.upload(p, upload))))
+      .handle("template", ({ path }) => as((p) => templates.get(p, path.id)))
+      .handle("updateTemplate", ({ path, payload }) => as((p) => templates.update(p, path.id, payload)))
+      .handle("removeTemplate", ({ path }) => as((p) => templates.remove(p, path.id)))
+      .handle("templateHtml", ({ path }) => as((p) => templates.html(p, path.id)))
+      .handle("templateThumbnail", ({ path }) => as((p) => templates.thumbnail(p, path.id)))
+      .handle("setDefaultTemplate", ({ path }) => as((p) => templates.setDefault(p, path.id)))
+      .handle("duplicateTemplate", ({ path }) => as((p) => templates.duplicate(p, path.id)))
+      .handle("reextractTemplate", ({ path }) => as((p) => templates.reextract(p, path.id)))
+      .handle("slides", ({ path }) => as((p) => templates.slides(p, path.id)))
+      .handle("reorderSlides", ({ path, payload }) => as((p) => templates.reorder(p, path.id, payload.order)))
+      .handle("slide", ({ path }) => as((p) => templates.slide(p, path.id, path.slide)))
+      .handle("editSlide", ({ path, payload }) => as((p) => templates.edit(p, path.id, path.slide, payload.texts)))
+      .handle("removeSlide", ({ path }) => as((p) => templates.removeSlide(p, path.id, path.slide)))
       .handle("export", ({ payload }) => as((p) => exports.create(p, payload)))
       .handle("exportJob", ({ path }) => as((p) => exports.get(p, path.jobId)))
       .handle("download", ({ path }) => as((p) => exports.download(p, path.jobId)))

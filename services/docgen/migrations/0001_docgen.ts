@@ -90,6 +90,25 @@ export default Effect.gen(function*() {
       updated_at timestamptz NOT NULL DEFAULT now()
     )`
   yield* sql`
+    CREATE TABLE docgen_templates (
+      id uuid PRIMARY KEY,
+      tenant_id uuid NOT NULL REFERENCES tenants(id) ON DELETE CASCADE,
+      name text NOT NULL,
+      kind text NOT NULL,
+      mode text NOT NULL,
+      file bytea,
+      size_bytes int NOT NULL,
+      html text NOT NULL,
+      text text NOT NULL DEFAULT '',
+      slots text[] NOT NULL DEFAULT '{}',
+      slide_count int,
+      is_default boolean NOT NULL DEFAULT false,
+      created_by uuid,
+      created_at timestamptz NOT NULL DEFAULT now(),
+      updated_at timestamptz NOT NULL DEFAULT now()
+    )`
+  yield* sql`CREATE UNIQUE INDEX docgen_templates_default ON docgen_templates (tenant_id) WHERE is_default`
+  yield* sql`
     CREATE TABLE docgen_exports (
       id uuid PRIMARY KEY,
       tenant_id uuid NOT NULL,

@@ -1,0 +1,203 @@
+import { randomUUID } from "node:crypto"
+import { SqlClient } from "@effect/sql"
+import { Effect, Schema } from "effect"
+import { decodeRows, Timestamp } from "../../platform/Rows.js"
+import { requireBuilder, requireReader } from "../../schemas/Authorization.js"
+import { TemplateMode, type TemplateCreate, type TemplatePatch } from "../../schemas/Docgen.js"
+import { badRequest, notFound, PayloadTooLarge, unprocessable } from "../../schemas/Errors.js"
+import type { Principal } from "../../schemas/Principal.js"
+import { sanitize } from "./HtmlUpdate.js"
+import { deleteSlide, editSlide, extract, kindOf, reorderSlides, slidesOf, slotsIn } from "./OfficeFiles.js"
+import { thumbnailPng } from "./Thumbnail.js"
+
+export const MAX_TEMPLATE_BYTES = 20 * 1024 * 1024
+
+const TemplateRow = Schema.Struct({
+  id: Schema.UUID,
+  tenant_id: Schema.String,
+  name: Schema.String,
+  kind: Schema.Literal("docx", "pptx", "html"),
+  mode: TemplateMode,
+  size_bytes: Schema.Number,
+  html: Schema.String,
+  text: Schema.String,
+  slots: Schema.Array(Schema.String),
+  slide_count: Schema.NullOr(Schema.Number),
+  is_default: Schema.Boolean,
+  created_at: Timestamp,
+  updated_at: Timestamp
+})
+type TemplateRow = typeof TemplateRow.Type
+const templateRows = decodeRows("docgen_templates", TemplateRow)
+const columns = `id, tenant_id, name, kind, mode, size_bytes, html, text, slots, slide_count, is_default, created_at, updated_at`
+
+const toTemplate = ({ tenant_id: _t, html: _h, text: _x, ...row }: TemplateRow) => row
+
+const promise = <A>(f: () => Promise<A>, what: string) =>
+  Effect.tryPromise({ try: f, catch: (e) => badRequest("UNSUPPORTED_TEMPLATE", `${what}: ${e instanceof Error ? e.message : String(e)}`) })
+
+/**
+ * Templates of a workspace: DOCX and PPTX uploads (recognised by their content), or HTML. Their
+ * HTML rendering (mammoth for DOCX, each slide's text for PPTX), `{{slots}}`, a PNG thumbnail, a
+ * workspace default, and for presentations their slides: listed, reordered, edited, deleted.
+ */
+export class Templates extends Effect.Service<Templates>()("Templates", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+
+    const find = (principal: Principal, id: string) =>
+      sql`SELECT ${sql.unsafe(columns)} FROM docgen_templates WHERE tenant_id = ${principal.tenantId} AND id = ${id}`.pipe(
+        templateRows,
+        Effect.orDie,
+        Effect.flatMap((rows) => rows[0] === undefined ? Effect.fail(notFound("Template")) : Effect.succeed(rows[0]))
+      )
+
+    const file = (id: string) =>
+      sql<{ file: Uint8Array | null }>`SELECT file FROM docgen_templates WHERE id = ${id}`.pipe(Effect.orDie, Effect.map((rows) => rows[0]?.file ?? null))
+
+    const presentation = (principal: Principal, id: string) =>
+      Effect.gen(function*() {
+        const row = yield* find(principal, id)
+        const bytes = yield* file(id)
+        if (row.kind !== "pptx" || bytes === null) return yield* unprocessable("NOT_A_PRESENTATION", "Slides belong to PPTX templates")
+        return { row, bytes }
+      })
+
+    /** Stores a new file for a template and everything derived from it. */
+    const storeFile = (id: string, kind: "docx" | "pptx", bytes: Uint8Array) =>
+      Effect.gen(function*() {
+        const derived = yield* promise(() => extract(kind, bytes), "The file could not be read")
+        const [row] = yield* sql`UPDATE docgen_templates SET file = ${Buffer.from(bytes)}, size_bytes = ${bytes.byteLength}, html = ${derived.html},
+          text = ${derived.text}, slots = ${[...derived.slots]}::text[], slide_count = ${derived.slideCount}, updated_at = now()
+          WHERE id = ${id} RETURNING ${sql.unsafe(columns)}`.pipe(templateRows, Effect.orDie)
+        return row!
+      })
+
+    const upload = (principal: Principal, input: { name: string | undefined; mode: string | undefined; filename: string; bytes: Uint8Array }) =>
+      Effect.gen(function*() {
+        yield* requireBuilder(principal)
+        if (input.bytes.byteLength > MAX_TEMPLATE_BYTES) return yield* new PayloadTooLarge({ code: "TEMPLATE_TOO_LARGE", message: "Templates are limited to 20 MiB" })
+        const kind = yield* Effect.promise(() => kindOf(input.bytes))
+        if (kind === undefined) return yield* badRequest("UNSUPPORTED_TEMPLATE", "Templates are DOCX or PPTX files (this file is neither, whatever its name)")
+        const mode = Schema.decodeUnknownOption(TemplateMode)(input.mode)
+        const id = randomUUID()
+        yield* sql`INSERT INTO docgen_templates ${
+          sql.insert({
+            id,
+            tenant_id: principal.tenantId,
+            name: input.name ?? input.filename.replace(/\.[^.]+$/, ""),
+            kind,
+            mode: mode._tag === "Some" ? mode.value : kind === "pptx" ? "slot_fill" : "html_rewrite",
+            size_bytes: input.bytes.byteLength,
+            html: "",
+            created_by: principal.userId
+          })
+        }`.pipe(Effect.orDie)
+        return toTemplate(yield* storeFile(id, kind, input.bytes))
+      }).pipe(Effect.withSpan("Templates.upload"))
+
+    const create = (principal: Principal, body: typeof TemplateCreate.Type) =>
+      Effect.gen(function*() {
+        yield* requireBuilder(principal)
+        const html = sanitize(body.html)
+        const [row] = yield* sql`INSERT INTO docgen_templates ${
+          sql.insert({ id: randomUUID(), tenant_id: principal.tenantId, name: body.name, kind: "html", mode: body.mode, size_bytes: Buffer.byteLength(html), html, text: html.replace(/<[^>]*>/g, " "), slots: slotsIn(html), created_by: principal.userId })
+        } RETURNING ${sql.unsafe(columns)}`.pipe(templateRows, Effect.orDie)
+        return toTemplate(row!)
+      })
+
+    const slideList = (bytes: Uint8Array) => Effect.map(promise(() => slidesOf(bytes), "The presentation could not be read"), (items) => ({ items }))
+
+    const slideAt = (principal: Principal, id: string, index: number) =>
+      Effect.gen(function*() {
+        const { bytes } = yield* presentation(principal, id)
+        const { items } = yield* slideList(bytes)
+        const slide = items[index - 1]
+        return slide === undefined ? yield* notFound("Slide") : { bytes, slide, count: items.length }
+      })
+
+    return {
+      list: (principal: Principal) =>
+        Effect.zipRight(requireReader(principal), sql`SELECT ${sql.unsafe(columns)} FROM docgen_templates WHERE tenant_id = ${principal.tenantId}
+          ORDER BY is_default DESC, name, id`.pipe(templateRows, Effect.orDie)).pipe(Effect.map((rows) => ({ items: rows.map(toTemplate) }))),
+      get: (principal: Principal, id: string) => Effect.zipRight(requireReader(principal), Effect.map(find(principal, id), toTemplate)),
+      create,
+      upload,
+      update: (principal: Principal, id: string, body: typeof TemplatePatch.Type) =>
+        Effect.gen(function*() {
+          yield* requireBuilder(principal)
+          const current = yield* find(principal, id)
+          const [row] = yield* sql`UPDATE docgen_templates SET name = ${body.name ?? current.name}, mode = ${body.mode ?? current.mode}, updated_at = now()
+            WHERE id = ${id} RETURNING ${sql.unsafe(columns)}`.pipe(templateRows, Effect.orDie)
+          return toTemplate(row!)
+        }),
+      remove: (principal: Principal, id: string) =>
+        Effect.gen(function*() {
+          yield* requireBuilder(principal)
+          yield* find(principal, id)
+          yield* sql`DELETE FROM docgen_templates WHERE id = ${id}`.pipe(Effect.orDie)
+        }),
+      html: (principal: Principal, id: string) =>
+        Effect.map(find(principal, id), (row) => `<!DOCTYPE html>\n<html><head><meta charset="utf-8"><title>${row.name.replace(/</g, "&lt;")}</title></head><body>\n${row.html}\n</body></html>\n`),
+      thumbnail: (principal: Principal, id: string) => Effect.map(find(principal, id), (row) => new Uint8Array(thumbnailPng(row))),
+      setDefault: (principal: Principal, id: string) =>
+        Effect.gen(function*() {
+          yield* requireBuilder(principal)
+          yield* find(principal, id)
+          return yield* sql.withTransaction(Effect.gen(function*() {
+            yield* sql`UPDATE docgen_templates SET is_default = false WHERE tenant_id = ${principal.tenantId} AND is_default`
+            const [row] = yield* sql`UPDATE docgen_templates SET is_default = true, updated_at = now() WHERE id = ${id} RETURNING ${sql.unsafe(columns)}`.pipe(templateRows)
+            return toTemplate(row!)
+          })).pipe(Effect.orDie)
+        }),
+      duplicate: (principal: Principal, id: string) =>
+        Effect.gen(function*() {
+          yield* requireBuilder(principal)
+          yield* find(principal, id)
+          const [row] = yield* sql`INSERT INTO docgen_templates (id, tenant_id, name, kind, mode, file, size_bytes, html, text, slots, slide_count, created_by)
+            SELECT ${randomUUID()}, tenant_id, name || ' (Copy)', kind, mode, file, size_bytes, html, text, slots, slide_count, ${principal.userId}
+            FROM docgen_templates WHERE id = ${id} RETURNING ${sql.unsafe(columns)}`.pipe(templateRows, Effect.orDie)
+          return toTemplate(row!)
+        }),
+      reextract: (principal: Principal, id: string) =>
+        Effect.gen(function*() {
+          yield* requireBuilder(principal)
+          const row = yield* find(principal, id)
+          const bytes = yield* file(id)
+          if (row.kind === "html" || bytes === null) return toTemplate(row)
+          return toTemplate(yield* storeFile(id, row.kind, bytes))
+        }),
+      slides: (principal: Principal, id: string) =>
+        Effect.zipRight(requireReader(principal), Effect.flatMap(presentation(principal, id), ({ bytes }) => slideList(bytes))),
+      slide: (principal: Principal, id: string, index: number) => Effect.map(slideAt(principal, id, index), (s) => s.slide),
+      reorder: (principal: Principal, id: string, order: ReadonlyArray<number>) =>
+        Effect.gen(function*() {
+          yield* requireBuilder(principal)
+          const { bytes } = yield* presentation(principal, id)
+          const { items } = yield* slideList(bytes)
+          const sorted = [...order].sort((a, b) => a - b)
+          if (sorted.length !== items.length || sorted.some((n, i) => n !== i + 1)) {
+            return yield* unprocessable("SLIDE_ORDER_INVALID", `List each of the ${items.length} slides' indexes once`)
+          }
+          const next = yield* promise(() => reorderSlides(bytes, order), "The presentation could not be rewritten")
+          yield* storeFile(id, "pptx", next)
+          return yield* slideList(next)
+        }),
+      edit: (principal: Principal, id: string, index: number, texts: ReadonlyArray<string>) =>
+        Effect.gen(function*() {
+          yield* requireBuilder(principal)
+          const { bytes } = yield* slideAt(principal, id, index)
+          const next = yield* promise(() => editSlide(bytes, index, texts), "The presentation could not be rewritten")
+          yield* storeFile(id, "pptx", next)
+          return (yield* slideList(next)).items[index - 1]!
+        }),
+      removeSlide: (principal: Principal, id: string, index: number) =>
+        Effect.gen(function*() {
+          yield* requireBuilder(principal)
+          const { bytes } = yield* slideAt(principal, id, index)
+          const next = yield* promise(() => deleteSlide(bytes, index), "The presentation could not be rewritten")
+          yield* storeFile(id, "pptx", next)
+        })
+    }
+  })
+}) {}

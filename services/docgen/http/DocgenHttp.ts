@@ -1,10 +1,9 @@
-import { readFile } from "node:fs/promises"
-import { HttpApiBuilder, HttpServerRequest } from "@effect/platform"
-import { NodeContext } from "@effect/platform-node"
+import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
 import { PlatformApi } from "../../../schemas/Api.js"
 import { CurrentPrincipal } from "../../../schemas/Principal.js"
-import { badRequest, NotImplemented, PayloadTooLarge } from "../../../schemas/Errors.js"
+import { readMultipartUpload } from "../../../platform/MultipartUpload.js"
+import { NotImplemented } from "../../../schemas/Errors.js"
 import { Assistant } from "../Assistant.js"
 import { Comments } from "../Comments.js"
 import { Documents } from "../Documents.js"
@@ -15,28 +14,10 @@ import { SectionProfiles } from "../SectionProfiles.js"
 import { MAX_TEMPLATE_BYTES, Templates } from "../Templates.js"
 
 /** A template upload: multipart with `file`, and optionally `name` and `mode`. */
-const readTemplateUpload = Effect.gen(function*() {
-  const request = yield* HttpServerRequest.HttpServerRequest
-  if (!(request.headers["content-type"] ?? "").includes("multipart/form-data")) {
-    return yield* badRequest("INVALID_MULTIPART", "Upload the template as multipart/form-data with its file")
-  }
-  const form = yield* request.multipart.pipe(
-    Effect.mapError(() => badRequest("INVALID_MULTIPART", "The multipart body could not be read")),
-    Effect.provide(NodeContext.layer)
-  )
-  const file = Object.values(form).flatMap((v) => (Array.isArray(v) ? v : [v])).find(
-    (p): p is { _tag: "PersistedFile"; path: string; name: string } => typeof p === "object" && p !== null && (p as { _tag?: string })._tag === "PersistedFile"
-  )
-  if (file === undefined) return yield* badRequest("FILE_REQUIRED", "Send the template as the multipart field 'file'")
-  const bytes = new Uint8Array(yield* Effect.promise(() => readFile(file.path)))
-  if (bytes.byteLength > MAX_TEMPLATE_BYTES) return yield* new PayloadTooLarge({ code: "TEMPLATE_TOO_LARGE", message: "Templates are limited to 20 MiB" })
-  return {
-    name: typeof form.name === "string" && form.name.trim() !== "" ? form.name.trim() : undefined,
-    mode: typeof form.mode === "string" ? form.mode : undefined,
-    filename: file.name,
-    bytes
-  }
-}).pipe(Effect.scoped)
+const readTemplateUpload = Effect.map(
+  readMultipartUpload(MAX_TEMPLATE_BYTES, { code: "TEMPLATE_TOO_LARGE", message: "Templates are limited to 20 MiB" }),
+  ({ bytes, fields, filename }) => ({ name: fields.name || undefined, mode: fields.mode, filename, bytes })
+)
 
 export const DocgenHttp = HttpApiBuilder.group(PlatformApi, "docgen", (handlers) =>
   Effect.gen(function*() {

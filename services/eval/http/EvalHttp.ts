@@ -1,9 +1,8 @@
-import { readFile } from "node:fs/promises"
-import { HttpApiBuilder, HttpServerRequest } from "@effect/platform"
-import { NodeContext } from "@effect/platform-node"
+import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
 import { PlatformApi } from "../../../schemas/Api.js"
-import { badRequest, PayloadTooLarge } from "../../../schemas/Errors.js"
+import { readMultipartUpload } from "../../../platform/MultipartUpload.js"
+import { badRequest } from "../../../schemas/Errors.js"
 import { CurrentPrincipal } from "../../../schemas/Principal.js"
 import { Configs } from "../Configs.js"
 import { Datasets, MAX_DATASET_BYTES } from "../Datasets.js"
@@ -14,25 +13,11 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 /** The dataset upload: multipart with `file` (CSV), `name` and `workflow_id`. */
 const readDataset = Effect.gen(function*() {
-  const request = yield* HttpServerRequest.HttpServerRequest
-  if (!(request.headers["content-type"] ?? "").includes("multipart/form-data")) {
-    return yield* badRequest("INVALID_MULTIPART", "Upload the dataset as multipart/form-data with file, name and workflow_id")
-  }
-  const form = yield* request.multipart.pipe(
-    Effect.mapError(() => badRequest("INVALID_MULTIPART", "The multipart body could not be read")),
-    Effect.provide(NodeContext.layer)
-  )
-  const file = Object.values(form).flatMap((v) => (Array.isArray(v) ? v : [v])).find(
-    (p): p is { _tag: "PersistedFile"; path: string; name: string } => typeof p === "object" && p !== null && (p as { _tag?: string })._tag === "PersistedFile"
-  )
-  if (file === undefined) return yield* badRequest("FILE_REQUIRED", "Send the CSV as the multipart field 'file'")
-  const bytes = yield* Effect.promise(() => readFile(file.path))
-  if (bytes.byteLength > MAX_DATASET_BYTES) return yield* new PayloadTooLarge({ code: "DATASET_TOO_LARGE", message: "Datasets are limited to 5 MiB" })
-  const name = typeof form.name === "string" && form.name.trim() !== "" ? form.name.trim() : file.name
-  const workflowId = typeof form.workflow_id === "string" ? form.workflow_id.trim() : ""
+  const { bytes, fields, filename } = yield* readMultipartUpload(MAX_DATASET_BYTES, { code: "DATASET_TOO_LARGE", message: "Datasets are limited to 5 MiB" })
+  const workflowId = fields.workflow_id ?? ""
   if (!UUID.test(workflowId)) return yield* badRequest("VALIDATION_ERROR", "workflow_id is required (a UUID)", [{ path: ["workflow_id"], message: "required" }])
-  return { name, workflowId, csv: bytes.toString("utf8") }
-}).pipe(Effect.scoped)
+  return { name: fields.name || filename, workflowId, csv: Buffer.from(bytes).toString("utf8") }
+})
 
 export const EvalHttp = HttpApiBuilder.group(PlatformApi, "eval", (handlers) =>
   Effect.gen(function*() {

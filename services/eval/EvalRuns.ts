@@ -175,8 +175,8 @@ export class EvalRuns extends Effect.Service<EvalRuns>()("EvalRuns", {
             const b = score(two[k])
             return a !== undefined && b !== undefined ? [[k, b - a]] : []
           }))
-          const any = (pair.first ?? pair.second)!
-          return { row_id: rowId, position: any.position, inputs: any.inputs, result_1: pair.first ?? null, result_2: pair.second ?? null, score_deltas: deltas }
+          const either = (pair.first ?? pair.second)!
+          return { row_id: rowId, position: either.position, inputs: either.inputs, result_1: pair.first ?? null, result_2: pair.second ?? null, score_deltas: deltas }
         }).sort((a, b) => a.position - b.position)
         return { run_1: toRun(run1), run_2: toRun(run2), pairs }
       })

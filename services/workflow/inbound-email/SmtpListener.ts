@@ -9,7 +9,7 @@ const reply = (responseCode: number, message: string) => Object.assign(new Error
 
 /**
  * The inbound SMTP listener (smtp-server), on `INBOUND_SMTP_PORT` when it is set. RCPT is
- * refused (550) for any address that is not an enabled AI Employee's; a message over
+ * refused (550) for every address that is not an enabled AI Employee's; a message over
  * `INBOUND_EMAIL_MAX_BYTES` is refused (552); an accepted message is stored and its runs created
  * before the 250, so a 250 never loses mail. Plain SMTP, no AUTH: put a relay with TLS in front.
  */

@@ -11,6 +11,7 @@ import { IngestionApi } from "./IngestionApi.js"
 import { IntegrationsApi, McpServersApi } from "./IntegrationApi.js"
 import { HitlApi, PublicAppApi, RunsApi, WebhookDeliveryApi, WebhooksApi } from "./RunApi.js"
 import { SystemApi } from "./SystemApi.js"
+import { TicketingApi } from "./TicketingApi.js"
 import { DocumentTriggersApi, InboundEmailApi, NudgesApi, SchedulesApi } from "./TriggerApi.js"
 import { AiEmployeesApi, LlmProvidersApi, VoiceTreesApi, WorkflowsApi } from "./WorkflowApi.js"
 
@@ -44,6 +45,7 @@ export class PlatformApi extends HttpApi.make("builder-platform")
   .add(McpServersApi)
   .add(EvalApi)
   .add(DocgenApi)
+  .add(TicketingApi)
   .addError(BadRequest)
   .addError(Unauthorized)
   .addError(Forbidden)

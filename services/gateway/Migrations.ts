@@ -8,6 +8,7 @@ import { docgenMigrations } from "../docgen/migrations/index.js"
 import { evalMigrations } from "../eval/migrations/index.js"
 import { ingestionMigrations } from "../ingestion/migrations/index.js"
 import { integrationMigrations } from "../integrations/migrations/index.js"
+import { ticketingMigrations } from "../ticketing/migrations/index.js"
 import { workflowMigrations } from "../workflow/migrations/index.js"
 
 /** Every owner's migrations, in the order they run (an owner's tables before those that refer to them). */
@@ -21,7 +22,8 @@ export const allMigrations = [
   chatMigrations,
   integrationMigrations,
   evalMigrations,
-  docgenMigrations
+  docgenMigrations,
+  ticketingMigrations
 ]
 
 export const migrateAll = runMigrations(allMigrations)

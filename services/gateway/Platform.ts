@@ -11,6 +11,7 @@ import { AgentFilesLive, AgentHttpLive, AgentLive } from "../agent/AgentLive.js"
 import { AuthHttpLive, AuthLive } from "../auth/AuthLive.js"
 import { ChatHttpLive, ChatLive, ChatRunEndLive } from "../chat/ChatLive.js"
 import { DocgenHttpLive, DocgenLive } from "../docgen/DocgenLive.js"
+import { TicketingHttpLive, TicketingLive } from "../ticketing/TicketingLive.js"
 import { EvalHttpLive, EvalLive } from "../eval/EvalLive.js"
 import { IngestionHttpLive, IngestionLive } from "../ingestion/IngestionLive.js"
 import { IntegrationsHttpLive, IntegrationsLive } from "../integrations/IntegrationsLive.js"
@@ -41,7 +42,7 @@ const InfraLive = Layer.mergeAll(MigratedDatabaseLive, RateLimiter.layer, EventB
  * (and its People port), knowledge and generated files, what the kernel needs of workflow, the run
  * kernel with chat's end hooks, the workflow service over the kernel, then chat and agents.
  */
-export const ServicesLive = Layer.mergeAll(ChatLive, AgentLive, EvalLive, DocgenLive).pipe(
+export const ServicesLive = Layer.mergeAll(ChatLive, AgentLive, EvalLive, DocgenLive, TicketingLive).pipe(
   Layer.provideMerge(WorkflowLive),
   Layer.provideMerge(kernelLive(ChatRunEndLive)),
   Layer.provideMerge(IntegrationsLive),
@@ -61,7 +62,7 @@ const AuthClientLive = Layer.unwrapEffect(
     }))
 )
 
-const HandlersLive = Layer.mergeAll(SystemHttp, AuthHttpLive, WorkflowHttpLive, AgentHttpLive, IngestionHttpLive, ChatHttpLive, IntegrationsHttpLive, EvalHttpLive, DocgenHttpLive)
+const HandlersLive = Layer.mergeAll(SystemHttp, AuthHttpLive, WorkflowHttpLive, AgentHttpLive, IngestionHttpLive, ChatHttpLive, IntegrationsHttpLive, EvalHttpLive, DocgenHttpLive, TicketingHttpLive)
 
 const ApiLive = HttpApiBuilder.api(PlatformApi).pipe(
   Layer.provide(HandlersLive),

@@ -1,0 +1,425 @@
+import { createHash, randomUUID } from "node:crypto"
+import { SqlClient, type Statement } from "@effect/sql"
+import { Effect, Option, Schema } from "effect"
+import { decodeRows, Timestamp } from "../../platform/Rows.js"
+import { GROUP_ADMINS } from "../../schemas/Authorization.js"
+import { conflict, Forbidden, NotFound, notFound, unprocessable } from "../../schemas/Errors.js"
+import type { TenantId } from "../../schemas/Ids.js"
+import type { Principal } from "../../schemas/Principal.js"
+import type { Role } from "../../schemas/Roles.js"
+import { Priorities, TicketStatus } from "../../schemas/Ticketing.js"
+import type { MyTicketParams, QueueCreate, TicketCreate, TicketListParams, TicketPatch } from "../../schemas/Ticketing.js"
+import { People } from "../ports/People.js"
+
+const SYSTEM_ADMINS: ReadonlyArray<Role> = ["env_admin", "system_admin"]
+const RESERVED_PREFIX = "queue:"
+const STATUS_RANK: Record<string, number> = { OPEN: 0, IN_PROGRESS: 1, HOLD: 2, CLOSED: 3 }
+const PRIORITY_RANK: Record<string, number> = { CRITICAL: 0, HIGH: 1, MEDIUM: 2, LOW: 3 }
+export const SORTABLE_BY = ["number", "priority", "status", "updated_at"] as const
+const SORT_COLUMN: Record<string, string> = { number: "number", priority: "priority_rank", status: "status_rank", updated_at: "updated_at" }
+
+const QueueRow = Schema.Struct({
+  id: Schema.UUID,
+  tenant_id: Schema.String,
+  group_id: Schema.UUID,
+  name: Schema.String,
+  label: Schema.String,
+  backend: Schema.Literal("builtin", "external"),
+  connection_id: Schema.NullOr(Schema.String),
+  routing_description: Schema.NullOr(Schema.String),
+  request_types: Schema.Array(Schema.String)
+})
+type QueueRow = typeof QueueRow.Type
+const queueRows = decodeRows("ticket_queues", QueueRow)
+
+const TicketRow = Schema.Struct({
+  id: Schema.UUID,
+  number: Schema.Union(Schema.Number, Schema.NumberFromString),
+  queue_id: Schema.UUID,
+  group_id: Schema.UUID,
+  label: Schema.String,
+  title: Schema.String,
+  description: Schema.String,
+  status: TicketStatus,
+  priority: Schema.Literal(...Priorities),
+  type: Schema.NullOr(Schema.String),
+  labels: Schema.Array(Schema.String),
+  requester_email: Schema.String,
+  assignee_email: Schema.NullOr(Schema.String),
+  parent_ticket_id: Schema.NullOr(Schema.String),
+  client_request_id: Schema.NullOr(Schema.String),
+  resolution: Schema.NullOr(Schema.String),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+  closed_at: Schema.NullOr(Timestamp)
+})
+type TicketRow = typeof TicketRow.Type
+const ticketRows = decodeRows("tickets", TicketRow)
+
+const EventRow = Schema.Struct({
+  kind: Schema.Literal("create", "comment", "work_note", "field_change"),
+  field: Schema.NullOr(Schema.String),
+  old_value: Schema.NullOr(Schema.String),
+  new_value: Schema.NullOr(Schema.String),
+  actor: Schema.String,
+  actor_type: Schema.Literal("user", "ai_employee", "service"),
+  created_at: Timestamp
+})
+const eventRows = decodeRows("ticket_events", EventRow)
+
+const CommentRow = Schema.Struct({
+  id: Schema.UUID,
+  body: Schema.String,
+  visibility: Schema.Literal("public", "internal"),
+  author_email: Schema.String,
+  created_at: Timestamp
+})
+const commentRows = decodeRows("ticket_comments", CommentRow)
+
+const groupTag = (label: string) => `${RESERVED_PREFIX}${label}`
+const toQueue = (q: QueueRow, archived: boolean) => ({
+  id: q.id,
+  group_id: q.group_id,
+  group_tag: groupTag(q.label),
+  name: q.name,
+  backend: q.backend,
+  connection_id: q.connection_id,
+  routing_description: q.routing_description,
+  group_archived: archived,
+  request_types: q.request_types
+})
+const toTicket = ({ queue_id: _q, label, ...t }: TicketRow) => ({ ...t, group_tag: groupTag(label) })
+
+const ticketSelect = `SELECT t.id, t.number, t.queue_id, q.group_id, q.label, t.title, t.description, t.status, t.priority, t.type, t.labels,
+  t.requester_email, t.assignee_email, t.parent_ticket_id::text AS parent_ticket_id, t.client_request_id, t.resolution, t.created_at, t.updated_at, t.closed_at
+  FROM tickets t JOIN ticket_queues q ON q.id = t.queue_id`
+
+/** Who acts: a person, or a service account (an API key). */
+export interface Actor {
+  readonly name: string
+  readonly type: "user" | "ai_employee" | "service"
+}
+const actorOf = (principal: Principal): Actor => ({ name: principal.email, type: principal.authMethod === "api_key" ? "service" : "user" })
+
+const cursorKey = (groupId: string | undefined, f: Record<string, unknown>) =>
+  createHash("sha256").update(JSON.stringify({ g: groupId, ...f, cursor: undefined, page_size: undefined })).digest("base64url").slice(0, 16)
+
+/**
+ * Queues on user groups and the built-in desk's tickets: every rule of the document's ticketing
+ * section (enablement, effective group membership, client_request_id, requester and assignee,
+ * reserved labels, request types, the status table, closed tickets, moves), with the activity
+ * timeline written with each change.
+ */
+export class Tickets extends Effect.Service<Tickets>()("Tickets", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const people = yield* People
+
+    /** Ticketing on, groups on, the group resolvable, and the caller in it (System Admins always). */
+    const access = (principal: Principal, groupId: string) =>
+      Effect.gen(function*() {
+        if (!principal.settings.ticketing_enabled) return yield* new NotFound({ code: "TICKETING_DISABLED", message: "Ticketing is not enabled for this workspace" })
+        if (!principal.settings.user_groups_enabled) return yield* new Forbidden({ code: "GROUP_UNRESOLVABLE", message: "User groups are not enabled for this workspace" })
+        const exists = yield* people.existingGroups(principal.tenantId as TenantId, [groupId])
+        if (!exists.has(groupId)) return yield* new Forbidden({ code: "GROUP_UNRESOLVABLE", message: "The group cannot be resolved in this workspace" })
+        if (SYSTEM_ADMINS.includes(principal.role)) return
+        if (!(yield* people.groupsOf(principal)).includes(groupId)) {
+          return yield* new Forbidden({ code: "NOT_A_QUEUE_MEMBER", message: "You are not a member of this queue's group" })
+        }
+      })
+
+    const queueOf = (principal: Principal, groupId: string) =>
+      Effect.gen(function*() {
+        yield* access(principal, groupId)
+        const [q] = yield* sql`SELECT * FROM ticket_queues WHERE tenant_id = ${principal.tenantId} AND group_id = ${groupId}`.pipe(queueRows, Effect.orDie)
+        return q === undefined ? yield* new NotFound({ code: "NO_QUEUE", message: "This group has no ticket queue" }) : q
+      })
+
+    const ticketIn = (queue: QueueRow, id: string, lock = false) =>
+      sql`${sql.unsafe(ticketSelect)} WHERE t.queue_id = ${queue.id} AND t.id = ${id} AND t.deleted_at IS NULL ${lock ? sql`FOR UPDATE OF t` : sql``}`.pipe(
+        ticketRows,
+        Effect.orDie,
+        Effect.flatMap((rows) => rows[0] === undefined ? Effect.fail(notFound("Ticket")) : Effect.succeed(rows[0]))
+      )
+
+    const event = (ticketId: string, actor: Actor, e: { kind: string; field?: string; old?: string | null; new?: string | null }) =>
+      sql`INSERT INTO ticket_events ${sql.insert({ ticket_id: ticketId, kind: e.kind, field: e.field ?? null, old_value: e.old ?? null, new_value: e.new ?? null, actor: actor.name, actor_type: actor.type })}`
+
+    /** Tags minus the queue's own; another tag in the reserved namespace is refused. */
+    const labelsOf = (queue: QueueRow, tags: ReadonlyArray<string>) =>
+      Effect.gen(function*() {
+        const reserved = tags.filter((t) => t.toLowerCase().startsWith(RESERVED_PREFIX) && t !== groupTag(queue.label))
+        if (reserved.length > 0) return yield* unprocessable("RESERVED_LABEL", `Labels starting with ${RESERVED_PREFIX} are reserved: ${reserved.join(", ")}`)
+        return [...new Set(tags.filter((t) => t !== groupTag(queue.label)))]
+      })
+
+    const checkType = (queue: QueueRow, type: string | undefined) =>
+      type !== undefined && queue.request_types.length > 0 && !queue.request_types.includes(type)
+        ? Effect.fail(unprocessable("TYPE_NOT_ACCEPTED", `This queue accepts the types ${queue.request_types.join(", ")}`))
+        : Effect.void
+
+    const member = (principal: Principal, email: string) =>
+      Effect.flatMap(people.memberByEmail(principal, email), Option.match({
+        onNone: () => Effect.fail(unprocessable("ASSIGNEE_UNRESOLVABLE", `${email} is not a member of this workspace`)),
+        onSome: (u) => Effect.succeed(u.email)
+      }))
+
+    /** A write to the ticket under its lock; a closed ticket takes none. */
+    const write = <A, E>(principal: Principal, groupId: string, id: string, f: (queue: QueueRow, ticket: TicketRow, actor: Actor) => Effect.Effect<A, E>) =>
+      Effect.gen(function*() {
+        const queue = yield* queueOf(principal, groupId)
+        return yield* sql.withTransaction(Effect.gen(function*() {
+          const ticket = yield* ticketIn(queue, id, true)
+          if (ticket.status === "CLOSED") return yield* conflict("TICKET_CLOSED", "The ticket is closed")
+          return yield* f(queue, ticket, actorOf(principal))
+        })).pipe(Effect.catchTag("SqlError", Effect.die))
+      })
+
+    const reread = (queue: QueueRow, id: string) => Effect.map(ticketIn(queue, id), toTicket)
+
+    const create = (principal: Principal, groupId: string, body: typeof TicketCreate.Type, parentId: string | null = null, actor: Actor = actorOf(principal)) =>
+      Effect.gen(function*() {
+        const queue = yield* queueOf(principal, groupId)
+        if (body.requester_email !== undefined && body.requester_email.toLowerCase() !== principal.email.toLowerCase()
+          && !SYSTEM_ADMINS.includes(principal.role) && principal.authMethod !== "api_key") {
+          return yield* new Forbidden({ code: "REQUESTER_NOT_ALLOWED", message: "Only a System Admin or a service principal names another requester" })
+        }
+        const assignee = body.assignee_email !== undefined ? yield* member(principal, body.assignee_email) : null
+        const labels = yield* labelsOf(queue, body.tags)
+        yield* checkType(queue, body.type)
+        const id = randomUUID()
+        const inserted = yield* sql.withTransaction(Effect.gen(function*() {
+          const rows = yield* sql`INSERT INTO tickets ${
+            sql.insert({
+              id,
+              tenant_id: principal.tenantId,
+              queue_id: queue.id,
+              title: body.title,
+              description: body.description,
+              priority: body.priority,
+              priority_rank: PRIORITY_RANK[body.priority]!,
+              type: body.type ?? null,
+              labels,
+              requester_email: (body.requester_email ?? principal.email).toLowerCase(),
+              assignee_email: assignee,
+              parent_ticket_id: parentId,
+              client_request_id: body.client_request_id ?? null,
+              created_by: principal.userId
+            })
+          } ON CONFLICT (tenant_id, client_request_id) WHERE client_request_id IS NOT NULL DO NOTHING RETURNING id`
+          if (rows.length > 0) yield* event(id, actor, { kind: "create" })
+          return rows.length > 0
+        })).pipe(Effect.orDie)
+        if (inserted) return yield* reread(queue, id)
+        // A retry of a client_request_id answers the ticket the first request made.
+        const [earlier] = yield* sql`${sql.unsafe(ticketSelect)} WHERE t.tenant_id = ${principal.tenantId} AND t.client_request_id = ${body.client_request_id!}`.pipe(ticketRows, Effect.orDie)
+        return toTicket(earlier!)
+      }).pipe(Effect.withSpan("Tickets.create"))
+
+    const list = (principal: Principal, groupId: string, p: typeof TicketListParams.Type) =>
+      Effect.gen(function*() {
+        const queue = yield* queueOf(principal, groupId)
+        return yield* page([sql`t.queue_id = ${queue.id}`], p, groupId, true)
+      })
+
+    const page = (scope: ReadonlyArray<Statement.Fragment>, p: typeof TicketListParams.Type, groupId: string | undefined, sortable: boolean) =>
+      Effect.gen(function*() {
+        if (p.sort !== undefined && (!sortable || !(SORTABLE_BY as ReadonlyArray<string>).includes(p.sort))) {
+          return yield* unprocessable("SORT_NOT_SUPPORTED", `sort must be one of ${SORTABLE_BY.join(", ")}`, [{ path: ["sort"], message: "not served" }])
+        }
+        const key = cursorKey(groupId, { ...p })
+        let offset = 0
+        if (p.cursor !== undefined) {
+          const decoded = Option.getOrUndefined(Schema.decodeUnknownOption(Schema.parseJson(Schema.Struct({ k: Schema.String, o: Schema.Int })))(Buffer.from(p.cursor, "base64url").toString()))
+          if (decoded === undefined || decoded.k !== key) return yield* unprocessable("INVALID_CURSOR", "This cursor belongs to another list, group or sort")
+          offset = decoded.o
+        }
+        const size = Math.min(p.page_size ?? 25, 100)
+        const where = sql.and([
+          ...scope,
+          sql`t.deleted_at IS NULL`,
+          ...(p.status !== undefined ? [sql`t.status = ${p.status}`] : []),
+          ...(p.priority !== undefined ? [sql`t.priority = ${p.priority}`] : []),
+          ...(p.assignee_email !== undefined ? [sql`t.assignee_email = ${p.assignee_email.toLowerCase()}`] : []),
+          ...(p.requester_email !== undefined ? [sql`t.requester_email = ${p.requester_email.toLowerCase()}`] : []),
+          ...(p.label !== undefined ? [sql`${p.label} = ANY(t.labels)`] : []),
+          ...(p.q !== undefined ? [sql`(t.title ILIKE ${`%${p.q.replace(/[\\%_]/g, "\\$&")}%`} OR t.description ILIKE ${`%${p.q.replace(/[\\%_]/g, "\\$&")}%`})`] : []),
+          ...(p.created_after !== undefined ? [sql`t.created_at >= ${p.created_after}`] : []),
+          ...(p.created_before !== undefined ? [sql`t.created_at < ${p.created_before}`] : [])
+        ])
+        const direction = p.order === "desc" ? "DESC" : "ASC"
+        const orderBy = p.sort === undefined ? "t.created_at DESC, t.number DESC" : `t.${SORT_COLUMN[p.sort]} ${direction}, t.number ${direction}`
+        const rows = yield* sql`${sql.unsafe(ticketSelect)} WHERE ${where} ORDER BY ${sql.unsafe(orderBy)} LIMIT ${size + 1} OFFSET ${offset}`.pipe(ticketRows, Effect.orDie)
+        const next = rows.length > size ? Buffer.from(JSON.stringify({ k: key, o: offset + size })).toString("base64url") : null
+        return { items: rows.slice(0, size).map(toTicket), next_cursor: next, ...(sortable ? { sortable_by: [...SORTABLE_BY] } : {}) }
+      })
+
+    return {
+      queues: (principal: Principal, routable: boolean) =>
+        Effect.gen(function*() {
+          if (!principal.settings.ticketing_enabled) return yield* new NotFound({ code: "TICKETING_DISABLED", message: "Ticketing is not enabled for this workspace" })
+          const rows = yield* sql`SELECT * FROM ticket_queues WHERE tenant_id = ${principal.tenantId} ORDER BY name, id`.pipe(queueRows, Effect.orDie)
+          const existing = yield* people.existingGroups(principal.tenantId as TenantId, rows.map((r) => r.group_id))
+          const mine = SYSTEM_ADMINS.includes(principal.role) ? undefined : new Set(yield* people.groupsOf(principal))
+          return {
+            queues: rows
+              .filter((r) => mine === undefined || mine.has(r.group_id))
+              .filter((r) => !routable || existing.has(r.group_id))
+              .map((r) => toQueue(r, !existing.has(r.group_id)))
+          }
+        }),
+      bind: (principal: Principal, groupId: string, body: typeof QueueCreate.Type) =>
+        Effect.gen(function*() {
+          yield* access(principal, groupId)
+          if (!GROUP_ADMINS.includes(principal.role) && !SYSTEM_ADMINS.includes(principal.role)) {
+            return yield* new Forbidden({ code: "FORBIDDEN", message: "Binding a queue needs a group admin or a System Admin" })
+          }
+          if ((body.backend === "builtin") !== (body.connection_id === undefined)) {
+            return yield* unprocessable("CONNECTION_REQUIRED", body.backend === "builtin" ? "A builtin queue has no connection_id" : "An external queue needs a connection_id")
+          }
+          if (body.backend === "external") return yield* unprocessable("CONNECTION_REQUIRED", "Connected queues (Zendesk) are not available yet")
+          const label = body.name.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "").slice(0, 60) || "queue"
+          const rows = yield* sql`INSERT INTO ticket_queues ${
+            sql.insert({ id: randomUUID(), tenant_id: principal.tenantId, group_id: groupId, name: body.name, label, backend: body.backend, routing_description: body.routing_description ?? null, request_types: [...(body.request_types ?? [])] })
+          } ON CONFLICT (tenant_id, group_id) DO NOTHING RETURNING *`.pipe(queueRows, Effect.orDie)
+          if (rows[0] === undefined) return yield* conflict("QUEUE_EXISTS", "This group already has a queue")
+          return toQueue(rows[0], false)
+        }),
+      routing: (principal: Principal, groupId: string, description: string) =>
+        Effect.gen(function*() {
+          const queue = yield* queueOf(principal, groupId)
+          const [row] = yield* sql`UPDATE ticket_queues SET routing_description = ${description} WHERE id = ${queue.id} RETURNING *`.pipe(queueRows, Effect.orDie)
+          return toQueue(row!, false)
+        }),
+      create,
+      list,
+      mine: (principal: Principal, p: typeof MyTicketParams.Type) =>
+        Effect.gen(function*() {
+          if (!principal.settings.ticketing_enabled) return yield* new NotFound({ code: "TICKETING_DISABLED", message: "Ticketing is not enabled for this workspace" })
+          const email = principal.email.toLowerCase()
+          const groups = SYSTEM_ADMINS.includes(principal.role) ? undefined : yield* people.groupsOf(principal)
+          const scope: Array<Statement.Fragment> = [
+            sql`t.tenant_id = ${principal.tenantId}`,
+            ...(groups !== undefined ? [groups.length === 0 ? sql`false` : sql`q.group_id IN ${sql.in([...groups])}`] : []),
+            ...(p.group !== undefined ? [sql`q.group_id = ${p.group}`] : []),
+            p.scope === "created"
+              ? sql`t.requester_email = ${email}`
+              : p.scope === "assigned"
+              ? sql`t.assignee_email = ${email}`
+              : sql`EXISTS (SELECT 1 FROM ticket_comments c WHERE c.ticket_id = t.id AND lower(c.author_email) = ${email})`
+          ]
+          const { sortable_by: _, ...result } = yield* page(scope, { ...p, sort: undefined }, `me:${p.scope}`, false)
+          return result
+        }),
+      get: (principal: Principal, groupId: string, id: string) => Effect.flatMap(queueOf(principal, groupId), (q) => reread(q, id)),
+      update: (principal: Principal, groupId: string, id: string, body: typeof TicketPatch.Type) =>
+        write(principal, groupId, id, (queue, t, actor) =>
+          Effect.gen(function*() {
+            const labels = body.tags !== undefined ? yield* labelsOf(queue, body.tags) : t.labels
+            yield* checkType(queue, body.type)
+            const changes: Array<[string, string | null, string | null]> = []
+            if (body.title !== undefined && body.title !== t.title) changes.push(["title", t.title, body.title])
+            if (body.description !== undefined && body.description !== t.description) changes.push(["description", t.description, body.description])
+            if (body.priority !== undefined && body.priority !== t.priority) changes.push(["priority", t.priority, body.priority])
+            if (body.type !== undefined && body.type !== t.type) changes.push(["type", t.type, body.type])
+            if (body.tags !== undefined && labels.join(",") !== t.labels.join(",")) changes.push(["labels", t.labels.join(","), labels.join(",")])
+            const priority = body.priority ?? t.priority
+            yield* sql`UPDATE tickets SET title = ${body.title ?? t.title}, description = ${body.description ?? t.description},
+              priority = ${priority}, priority_rank = ${PRIORITY_RANK[priority]!}, type = ${body.type ?? t.type}, labels = ${[...labels]}::text[],
+              updated_at = now() WHERE id = ${id}`
+            for (const [field, old, next] of changes) yield* event(id, actor, { kind: "field_change", field, old, new: next })
+            return yield* reread(queue, id)
+          })),
+      status: (principal: Principal, groupId: string, id: string, status: typeof TicketStatus.Type) =>
+        Effect.gen(function*() {
+          if (status === "CLOSED") {
+            yield* queueOf(principal, groupId)
+            return yield* unprocessable("STATUS_NOT_ALLOWED", "Close a ticket with POST .../close", [{ path: ["status"], message: "CLOSED is set by close" }])
+          }
+          return yield* write(principal, groupId, id, (queue, t, actor) =>
+            Effect.gen(function*() {
+              if (t.status !== status) {
+                yield* sql`UPDATE tickets SET status = ${status}, status_rank = ${STATUS_RANK[status]!}, updated_at = now() WHERE id = ${id}`
+                yield* event(id, actor, { kind: "field_change", field: "status", old: t.status, new: status })
+              }
+              return yield* reread(queue, id)
+            }))
+        }),
+      close: (principal: Principal, groupId: string, id: string, resolution: string | undefined) =>
+        write(principal, groupId, id, (queue, t, actor) =>
+          Effect.gen(function*() {
+            yield* sql`UPDATE tickets SET status = 'CLOSED', status_rank = 3, resolution = ${resolution ?? null}, closed_at = now(), updated_at = now() WHERE id = ${id}`
+            yield* event(id, actor, { kind: "field_change", field: "status", old: t.status, new: "CLOSED" })
+            return yield* reread(queue, id)
+          })),
+      assign: (principal: Principal, groupId: string, id: string, email: string | null) =>
+        Effect.gen(function*() {
+          const assignee = email === null ? null : yield* member(principal, email)
+          return yield* write(principal, groupId, id, (queue, t, actor) =>
+            Effect.gen(function*() {
+              yield* sql`UPDATE tickets SET assignee_email = ${assignee}, updated_at = now() WHERE id = ${id}`
+              if (assignee !== t.assignee_email) yield* event(id, actor, { kind: "field_change", field: "assignee", old: t.assignee_email, new: assignee })
+              return yield* reread(queue, id)
+            }))
+        }),
+      move: (principal: Principal, groupId: string, id: string, targetGroupId: string) =>
+        Effect.gen(function*() {
+          const target = yield* queueOf(principal, targetGroupId)
+          return yield* write(principal, groupId, id, (queue, t, actor) =>
+            Effect.gen(function*() {
+              if (target.connection_id !== queue.connection_id || target.backend !== queue.backend) {
+                return yield* unprocessable("CONNECTION_REQUIRED", "A ticket moves only between queues on the same connection")
+              }
+              yield* sql`UPDATE tickets SET queue_id = ${target.id}, assignee_email = NULL, updated_at = now() WHERE id = ${id}`
+              yield* event(id, actor, { kind: "field_change", field: "queue", old: groupTag(queue.label), new: groupTag(target.label) })
+              if (t.assignee_email !== null) yield* event(id, actor, { kind: "field_change", field: "assignee", old: t.assignee_email, new: null })
+              return yield* reread(target, id)
+            }))
+        }),
+      remove: (principal: Principal, groupId: string, id: string) =>
+        Effect.gen(function*() {
+          const queue = yield* queueOf(principal, groupId)
+          if (!GROUP_ADMINS.includes(principal.role) && !SYSTEM_ADMINS.includes(principal.role)) {
+            return yield* new Forbidden({ code: "FORBIDDEN", message: "Deleting tickets needs a group admin or a System Admin" })
+          }
+          yield* ticketIn(queue, id)
+          yield* sql`UPDATE tickets SET deleted_at = now() WHERE id = ${id}`.pipe(Effect.orDie)
+        }),
+      subticket: (principal: Principal, groupId: string, id: string, body: typeof TicketCreate.Type) =>
+        Effect.gen(function*() {
+          const queue = yield* queueOf(principal, groupId)
+          const parent = yield* ticketIn(queue, id)
+          if (parent.status === "CLOSED") return yield* conflict("TICKET_CLOSED", "The ticket is closed")
+          return yield* create(principal, groupId, body, id)
+        }),
+      children: (principal: Principal, groupId: string, id: string) =>
+        Effect.gen(function*() {
+          const queue = yield* queueOf(principal, groupId)
+          yield* ticketIn(queue, id)
+          const rows = yield* sql`${sql.unsafe(ticketSelect)} WHERE t.parent_ticket_id = ${id} AND t.deleted_at IS NULL ORDER BY t.number`.pipe(ticketRows, Effect.orDie)
+          return { items: rows.map(toTicket), next_cursor: null }
+        }),
+      comment: (principal: Principal, groupId: string, id: string, body: { body: string; visibility: "public" | "internal" }) =>
+        write(principal, groupId, id, (_queue, _t, actor) =>
+          Effect.gen(function*() {
+            const [row] = yield* sql`INSERT INTO ticket_comments ${sql.insert({ id: randomUUID(), ticket_id: id, author_email: principal.email, body: body.body, visibility: body.visibility })}
+              RETURNING id, body, visibility, author_email, created_at`.pipe(commentRows)
+            yield* event(id, actor, { kind: body.visibility === "public" ? "comment" : "work_note", new: body.body.slice(0, 500) })
+            yield* sql`UPDATE tickets SET updated_at = now() WHERE id = ${id}`
+            return row!
+          })),
+      comments: (principal: Principal, groupId: string, id: string) =>
+        Effect.gen(function*() {
+          const queue = yield* queueOf(principal, groupId)
+          yield* ticketIn(queue, id)
+          return { items: yield* sql`SELECT id, body, visibility, author_email, created_at FROM ticket_comments WHERE ticket_id = ${id} ORDER BY created_at, id`.pipe(commentRows, Effect.orDie) }
+        }),
+      events: (principal: Principal, groupId: string, id: string) =>
+        Effect.gen(function*() {
+          const queue = yield* queueOf(principal, groupId)
+          yield* ticketIn(queue, id)
+          return { items: yield* sql`SELECT kind, field, old_value, new_value, actor, actor_type, created_at FROM ticket_events WHERE ticket_id = ${id} ORDER BY id`.pipe(eventRows, Effect.orDie) }
+        })
+    }
+  })
+}) {}

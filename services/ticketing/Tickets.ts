@@ -7,7 +7,7 @@ import { conflict, Forbidden, NotFound, notFound, unprocessable } from "../../sc
 import type { TenantId } from "../../schemas/Ids.js"
 import type { Principal } from "../../schemas/Principal.js"
 import type { Role } from "../../schemas/Roles.js"
-import { Priorities, TicketStatus } from "../../schemas/Ticketing.js"
+import { Ticket, type TicketStatus } from "../../schemas/Ticketing.js"
 import type { MyTicketParams, QueueCreate, TicketCreate, TicketListParams, TicketPatch } from "../../schemas/Ticketing.js"
 import { People } from "../ports/People.js"
 
@@ -32,23 +32,12 @@ const QueueRow = Schema.Struct({
 type QueueRow = typeof QueueRow.Type
 const queueRows = decodeRows("ticket_queues", QueueRow)
 
+const { group_tag: _tag, ...ticketFields } = Ticket.fields
 const TicketRow = Schema.Struct({
-  id: Schema.UUID,
+  ...ticketFields,
   number: Schema.Union(Schema.Number, Schema.NumberFromString),
   queue_id: Schema.UUID,
-  group_id: Schema.UUID,
   label: Schema.String,
-  title: Schema.String,
-  description: Schema.String,
-  status: TicketStatus,
-  priority: Schema.Literal(...Priorities),
-  type: Schema.NullOr(Schema.String),
-  labels: Schema.Array(Schema.String),
-  requester_email: Schema.String,
-  assignee_email: Schema.NullOr(Schema.String),
-  parent_ticket_id: Schema.NullOr(Schema.String),
-  client_request_id: Schema.NullOr(Schema.String),
-  resolution: Schema.NullOr(Schema.String),
   created_at: Timestamp,
   updated_at: Timestamp,
   closed_at: Schema.NullOr(Timestamp)

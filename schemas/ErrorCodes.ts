@@ -84,6 +84,7 @@ export const ErrorCatalogue = {
   MCP_SERVER_IN_USE: [409, "The active version of an AI Employee binds this MCP server"],
   CATALOG_NAME_TAKEN: [409, "The workspace already has a catalog entry with that name"],
   DOCUMENT_CHANGED: [409, "The document has a newer version than the one the save was based on; reload and save again"],
+  SESSION_TRANSFERRED: [409, "The conversation was handed to a person (live agent transfer); the AI Employee no longer answers it"],
   TICKET_CLOSED: [409, "The ticket is closed: no further writes"],
   QUEUE_EXISTS: [409, "The group already has a ticket queue"],
   NUDGE_CLOSED: [409, "The nudge card was already answered, closed or expired"],

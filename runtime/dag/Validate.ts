@@ -15,6 +15,8 @@ export interface DagFacts {
   readonly memberEmails: ReadonlySet<string>
   readonly resolvableRoles: ReadonlySet<Role>
   readonly groupIds: ReadonlySet<string>
+  /** Groups that have a ticket queue (a live_agent_transfer target needs one). */
+  readonly queueGroupIds: ReadonlySet<string>
   readonly mcpServers: ReadonlyMap<string, "approved" | "pending">
   readonly tools: ReadonlyMap<string, { readonly configSchema?: unknown }>
   /** Published AI Employees of the tenant that a call_aie node may call. */
@@ -235,6 +237,8 @@ export const validateDag = (dag: unknown, facts: DagFacts): DagReport => {
       case "live_agent_transfer":
         if (!facts.groupIds.has(node.live_agent_transfer_config.group_id)) {
           out.push(error("TRANSFER_GROUP_NOT_FOUND", `'${node.id}' transfers to a group that does not exist`, node.id))
+        } else if (!facts.queueGroupIds.has(node.live_agent_transfer_config.group_id)) {
+          out.push(error("TRANSFER_GROUP_NO_QUEUE", `'${node.id}' transfers to a group that has no ticket queue`, node.id))
         }
         break
       case "notify_user": {

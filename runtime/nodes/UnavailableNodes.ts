@@ -3,9 +3,7 @@ import type { NodeType } from "../../schemas/Dag.js"
 import { defineNode, NodeFailure } from "./NodeType.js"
 
 /** Node types whose runtime arrives with a later issue; publish refuses them (NODE_TYPE_UNAVAILABLE). */
-export const UNAVAILABLE_NODE_TYPES: ReadonlyMap<NodeType, string> = new Map<NodeType, string>([
-  ["live_agent_transfer", "live agent transfer comes with ticketing"]
-])
+export const UNAVAILABLE_NODE_TYPES: ReadonlyMap<NodeType, string> = new Map<NodeType, string>([])
 
 /** The unavailable types, less those that `extra` definitions provide. */
 export const unavailableNodeTypes = (extra: ReadonlyArray<{ readonly type: string }>): ReadonlyMap<string, string> =>

@@ -19,6 +19,7 @@ import type { Mailer } from "../../platform/Mailer.js"
 import type { ManagedSchedules } from "../nodes/ManagedSchedules.js"
 import type { NudgeCards } from "../nodes/NudgeCards.js"
 import type { MailIntegrations } from "../nodes/MailIntegrations.js"
+import type { TicketDesk } from "../nodes/TicketDesk.js"
 
 /** The model provider and the agent types on it: shared by agent nodes and the agents API. */
 export const AgentsLive = AgentRunner.layer.pipe(Layer.provideMerge(ChatModel.layer), Layer.provide(NodeHttpClient.layerUndici))
@@ -72,7 +73,7 @@ const JournalLive = Layer.mergeAll(Journal.layer, Versions.layer, RunEvents.laye
 export const kernelLive = <A, E, R>(hooks: Layer.Layer<RunEndHooks | A, E, R>) =>
   Layer.mergeAll(RunEntityLive, RecoveryLive).pipe(
     Layer.provideMerge(Layer.unwrapEffect(
-      Effect.map(ExtraNodeTypes, (extra) => NodeRegistry.layer<AgentRunner | Mailer | ManagedSchedules | NudgeCards | MailIntegrations>([...BuiltinNodes, ...extra]))
+      Effect.map(ExtraNodeTypes, (extra) => NodeRegistry.layer<AgentRunner | Mailer | ManagedSchedules | NudgeCards | MailIntegrations | TicketDesk>([...BuiltinNodes, ...extra]))
     )),
     Layer.provideMerge(hooks),
     Layer.provideMerge(AgentsLive),

@@ -14,6 +14,7 @@ export const PeopleLive = Layer.effect(
     const credentials = yield* Credentials
     return {
       member: users.member,
+      memberInTenant: users.memberInTenant,
       memberByEmail: (principal, email) =>
         users.byEmail(email).pipe(
           Effect.flatMap((u) => Option.isSome(u) ? users.member(principal, u.value.id) : Effect.succeed(Option.none()))

@@ -177,6 +177,10 @@ export class ChatTurns extends Context.Tag("ChatTurns")<ChatTurns, {
             ? chatReply(ending.nodes, ending.completionOrder, ending.context, ending.namedOutputs)
             : EMPTY_REPLY
           const { event, session } = yield* answer(turn, ending.status, reply, ending.error)
+          // A live_agent_transfer step handed the conversation to people: the AI Employee answers no more.
+          const transferred = ending.status === "completed" && !turn.is_dry_run &&
+            ending.nodes.some((n) => n.type === "live_agent_transfer" && ending.completionOrder.includes(n.id))
+          if (transferred) yield* sql`UPDATE chat_sessions SET status = 'transferred' WHERE id = ${turn.session_id}`.pipe(Effect.orDie)
           const next = yield* releaseNext(turn.session_id)
           return {
             events: [event],

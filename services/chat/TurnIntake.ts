@@ -45,6 +45,9 @@ export class TurnIntake extends Effect.Service<TurnIntake>()("TurnIntake", {
         const version = workflow.active_version
         const accept = Effect.gen(function*() {
           const session = yield* t.session
+          if (session.status === "transferred") {
+            return yield* conflict("SESSION_TRANSFERRED", "This conversation was handed to a person; the AI Employee no longer answers it")
+          }
           const userContext = t.userContext === undefined ? null : (yield* vault.tokenize(session.id, t.userContext)).value
           return yield* turns.accept({
             principal: t.principal,

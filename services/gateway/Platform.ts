@@ -42,10 +42,10 @@ const InfraLive = Layer.mergeAll(MigratedDatabaseLive, RateLimiter.layer, EventB
  * (and its People port), knowledge and generated files, what the kernel needs of workflow, the run
  * kernel with chat's end hooks, the workflow service over the kernel, then chat and agents.
  */
-export const ServicesLive = Layer.mergeAll(ChatLive, AgentLive, EvalLive, DocgenLive, TicketingLive).pipe(
+export const ServicesLive = Layer.mergeAll(ChatLive, AgentLive, EvalLive, DocgenLive).pipe(
   Layer.provideMerge(WorkflowLive),
   Layer.provideMerge(kernelLive(ChatRunEndLive)),
-  Layer.provideMerge(IntegrationsLive),
+  Layer.provideMerge(Layer.mergeAll(IntegrationsLive, TicketingLive)),
   Layer.provideMerge(WorkflowCoreLive),
   Layer.provideMerge(Layer.mergeAll(IngestionLive, AgentFilesLive)),
   Layer.provideMerge(AuthLive),

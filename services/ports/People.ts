@@ -9,6 +9,8 @@ import type { Role } from "../../schemas/Roles.js"
 export class People extends Context.Tag("ports/People")<People, {
   readonly member: (principal: Principal, userId: string) => Effect.Effect<Option.Option<User>>
   readonly memberByEmail: (principal: Principal, email: string) => Effect.Effect<Option.Option<User>>
+  /** A member of a tenant by id, for work done on no one's behalf (a run's starter). */
+  readonly memberInTenant: (tenantId: TenantId, userId: string) => Effect.Effect<Option.Option<User>>
   /** The principal an access token stands for, with the gateway's own checks. */
   readonly principalOf: (accessToken: string) => Effect.Effect<Principal, Unauthorized | Forbidden>
   /** The user groups the principal belongs to in its tenant: directly, or through a group nested in them. */

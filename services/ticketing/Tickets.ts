@@ -243,7 +243,34 @@ export class Tickets extends Effect.Service<Tickets>()("Tickets", {
         return { items: rows.slice(0, size).map(toTicket), next_cursor: next, ...(sortable ? { sortable_by: [...SORTABLE_BY] } : {}) }
       })
 
+    /** A ticket an AI Employee raises (live_agent_transfer): idempotent by its key, the run's starter as requester. */
+    const raiseFor = (r: { tenantId: string; groupId: string; key: string; title: string; description: string; requesterId: string | null }) =>
+      Effect.gen(function*() {
+        const [queue] = yield* sql`SELECT * FROM ticket_queues WHERE tenant_id = ${r.tenantId} AND group_id = ${r.groupId}`.pipe(queueRows, Effect.orDie)
+        if (queue === undefined) return yield* Effect.fail({ message: "the group has no ticket queue" })
+        const requester = r.requesterId === null ? Option.none() : yield* people.memberInTenant(r.tenantId as TenantId, r.requesterId)
+        const requesterEmail = Option.match(requester, { onNone: () => "ai-employee@platform.local", onSome: (u) => u.email.toLowerCase() })
+        const id = randomUUID()
+        yield* sql.withTransaction(Effect.gen(function*() {
+          const rows = yield* sql`INSERT INTO tickets ${
+            sql.insert({ id, tenant_id: r.tenantId, queue_id: queue.id, title: r.title, description: r.description, priority: "MEDIUM", priority_rank: 2, requester_email: requesterEmail, client_request_id: r.key, created_by: r.requesterId })
+          } ON CONFLICT (tenant_id, client_request_id) WHERE client_request_id IS NOT NULL DO NOTHING RETURNING id`
+          if (rows.length > 0) yield* event(id, { name: "AI Employee", type: "ai_employee" }, { kind: "create" })
+        })).pipe(Effect.orDie)
+        const [ticket] = yield* sql`${sql.unsafe(ticketSelect)} WHERE t.tenant_id = ${r.tenantId} AND t.client_request_id = ${r.key}`.pipe(ticketRows, Effect.orDie)
+        return { id: ticket!.id, number: ticket!.number, groupTag: groupTag(ticket!.label) }
+      })
+
     return {
+      raiseFor,
+      /** Which of these groups have a queue (the publish check of live_agent_transfer). */
+      groupsWithQueue: (tenantId: string, groupIds: ReadonlyArray<string>) =>
+        groupIds.length === 0
+          ? Effect.succeed(new Set<string>())
+          : sql<{ group_id: string }>`SELECT group_id::text AS group_id FROM ticket_queues WHERE tenant_id = ${tenantId} AND group_id::text IN ${sql.in([...groupIds])}`.pipe(
+            Effect.map((rows) => new Set(rows.map((r) => r.group_id))),
+            Effect.orDie
+          ),
       queues: (principal: Principal, routable: boolean) =>
         Effect.gen(function*() {
           if (!principal.settings.ticketing_enabled) return yield* new NotFound({ code: "TICKETING_DISABLED", message: "Ticketing is not enabled for this workspace" })

@@ -7,6 +7,7 @@ import { isAtLeast, Roles } from "../../schemas/Roles.js"
 import { type DagFacts, validateDag } from "../../runtime/dag/Validate.js"
 import { People } from "../ports/People.js"
 import { McpRegistry, ModelAvailability, ToolCatalog } from "../ports/PublishChecks.js"
+import { TicketQueues } from "../ports/TicketQueues.js"
 import { configOf, type WorkflowRow, WorkflowsRepo } from "./WorkflowsRepo.js"
 
 const decodeNode = Schema.decodeUnknownEither(DagNode)
@@ -31,6 +32,7 @@ export class DagChecks extends Effect.Service<DagChecks>()("DagChecks", {
     const mcp = yield* McpRegistry
     const tools = yield* ToolCatalog
     const models = yield* ModelAvailability
+    const queues = yield* TicketQueues
 
     const facts = (principal: Principal, row: WorkflowRow) =>
       Effect.gen(function*() {
@@ -58,6 +60,7 @@ export class DagChecks extends Effect.Service<DagChecks>()("DagChecks", {
           // A role resolves when someone active holds it or a role above it.
           resolvableRoles: new Set(Roles.filter((role) => memberRoles.some((m) => isAtLeast(m, role)))),
           groupIds: yield* people.existingGroups(principal.tenantId, [...groups].filter(isUuid)),
+          queueGroupIds: yield* queues.groupsWithQueue(principal.tenantId, [...groups].filter(isUuid)),
           mcpServers: yield* mcp.statuses(principal.tenantId, [...mcpIds]),
           tools: yield* tools.lookup(principal.tenantId, [...actionIds]),
           callableWorkflows: yield* workflows.callable(principal, [...called].filter(isUuid)),

@@ -58,7 +58,7 @@ layer(RunPlatformLive(), { excludeTestServices: true, timeout: "90 seconds" })("
       assert.strictEqual((yield* waitForStatus(token, run.body.id, ["completed", "failed"])).status, "completed")
     }))
 
-  it.effect("a failing model call fails the step and the run; a node type that cannot run yet is not publishable", () =>
+  it.effect("a failing model call fails the step and the run; a transfer to a missing group is not publishable", () =>
     Effect.gen(function*() {
       const token = yield* adminToken
       const model = yield* ScriptedModel
@@ -79,7 +79,7 @@ layer(RunPlatformLive(), { excludeTestServices: true, timeout: "90 seconds" })("
       assert.strictEqual(refused.status, 422)
       assert.deepStrictEqual(
         refused.body.details.map((d: { code: string; node_id?: string }) => [d.code, d.node_id]).sort(),
-        [["NODE_TYPE_UNAVAILABLE", "handoff"], ["TRANSFER_GROUP_NOT_FOUND", "handoff"]]
+        [["TRANSFER_GROUP_NOT_FOUND", "handoff"]]
       )
     }))
 

@@ -2,7 +2,10 @@ import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { adminToken, createMember } from "../support/Fixtures.js"
 import { http, loginToken } from "../support/Http.js"
-import { TestPlatformLive } from "../support/TestPlatform.js"
+import { answerOf, chatWorkflow, newSession, send } from "../support/Chat.js"
+import { RunPlatformLive } from "../support/RunPlatform.js"
+import { ScriptedModel } from "../support/ScriptedModel.js"
+import { respondNode } from "../support/Workflows.js"
 
 const api = "/api/v1/hcm-ticketing"
 
@@ -22,7 +25,7 @@ const setUp = Effect.gen(function*() {
   return { admin, off, support, tier2, agent, agentToken: yield* loginToken(agent.email, agent.password), outsiderToken: yield* loginToken(outsider.email, outsider.password) }
 })
 
-layer(TestPlatformLive(), { excludeTestServices: true, timeout: "60 seconds" })("ticketing", (it) => {
+layer(RunPlatformLive(), { excludeTestServices: true, timeout: "60 seconds" })("ticketing", (it) => {
   it.effect("queues and tickets on the built-in desk: enablement, membership through nesting, every creation rule, the status table, closed tickets, moves, comments, the timeline", () =>
     Effect.gen(function*() {
       const s = yield* setUp
@@ -124,5 +127,39 @@ layer(TestPlatformLive(), { excludeTestServices: true, timeout: "60 seconds" })(
       assert.strictEqual(mine.items.length, 4)
       assert.notProperty(mine, "sortable_by")
       assert.strictEqual((yield* http("GET", `${api}/me/tickets?scope=assigned`, { token: s.agentToken })).body.items.length, 0)
+    }))
+
+  it.effect("live_agent_transfer: a chat hands the conversation to the group's queue; the session is transferred; a group without a queue blocks publish", () =>
+    Effect.gen(function*() {
+      const s = yield* setUp
+      const model = yield* ScriptedModel
+      model.setScript(() => ({ text: "Let me get a colleague." }))
+      const transfer = (groupId: string) => ({
+        nodes: [respondNode("answer", "Help"), { id: "handoff", type: "live_agent_transfer", live_agent_transfer_config: { group_id: groupId, summary: "Customer needs a refund decision" } }],
+        edges: [{ from: "answer", to: "handoff" }]
+      })
+      const blocked = yield* http("POST", "/api/v1/workflow/workflows", { token: s.admin, body: { name: "No queue yet", interaction_type: "chat" } })
+      yield* http("PATCH", `/api/v1/workflow/workflows/${blocked.body.id}`, { token: s.admin, body: { dag_definition: transfer(s.support) } })
+      const refused = yield* http("POST", `/api/v1/workflow/workflows/${blocked.body.id}/publish`, { token: s.admin })
+      assert.strictEqual(refused.status, 422)
+      assert.include(refused.body.details.map((d: { code: string }) => d.code), "TRANSFER_GROUP_NO_QUEUE")
+
+      yield* http("POST", `${api}/groups/${s.support}/queue`, { token: s.admin, body: { name: "Refunds" } })
+      const wf = yield* chatWorkflow(s.admin, transfer(s.support))
+      const session = yield* newSession(s.admin, wf)
+      const sent = yield* send(s.admin, session.id, { content: "I want my money back" })
+      assert.strictEqual(sent.status, 202, sent.text)
+      yield* answerOf(s.admin, session.id, sent.body.assistant_message_id)
+      const queue = (yield* http("GET", `${api}/groups/${s.support}/tickets`, { token: s.admin })).body.items
+      assert.strictEqual(queue.length, 1)
+      assert.strictEqual(queue[0].title, "Customer needs a refund decision")
+      assert.include(queue[0].description, "Customer: I want my money back")
+      const events = (yield* http("GET", `${api}/groups/${s.support}/tickets/${queue[0].id}/events`, { token: s.admin })).body.items
+      assert.deepInclude(events[0], { kind: "create", actor_type: "ai_employee" })
+      const current = yield* http("GET", `/api/v1/chat/sessions/${session.id}`, { token: s.admin })
+      assert.strictEqual(current.body.status, "transferred")
+      const after = yield* send(s.admin, session.id, { content: "Hello?" })
+      assert.strictEqual(after.status, 409)
+      assert.strictEqual(after.body.code, "SESSION_TRANSFERRED")
     }))
 })

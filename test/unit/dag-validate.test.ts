@@ -8,6 +8,7 @@ const facts = (over: Partial<DagFacts> = {}): DagFacts => ({
   memberEmails: new Set(["lead@example.test"]),
   resolvableRoles: new Set(["user", "builder"]),
   groupIds: new Set(["11111111-1111-4111-8111-111111111111"]),
+  queueGroupIds: new Set(["11111111-1111-4111-8111-111111111111"]),
   mcpServers: new Map([["mcp-ok", "approved"], ["mcp-pending", "pending"]]),
   tools: new Map([["crm.lookup", { configSchema: { type: "object", required: ["region"], properties: { region: { type: "string" } } } }]]),
   callableWorkflows: new Set(["22222222-2222-4222-8222-222222222222"]),

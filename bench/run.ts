@@ -6,6 +6,7 @@ import { evalBench } from "./eval.js"
 import { hitlBench } from "./hitl.js"
 import { integrationsBench } from "./integrations.js"
 import { runsBench } from "./runs.js"
+import { ticketingBench } from "./ticketing.js"
 import { triggersBench } from "./triggers.js"
 
 const only = process.env.BENCH_ONLY
@@ -26,6 +27,9 @@ const main = Effect.gen(function*() {
   }
   if (only === undefined || only === "eval") {
     for (const line of yield* evalBench) yield* Effect.log(line)
+  }
+  if (only === undefined || only === "ticketing") {
+    for (const line of yield* ticketingBench) yield* Effect.log(line)
   }
   if (only === undefined || only === "chat") {
     for (const line of yield* chatBench) yield* Effect.log(line)

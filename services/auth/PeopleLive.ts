@@ -14,6 +14,9 @@ export const PeopleLive = Layer.effect(
     const credentials = yield* Credentials
     return {
       member: users.member,
+      administersGroup: (principal, groupId) =>
+        sql`SELECT 1 FROM group_members WHERE tenant_id = ${principal.tenantId} AND group_id = ${groupId}
+          AND user_id = ${principal.userId} AND is_group_admin`.pipe(Effect.map((rows) => rows.length > 0), Effect.orDie),
       memberInTenant: users.memberInTenant,
       memberByEmail: (principal, email) =>
         users.byEmail(email).pipe(

@@ -19,6 +19,8 @@ export class People extends Context.Tag("ports/People")<People, {
   readonly activeMemberEmails: (tenantId: TenantId, emails: ReadonlyArray<string>) => Effect.Effect<ReadonlySet<string>>
   /** The roles held by the tenant's active members. */
   readonly activeRoles: (tenantId: TenantId) => Effect.Effect<ReadonlyArray<Role>>
+  /** Whether the principal is a group admin of this group (the membership flag is_group_admin). */
+  readonly administersGroup: (principal: Principal, groupId: string) => Effect.Effect<boolean>
   /** Which of these group ids exist in the tenant. */
   readonly existingGroups: (tenantId: TenantId, groupIds: ReadonlyArray<string>) => Effect.Effect<ReadonlySet<string>>
   /** Whether the workspace exists and the principal administers it (an env_admin administers every workspace). */

@@ -117,6 +117,15 @@ export class Tickets extends Effect.Service<Tickets>()("Tickets", {
         }
       })
 
+    /** Group admins of the group (the membership flag), group-administering roles and System Admins. */
+    const requireGroupAdmin = (principal: Principal, groupId: string, what: string) =>
+      Effect.gen(function*() {
+        if (GROUP_ADMINS.includes(principal.role) || SYSTEM_ADMINS.includes(principal.role)) return
+        if (!(yield* people.administersGroup(principal, groupId))) {
+          return yield* new Forbidden({ code: "FORBIDDEN", message: `${what} needs a group admin of this group or a System Admin` })
+        }
+      })
+
     const queueOf = (principal: Principal, groupId: string) =>
       Effect.gen(function*() {
         yield* access(principal, groupId)
@@ -287,9 +296,7 @@ export class Tickets extends Effect.Service<Tickets>()("Tickets", {
       bind: (principal: Principal, groupId: string, body: typeof QueueCreate.Type) =>
         Effect.gen(function*() {
           yield* access(principal, groupId)
-          if (!GROUP_ADMINS.includes(principal.role) && !SYSTEM_ADMINS.includes(principal.role)) {
-            return yield* new Forbidden({ code: "FORBIDDEN", message: "Binding a queue needs a group admin or a System Admin" })
-          }
+          yield* requireGroupAdmin(principal, groupId, "Binding a queue")
           if ((body.backend === "builtin") !== (body.connection_id === undefined)) {
             return yield* unprocessable("CONNECTION_REQUIRED", body.backend === "builtin" ? "A builtin queue has no connection_id" : "An external queue needs a connection_id")
           }
@@ -395,9 +402,7 @@ export class Tickets extends Effect.Service<Tickets>()("Tickets", {
       remove: (principal: Principal, groupId: string, id: string) =>
         Effect.gen(function*() {
           const queue = yield* queueOf(principal, groupId)
-          if (!GROUP_ADMINS.includes(principal.role) && !SYSTEM_ADMINS.includes(principal.role)) {
-            return yield* new Forbidden({ code: "FORBIDDEN", message: "Deleting tickets needs a group admin or a System Admin" })
-          }
+          yield* requireGroupAdmin(principal, groupId, "Deleting tickets")
           yield* ticketIn(queue, id)
           yield* sql`UPDATE tickets SET deleted_at = now() WHERE id = ${id}`.pipe(Effect.orDie)
         }),

@@ -30,12 +30,17 @@ layer(RunPlatformLive(), { excludeTestServices: true, timeout: "60 seconds" })("
     Effect.gen(function*() {
       const s = yield* setUp
       assert.strictEqual(s.off.status, 404, "every route is 404 while ticketing is off")
+      // Binding takes a group admin of the group (or a System Admin); a plain member is refused.
+      assert.strictEqual((yield* http("POST", `${api}/groups/${s.support}/queue`, { token: s.agentToken, body: { name: "Nope" } })).status, 403)
       const bound = yield* http("POST", `${api}/groups/${s.support}/queue`, { token: s.admin, body: { name: "Customer Support", request_types: ["question", "incident"] } })
       assert.strictEqual(bound.status, 201, bound.text)
       assert.deepInclude(bound.body, { group_tag: "queue:customer-support", backend: "builtin", connection_id: null, group_archived: false })
       assert.strictEqual((yield* http("POST", `${api}/groups/${s.support}/queue`, { token: s.admin, body: { name: "Again" } })).body.code, "QUEUE_EXISTS")
       assert.strictEqual((yield* http("POST", `${api}/groups/${s.tier2}/queue`, { token: s.admin, body: { name: "x", connection_id: "00000000-0000-4000-8000-000000000000" } })).body.code, "CONNECTION_REQUIRED")
-      yield* http("POST", `${api}/groups/${s.tier2}/queue`, { token: s.admin, body: { name: "Escalations" } })
+      const lead = yield* createMember(s.admin, "user")
+      yield* http("POST", `/api/v1/auth/groups/${s.tier2}/members`, { token: s.admin, body: { user_id: lead.id, is_group_admin: true } })
+      const byLead = yield* http("POST", `${api}/groups/${s.tier2}/queue`, { token: yield* loginToken(lead.email, lead.password), body: { name: "Escalations" } })
+      assert.strictEqual(byLead.status, 201, byLead.text)
       const routed = yield* http("PATCH", `${api}/groups/${s.support}/queue/routing`, { token: s.admin, body: { routing_description: "Billing and access problems" } })
       assert.deepInclude(routed.body, { routing_description: "Billing and access problems", name: "Customer Support", group_tag: "queue:customer-support" })
       // The agent is in Tier 2, nested in Support: a member of both queues.
@@ -90,6 +95,8 @@ layer(RunPlatformLive(), { excludeTestServices: true, timeout: "60 seconds" })("
       assert.deepInclude(events[3], { old_value: "HIGH", new_value: "CRITICAL", actor: agentEmail, actor_type: "user" })
       assert.deepInclude(events.at(-1), { old_value: "IN_PROGRESS", new_value: "CLOSED" })
       assert.strictEqual((yield* http("DELETE", there, { token: s.agentToken })).status, 403)
+      const big = yield* http("POST", tickets, { token: s.agentToken, body: { title: "big", description: "x".repeat(1024 * 1024 + 10) } })
+      assert.strictEqual(big.status, 413)
       assert.strictEqual((yield* http("DELETE", there, { token: s.admin })).status, 204)
     }))
 

@@ -1,12 +1,22 @@
-import { HttpApiBuilder } from "@effect/platform"
+import { HttpApiBuilder, HttpServerRequest } from "@effect/platform"
 import { Effect } from "effect"
 import { PlatformApi } from "../../../schemas/Api.js"
+import { PayloadTooLarge } from "../../../schemas/Errors.js"
 import { CurrentPrincipal } from "../../../schemas/Principal.js"
 import { Tickets } from "../Tickets.js"
 
+/** Ticketing takes bodies up to 1 MiB (the document's limit; the gateway's own is larger). */
+const MAX_BODY = 1024 * 1024
+
 export const TicketingHttp = HttpApiBuilder.group(PlatformApi, "ticketing", (handlers) =>
   Effect.map(Tickets, (tickets) => {
-    const as = <A, E, R>(f: (p: typeof CurrentPrincipal.Service) => Effect.Effect<A, E, R>) => Effect.flatMap(CurrentPrincipal, f)
+    const as = <A, E, R>(
+      f: (p: typeof CurrentPrincipal.Service) => Effect.Effect<A, E, R>
+    ): Effect.Effect<A, E | PayloadTooLarge, R | CurrentPrincipal | HttpServerRequest.HttpServerRequest> =>
+      Effect.flatMap(HttpServerRequest.HttpServerRequest, (request): Effect.Effect<A, E | PayloadTooLarge, R | CurrentPrincipal> =>
+        Number(request.headers["content-length"] ?? 0) > MAX_BODY
+          ? Effect.fail(new PayloadTooLarge({ code: "PAYLOAD_TOO_LARGE", message: "Ticketing request bodies are limited to 1 MiB" }))
+          : Effect.flatMap(CurrentPrincipal, f))
     return handlers
       .handle("queues", ({ urlParams }) => as((p) => tickets.queues(p, urlParams.routable === true)))
       .handle("bindQueue", ({ path, payload }) => as((p) => tickets.bind(p, path.groupID, payload)))

@@ -6,6 +6,7 @@ import { eventually, publishedWorkflow, RunPlatformLive } from "../support/RunPl
 import { parseSse, waitForStatus } from "../support/Runs.js"
 import { type ChatCompletionRequest, ScriptedModel } from "../support/ScriptedModel.js"
 import { TestPlatform } from "../support/TestPlatform.js"
+import pg from "pg"
 import { Document as DocxDocument, Packer, Paragraph, TextRun } from "docx"
 import PptxGenJSModule from "pptxgenjs"
 
@@ -185,6 +186,7 @@ layer(RunPlatformLive(), { excludeTestServices: true, timeout: "60 seconds" })("
   it.effect("export: html is a durable job with a download for its owner; pdf and pptx are 501", () =>
     Effect.gen(function*() {
       const token = yield* adminToken
+      const platform = yield* TestPlatform
       const first = (yield* create(token, { title: "First", content_html: "<p>one</p>" })).body
       const second = (yield* create(token, { title: "Second", content_html: "<p>two</p>" })).body
       const job = yield* http("POST", `${api}/export`, { token, body: { document_ids: [second.id, first.id], format: "html" } })
@@ -197,6 +199,13 @@ layer(RunPlatformLive(), { excludeTestServices: true, timeout: "60 seconds" })("
       assert.include(file.text, "<p>two</p>")
       const other = yield* createMember(token, "user")
       assert.strictEqual((yield* http("GET", `${api}/export/${job.body.id}`, { token: yield* loginToken(other.email, other.password) })).status, 404)
+      // Downloads expire: an hour after the export, the file is gone.
+      yield* Effect.promise(async () => {
+        const client = new pg.Client({ connectionString: platform.databaseUrl })
+        await client.connect()
+        await client.query("UPDATE docgen_exports SET expires_at = now() - interval '1 second' WHERE id = $1", [job.body.id]).finally(() => client.end())
+      })
+      assert.strictEqual((yield* http("GET", new URL(done.download_url).pathname, { token })).status, 404)
       for (const format of ["pdf", "pptx"]) {
         const refused = yield* http("POST", `${api}/export`, { token, body: { document_ids: [first.id], format } })
         assert.strictEqual(refused.status, 501)
@@ -302,6 +311,10 @@ layer(RunPlatformLive(), { excludeTestServices: true, timeout: "60 seconds" })("
       const thumb = yield* Effect.promise(() => fetch(`${platform.baseUrl}${api}/templates/${docx.body.id}/thumbnail`, { headers: { authorization: `Bearer ${token}` } }))
       assert.strictEqual(thumb.headers.get("content-type"), "image/png")
       assert.deepStrictEqual([...new Uint8Array(yield* Effect.promise(() => thumb.arrayBuffer())).slice(0, 4)], [0x89, 0x50, 0x4e, 0x47])
+      // Over the size limit (the request body limit, 10 MiB by default, comes first): 413.
+      const huge = new Uint8Array(11 * 1024 * 1024)
+      huge.set([0x50, 0x4b, 0x03, 0x04])
+      assert.strictEqual((yield* uploadTemplate(huge, "huge.pptx")).status, 413)
       const notOffice = yield* uploadTemplate(new TextEncoder().encode("just text"), "fake.docx")
       assert.strictEqual(notOffice.status, 400)
       assert.strictEqual(notOffice.body.code, "UNSUPPORTED_TEMPLATE")

@@ -3,6 +3,7 @@ import { Effect, Layer } from "effect"
 import { adminToken, createMember } from "../support/Fixtures.js"
 import { http, loginToken } from "../support/Http.js"
 import { CLIENT_ID, CLIENT_SECRET, OidcProvider, signInThroughProvider } from "../support/OidcProvider.js"
+import { mcpPeer } from "../support/McpPeer.js"
 import { peerApi } from "../support/PeerApi.js"
 import { RunPlatformLive } from "../support/RunPlatform.js"
 
@@ -71,6 +72,17 @@ layer(PlatformLive, { excludeTestServices: true, timeout: "60 seconds" })("integ
       assert.notStrictEqual(second.body.output.authorization, first.body.output.authorization, "each call refreshed the token")
       const outsiderCall = yield* http("POST", `${api}/execute`, { token: otherToken, body: { function_name: "profile" } })
       assert.include(outsiderCall.body.error, "Connect your account", "another user's calls do not use this connection")
+
+      // An MCP server signed into with the user's connection (oauth2_authcode).
+      const mcp = yield* mcpPeer
+      const server = yield* http("POST", `${api}/mcp-servers`, { token: admin, body: { name: "As the user", server_url: `${mcp.baseUrl}/user/mcp`, auth_type: "oauth2_authcode" } })
+      assert.strictEqual(server.status, 201, server.text)
+      const patched = yield* http("PATCH", `${api}/mcp-servers/${server.body.id}`, { token: admin, body: { credentials: { integration_id: id } } })
+      assert.deepInclude(patched.body, { tool_count: 2, discovery_error: null })
+      assert.isAbove(mcp.bearers.length, 0)
+      const refresh = yield* http("POST", `${api}/mcp-servers/${server.body.id}/refresh-tools`, { token: otherToken })
+      assert.strictEqual(refresh.status, 422, "another user has no connection")
+      assert.include(refresh.body.message, "Connect your account")
 
       const me = yield* http("GET", `${api}/integrations/${id}/connections/me`, { token: admin })
       assert.strictEqual(me.status, 200)

@@ -52,11 +52,13 @@ const readBody = (req: IncomingMessage) =>
 /**
  * MCP over both HTTP transports on 127.0.0.2: streamable HTTP at /mcp, /secure/mcp (wants
  * `Authorization: Bearer MCP_TOKEN`) and /cc/mcp (wants the token /token issues for the client
- * credentials MCP_CLIENT), SSE at /sse with its messages at /messages.
+ * credentials MCP_CLIENT) and /user/mcp (any bearer token, recorded in `bearers`), SSE at /sse with
+ * its messages at /messages.
  */
 export const mcpPeer = Effect.acquireRelease(
-  Effect.async<{ baseUrl: string; calls: Array<McpCall>; close: () => void }>((resume) => {
+  Effect.async<{ baseUrl: string; calls: Array<McpCall>; bearers: Array<string>; close: () => void }>((resume) => {
     const calls: Array<McpCall> = []
+    const bearers: Array<string> = []
     const sse = new Map<string, SSEServerTransport>()
     const http = createServer((req, res) => {
       const url = new URL(req.url ?? "/", "http://peer")
@@ -67,6 +69,18 @@ export const mcpPeer = Effect.acquireRelease(
           const ok = form.get("grant_type") === "client_credentials" && req.headers.authorization === basic
           res.writeHead(ok ? 200 : 401, { "content-type": "application/json" })
           return res.end(JSON.stringify(ok ? { access_token: CLIENT_CREDENTIALS_TOKEN, token_type: "Bearer", expires_in: 3600 } : { error: "invalid_client" }))
+        }
+        if (url.pathname === "/user/mcp") {
+          // Any bearer token: the test checks which one came.
+          const bearer = /^Bearer (.+)$/.exec(req.headers.authorization ?? "")?.[1]
+          if (bearer === undefined) {
+            res.writeHead(401, { "content-type": "application/json" })
+            return res.end(JSON.stringify({ error: "unauthorized" }))
+          }
+          bearers.push(bearer)
+          const transport = new StreamableHTTPServerTransport({})
+          await toolServer(calls).connect(transport)
+          return transport.handleRequest(req, res, req.method === "POST" ? await readBody(req) : undefined)
         }
         if (url.pathname === "/mcp" || url.pathname === "/secure/mcp" || url.pathname === "/cc/mcp") {
           const wanted = url.pathname === "/secure/mcp" ? MCP_TOKEN : url.pathname === "/cc/mcp" ? CLIENT_CREDENTIALS_TOKEN : undefined
@@ -104,6 +118,7 @@ export const mcpPeer = Effect.acquireRelease(
       resume(Effect.succeed({
         baseUrl: `http://127.0.0.2:${(http.address() as AddressInfo).port}`,
         calls,
+        bearers,
         close: () => {
           http.closeAllConnections()
           http.close()

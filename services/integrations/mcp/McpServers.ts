@@ -123,7 +123,11 @@ export class McpServers extends Effect.Service<McpServers>()("McpServers", {
             headers.authorization = `Bearer ${yield* clientCredentialsToken(credentials)}`
             break
           case "oauth2_authcode": {
-            const token = yield* oauth.accessToken(row.tenant_id, str(credentials.integration_id), userId)
+            const integrationId = str(credentials.integration_id)
+            if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(integrationId)) {
+              return yield* new McpFailure({ message: "Set credentials.integration_id: the integration whose OAuth connection signs in to this server" })
+            }
+            const token = yield* oauth.accessToken(row.tenant_id, integrationId, userId)
             if (token === undefined) return yield* new McpFailure({ message: "Connect your account to this server's integration first (no OAuth connection)" })
             headers.authorization = `Bearer ${token}`
             break

@@ -29,7 +29,7 @@ export interface Card {
 /**
  * Nudge cards as the notify_user node sees them; the workflow service implements it. A card is
  * one per run and `card_ref`: sending it again (a node run again after a crash) keeps its id and
- * any answer it already has.
+ * the answer it may already have.
  */
 export class NudgeCards extends Context.Tag("NudgeCards")<NudgeCards, {
   readonly send: (spec: CardSpec) => Effect.Effect<Card>

@@ -37,7 +37,7 @@ export const renderExport = (docs: ReadonlyArray<{ readonly title: string; reado
   "\n</body></html>\n"
 
 /**
- * Export jobs: `html` builds one file of the caller's documents; the job is a row that any
+ * Export jobs: `html` builds one file of the caller's documents; the job is a row that every
  * process's worker claims (with a lease, so a job whose process died is built again) and
  * completes; the file is downloadable by its owner for an hour. `pdf` and `pptx` are 501.
  */

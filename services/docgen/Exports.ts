@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto"
 import { SqlClient } from "@effect/sql"
 import { Duration, Effect, Queue, Schema } from "effect"
+import { keepRunning } from "../../platform/Background.js"
 import { AppConfig } from "../../platform/Config.js"
 import { decodeRows, Timestamp } from "../../platform/Rows.js"
 import { requireReader } from "../../schemas/Authorization.js"
@@ -90,8 +91,8 @@ export class Exports extends Effect.Service<Exports>()("Exports", {
       const [job] = yield* claim
       if (job === undefined) return yield* Effect.raceFirst(Effect.sleep(Duration.millis(500)), Queue.take(wake))
       yield* build(job)
-    }).pipe(Effect.catchAllCause((cause) => Effect.logWarning("Export jobs could not be built now; retrying", cause).pipe(Effect.zipRight(Effect.sleep("1 second")))))
-    yield* Effect.forkScoped(Effect.forever(round))
+    })
+    yield* keepRunning("Building export jobs", round)
 
     return {
       create: (principal: Principal, body: typeof ExportRequest.Type) =>

@@ -18,7 +18,7 @@ export const PREVIEW_ROWS = 5
 const RunRow = Schema.Struct({
   ...EvalRun.fields,
   tenant_id: Schema.String,
-  aggregate_metrics: Schema.NullOr(JsonObjectOf<typeof AggregateMetrics.Type>()),
+  aggregate_metrics: Schema.NullOr(JsonObjectOf<Pick<typeof AggregateMetrics.Type, "rubric_scores">>()),
   created_by: Schema.NullOr(Schema.String),
   created_at: Timestamp,
   started_at: Schema.NullOr(Timestamp),
@@ -27,9 +27,15 @@ const RunRow = Schema.Struct({
 export type RunRow = typeof RunRow.Type
 export const runRows = decodeRows("eval_runs", RunRow)
 
+/** The counters are the run's columns; only the score statistics are stored with the metrics. */
 export const toRun = ({ tenant_id: _t, created_by: _c, aggregate_metrics, ...row }: RunRow) => ({
   ...row,
-  aggregate_metrics: aggregate_metrics ?? { total_rows: row.total_rows, completed_rows: row.completed_rows, failed_rows: row.failed_rows, rubric_scores: {} }
+  aggregate_metrics: {
+    total_rows: row.total_rows,
+    completed_rows: row.completed_rows,
+    failed_rows: row.failed_rows,
+    rubric_scores: aggregate_metrics?.rubric_scores ?? {}
+  }
 })
 
 const ResultRow = Schema.Struct({

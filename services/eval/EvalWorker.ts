@@ -1,5 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Duration, Effect, Either, FiberSet, Layer, Schema } from "effect"
+import { keepRunning } from "../../platform/Background.js"
 import { AppConfig } from "../../platform/Config.js"
 import { decodeRows, JsonObjectOf } from "../../platform/Rows.js"
 import { RunnableWorkflows } from "../../runtime/run/Ports.js"
@@ -83,8 +84,7 @@ export const EvalWorkerLive = Layer.scopedDiscard(
       Effect.gen(function*() {
         const stats = yield* aggregates(runId)
         const scores = JSON.stringify(Object.fromEntries(stats.map((s) => [s.key, { mean: s.mean, median: s.median, p5: s.p5, p95: s.p95 }])))
-        yield* sql`UPDATE eval_runs SET aggregate_metrics = jsonb_build_object('total_rows', total_rows, 'completed_rows', completed_rows,
-          'failed_rows', failed_rows, 'rubric_scores', ${scores}::jsonb)
+        yield* sql`UPDATE eval_runs SET aggregate_metrics = jsonb_build_object('rubric_scores', ${scores}::jsonb)
           ${finish ? sql`, status = 'completed', finished_at = now()` : sql``} WHERE id = ${runId} AND status = 'running'`
       })
 
@@ -111,11 +111,7 @@ export const EvalWorkerLive = Layer.scopedDiscard(
         if (updated.length === 0) return false
         const [counts] = yield* sql<{ completed_rows: number; failed_rows: number; total_rows: number }>`UPDATE eval_runs SET
           completed_rows = completed_rows + ${outcome.status === "completed" ? 1 : 0},
-          failed_rows = failed_rows + ${outcome.status === "failed" ? 1 : 0},
-          aggregate_metrics = jsonb_set(jsonb_set(jsonb_set(COALESCE(aggregate_metrics, '{"rubric_scores": {}}'::jsonb),
-            '{total_rows}', to_jsonb(total_rows)),
-            '{completed_rows}', to_jsonb(completed_rows + ${outcome.status === "completed" ? 1 : 0})),
-            '{failed_rows}', to_jsonb(failed_rows + ${outcome.status === "failed" ? 1 : 0}))
+          failed_rows = failed_rows + ${outcome.status === "failed" ? 1 : 0}
           WHERE id = ${row.run_id} RETURNING completed_rows, failed_rows, total_rows`
         const done = counts!.completed_rows + counts!.failed_rows >= counts!.total_rows
         if (done) yield* refreshAggregates(row.run_id, true)
@@ -197,9 +193,9 @@ export const EvalWorkerLive = Layer.scopedDiscard(
         yield* FiberSet.run(fibers, scoreOne(row))
       }
       if (rows.length === 0) yield* Effect.sleep(IDLE)
-    }).pipe(Effect.catchAllCause((cause) => Effect.logWarning("Eval rows could not be claimed now; retrying", cause).pipe(Effect.zipRight(Effect.sleep("1 second")))))
+    })
 
-    yield* Effect.forkScoped(Effect.forever(round))
+    yield* keepRunning("Claiming eval rows", round)
     yield* Effect.forkScoped(
       Effect.forever(Effect.zipRight(Effect.sleep(Duration.seconds(Math.max(1, config.evalLeaseSeconds / 3))), renew.pipe(Effect.catchAllCause(() => Effect.void))))
     )

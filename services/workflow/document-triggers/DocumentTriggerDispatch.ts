@@ -1,3 +1,4 @@
+import { keepRunning } from "../../../platform/Background.js"
 import { derivedUuid } from "../../../platform/DerivedId.js"
 import { SqlClient } from "@effect/sql"
 import { Duration, Effect, Either, Layer } from "effect"
@@ -72,12 +73,8 @@ export const DocumentTriggerDispatchLive = Layer.scopedDiscard(
       const { claimed, started } = yield* claim
       yield* Effect.forEach(started, modules.launch, { discard: true })
       if (claimed < BATCH) yield* Effect.raceFirst(Effect.sleep(POLL), knowledge.nextArrival)
-    }).pipe(
-      Effect.catchAllCause((cause) =>
-        Effect.logWarning("Document triggers could not be dispatched now; retrying", cause).pipe(Effect.zipRight(Effect.sleep("1 second")))
-      )
-    )
+    })
 
-    yield* Effect.forkScoped(Effect.forever(round))
+    yield* keepRunning("Dispatching document triggers", round)
   })
 )

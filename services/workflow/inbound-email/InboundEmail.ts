@@ -1,4 +1,5 @@
 import { createHash, randomUUID } from "node:crypto"
+import { isIP } from "node:net"
 import { derivedUuid } from "../../../platform/DerivedId.js"
 import { SqlClient } from "@effect/sql"
 import { Effect, Either, Option, Schema } from "effect"
@@ -93,7 +94,9 @@ export class InboundEmail extends Effect.Service<InboundEmail>()("InboundEmail",
     const workflows = yield* WorkflowsRepo
     const modules = yield* RunModule
     const config = yield* AppConfig
-    const domain = Option.getOrElse(config.inboundEmailDomain, () => new URL(config.publicBaseUrl).hostname).toLowerCase()
+    // An address needs a name for its domain: a base URL on a bare IP gives `localhost`.
+    const baseHost = new URL(config.publicBaseUrl).hostname
+    const domain = Option.getOrElse(config.inboundEmailDomain, () => (isIP(baseHost.replace(/^\[|\]$/g, "")) === 0 ? baseHost : "localhost")).toLowerCase()
 
     const settingsOf = (workflowId: string, enabled: boolean) => ({
       workflow_id: workflowId as WorkflowId,

@@ -1,3 +1,4 @@
+import { keepRunning } from "../../../platform/Background.js"
 import { derivedUuid } from "../../../platform/DerivedId.js"
 import { SqlClient } from "@effect/sql"
 import { Duration, Effect, Either, Layer, Queue } from "effect"
@@ -110,10 +111,8 @@ export const ScheduleFiringLive = Layer.scopedDiscard(
       const { claimed, started } = yield* claim
       yield* Effect.forEach(started, modules.launch, { discard: true })
       if (claimed < BATCH) yield* idle
-    }).pipe(
-      Effect.catchAllCause((cause) => Effect.logWarning("Schedules could not be fired now; retrying", cause).pipe(Effect.zipRight(Effect.sleep("1 second"))))
-    )
+    })
 
-    yield* Effect.forkScoped(Effect.forever(round))
+    yield* keepRunning("Firing schedules", round)
   })
 )

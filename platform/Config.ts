@@ -34,6 +34,7 @@ export interface AppConfigShape {
   readonly llmTimeoutSeconds: number
   readonly functionTimeoutSeconds: number
   readonly functionMaxResponseBytes: number
+  readonly ticketingTimeoutSeconds: number
   readonly mcpStdioCommands: ReadonlyArray<string>
   readonly evalConcurrency: number
   readonly evalLeaseSeconds: number
@@ -165,6 +166,7 @@ const raw = Config.all({
   llmTimeoutSeconds: positive("LLM_TIMEOUT_SECONDS", 120),
   functionTimeoutSeconds: positive("FUNCTION_TIMEOUT_SECONDS", 30),
   functionMaxResponseBytes: positive("FUNCTION_MAX_RESPONSE_BYTES", 1024 * 1024),
+  ticketingTimeoutSeconds: positive("TICKETING_TIMEOUT_SECONDS", 10),
   evalConcurrency: positive("EVAL_CONCURRENCY", 16),
   evalLeaseSeconds: positive("EVAL_LEASE_SECONDS", 30),
   mcpStdioCommands: Config.string("MCP_STDIO_COMMANDS").pipe(

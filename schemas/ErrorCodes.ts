@@ -50,6 +50,7 @@ export const ErrorCatalogue = {
   FORBIDDEN: [403, "The caller's role, credential type or key scope does not allow the operation"],
   API_KEY_REQUIRED: [403, "An endpoint for external channels called without an API key"],
   CHAT_IMPERSONATION_DISABLED: [403, "user_context or impersonation without the tenant setting chat_impersonation"],
+  CONNECTION_FORBIDDEN: [403, "A connected queue's system (Zendesk) refuses the request with its connection's credentials"],
   NOT_A_QUEUE_MEMBER: [403, "Ticketing needs effective membership of the queue's group (System Admins reach every queue)"],
   GROUP_UNRESOLVABLE: [403, "The group cannot be resolved in this workspace"],
   REQUESTER_NOT_ALLOWED: [403, "Naming another requester needs a System Admin or a service principal"],
@@ -125,6 +126,9 @@ export const ErrorCatalogue = {
   RESERVED_LABEL: [422, "A tag in the reserved label namespace (queue:)"],
   TYPE_NOT_ACCEPTED: [422, "A ticket type the queue does not accept"],
   SORT_NOT_SUPPORTED: [422, "A sort key the queue does not serve (see sortable_by)"],
+  CONNECTION_NOT_FOUND: [422, "connection_id names no installed integration of category ticketing in this workspace"],
+  BACKEND_REJECTED: [422, "A connected queue's system (Zendesk) refuses the values of the request; the message carries its reason"],
+  FIELD_NOT_SUPPORTED: [422, "A field the queue's backend cannot change (a Zendesk ticket's description is its first comment)"],
   CONNECTION_REQUIRED: [422, "A queue's backend and connection_id disagree (builtin omits it, external needs one)"],
   MODEL_UNAVAILABLE: [422, "No model is available to the workspace for this, or the model failed to answer"],
   DOCGEN_NO_WORKFLOW: [422, "Generation needs a workflow_id in the request or bound to the document"],
@@ -138,12 +142,15 @@ export const ErrorCatalogue = {
   MCP_STDIO_NOT_ALLOWED: [422, "A stdio MCP server whose program is not listed in MCP_STDIO_COMMANDS"],
   MCP_DISCOVERY_FAILED: [422, "The MCP server could not be reached or listed no tools; discovery_error says why"],
   OUTBOUND_ADDRESS_REFUSED: [422, "A tenant-supplied URL that resolves to a private, loopback or metadata address"],
+  // 424
+  CONNECTION_UNAVAILABLE: [424, "The queue's connection was deleted, disconnected or misconfigured (credentials refused, not a Zendesk API); retrying will not help"],
   // 429
   RATE_LIMITED: [429, "Too many requests; retry after retry_after_seconds"],
   TOO_MANY_ATTEMPTS: [429, "Too many failed sign-in or code attempts; retry after retry_after_seconds"],
   // 500, 501 and 503
   NOT_IMPLEMENTED: [501, "A documented option the platform does not offer (export as pdf or pptx, the AI outline)"],
   INTERNAL_ERROR: [500, "An unexpected failure; the request_id finds it in the logs"],
+  BACKEND_UNAVAILABLE: [503, "A connected queue's system timed out, failed (5xx) or throttled the connection; retry after Retry-After"],
   UNAVAILABLE: [503, "The service cannot answer now (a dependency is down); retry after Retry-After"],
   STARTING: [503, "The process is starting (migrations, bootstrap); retry in a moment"],
   DATABASE_UNAVAILABLE: [503, "PostgreSQL cannot be reached; retry after Retry-After"],

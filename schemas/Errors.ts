@@ -73,9 +73,16 @@ export class NotImplemented extends Schema.TaggedError<NotImplemented>()(
   HttpApiSchema.annotations({ status: 501 })
 ) {}
 
+/** A system the request depends on refuses it for good (a deleted or misconfigured connection): retrying will not help. */
+export class FailedDependency extends Schema.TaggedError<FailedDependency>()(
+  "FailedDependency",
+  fields,
+  HttpApiSchema.annotations({ status: 424 })
+) {}
+
 export class ServiceUnavailable extends Schema.TaggedError<ServiceUnavailable>()(
   "ServiceUnavailable",
-  fields,
+  { ...fields, retry_after_seconds: Schema.optional(Schema.Int) },
   HttpApiSchema.annotations({ status: 503 })
 ) {}
 
@@ -90,6 +97,7 @@ export const ErrorTags = [
   "Unprocessable",
   "TooManyRequests",
   "NotImplemented",
+  "FailedDependency",
   "ServiceUnavailable"
 ] as const
 

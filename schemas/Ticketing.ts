@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { DateTimeParam } from "./Pagination.js"
 
 export const TicketStatus = Schema.Literal("OPEN", "IN_PROGRESS", "HOLD", "CLOSED")
 export const Priorities = ["CRITICAL", "HIGH", "MEDIUM", "LOW"] as const
@@ -13,6 +14,8 @@ export const QueueCreate = Schema.Struct({
   name: Schema.String.pipe(Schema.trimmed(), Schema.minLength(1), Schema.maxLength(200)),
   backend: Schema.optionalWith(Schema.Literal("builtin", "external"), { default: () => "builtin" as const }),
   connection_id: Schema.optional(Schema.UUID),
+  /** A connected queue's Zendesk group; omitted: the group named like the queue, created if there is none. */
+  external_group_id: Schema.optional(Schema.Int.pipe(Schema.positive())),
   routing_description: Schema.optional(Schema.String),
   request_types: Schema.optional(Schema.Array(Schema.String))
 })
@@ -28,7 +31,8 @@ export const Queue = Schema.Struct({
   connection_id: Schema.NullOr(Schema.String),
   routing_description: Schema.NullOr(Schema.String),
   group_archived: Schema.Boolean,
-  request_types: Schema.Array(Schema.String)
+  request_types: Schema.Array(Schema.String),
+  external_group_id: Schema.NullOr(Schema.Number)
 })
 
 export const QueueList = Schema.Struct({ queues: Schema.Array(Queue) })
@@ -62,7 +66,8 @@ export const CommentCreate = Schema.Struct({
 })
 
 export const Ticket = Schema.Struct({
-  id: Schema.UUID,
+  /** A UUID on the built-in desk; the Zendesk ticket id on a connected queue. */
+  id: Schema.String,
   number: Schema.Number,
   group_id: Schema.UUID,
   group_tag: Schema.String,
@@ -89,8 +94,8 @@ export const TicketListParams = Schema.Struct({
   label: Schema.optional(Schema.String),
   priority: Schema.optional(PriorityInput),
   q: Schema.optional(Schema.String),
-  created_after: Schema.optional(Schema.DateFromString),
-  created_before: Schema.optional(Schema.DateFromString),
+  created_after: Schema.optional(DateTimeParam),
+  created_before: Schema.optional(DateTimeParam),
   sort: Schema.optional(Schema.String),
   order: Schema.optional(Schema.Literal("asc", "desc")),
   cursor: Schema.optional(Schema.String),
@@ -110,7 +115,7 @@ export const MyTicketParams = Schema.Struct({
 })
 
 export const TicketComment = Schema.Struct({
-  id: Schema.UUID,
+  id: Schema.String,
   body: Schema.String,
   visibility: Schema.Literal("public", "internal"),
   author_email: Schema.String,

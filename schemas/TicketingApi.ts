@@ -1,11 +1,12 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
-import { Conflict, Unprocessable } from "./Errors.js"
+import { Conflict, FailedDependency, ServiceUnavailable, Unprocessable } from "./Errors.js"
 import * as Security from "./Security.js"
 import * as T from "./Ticketing.js"
 
 const groupId = HttpApiSchema.param("groupID", Schema.UUID)
-const ticketId = HttpApiSchema.param("ticketID", Schema.UUID)
+/** A UUID on the built-in desk, the Zendesk ticket id (digits) on a connected queue. */
+const ticketId = HttpApiSchema.param("ticketID", Schema.String.pipe(Schema.minLength(1), Schema.maxLength(64)))
 
 /** Ticket queues on user groups and the built-in desk (404 everywhere while the workspace's ticketing is off). */
 export class TicketingApi extends HttpApiGroup.make("ticketing")
@@ -14,7 +15,7 @@ export class TicketingApi extends HttpApiGroup.make("ticketing")
     HttpApiEndpoint.post("bindQueue")`/groups/${groupId}/queue`
       .setPayload(T.QueueCreate)
       .addSuccess(T.Queue, { status: 201 })
-      .annotate(OpenApi.Description, "Group admins and System Admins; builtin omits connection_id (connected queues are not available yet); the label derives from the name once")
+      .annotate(OpenApi.Description, "Group admins and System Admins; builtin omits connection_id; external (Zendesk) names connection_id, an installed integration of category ticketing with credentials {subdomain or base_url, email, api_token}, and optionally external_group_id (else the Zendesk group named like the queue, created if missing); its request_types are Zendesk's ticket types; the label derives from the name once")
   )
   .add(HttpApiEndpoint.patch("routing")`/groups/${groupId}/queue/routing`.setPayload(T.RoutingPatch).addSuccess(T.Queue))
   .add(HttpApiEndpoint.post("createTicket")`/groups/${groupId}/tickets`.setPayload(T.TicketCreate).addSuccess(T.Ticket, { status: 201 }))
@@ -39,6 +40,8 @@ export class TicketingApi extends HttpApiGroup.make("ticketing")
   .add(HttpApiEndpoint.get("myTickets", "/me/tickets").setUrlParams(T.MyTicketParams).addSuccess(T.TicketPage))
   .addError(Conflict)
   .addError(Unprocessable)
+  .addError(FailedDependency)
+  .addError(ServiceUnavailable)
   .middleware(Security.Authentication)
   .prefix("/api/v1/hcm-ticketing")
 {}

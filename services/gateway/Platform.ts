@@ -45,7 +45,8 @@ const InfraLive = Layer.mergeAll(MigratedDatabaseLive, RateLimiter.layer, EventB
 export const ServicesLive = Layer.mergeAll(ChatLive, AgentLive, EvalLive, DocgenLive).pipe(
   Layer.provideMerge(WorkflowLive),
   Layer.provideMerge(kernelLive(ChatRunEndLive)),
-  Layer.provideMerge(Layer.mergeAll(IntegrationsLive, TicketingLive)),
+  Layer.provideMerge(TicketingLive),
+  Layer.provideMerge(IntegrationsLive),
   Layer.provideMerge(WorkflowCoreLive),
   Layer.provideMerge(Layer.mergeAll(IngestionLive, AgentFilesLive)),
   Layer.provideMerge(AuthLive),

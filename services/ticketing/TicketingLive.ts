@@ -3,6 +3,7 @@ import { TicketDesk } from "../../runtime/nodes/TicketDesk.js"
 import { TicketQueues } from "../ports/TicketQueues.js"
 import { TicketingHttp } from "./http/TicketingHttp.js"
 import { Tickets } from "./Tickets.js"
+import { ZendeskDesk } from "./zendesk/ZendeskDesk.js"
 
 /** The live_agent_transfer node's desk and the publish checks' queue lookup, over the tickets service. */
 const PortsLive = Layer.mergeAll(
@@ -10,7 +11,10 @@ const PortsLive = Layer.mergeAll(
   Layer.effect(TicketQueues, Effect.map(Tickets, (tickets) => ({ groupsWithQueue: tickets.groupsWithQueue })))
 )
 
-/** Ticketing: queues on user groups and the built-in desk (built below the run kernel: a node type raises tickets). */
-export const TicketingLive = PortsLive.pipe(Layer.provideMerge(Tickets.Default))
+/**
+ * Ticketing: queues on user groups over the built-in desk or a connected Zendesk (built below the
+ * run kernel: a node type raises tickets; above integrations, whose connections it uses).
+ */
+export const TicketingLive = PortsLive.pipe(Layer.provideMerge(Tickets.Default), Layer.provide(ZendeskDesk.Default))
 
 export const TicketingHttpLive = TicketingHttp

@@ -1,98 +1,40 @@
-import { createHash, randomUUID } from "node:crypto"
+import { randomUUID } from "node:crypto"
 import { SqlClient, type Statement } from "@effect/sql"
-import { Effect, Option, Schema } from "effect"
-import { decodeRows, Timestamp } from "../../platform/Rows.js"
+import { Effect, Option } from "effect"
 import { GROUP_ADMINS } from "../../schemas/Authorization.js"
 import { conflict, Forbidden, NotFound, notFound, unprocessable } from "../../schemas/Errors.js"
 import type { TenantId } from "../../schemas/Ids.js"
 import type { Principal } from "../../schemas/Principal.js"
-import type { Role } from "../../schemas/Roles.js"
-import { Ticket, type TicketStatus } from "../../schemas/Ticketing.js"
-import type { MyTicketParams, QueueCreate, TicketCreate, TicketListParams, TicketPatch } from "../../schemas/Ticketing.js"
+import type { MyTicketParams, TicketStatus, QueueCreate, TicketCreate, TicketListParams, TicketPatch } from "../../schemas/Ticketing.js"
 import { People } from "../ports/People.js"
+import { ZendeskDesk } from "./zendesk/ZendeskDesk.js"
+import { ZENDESK_SORTABLE_BY, ZENDESK_TYPES } from "./zendesk/ZendeskMapping.js"
 
-const SYSTEM_ADMINS: ReadonlyArray<Role> = ["env_admin", "system_admin"]
-const RESERVED_PREFIX = "queue:"
-const STATUS_RANK: Record<string, number> = { OPEN: 0, IN_PROGRESS: 1, HOLD: 2, CLOSED: 3 }
-const PRIORITY_RANK: Record<string, number> = { CRITICAL: 0, HIGH: 1, MEDIUM: 2, LOW: 3 }
-export const SORTABLE_BY = ["number", "priority", "status", "updated_at"] as const
-const SORT_COLUMN: Record<string, string> = { number: "number", priority: "priority_rank", status: "status_rank", updated_at: "updated_at" }
-
-const QueueRow = Schema.Struct({
-  id: Schema.UUID,
-  tenant_id: Schema.String,
-  group_id: Schema.UUID,
-  name: Schema.String,
-  label: Schema.String,
-  backend: Schema.Literal("builtin", "external"),
-  connection_id: Schema.NullOr(Schema.String),
-  routing_description: Schema.NullOr(Schema.String),
-  request_types: Schema.Array(Schema.String)
-})
-type QueueRow = typeof QueueRow.Type
-const queueRows = decodeRows("ticket_queues", QueueRow)
-
-const { group_tag: _tag, ...ticketFields } = Ticket.fields
-const TicketRow = Schema.Struct({
-  ...ticketFields,
-  number: Schema.Union(Schema.Number, Schema.NumberFromString),
-  queue_id: Schema.UUID,
-  label: Schema.String,
-  created_at: Timestamp,
-  updated_at: Timestamp,
-  closed_at: Schema.NullOr(Timestamp)
-})
-type TicketRow = typeof TicketRow.Type
-const ticketRows = decodeRows("tickets", TicketRow)
-
-const EventRow = Schema.Struct({
-  kind: Schema.Literal("create", "comment", "work_note", "field_change"),
-  field: Schema.NullOr(Schema.String),
-  old_value: Schema.NullOr(Schema.String),
-  new_value: Schema.NullOr(Schema.String),
-  actor: Schema.String,
-  actor_type: Schema.Literal("user", "ai_employee", "service"),
-  created_at: Timestamp
-})
-const eventRows = decodeRows("ticket_events", EventRow)
-
-const CommentRow = Schema.Struct({
-  id: Schema.UUID,
-  body: Schema.String,
-  visibility: Schema.Literal("public", "internal"),
-  author_email: Schema.String,
-  created_at: Timestamp
-})
-const commentRows = decodeRows("ticket_comments", CommentRow)
-
-const groupTag = (label: string) => `${RESERVED_PREFIX}${label}`
-const toQueue = (q: QueueRow, archived: boolean) => ({
-  id: q.id,
-  group_id: q.group_id,
-  group_tag: groupTag(q.label),
-  name: q.name,
-  backend: q.backend,
-  connection_id: q.connection_id,
-  routing_description: q.routing_description,
-  group_archived: archived,
-  request_types: q.request_types
-})
-const toTicket = ({ queue_id: _q, label, ...t }: TicketRow) => ({ ...t, group_tag: groupTag(label) })
-
-const ticketSelect = `SELECT t.id, t.number, t.queue_id, q.group_id, q.label, t.title, t.description, t.status, t.priority, t.type, t.labels,
-  t.requester_email, t.assignee_email, t.parent_ticket_id::text AS parent_ticket_id, t.client_request_id, t.resolution, t.created_at, t.updated_at, t.closed_at
-  FROM tickets t JOIN ticket_queues q ON q.id = t.queue_id`
-
-/** Who acts: a person, or a service account (an API key). */
-export interface Actor {
-  readonly name: string
-  readonly type: "user" | "ai_employee" | "service"
-}
-const actorOf = (principal: Principal): Actor => ({ name: principal.email, type: principal.authMethod === "api_key" ? "service" : "user" })
-
-const cursorKey = (groupId: string | undefined, f: Record<string, unknown>) =>
-  createHash("sha256").update(JSON.stringify({ g: groupId, ...f, cursor: undefined, page_size: undefined })).digest("base64url").slice(0, 16)
-
+import {
+  PRIORITY_RANK,
+  RESERVED_PREFIX,
+  SORT_COLUMN,
+  STATUS_RANK,
+  SYSTEM_ADMINS,
+  actorOf,
+  commentRows,
+  connected,
+  cursorKey,
+  cursorOf,
+  eventRows,
+  groupTag,
+  isUuid,
+  offsetOf,
+  queueRows,
+  sortRefused,
+  SORTABLE_BY,
+  ticketRows,
+  ticketSelect,
+  toQueue,
+  toTicket,
+  type Actor
+} from "./TicketRows.js"
+import type { QueueRow, TicketRow } from "./TicketRows.js"
 /**
  * Queues on user groups and the built-in desk's tickets: every rule of the document's ticketing
  * section (enablement, effective group membership, client_request_id, requester and assignee,
@@ -103,6 +45,7 @@ export class Tickets extends Effect.Service<Tickets>()("Tickets", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const people = yield* People
+    const zendesk = yield* ZendeskDesk
 
     /** Ticketing on, groups on, the group resolvable, and the caller in it (System Admins always). */
     const access = (principal: Principal, groupId: string) =>
@@ -134,7 +77,7 @@ export class Tickets extends Effect.Service<Tickets>()("Tickets", {
       })
 
     const ticketIn = (queue: QueueRow, id: string, lock = false) =>
-      sql`${sql.unsafe(ticketSelect)} WHERE t.queue_id = ${queue.id} AND t.id = ${id} AND t.deleted_at IS NULL ${lock ? sql`FOR UPDATE OF t` : sql``}`.pipe(
+      !isUuid(id) ? Effect.fail(notFound("Ticket")) : sql`${sql.unsafe(ticketSelect)} WHERE t.queue_id = ${queue.id} AND t.id = ${id} AND t.deleted_at IS NULL ${lock ? sql`FOR UPDATE OF t` : sql``}`.pipe(
         ticketRows,
         Effect.orDie,
         Effect.flatMap((rows) => rows[0] === undefined ? Effect.fail(notFound("Ticket")) : Effect.succeed(rows[0]))
@@ -175,6 +118,25 @@ export class Tickets extends Effect.Service<Tickets>()("Tickets", {
 
     const reread = (queue: QueueRow, id: string) => Effect.map(ticketIn(queue, id), toTicket)
 
+    const updateBuiltin = (principal: Principal, groupId: string, id: string, body: typeof TicketPatch.Type) =>
+      write(principal, groupId, id, (queue, t, actor) =>
+        Effect.gen(function*() {
+          const labels = body.tags !== undefined ? yield* labelsOf(queue, body.tags) : t.labels
+          yield* checkType(queue, body.type)
+          const changes: Array<[string, string | null, string | null]> = []
+          if (body.title !== undefined && body.title !== t.title) changes.push(["title", t.title, body.title])
+          if (body.description !== undefined && body.description !== t.description) changes.push(["description", t.description, body.description])
+          if (body.priority !== undefined && body.priority !== t.priority) changes.push(["priority", t.priority, body.priority])
+          if (body.type !== undefined && body.type !== t.type) changes.push(["type", t.type, body.type])
+          if (body.tags !== undefined && labels.join(",") !== t.labels.join(",")) changes.push(["labels", t.labels.join(","), labels.join(",")])
+          const priority = body.priority ?? t.priority
+          yield* sql`UPDATE tickets SET title = ${body.title ?? t.title}, description = ${body.description ?? t.description},
+            priority = ${priority}, priority_rank = ${PRIORITY_RANK[priority]!}, type = ${body.type ?? t.type}, labels = ${[...labels]}::text[],
+            updated_at = now() WHERE id = ${id}`
+          for (const [field, old, next] of changes) yield* event(id, actor, { kind: "field_change", field, old, new: next })
+          return yield* reread(queue, id)
+        }))
+
     const create = (principal: Principal, groupId: string, body: typeof TicketCreate.Type, parentId: string | null = null, actor: Actor = actorOf(principal)) =>
       Effect.gen(function*() {
         const queue = yield* queueOf(principal, groupId)
@@ -182,9 +144,23 @@ export class Tickets extends Effect.Service<Tickets>()("Tickets", {
           && !SYSTEM_ADMINS.includes(principal.role) && principal.authMethod !== "api_key") {
           return yield* new Forbidden({ code: "REQUESTER_NOT_ALLOWED", message: "Only a System Admin or a service principal names another requester" })
         }
-        const assignee = body.assignee_email !== undefined ? yield* member(principal, body.assignee_email) : null
         const labels = yield* labelsOf(queue, body.tags)
         yield* checkType(queue, body.type)
+        if (queue.backend === "external") {
+          return yield* zendesk.raise(connected(queue), {
+            key: body.client_request_id,
+            title: body.title,
+            description: body.description,
+            priority: body.priority,
+            type: body.type ?? null,
+            labels,
+            requesterEmail: (body.requester_email ?? principal.email).toLowerCase(),
+            assigneeEmail: body.assignee_email ?? null,
+            parentId,
+            byAiEmployee: false
+          })
+        }
+        const assignee = body.assignee_email !== undefined ? yield* member(principal, body.assignee_email) : null
         const id = randomUUID()
         const inserted = yield* sql.withTransaction(Effect.gen(function*() {
           const rows = yield* sql`INSERT INTO tickets ${
@@ -217,22 +193,18 @@ export class Tickets extends Effect.Service<Tickets>()("Tickets", {
     const list = (principal: Principal, groupId: string, p: typeof TicketListParams.Type) =>
       Effect.gen(function*() {
         const queue = yield* queueOf(principal, groupId)
-        return yield* page([sql`t.queue_id = ${queue.id}`], p, groupId, true)
+        if (queue.backend === "builtin") return yield* page([sql`t.queue_id = ${queue.id}`], p, groupId, true)
+        if (p.sort !== undefined && !(ZENDESK_SORTABLE_BY as ReadonlyArray<string>).includes(p.sort)) return yield* sortRefused(ZENDESK_SORTABLE_BY)
+        const key = cursorKey(groupId, { ...p })
+        const offset = yield* offsetOf(key, p.cursor)
+        const size = Math.min(p.page_size ?? 25, 100)
+        const found = yield* zendesk.list(connected(queue), p, offset, size)
+        return { items: found.items, next_cursor: found.more ? cursorOf(key, offset + size) : null, sortable_by: [...ZENDESK_SORTABLE_BY] }
       })
 
-    const page = (scope: ReadonlyArray<Statement.Fragment>, p: typeof TicketListParams.Type, groupId: string | undefined, sortable: boolean) =>
+    /** Built-in desk tickets in scope, filtered and sorted, `limit` of them from `offset`. */
+    const rows = (scope: ReadonlyArray<Statement.Fragment>, p: typeof TicketListParams.Type, offset: number, limit: number) =>
       Effect.gen(function*() {
-        if (p.sort !== undefined && (!sortable || !(SORTABLE_BY as ReadonlyArray<string>).includes(p.sort))) {
-          return yield* unprocessable("SORT_NOT_SUPPORTED", `sort must be one of ${SORTABLE_BY.join(", ")}`, [{ path: ["sort"], message: "not served" }])
-        }
-        const key = cursorKey(groupId, { ...p })
-        let offset = 0
-        if (p.cursor !== undefined) {
-          const decoded = Option.getOrUndefined(Schema.decodeUnknownOption(Schema.parseJson(Schema.Struct({ k: Schema.String, o: Schema.Int })))(Buffer.from(p.cursor, "base64url").toString()))
-          if (decoded === undefined || decoded.k !== key) return yield* unprocessable("INVALID_CURSOR", "This cursor belongs to another list, group or sort")
-          offset = decoded.o
-        }
-        const size = Math.min(p.page_size ?? 25, 100)
         const where = sql.and([
           ...scope,
           sql`t.deleted_at IS NULL`,
@@ -247,9 +219,17 @@ export class Tickets extends Effect.Service<Tickets>()("Tickets", {
         ])
         const direction = p.order === "desc" ? "DESC" : "ASC"
         const orderBy = p.sort === undefined ? "t.created_at DESC, t.number DESC" : `t.${SORT_COLUMN[p.sort]} ${direction}, t.number ${direction}`
-        const rows = yield* sql`${sql.unsafe(ticketSelect)} WHERE ${where} ORDER BY ${sql.unsafe(orderBy)} LIMIT ${size + 1} OFFSET ${offset}`.pipe(ticketRows, Effect.orDie)
-        const next = rows.length > size ? Buffer.from(JSON.stringify({ k: key, o: offset + size })).toString("base64url") : null
-        return { items: rows.slice(0, size).map(toTicket), next_cursor: next, ...(sortable ? { sortable_by: [...SORTABLE_BY] } : {}) }
+        return yield* sql`${sql.unsafe(ticketSelect)} WHERE ${where} ORDER BY ${sql.unsafe(orderBy)} LIMIT ${limit} OFFSET ${offset}`.pipe(ticketRows, Effect.orDie)
+      })
+
+    const page = (scope: ReadonlyArray<Statement.Fragment>, p: typeof TicketListParams.Type, groupId: string | undefined, sortable: boolean) =>
+      Effect.gen(function*() {
+        if (p.sort !== undefined && (!sortable || !(SORTABLE_BY as ReadonlyArray<string>).includes(p.sort))) return yield* sortRefused(SORTABLE_BY)
+        const key = cursorKey(groupId, { ...p })
+        const offset = yield* offsetOf(key, p.cursor)
+        const size = Math.min(p.page_size ?? 25, 100)
+        const found = yield* rows(scope, p, offset, size + 1)
+        return { items: found.slice(0, size).map(toTicket), next_cursor: found.length > size ? cursorOf(key, offset + size) : null, ...(sortable ? { sortable_by: [...SORTABLE_BY] } : {}) }
       })
 
     /** A ticket an AI Employee raises (live_agent_transfer): idempotent by its key, the run's starter as requester. */
@@ -259,6 +239,21 @@ export class Tickets extends Effect.Service<Tickets>()("Tickets", {
         if (queue === undefined) return yield* Effect.fail({ message: "the group has no ticket queue" })
         const requester = r.requesterId === null ? Option.none() : yield* people.memberInTenant(r.tenantId as TenantId, r.requesterId)
         const requesterEmail = Option.match(requester, { onNone: () => "ai-employee@platform.local", onSome: (u) => u.email.toLowerCase() })
+        if (queue.backend === "external") {
+          const raised = yield* zendesk.raise(connected(queue), {
+            key: r.key,
+            title: r.title,
+            description: r.description,
+            priority: "MEDIUM",
+            type: null,
+            labels: [],
+            requesterEmail,
+            assigneeEmail: null,
+            parentId: null,
+            byAiEmployee: true
+          }).pipe(Effect.mapError((e) => ({ message: e.message })))
+          return { id: raised.id, number: raised.number, groupTag: raised.group_tag }
+        }
         const id = randomUUID()
         yield* sql.withTransaction(Effect.gen(function*() {
           const rows = yield* sql`INSERT INTO tickets ${
@@ -300,10 +295,12 @@ export class Tickets extends Effect.Service<Tickets>()("Tickets", {
           if ((body.backend === "builtin") !== (body.connection_id === undefined)) {
             return yield* unprocessable("CONNECTION_REQUIRED", body.backend === "builtin" ? "A builtin queue has no connection_id" : "An external queue needs a connection_id")
           }
-          if (body.backend === "external") return yield* unprocessable("CONNECTION_REQUIRED", "Connected queues (Zendesk) are not available yet")
+          const externalGroupId = body.backend === "external"
+            ? yield* zendesk.groupFor(principal.tenantId, body.connection_id!, body.name, body.external_group_id)
+            : null
           const label = body.name.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "").slice(0, 60) || "queue"
           const rows = yield* sql`INSERT INTO ticket_queues ${
-            sql.insert({ id: randomUUID(), tenant_id: principal.tenantId, group_id: groupId, name: body.name, label, backend: body.backend, routing_description: body.routing_description ?? null, request_types: [...(body.request_types ?? [])] })
+            sql.insert({ id: randomUUID(), tenant_id: principal.tenantId, group_id: groupId, name: body.name, label, backend: body.backend, connection_id: body.connection_id ?? null, external_group_id: externalGroupId, routing_description: body.routing_description ?? null, request_types: body.backend === "external" ? [...ZENDESK_TYPES] : [...(body.request_types ?? [])] })
           } ON CONFLICT (tenant_id, group_id) DO NOTHING RETURNING *`.pipe(queueRows, Effect.orDie)
           if (rows[0] === undefined) return yield* conflict("QUEUE_EXISTS", "This group already has a queue")
           return toQueue(rows[0], false)
@@ -321,9 +318,10 @@ export class Tickets extends Effect.Service<Tickets>()("Tickets", {
           if (!principal.settings.ticketing_enabled) return yield* new NotFound({ code: "TICKETING_DISABLED", message: "Ticketing is not enabled for this workspace" })
           const email = principal.email.toLowerCase()
           const groups = SYSTEM_ADMINS.includes(principal.role) ? undefined : yield* people.groupsOf(principal)
+          const inGroups = groups !== undefined ? [groups.length === 0 ? sql`false` : sql`q.group_id IN ${sql.in([...groups])}`] : []
           const scope: Array<Statement.Fragment> = [
             sql`t.tenant_id = ${principal.tenantId}`,
-            ...(groups !== undefined ? [groups.length === 0 ? sql`false` : sql`q.group_id IN ${sql.in([...groups])}`] : []),
+            ...inGroups,
             ...(p.group !== undefined ? [sql`q.group_id = ${p.group}`] : []),
             p.scope === "created"
               ? sql`t.requester_email = ${email}`
@@ -331,34 +329,44 @@ export class Tickets extends Effect.Service<Tickets>()("Tickets", {
               ? sql`t.assignee_email = ${email}`
               : sql`EXISTS (SELECT 1 FROM ticket_comments c WHERE c.ticket_id = t.id AND lower(c.author_email) = ${email})`
           ]
-          const { sortable_by: _, ...result } = yield* page(scope, { ...p, sort: undefined }, `me:${p.scope}`, false)
-          return result
+          const external = yield* sql`SELECT q.* FROM ticket_queues q WHERE ${
+            sql.and([sql`q.tenant_id = ${principal.tenantId}`, sql`q.backend = 'external'`, ...inGroups, ...(p.group !== undefined ? [sql`q.group_id = ${p.group}`] : [])])
+          }`.pipe(queueRows, Effect.orDie)
+          const listed = { ...p, sort: undefined }
+          if (external.length === 0) {
+            const { sortable_by: _, ...result } = yield* page(scope, listed, `me:${p.scope}`, false)
+            return result
+          }
+          // Connected queues answer from Zendesk: both sources are read newest first up to the end
+          // of this page and merged (Zendesk's search reaches its first 1,000 results).
+          const key = cursorKey(`me:${p.scope}`, { ...listed })
+          const offset = yield* offsetOf(key, p.cursor)
+          const size = Math.min(p.page_size ?? 25, 100)
+          const builtin = (yield* rows(scope, listed, 0, offset + size + 1)).map(toTicket)
+          const byConnection = new Map<string, Array<QueueRow>>()
+          for (const q of external) byConnection.set(q.connection_id ?? "", [...(byConnection.get(q.connection_id ?? "") ?? []), q])
+          const remote = yield* Effect.forEach([...byConnection.values()], (queues) =>
+            zendesk.mine(queues.map(connected), listed, p.scope, email, offset + size + 1), { concurrency: 4 })
+          const merged = [...builtin, ...remote.flat()].sort((a, b) => b.created_at.getTime() - a.created_at.getTime()).slice(offset, offset + size + 1)
+          return { items: merged.slice(0, size), next_cursor: merged.length > size ? cursorOf(key, offset + size) : null }
         }),
-      get: (principal: Principal, groupId: string, id: string) => Effect.flatMap(queueOf(principal, groupId), (q) => reread(q, id)),
+      get: (principal: Principal, groupId: string, id: string) =>
+        Effect.flatMap(queueOf(principal, groupId), (q) => q.backend === "external" ? zendesk.get(connected(q), id) : reread(q, id)),
       update: (principal: Principal, groupId: string, id: string, body: typeof TicketPatch.Type) =>
-        write(principal, groupId, id, (queue, t, actor) =>
-          Effect.gen(function*() {
-            const labels = body.tags !== undefined ? yield* labelsOf(queue, body.tags) : t.labels
-            yield* checkType(queue, body.type)
-            const changes: Array<[string, string | null, string | null]> = []
-            if (body.title !== undefined && body.title !== t.title) changes.push(["title", t.title, body.title])
-            if (body.description !== undefined && body.description !== t.description) changes.push(["description", t.description, body.description])
-            if (body.priority !== undefined && body.priority !== t.priority) changes.push(["priority", t.priority, body.priority])
-            if (body.type !== undefined && body.type !== t.type) changes.push(["type", t.type, body.type])
-            if (body.tags !== undefined && labels.join(",") !== t.labels.join(",")) changes.push(["labels", t.labels.join(","), labels.join(",")])
-            const priority = body.priority ?? t.priority
-            yield* sql`UPDATE tickets SET title = ${body.title ?? t.title}, description = ${body.description ?? t.description},
-              priority = ${priority}, priority_rank = ${PRIORITY_RANK[priority]!}, type = ${body.type ?? t.type}, labels = ${[...labels]}::text[],
-              updated_at = now() WHERE id = ${id}`
-            for (const [field, old, next] of changes) yield* event(id, actor, { kind: "field_change", field, old, new: next })
-            return yield* reread(queue, id)
-          })),
+        Effect.gen(function*() {
+          const queue = yield* queueOf(principal, groupId)
+          if (queue.backend === "builtin") return yield* updateBuiltin(principal, groupId, id, body)
+          const labels = body.tags !== undefined ? yield* labelsOf(queue, body.tags) : undefined
+          yield* checkType(queue, body.type)
+          return yield* zendesk.update(connected(queue), id, { title: body.title, description: body.description, priority: body.priority, type: body.type, labels })
+        }),
       status: (principal: Principal, groupId: string, id: string, status: typeof TicketStatus.Type) =>
         Effect.gen(function*() {
+          const queue = yield* queueOf(principal, groupId)
           if (status === "CLOSED") {
-            yield* queueOf(principal, groupId)
             return yield* unprocessable("STATUS_NOT_ALLOWED", "Close a ticket with POST .../close", [{ path: ["status"], message: "CLOSED is set by close" }])
           }
+          if (queue.backend === "external") return yield* zendesk.status(connected(queue), id, status)
           return yield* write(principal, groupId, id, (queue, t, actor) =>
             Effect.gen(function*() {
               if (t.status !== status) {
@@ -369,14 +377,20 @@ export class Tickets extends Effect.Service<Tickets>()("Tickets", {
             }))
         }),
       close: (principal: Principal, groupId: string, id: string, resolution: string | undefined) =>
-        write(principal, groupId, id, (queue, t, actor) =>
-          Effect.gen(function*() {
-            yield* sql`UPDATE tickets SET status = 'CLOSED', status_rank = 3, resolution = ${resolution ?? null}, closed_at = now(), updated_at = now() WHERE id = ${id}`
-            yield* event(id, actor, { kind: "field_change", field: "status", old: t.status, new: "CLOSED" })
-            return yield* reread(queue, id)
-          })),
+        Effect.gen(function*() {
+          const queue = yield* queueOf(principal, groupId)
+          if (queue.backend === "external") return yield* zendesk.close(connected(queue), id, resolution)
+          return yield* write(principal, groupId, id, (queue, t, actor) =>
+            Effect.gen(function*() {
+              yield* sql`UPDATE tickets SET status = 'CLOSED', status_rank = 3, resolution = ${resolution ?? null}, closed_at = now(), updated_at = now() WHERE id = ${id}`
+              yield* event(id, actor, { kind: "field_change", field: "status", old: t.status, new: "CLOSED" })
+              return yield* reread(queue, id)
+            }))
+        }),
       assign: (principal: Principal, groupId: string, id: string, email: string | null) =>
         Effect.gen(function*() {
+          const queue = yield* queueOf(principal, groupId)
+          if (queue.backend === "external") return yield* zendesk.assign(connected(queue), id, email)
           const assignee = email === null ? null : yield* member(principal, email)
           return yield* write(principal, groupId, id, (queue, t, actor) =>
             Effect.gen(function*() {
@@ -387,12 +401,14 @@ export class Tickets extends Effect.Service<Tickets>()("Tickets", {
         }),
       move: (principal: Principal, groupId: string, id: string, targetGroupId: string) =>
         Effect.gen(function*() {
+          const source = yield* queueOf(principal, groupId)
           const target = yield* queueOf(principal, targetGroupId)
+          if (target.connection_id !== source.connection_id || target.backend !== source.backend) {
+            return yield* unprocessable("CONNECTION_REQUIRED", "A ticket moves only between queues on the same connection")
+          }
+          if (source.backend === "external") return yield* zendesk.move(connected(source), connected(target), id)
           return yield* write(principal, groupId, id, (queue, t, actor) =>
             Effect.gen(function*() {
-              if (target.connection_id !== queue.connection_id || target.backend !== queue.backend) {
-                return yield* unprocessable("CONNECTION_REQUIRED", "A ticket moves only between queues on the same connection")
-              }
               yield* sql`UPDATE tickets SET queue_id = ${target.id}, assignee_email = NULL, updated_at = now() WHERE id = ${id}`
               yield* event(id, actor, { kind: "field_change", field: "queue", old: groupTag(queue.label), new: groupTag(target.label) })
               if (t.assignee_email !== null) yield* event(id, actor, { kind: "field_change", field: "assignee", old: t.assignee_email, new: null })
@@ -403,41 +419,49 @@ export class Tickets extends Effect.Service<Tickets>()("Tickets", {
         Effect.gen(function*() {
           const queue = yield* queueOf(principal, groupId)
           yield* requireGroupAdmin(principal, groupId, "Deleting tickets")
+          if (queue.backend === "external") return yield* zendesk.remove(connected(queue), id)
           yield* ticketIn(queue, id)
           yield* sql`UPDATE tickets SET deleted_at = now() WHERE id = ${id}`.pipe(Effect.orDie)
         }),
       subticket: (principal: Principal, groupId: string, id: string, body: typeof TicketCreate.Type) =>
         Effect.gen(function*() {
           const queue = yield* queueOf(principal, groupId)
-          const parent = yield* ticketIn(queue, id)
+          const parent = queue.backend === "external" ? yield* zendesk.get(connected(queue), id) : yield* ticketIn(queue, id)
           if (parent.status === "CLOSED") return yield* conflict("TICKET_CLOSED", "The ticket is closed")
-          return yield* create(principal, groupId, body, id)
+          return yield* create(principal, groupId, body, parent.id)
         }),
       children: (principal: Principal, groupId: string, id: string) =>
         Effect.gen(function*() {
           const queue = yield* queueOf(principal, groupId)
+          if (queue.backend === "external") return { items: yield* zendesk.children(connected(queue), id), next_cursor: null }
           yield* ticketIn(queue, id)
           const rows = yield* sql`${sql.unsafe(ticketSelect)} WHERE t.parent_ticket_id = ${id} AND t.deleted_at IS NULL ORDER BY t.number`.pipe(ticketRows, Effect.orDie)
           return { items: rows.map(toTicket), next_cursor: null }
         }),
       comment: (principal: Principal, groupId: string, id: string, body: { body: string; visibility: "public" | "internal" }) =>
-        write(principal, groupId, id, (_queue, _t, actor) =>
-          Effect.gen(function*() {
-            const [row] = yield* sql`INSERT INTO ticket_comments ${sql.insert({ id: randomUUID(), ticket_id: id, author_email: principal.email, body: body.body, visibility: body.visibility })}
-              RETURNING id, body, visibility, author_email, created_at`.pipe(commentRows)
-            yield* event(id, actor, { kind: body.visibility === "public" ? "comment" : "work_note", new: body.body.slice(0, 500) })
-            yield* sql`UPDATE tickets SET updated_at = now() WHERE id = ${id}`
-            return row!
-          })),
+        Effect.gen(function*() {
+          const queue = yield* queueOf(principal, groupId)
+          if (queue.backend === "external") return yield* zendesk.comment(connected(queue), id, principal.email, body.body, body.visibility)
+          return yield* write(principal, groupId, id, (_queue, _t, actor) =>
+            Effect.gen(function*() {
+              const [row] = yield* sql`INSERT INTO ticket_comments ${sql.insert({ id: randomUUID(), ticket_id: id, author_email: principal.email, body: body.body, visibility: body.visibility })}
+                RETURNING id, body, visibility, author_email, created_at`.pipe(commentRows)
+              yield* event(id, actor, { kind: body.visibility === "public" ? "comment" : "work_note", new: body.body.slice(0, 500) })
+              yield* sql`UPDATE tickets SET updated_at = now() WHERE id = ${id}`
+              return row!
+            }))
+        }),
       comments: (principal: Principal, groupId: string, id: string) =>
         Effect.gen(function*() {
           const queue = yield* queueOf(principal, groupId)
+          if (queue.backend === "external") return { items: yield* zendesk.comments(connected(queue), id) }
           yield* ticketIn(queue, id)
           return { items: yield* sql`SELECT id, body, visibility, author_email, created_at FROM ticket_comments WHERE ticket_id = ${id} ORDER BY created_at, id`.pipe(commentRows, Effect.orDie) }
         }),
       events: (principal: Principal, groupId: string, id: string) =>
         Effect.gen(function*() {
           const queue = yield* queueOf(principal, groupId)
+          if (queue.backend === "external") return { items: yield* zendesk.events(connected(queue), id) }
           yield* ticketIn(queue, id)
           return { items: yield* sql`SELECT kind, field, old_value, new_value, actor, actor_type, created_at FROM ticket_events WHERE ticket_id = ${id} ORDER BY id`.pipe(eventRows, Effect.orDie) }
         })

@@ -2,7 +2,13 @@ import { SqlClient } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
 import { createHash } from "node:crypto"
 import { Conflict, Unprocessable } from "../schemas/Errors.js"
-import type { Principal } from "../schemas/Principal.js"
+
+/** Whose keys these are: a caller (its API key, else its user), or a sender such as a webhook's. */
+export interface IdempotencyOwner {
+  readonly tenantId: string
+  readonly userId: string
+  readonly apiKeyId?: string | null | undefined
+}
 
 export const RETENTION_HOURS = 24
 
@@ -32,7 +38,7 @@ export class Idempotency extends Effect.Service<Idempotency>()("Idempotency", {
     const sql = yield* SqlClient.SqlClient
 
     const run = <A, I, E, R>(options: {
-      readonly principal: Principal
+      readonly principal: IdempotencyOwner
       readonly key: Option.Option<string>
       readonly operation: string
       readonly request: unknown

@@ -4,6 +4,7 @@ import { Conflict, PayloadTooLarge, Unprocessable } from "./Errors.js"
 import * as E from "./Eval.js"
 import { Page, PageParams } from "./Pagination.js"
 import * as Security from "./Security.js"
+import { IdempotencyHeaders } from "./Idempotency.js"
 
 const id = HttpApiSchema.param("id", Schema.UUID)
 const byWorkflow = Schema.Struct({ workflow_id: Schema.optional(Schema.UUID) })
@@ -38,8 +39,9 @@ export class EvalApi extends HttpApiGroup.make("eval")
   .add(
     HttpApiEndpoint.post("createRun", "/runs")
       .setPayload(E.EvalRunRequest)
+      .setHeaders(IdempotencyHeaders)
       .addSuccess(E.EvalRun, { status: 202 })
-      .annotate(OpenApi.Description, "Scores the dataset's rows (a preview: the first 5) asynchronously and durably; poll the run for progress")
+      .annotate(OpenApi.Description, "Scores the dataset's rows (a preview: the first 5) asynchronously and durably; poll the run for progress. An Idempotency-Key makes a retry with the same body answer the first run (another body is 422)")
   )
   .add(HttpApiEndpoint.get("runs", "/runs").setUrlParams(E.EvalRunFilters).addSuccess(Page(E.EvalRun)))
   .add(

@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { PageParams } from "./Pagination.js"
+import { DateTimeParam, PageParams } from "./Pagination.js"
 
 const JsonSchemaObject = Schema.Record({ key: Schema.String, value: Schema.Unknown })
 const Slug = Schema.String.pipe(Schema.pattern(/^[a-z0-9][a-z0-9_.-]{0,99}$/), Schema.annotations({ description: "lowercase letters, digits, `_`, `.`, `-`" }))
@@ -179,8 +179,8 @@ export const ExecutionListParams = Schema.Struct({
   ...PageParams.fields,
   integration_id: Schema.optional(Schema.UUID),
   function_id: Schema.optional(Schema.UUID),
-  from: Schema.optional(Schema.DateFromString),
-  to: Schema.optional(Schema.DateFromString)
+  from: Schema.optional(DateTimeParam),
+  to: Schema.optional(DateTimeParam)
 })
 
 export const OAuthAuthorizeRequest = Schema.Struct({

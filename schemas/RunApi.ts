@@ -109,10 +109,12 @@ export class WebhookDeliveryApi extends HttpApiGroup.make("webhookDelivery")
         "A JSON body (at most 1 MiB; other types are 415) signed with `X-Signature-256: sha256=<hex HMAC-SHA256 of the raw body " +
           "with the webhook's secret>` (401 INVALID_SIGNATURE otherwise, nothing started) starts a run of the active version with " +
           "the body as input_params (trigger_type webhook). `X-Webhook-Id` makes a delivery idempotent: a redelivery answers the " +
-          "run the first one started. Rate-limited per webhook (WEBHOOK_DELIVERIES_PER_MINUTE)."
+          "run the first one started with the identical answer (within 24 hours; another body with the same id is 422 " +
+          "IDEMPOTENCY_KEY_REUSED). Rate-limited per webhook (WEBHOOK_DELIVERIES_PER_MINUTE)."
       )
   )
   .addError(Unauthorized)
+  .addError(Unprocessable)
   .addError(NotFound)
   .addError(Conflict)
   .addError(PayloadTooLarge)

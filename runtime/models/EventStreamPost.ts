@@ -14,6 +14,23 @@ export interface EventData {
   readonly finish: Effect.Effect<void>
 }
 
+/** What a model server may send: an error body is read this far, a stream line and a whole answer up to these. */
+export const MAX_ERROR_BODY_BYTES = 64 * 1024
+export const MAX_LINE_BYTES = 1024 * 1024
+export const MAX_STREAM_BYTES = 32 * 1024 * 1024
+
+/** At most `cap` bytes of a body as text; the rest is not read (the request is aborted by the caller). */
+const capped = async (body: AsyncIterable<Buffer>, cap: number) => {
+  const chunks: Array<Buffer> = []
+  let size = 0
+  for await (const chunk of body) {
+    chunks.push(chunk)
+    size += chunk.byteLength
+    if (size >= cap) break
+  }
+  return Buffer.concat(chunks).subarray(0, cap).toString("utf8")
+}
+
 const transportError = (what: string, error: unknown, timedOut: ModelError | undefined) => {
   if (timedOut !== undefined) return timedOut
   const refused = refusalIn(error)
@@ -79,8 +96,7 @@ export const withEventStream = <A>(
       response.body.on("error", () => {})
       yield* Effect.annotateCurrentSpan("http.response.status_code", response.statusCode)
       if (response.statusCode >= 400) {
-        const text = yield* Effect.promise(() => response.body.text().catch(() => ""))
-        ended = true
+        const text = yield* Effect.promise(() => capped(response.body, MAX_ERROR_BODY_BYTES).catch(() => ""))
         if (timedOut !== undefined) return yield* timedOut
         return yield* new ModelError({
           message: `${what} answered ${response.statusCode}: ${text.slice(0, 500)}`,
@@ -91,23 +107,31 @@ export const withEventStream = <A>(
       const chunks = response.body[Symbol.asyncIterator]()
       const decoder = new TextDecoder()
       let pending = ""
+      let received = 0
+      const tooLarge = (why: string) => {
+        controller.abort()
+        return Effect.fail(new ModelError({ message: `${what} answer refused: ${why}`, retryable: false }))
+      }
       const next = Effect.tryPromise({
         try: () => chunks.next() as Promise<IteratorResult<Buffer>>,
         catch: (error) =>
           timedOut ?? new ModelError({ message: `${what} stream broke: ${error instanceof Error ? error.message : String(error)}`, retryable: true })
-      }).pipe(Effect.map((chunk) => {
+      }).pipe(Effect.flatMap((chunk): Effect.Effect<ReadonlyArray<string> | undefined, ModelError> => {
         if (chunk.done === true) {
           ended = true
           const rest = pending.trim()
           pending = ""
-          return rest.startsWith("data:") ? [rest.slice(5).trim()] : rest === "" ? undefined : []
+          return Effect.succeed(rest.startsWith("data:") ? [rest.slice(5).trim()] : rest === "" ? undefined : [])
         }
+        received += chunk.value.byteLength
+        if (received > MAX_STREAM_BYTES) return tooLarge(`over ${MAX_STREAM_BYTES} bytes`)
         pending += decoder.decode(chunk.value, { stream: true })
         const lines = pending.split("\n")
         pending = lines.pop() ?? ""
+        if (pending.length > MAX_LINE_BYTES) return tooLarge(`a line over ${MAX_LINE_BYTES} bytes`)
         const data: Array<string> = []
         for (const line of lines) if (line.startsWith("data:")) data.push(line.slice(5).trim())
-        return data
+        return Effect.succeed(data)
       }))
       const finish = Effect.promise(() =>
         new Promise<void>((resolve) => {

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto"
 import { SqlClient } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
+import { Idempotency } from "../../platform/Idempotency.js"
 import { decodeRows, JsonArrayOf, JsonObject, JsonObjectOf, Timestamp } from "../../platform/Rows.js"
 import { requireBuilder, requireReader } from "../../schemas/Authorization.js"
 import { conflict, notFound, unprocessable } from "../../schemas/Errors.js"
@@ -68,6 +69,7 @@ export class EvalRuns extends Effect.Service<EvalRuns>()("EvalRuns", {
     const configs = yield* Configs
     const datasets = yield* Datasets
     const aiEmployees = yield* AiEmployees
+    const idempotency = yield* Idempotency
 
     const find = (principal: Principal, id: string) =>
       sql`SELECT * FROM eval_runs WHERE tenant_id = ${principal.tenantId} AND id = ${id}`.pipe(
@@ -76,7 +78,18 @@ export class EvalRuns extends Effect.Service<EvalRuns>()("EvalRuns", {
         Effect.flatMap((rows) => rows[0] === undefined ? Effect.fail(notFound("Eval run")) : Effect.succeed(rows[0]))
       )
 
-    const create = (principal: Principal, body: typeof EvalRunRequest.Type & { readonly version?: number | undefined }) =>
+    /** An eval run; with an Idempotency-Key its record commits with the run, so a retry answers this run. */
+    const create = (principal: Principal, body: typeof EvalRunRequest.Type & { readonly version?: number | undefined }, idempotencyKey?: string) =>
+      idempotency.run({
+        principal,
+        key: Option.fromNullable(idempotencyKey),
+        operation: "eval-run",
+        request: body,
+        response: EvalRun,
+        effect: createRun(principal, body)
+      })
+
+    const createRun = (principal: Principal, body: typeof EvalRunRequest.Type & { readonly version?: number | undefined }) =>
       Effect.gen(function*() {
         yield* requireBuilder(principal)
         const config = yield* configs.find(principal, body.config_id)

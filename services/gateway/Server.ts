@@ -18,6 +18,7 @@ import { errorResponse, flattenErrorBody } from "./ErrorBodies.js"
 import { RawHttpServer } from "./Listener.js"
 import { databaseUnavailable, makeOutageReport } from "./Outage.js"
 import { allowedMethods } from "./Routes.js"
+import { Draining } from "../../platform/Draining.js"
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
 
@@ -131,10 +132,11 @@ export const serveGateway = Effect.gen(function*() {
   const config = yield* AppConfig
   const api = yield* HttpApiBuilder.httpApp
   const server = yield* RawHttpServer
-  // Runs before the services and the database close: no new connection is accepted, in-flight
-  // requests get the grace period, then are cut.
+  const draining = yield* Draining
+  // Runs before the services and the database close: no new connection is accepted, event
+  // streams end, in-flight requests get the grace period, then are cut.
   yield* Effect.addFinalizer(() =>
-    Effect.async<void>((resume) => {
+    Effect.zipRight(draining.begin, Effect.async<void>((resume) => {
       // Keep-alive connections turn idle as their last response goes out: close them as they do.
       const idle = setInterval(() => server.closeIdleConnections(), 100)
       const cut = setTimeout(() => server.closeAllConnections(), config.shutdownGraceSeconds * 1000)
@@ -144,7 +146,7 @@ export const serveGateway = Effect.gen(function*() {
         resume(Effect.void)
       })
       server.closeIdleConnections()
-    })
+    }))
   )
   yield* HttpServer.serveEffect(gatewayApp(api, { config })).pipe(
     // Also bounds bodies sent without Content-Length (chunked).

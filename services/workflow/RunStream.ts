@@ -1,6 +1,7 @@
 import { HttpServerResponse } from "@effect/platform"
 import { Effect, Stream } from "effect"
 import type { Principal } from "../../schemas/Principal.js"
+import { Draining } from "../../platform/Draining.js"
 import { EventBus } from "../../platform/EventBus.js"
 import { eventJson, RunEvents, runChannel, type StoredEvent } from "../../runtime/run/RunEvents.js"
 import { Runs } from "./Runs.js"
@@ -19,6 +20,7 @@ export class RunStream extends Effect.Service<RunStream>()("RunStream", {
     const runs = yield* Runs
     const events = yield* RunEvents
     const bus = yield* EventBus
+    const draining = yield* Draining
 
     /** The stream of a run the caller was already found allowed to follow. */
     const follow = (run: { readonly id: string }, lastEventId: number) =>
@@ -35,7 +37,8 @@ export class RunStream extends Effect.Service<RunStream>()("RunStream", {
           Stream.takeUntil((e) => FINAL.includes(e.type)),
           Stream.map((e) => `id: ${e.seq}\ndata: ${JSON.stringify(eventJson(run.id, e))}\n\n`),
           Stream.merge(Stream.tick("15 seconds").pipe(Stream.map(() => ": keep-alive\n\n")), { haltStrategy: "left" }),
-          Stream.map((text) => encoder.encode(text))
+          Stream.map((text) => encoder.encode(text)),
+          Stream.interruptWhen(draining.started)
         )
         return HttpServerResponse.stream(body, {
           contentType: "text/event-stream",

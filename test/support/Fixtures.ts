@@ -1,9 +1,22 @@
 import { Effect } from "effect"
 import type { Role } from "../../schemas/Roles.js"
-import { http, loginToken } from "./Http.js"
-import { ADMIN_EMAIL, ADMIN_PASSWORD } from "./TestPlatform.js"
+import { http, loginToken, request } from "./Http.js"
+import { ADMIN_EMAIL, ADMIN_PASSWORD, TestPlatform } from "./TestPlatform.js"
 
-export const adminToken = loginToken(ADMIN_EMAIL, ADMIN_PASSWORD)
+const adminTokens = new Map<string, string>()
+
+/**
+ * The bootstrap admin's access token: the one signed in earlier for this server while the server
+ * still accepts it (a sign-in costs a deliberately slow scrypt check), else a new sign-in.
+ */
+export const adminToken = Effect.gen(function*() {
+  const { baseUrl } = yield* TestPlatform
+  const known = adminTokens.get(baseUrl)
+  if (known !== undefined && (yield* request(baseUrl, "GET", "/api/v1/auth/users/me", { token: known })).status === 200) return known
+  const token = yield* loginToken(ADMIN_EMAIL, ADMIN_PASSWORD)
+  adminTokens.set(baseUrl, token)
+  return token
+})
 
 let counter = 0
 export const uniqueEmail = (prefix = "user") => `${prefix}.${Date.now().toString(36)}.${counter++}@example.test`

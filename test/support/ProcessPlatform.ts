@@ -70,6 +70,13 @@ export const processPlatform = (env: Record<string, string>) =>
       child.once("exit", () => resume(Effect.void))
       child.kill("SIGKILL")
     })
+    /** Sends a signal (SIGTERM for a graceful stop). */
+    const signal = (name: NodeJS.Signals) => void child?.kill(name)
+    /** When the process exited (now, if it already has). */
+    const exited = Effect.async<number>((resume) => {
+      if (child === undefined || child.exitCode !== null || child.signalCode !== null) return resume(Effect.succeed(Date.now()))
+      child.once("exit", () => resume(Effect.succeed(Date.now())))
+    })
     yield* Effect.addFinalizer(() => kill)
-    return { baseUrl, api: apiOf(baseUrl), start, kill }
+    return { baseUrl, api: apiOf(baseUrl), start, kill, signal, exited }
   })

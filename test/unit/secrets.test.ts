@@ -1,3 +1,4 @@
+import { scryptSync } from "node:crypto"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Either } from "effect"
 import { generateApiKey, hashApiKey } from "../../services/auth/ApiKeySecret.js"
@@ -12,10 +13,14 @@ describe("passwords", () => {
       const a = yield* hashPassword("s3cret-pass")
       const b = yield* hashPassword("s3cret-pass")
       assert.notStrictEqual(a, b)
-      assert.match(a, /^scrypt\$32768\$8\$1\$/)
+      assert.match(a, /^scrypt\$32768\$8\$3\$/)
       assert.isTrue(yield* verifyPassword("s3cret-pass", a))
       assert.isFalse(yield* verifyPassword("s3cret-pasS", a))
       assert.isFalse(yield* verifyPassword("s3cret-pass", "plain-text"))
+      // A hash stored with the earlier parameters (p=1) still verifies: each hash carries its own.
+      const salt = Buffer.alloc(16, 7)
+      const earlier = `scrypt$32768$8$1$${salt.toString("base64")}$${scryptSync("s3cret-pass", salt, 32, { N: 32768, r: 8, p: 1, maxmem: 64 * 1024 * 1024 }).toString("base64")}`
+      assert.isTrue(yield* verifyPassword("s3cret-pass", earlier))
     }))
 })
 

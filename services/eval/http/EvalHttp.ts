@@ -44,7 +44,7 @@ export const EvalHttp = HttpApiBuilder.group(PlatformApi, "eval", (handlers) =>
       .handle("config", ({ path }) => as((p) => configs.get(p, path.id)))
       .handle("replaceConfig", ({ path, payload }) => as((p) => configs.replace(p, path.id, payload)))
       .handle("deleteConfig", ({ path }) => as((p) => configs.remove(p, path.id)))
-      .handle("createRun", ({ payload }) => as((p) => runs.create(p, payload)))
+      .handle("createRun", ({ headers, payload }) => as((p) => runs.create(p, payload, headers["idempotency-key"])))
       .handle("runs", ({ urlParams }) => as((p) => runs.list(p, urlParams)))
       .handle("compare", ({ urlParams }) => as((p) => runs.compare(p, urlParams.run_id_1, urlParams.run_id_2)))
       .handle("run", ({ path }) => as((p) => runs.get(p, path.id)))

@@ -2,8 +2,9 @@ import { createHmac, randomBytes, randomUUID, timingSafeEqual } from "node:crypt
 import { derivedUuid } from "../../../platform/DerivedId.js"
 import type { HttpServerRequest } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
-import { Effect, Schema } from "effect"
+import { Effect, Option, Schema } from "effect"
 import { AppConfig } from "../../../platform/Config.js"
+import { Idempotency } from "../../../platform/Idempotency.js"
 import { CredentialsCipher } from "../../../platform/CredentialsCipher.js"
 import { RateLimiter } from "../../../platform/RateLimiter.js"
 import { decodeRows, Timestamp } from "../../../platform/Rows.js"
@@ -20,6 +21,7 @@ import {
 import { TenantId, WebhookId, WorkflowId } from "../../../schemas/Ids.js"
 import type { Principal } from "../../../schemas/Principal.js"
 import { isRecord } from "../../../schemas/Records.js"
+import { WebhookAccepted } from "../../../schemas/Webhook.js"
 import { WorkflowsRepo } from "../WorkflowsRepo.js"
 
 export const MAX_DELIVERY_BYTES = 1024 * 1024
@@ -58,6 +60,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("Webhooks", {
     const cipher = yield* CredentialsCipher
     const limiter = yield* RateLimiter
     const modules = yield* RunModule
+    const idempotency = yield* Idempotency
     const config = yield* AppConfig
 
     const view = (r: Row) => ({
@@ -126,17 +129,27 @@ export class Webhooks extends Effect.Service<Webhooks>()("Webhooks", {
           Effect.orElseSucceed(() => undefined)
         )
         if (!isRecord(input)) return yield* badRequest("INVALID_BODY", "A webhook delivery is a JSON object")
-        const run = yield* modules.start({
-          tenantId: row.tenant_id,
-          workflowId: row.workflow_id,
-          triggerType: "webhook",
-          createdBy: null,
-          apiKeyId: null,
-          isDryRun: false,
-          input,
-          ...(headers.deliveryId !== undefined && headers.deliveryId !== "" ? { id: deliveryRunId(id, headers.deliveryId) } : {})
+        const deliveryId = headers.deliveryId !== undefined && headers.deliveryId !== "" ? headers.deliveryId : undefined
+        // A redelivery (same X-Webhook-Id) replays the first answer; the run and that record commit together.
+        const accepted = yield* idempotency.run({
+          principal: { tenantId: row.tenant_id, userId: `webhook:${id}` },
+          key: Option.fromNullable(deliveryId),
+          operation: "webhook-delivery",
+          request: input,
+          response: WebhookAccepted,
+          effect: modules.create({
+            tenantId: row.tenant_id,
+            workflowId: row.workflow_id,
+            triggerType: "webhook",
+            createdBy: null,
+            apiKeyId: null,
+            isDryRun: false,
+            input,
+            ...(deliveryId !== undefined ? { id: deliveryRunId(id, deliveryId) } : {})
+          }).pipe(Effect.map((run) => ({ run_id: run.id, status: run.status })))
         })
-        return { run_id: run.id, status: run.status }
+        yield* modules.launch(accepted.run_id)
+        return accepted
       }).pipe(Effect.withSpan("Webhooks.deliver"))
 
     return { create, list, remove, deliver }

@@ -3,6 +3,8 @@ import { AppConfig } from "./Config.js"
 import { postgresBus } from "./PostgresBus.js"
 import { connectRedis, RedisConnection } from "./Redis.js"
 
+const REDIS_AWAY = "Redis is unavailable: live notifications of run events are dropped (streams read on every second) until it is back"
+
 export interface EventBusShape {
   readonly publish: (channel: string, message: string) => Effect.Effect<void>
   /** Live messages on a channel from the moment of subscription; dropped when the stream ends. */
@@ -26,6 +28,10 @@ export class EventBus extends Context.Tag("EventBus")<EventBus, EventBusShape>()
     }
   })
 
+  /**
+   * Redis pub/sub. Notifications are best effort: while Redis is away a publish is dropped (with a
+   * warning, once a minute) and followers read on by their own 1 s poll of the journal.
+   */
   static readonly redis = (url: string, prefix: string) =>
     Effect.gen(function*() {
       const publisher = yield* connectRedis(url)
@@ -34,9 +40,18 @@ export class EventBus extends Context.Tag("EventBus")<EventBus, EventBusShape>()
       subscriber.on("message", (channel: string, message: string) => {
         listeners.get(channel)?.forEach((listener) => listener(message))
       })
+      // After an outage, every channel with a listener is subscribed again (those whose first
+      // SUBSCRIBE failed while Redis was away included).
+      subscriber.on("ready", () => {
+        if (listeners.size > 0) subscriber.subscribe(...listeners.keys()).catch(() => undefined)
+      })
       const key = (channel: string) => `${prefix}bus:${channel}`
       const shape: EventBusShape = {
-        publish: (channel, message) => Effect.promise(() => publisher.publish(key(channel), message)).pipe(Effect.asVoid),
+        publish: (channel, message) =>
+          Effect.tryPromise(() => publisher.publish(key(channel), message)).pipe(
+            Effect.asVoid,
+            Effect.catchAll(() => Effect.logWarning(REDIS_AWAY))
+          ),
         subscribe: (channel) =>
           Stream.unwrapScoped(
             Effect.gen(function*() {
@@ -48,16 +63,17 @@ export class EventBus extends Context.Tag("EventBus")<EventBus, EventBusShape>()
                   set.add(listener)
                   if (!listeners.has(key(channel))) {
                     listeners.set(key(channel), set)
-                    await subscriber.subscribe(key(channel))
+                    return subscriber.subscribe(key(channel)).then(() => true, () => false)
                   }
-                }),
+                  return true
+                }).pipe(Effect.tap((subscribed) => subscribed ? Effect.void : Effect.logWarning(REDIS_AWAY))),
                 () =>
                   Effect.promise(async () => {
                     const set = listeners.get(key(channel))
                     set?.delete(listener)
                     if (set !== undefined && set.size === 0) {
                       listeners.delete(key(channel))
-                      await subscriber.unsubscribe(key(channel))
+                      await subscriber.unsubscribe(key(channel)).catch(() => undefined)
                     }
                   })
               )

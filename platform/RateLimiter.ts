@@ -3,6 +3,8 @@ import { SqlClient } from "@effect/sql"
 import { AppConfig } from "./Config.js"
 import { connectRedis, RedisConnection } from "./Redis.js"
 
+const LIMITS_AWAY = "Redis is unavailable: rate limits and sign-in throttling are not enforced until it is back"
+
 export interface RateDecision {
   readonly allowed: boolean
   readonly count: number
@@ -64,21 +66,26 @@ export class RateLimiter extends Context.Tag("RateLimiter")<RateLimiter, RateLim
     Effect.gen(function*() {
       const client = yield* connectRedis(url)
       const k = (key: string) => `${prefix}rl:${key}`
+      // While Redis is away limits are not enforced (fail open, a warning once a minute): an
+      // outage of the counter store does not take sign-in, webhooks or the public app down with it.
+      const failOpen = <A>(fallback: A) => (effect: Effect.Effect<A, unknown>) =>
+        effect.pipe(Effect.catchAll(() => Effect.as(Effect.logWarning(LIMITS_AWAY), fallback)))
+      const open: RateDecision = { allowed: true, count: 0, retryAfterSeconds: 0 }
       const shape: RateLimiterShape = {
         hit: (key, limit, windowSeconds) =>
-          Effect.promise(async () => {
+          Effect.tryPromise(async () => {
             const result = await client.multi().incr(k(key)).pexpire(k(key), windowSeconds * 1000, "NX").pttl(k(key)).exec()
             const count = Number(result?.[0]?.[1] ?? 0)
             const ttl = Number(result?.[2]?.[1] ?? windowSeconds * 1000)
             return { allowed: count <= limit, count, retryAfterSeconds: Math.max(1, Math.ceil(ttl / 1000)) }
-          }),
+          }).pipe(failOpen(open)),
         peek: (key, limit) =>
-          Effect.promise(async () => {
+          Effect.tryPromise(async () => {
             const [count, ttl] = await Promise.all([client.get(k(key)), client.pttl(k(key))])
             const n = count === null ? 0 : Number(count)
             return { allowed: n < limit, count: n, retryAfterSeconds: Math.max(1, Math.ceil(ttl / 1000)) }
-          }),
-        reset: (key) => Effect.promise(() => client.del(k(key))).pipe(Effect.asVoid)
+          }).pipe(failOpen(open)),
+        reset: (key) => Effect.tryPromise(() => client.del(k(key))).pipe(Effect.asVoid, failOpen<void>(undefined))
       }
       return shape
     })

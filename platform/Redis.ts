@@ -3,11 +3,19 @@ import { Redis } from "ioredis"
 import { AppConfig } from "./Config.js"
 import { retryStartup, rootReason } from "./StartupRetry.js"
 
-/** A connected ioredis client, closed with the scope. */
+export const REDIS_COMMAND_TIMEOUT_MS = 1000
+
+/**
+ * A connected ioredis client, closed with the scope. While Redis is away it reconnects by itself,
+ * but a command fails at once instead of waiting in a queue, and one that gets no answer fails
+ * after REDIS_COMMAND_TIMEOUT_MS: callers degrade (see EventBus, RateLimiter) instead of hanging.
+ */
 export const connectRedis = (url: string) =>
   Effect.acquireRelease(
     Effect.tryPromise(async () => {
-      const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 3 })
+      const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1, enableOfflineQueue: false, commandTimeout: REDIS_COMMAND_TIMEOUT_MS })
+      // Connection errors are reported by the failing commands; unhandled, ioredis logs each retry.
+      client.on("error", () => {})
       await client.connect()
       return client
     }).pipe(Effect.orDie),

@@ -33,6 +33,7 @@ export interface AppConfigShape {
   readonly llmEmbeddingModel: Option.Option<string>
   readonly llmTimeoutSeconds: number
   readonly functionTimeoutSeconds: number
+  readonly mcpDiscoveryTimeoutSeconds: number
   readonly functionMaxResponseBytes: number
   readonly ticketingTimeoutSeconds: number
   readonly mcpStdioCommands: ReadonlyArray<string>
@@ -165,6 +166,7 @@ const raw = Config.all({
   llmEmbeddingModel: Config.option(Config.string("LLM_EMBEDDING_MODEL")),
   llmTimeoutSeconds: positive("LLM_TIMEOUT_SECONDS", 120),
   functionTimeoutSeconds: positive("FUNCTION_TIMEOUT_SECONDS", 30),
+  mcpDiscoveryTimeoutSeconds: positive("MCP_DISCOVERY_TIMEOUT_SECONDS", 15),
   functionMaxResponseBytes: positive("FUNCTION_MAX_RESPONSE_BYTES", 1024 * 1024),
   ticketingTimeoutSeconds: positive("TICKETING_TIMEOUT_SECONDS", 10),
   evalConcurrency: positive("EVAL_CONCURRENCY", 16),

@@ -9,7 +9,7 @@ import { startRun, waitForStatus } from "../support/Runs.js"
 import { createWorkflow, publish, respondNode, saveDag } from "../support/Workflows.js"
 
 const MB = 1024 * 1024
-type Mode = "flood" | "lines" | "error" | "trickle" | "badjson" | "loop"
+type Mode = "flood" | "lines" | "error" | "trickle" | "badjson" | "loop" | "mcpjson" | "mcpsse"
 
 /**
  * A peer that misbehaves on purpose, on 127.0.0.2 (the only loopback address the platform's
@@ -62,6 +62,16 @@ const hostilePeer = Effect.acquireRelease(
           res.writeHead(200, { "content-type": "text/event-stream" })
           res.end("data: {\"choices\": [{\"delta\": {\"content\": \"unterminated\n\ndata: [DONE]\n\n")
           return
+        case "mcpjson":
+          // An MCP server whose answer to `initialize` is one endless JSON string.
+          res.writeHead(200, { "content-type": "application/json" })
+          res.write(`{"jsonrpc":"2.0","id":0,"result":{"serverInfo":{"name":"`)
+          return void pump(res, mode, 50 * MB, () => "z".repeat(64 * 1024))
+        case "mcpsse": {
+          res.writeHead(200, { "content-type": "text/event-stream" })
+          const note = `event: message\ndata: ${JSON.stringify({ jsonrpc: "2.0", method: "notifications/message", params: { level: "info", data: "n".repeat(8000) } })}\n\n`
+          return void pump(res, mode, 50 * MB, () => note.repeat(8))
+        }
         case "loop":
           res.writeHead(302, { location: req.url ?? "/" }).end()
           return
@@ -74,7 +84,7 @@ const hostilePeer = Effect.acquireRelease(
   (peer) => Effect.sync(() => peer.close())
 )
 
-layer(RunPlatformLive({ OUTBOUND_ALLOWED_HOSTS: "127.0.0.2", LLM_TIMEOUT_SECONDS: "2" }), { excludeTestServices: true, timeout: "120 seconds" })("hostile peers", (it) => {
+layer(RunPlatformLive({ OUTBOUND_ALLOWED_HOSTS: "127.0.0.2", LLM_TIMEOUT_SECONDS: "2", MCP_DISCOVERY_TIMEOUT_SECONDS: "3" }), { excludeTestServices: true, timeout: "120 seconds" })("hostile peers", (it) => {
   it.scoped("a tenant's model provider that floods, trickles, answers bad JSON or loops redirects fails the step in bounded time and memory; the platform stays up", () =>
     Effect.gen(function*() {
       const token = yield* adminToken
@@ -98,5 +108,21 @@ layer(RunPlatformLive({ OUTBOUND_ALLOWED_HOSTS: "127.0.0.2", LLM_TIMEOUT_SECONDS
         assert.strictEqual((yield* http("GET", "/health")).status, 200, `${mode}: still up`)
       }
       assert.isBelow(peer.sent.get("trickle") ?? 0, 30, "a trickle is cut off by the time limit")
+    }))
+
+  it.scoped("a tenant's MCP server that floods its answers, never finishes initialize or loops redirects: discovery fails within the time limit, having read at most FUNCTION_MAX_RESPONSE_BYTES of an answer", () =>
+    Effect.gen(function*() {
+      const token = yield* adminToken
+      const peer = yield* hostilePeer
+      for (const mode of ["mcpjson", "mcpsse", "badjson", "loop"] as const) {
+        const started = Date.now()
+        const created = yield* http("POST", "/api/v1/integrations/mcp-servers", { token, body: { name: `hostile ${mode}`, server_url: `${peer.baseUrl}/${mode}/mcp`, transport: "streamable-http" } })
+        assert.strictEqual(created.status, 201, created.text)
+        assert.strictEqual(created.body.tool_count, 0)
+        assert.isString(created.body.discovery_error, mode)
+        assert.isBelow(Date.now() - started, 6_000, `${mode}: within MCP_DISCOVERY_TIMEOUT_SECONDS (3 s here)`)
+        assert.isBelow(peer.sent.get(mode) ?? 0, 8 * MB, `${mode}: read no further than the cap (and what was in flight)`)
+        assert.strictEqual((yield* http("GET", "/health")).status, 200, `${mode}: still up`)
+      }
     }))
 })

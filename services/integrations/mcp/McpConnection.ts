@@ -17,6 +17,8 @@ export interface McpEndpoint {
   /** Every connection goes through the outbound guard. */
   readonly dispatcher: Dispatcher
   readonly timeoutMs: number
+  /** The most one HTTP answer of the server may carry (an event stream counts as one answer). */
+  readonly maxResponseBytes: number
 }
 
 export interface DiscoveredTool {
@@ -37,6 +39,20 @@ const message = (error: unknown): string => {
   return `${error.message}${cause}`
 }
 
+/** The response with a body that errors (and stops reading) once it passed `limit` bytes. */
+const capped = (response: Response, limit: number): Response => {
+  if (response.body === null) return response
+  let seen = 0
+  const counter = new TransformStream<Uint8Array, Uint8Array>({
+    transform: (chunk, controller) => {
+      seen += chunk.byteLength
+      if (seen > limit) controller.error(new Error(`The MCP server's answer is over ${limit} bytes`))
+      else controller.enqueue(chunk)
+    }
+  })
+  return new Response(response.body.pipeThrough(counter), { status: response.status, statusText: response.statusText, headers: response.headers })
+}
+
 const transportOf = (endpoint: McpEndpoint): Transport => {
   if (endpoint.transport === "stdio") {
     const { command, args } = stdioCommand(endpoint.serverUrl)
@@ -44,26 +60,28 @@ const transportOf = (endpoint: McpEndpoint): Transport => {
     return new StdioClientTransport({ command, args, env: { PATH: process.env.PATH ?? "" }, stderr: "ignore" })
   }
   const fetch = (url: string | URL, init?: RequestInit) =>
-    undiciFetch(url, { ...(init as Parameters<typeof undiciFetch>[1]), dispatcher: endpoint.dispatcher }) as unknown as Promise<Response>
+    (undiciFetch(url, { ...(init as Parameters<typeof undiciFetch>[1]), dispatcher: endpoint.dispatcher }) as unknown as Promise<Response>)
+      .then((response) => capped(response, endpoint.maxResponseBytes))
   const options = { requestInit: { headers: endpoint.headers }, fetch }
   return endpoint.transport === "sse"
     ? new SSEClientTransport(new URL(endpoint.serverUrl), options)
     : new StreamableHTTPClientTransport(new URL(endpoint.serverUrl), options)
 }
 
-/** Connects, does `f` with the client, and closes, all within the endpoint's time limit. */
+/**
+ * Connects, does `f` with the client, and closes, all within the endpoint's time limit. The
+ * connection is made inside the interruptible part: a server that never finishes `initialize` is
+ * cut off by the limit like one that never answers a call, and closing is bounded too.
+ */
 const session = <A>(endpoint: McpEndpoint, f: (client: Client) => Promise<A>) =>
   Effect.acquireUseRelease(
-    Effect.tryPromise({
-      try: async () => {
-        const client = new Client({ name: "builder-platform", version: "1.0.0" })
-        await client.connect(transportOf(endpoint))
-        return client
-      },
-      catch: (error) => new McpFailure({ message: `The MCP server could not be reached: ${message(error)}` })
-    }),
-    (client) => Effect.tryPromise({ try: () => f(client), catch: (error) => new McpFailure({ message: message(error) }) }),
-    (client) => Effect.promise(() => client.close().catch(() => undefined))
+    Effect.sync(() => new Client({ name: "builder-platform", version: "1.0.0" })),
+    (client) =>
+      Effect.tryPromise({
+        try: () => client.connect(transportOf(endpoint)),
+        catch: (error) => new McpFailure({ message: `The MCP server could not be reached: ${message(error)}` })
+      }).pipe(Effect.zipRight(Effect.tryPromise({ try: () => f(client), catch: (error) => new McpFailure({ message: message(error) }) }))),
+    (client) => Effect.promise(() => client.close().catch(() => undefined)).pipe(Effect.timeout("1 second"), Effect.ignore)
   ).pipe(
     Effect.timeoutFail({ duration: endpoint.timeoutMs, onTimeout: () => new McpFailure({ message: `The MCP server did not answer within ${endpoint.timeoutMs / 1000} s` }) })
   )

@@ -41,7 +41,6 @@ const toServer = ({ tenant_id: _t, credentials_sealed, tools, ...row }: ServerRo
   tool_count: tools.length
 })
 
-const DISCOVERY_TIMEOUT_MS = 15_000
 const aad = (tenantId: string, id: string) => `mcp:${tenantId}:${id}`
 const str = (u: unknown) => (typeof u === "string" ? u : u === undefined || u === null ? "" : String(u))
 
@@ -135,7 +134,7 @@ export class McpServers extends Effect.Service<McpServers>()("McpServers", {
           case "none":
             break
         }
-        return { serverUrl: row.server_url, transport: row.transport, headers, dispatcher: guard.dispatcher, timeoutMs: DISCOVERY_TIMEOUT_MS } satisfies McpEndpoint
+        return { serverUrl: row.server_url, transport: row.transport, headers, dispatcher: guard.dispatcher, timeoutMs: config.mcpDiscoveryTimeoutSeconds * 1000, maxResponseBytes: config.functionMaxResponseBytes } satisfies McpEndpoint
       })
 
     /** Lists the tools and stores them (or why that failed). */

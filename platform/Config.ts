@@ -34,6 +34,7 @@ export interface AppConfigShape {
   readonly llmTimeoutSeconds: number
   readonly functionTimeoutSeconds: number
   readonly mcpDiscoveryTimeoutSeconds: number
+  readonly databaseQueryTimeoutSeconds: number
   readonly functionMaxResponseBytes: number
   readonly ticketingTimeoutSeconds: number
   readonly mcpStdioCommands: ReadonlyArray<string>
@@ -167,6 +168,7 @@ const raw = Config.all({
   llmTimeoutSeconds: positive("LLM_TIMEOUT_SECONDS", 120),
   functionTimeoutSeconds: positive("FUNCTION_TIMEOUT_SECONDS", 30),
   mcpDiscoveryTimeoutSeconds: positive("MCP_DISCOVERY_TIMEOUT_SECONDS", 15),
+  databaseQueryTimeoutSeconds: positive("DATABASE_QUERY_TIMEOUT_SECONDS", 60),
   functionMaxResponseBytes: positive("FUNCTION_MAX_RESPONSE_BYTES", 1024 * 1024),
   ticketingTimeoutSeconds: positive("TICKETING_TIMEOUT_SECONDS", 10),
   evalConcurrency: positive("EVAL_CONCURRENCY", 16),

@@ -16,12 +16,20 @@ const CONNECT_TIMEOUT = Duration.seconds(5)
  * The pool behind the SQL client, ours so that the run journal can use named prepared statements
  * on it (see PreparedSql); a first `SELECT 1` proves the server answers.
  */
-const connect = (options: pg.PoolConfig) =>
+const connect = (options: pg.PoolConfig, queryTimeoutSeconds: number) =>
   Effect.gen(function*() {
     const pool = yield* Effect.acquireRelease(
       Effect.sync(() => {
-        const pool = new pg.Pool({ application_name: APPLICATION, max: 20, connectionTimeoutMillis: Duration.toMillis(CONNECT_TIMEOUT), ...options })
+        const pool = new pg.Pool({
+          application_name: APPLICATION,
+          max: 20,
+          connectionTimeoutMillis: Duration.toMillis(CONNECT_TIMEOUT),
+          // A statement with no answer (a half-open connection, a server gone silent) fails after this.
+          query_timeout: queryTimeoutSeconds * 1000,
+          ...options
+        })
         pool.on("error", () => {})
+        pool.on("release", discardIfBusy)
         return pool
       }),
       (pool) => Effect.promise(() => pool.end()).pipe(Effect.timeoutOption(1000))
@@ -36,6 +44,24 @@ const connect = (options: pg.PoolConfig) =>
     const client = yield* PgClient.fromPool({ acquire: Effect.succeed(pool), applicationName: APPLICATION })
     return Context.make(PgClient.PgClient, client).pipe(Context.add(SqlClient.SqlClient, client), Context.add(PgPool, pool))
   })
+
+interface PoolClientInternals {
+  _queryable?: boolean
+  _getActiveQuery?: () => unknown
+  connection?: { stream?: { destroy: () => void } }
+}
+
+/**
+ * A client handed back while its statement still runs (it timed out, or the fiber that ran it was
+ * interrupted) may sit on a dead connection whose answer never comes: it is closed and dropped
+ * from the pool (which drops clients that are not `_queryable`) instead of being handed out again.
+ */
+const discardIfBusy = (_error: unknown, client: pg.PoolClient) => {
+  const internals = client as unknown as PoolClientInternals
+  if (internals._getActiveQuery?.() === null || internals._getActiveQuery?.() === undefined) return
+  internals._queryable = false
+  internals.connection?.stream?.destroy()
+}
 
 const describe = (url: Redacted.Redacted) => {
   const parsed = new URL(Redacted.value(url))
@@ -65,11 +91,11 @@ const classify = (url: Redacted.Redacted) => (error: SqlError) => {
   }
 }
 
-const connectUrl = (url: Redacted.Redacted, timeoutSeconds: number) =>
+const connectUrl = (url: Redacted.Redacted, timeoutSeconds: number, queryTimeoutSeconds: number) =>
   retryStartup({
     what: `PostgreSQL at ${describe(url).address}`,
     timeoutSeconds,
-    attempt: connect({ connectionString: Redacted.value(url) }),
+    attempt: connect({ connectionString: Redacted.value(url) }, queryTimeoutSeconds),
     classify: classify(url),
     giveUp: (reason) =>
       `PostgreSQL at ${describe(url).address} did not answer within ${timeoutSeconds} s (${reason}): ` +
@@ -80,9 +106,9 @@ const ConnectionLive = Layer.scopedContext(
   Effect.gen(function*() {
     const config = yield* AppConfig
     return Option.isSome(config.databaseUrl)
-      ? yield* connectUrl(config.databaseUrl.value, config.startupTimeoutSeconds)
+      ? yield* connectUrl(config.databaseUrl.value, config.startupTimeoutSeconds, config.databaseQueryTimeoutSeconds)
       : yield* Effect.flatMap(embeddedDatabase(config), (db) =>
-        connect({ host: db.host, port: db.port, user: db.user, password: db.password, database: db.database }).pipe(Effect.orDie))
+        connect({ host: db.host, port: db.port, user: db.user, password: db.password, database: db.database }, config.databaseQueryTimeoutSeconds).pipe(Effect.orDie))
   })
 ).pipe(Layer.provide(Reactivity.layer))
 

@@ -1,4 +1,4 @@
-import { Context, Effect, Layer, Option, PubSub, Queue, Stream } from "effect"
+import { Context, Effect, Layer, Option, PubSub, Queue, Runtime, Stream } from "effect"
 import { AppConfig } from "./Config.js"
 import { postgresBus } from "./PostgresBus.js"
 import { connectRedis, RedisConnection } from "./Redis.js"
@@ -34,6 +34,7 @@ export class EventBus extends Context.Tag("EventBus")<EventBus, EventBusShape>()
    */
   static readonly redis = (url: string, prefix: string) =>
     Effect.gen(function*() {
+      const runtime = yield* Effect.runtime<never>()
       const publisher = yield* connectRedis(url)
       const subscriber = yield* connectRedis(url)
       const listeners = new Map<string, Set<(message: string) => void>>()
@@ -47,11 +48,9 @@ export class EventBus extends Context.Tag("EventBus")<EventBus, EventBusShape>()
       })
       const key = (channel: string) => `${prefix}bus:${channel}`
       const shape: EventBusShape = {
+        // Sent without waiting for Redis's answer: a run's next node never waits on the bus.
         publish: (channel, message) =>
-          Effect.tryPromise(() => publisher.publish(key(channel), message)).pipe(
-            Effect.asVoid,
-            Effect.catchAll(() => Effect.logWarning(REDIS_AWAY))
-          ),
+          Effect.sync(() => void publisher.publish(key(channel), message).catch(() => Runtime.runFork(runtime)(Effect.logWarning(REDIS_AWAY)))),
         subscribe: (channel) =>
           Stream.unwrapScoped(
             Effect.gen(function*() {

@@ -3,6 +3,7 @@ import { SqlClient } from "@effect/sql"
 import { AppConfig } from "./Config.js"
 import { connectRedis, RedisConnection } from "./Redis.js"
 
+const REDIS_RETRY_MS = 5000
 const LIMITS_AWAY = "Redis is unavailable: rate limits and sign-in throttling are not enforced until it is back"
 
 export interface RateDecision {
@@ -68,8 +69,18 @@ export class RateLimiter extends Context.Tag("RateLimiter")<RateLimiter, RateLim
       const k = (key: string) => `${prefix}rl:${key}`
       // While Redis is away limits are not enforced (fail open, a warning once a minute): an
       // outage of the counter store does not take sign-in, webhooks or the public app down with it.
+      // After a failure Redis is left alone for REDIS_RETRY_MS, so that a request making several
+      // checks against a silent Redis waits for one command timeout at most, not one per check.
+      let awayUntil = 0
       const failOpen = <A>(fallback: A) => (effect: Effect.Effect<A, unknown>) =>
-        effect.pipe(Effect.catchAll(() => Effect.as(Effect.logWarning(LIMITS_AWAY), fallback)))
+        Effect.suspend(() =>
+          Date.now() < awayUntil
+            ? Effect.succeed(fallback)
+            : effect.pipe(Effect.catchAll(() => {
+              awayUntil = Date.now() + REDIS_RETRY_MS
+              return Effect.as(Effect.logWarning(LIMITS_AWAY), fallback)
+            }))
+        )
       const open: RateDecision = { allowed: true, count: 0, retryAfterSeconds: 0 }
       const shape: RateLimiterShape = {
         hit: (key, limit, windowSeconds) =>

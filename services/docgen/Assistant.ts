@@ -67,8 +67,9 @@ export class Assistant extends Effect.Service<Assistant>()("Assistant", {
         Effect.flatMap((rows) => rows[0] === undefined ? Effect.fail(notFound("Chat session")) : Effect.succeed(rows[0]))
       )
 
+    /** no_access reaches no session (403); a document's sessions need the document (its owner's). */
     const documentOf = (principal: Principal, documentId: string | null) =>
-      documentId === null ? Effect.succeed(undefined) : documents.find(documents.writerOf(principal), documentId)
+      Effect.zipRight(requireReader(principal), documentId === null ? Effect.succeed(undefined) : documents.find(documents.writerOf(principal), documentId))
 
     const create = (principal: Principal, documentId: string | null, body: typeof ChatSessionCreate.Type) =>
       Effect.gen(function*() {

@@ -3,6 +3,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect, Schema } from "effect"
 import { decodeRows, JsonObjectOf, Timestamp } from "../../platform/Rows.js"
 import type { Anchor, ThreadBatchParams } from "../../schemas/Docgen.js"
+import { requireReader } from "../../schemas/Authorization.js"
 import { notFound } from "../../schemas/Errors.js"
 import type { Principal } from "../../schemas/Principal.js"
 import { Documents } from "./Documents.js"
@@ -76,6 +77,7 @@ export class Comments extends Effect.Service<Comments>()("Comments", {
       /** Threads across the caller's documents (all, or those listed). */
       batch: (principal: Principal, params: typeof ThreadBatchParams.Type) =>
         Effect.gen(function*() {
+          yield* requireReader(principal)
           const ids = (params.document_ids ?? "").split(",").map((s) => s.trim()).filter((s) => /^[0-9a-f-]{36}$/i.test(s))
           const rows = yield* sql`SELECT t.* FROM docgen_threads t JOIN docgen_documents d ON d.id = t.document_id
             WHERE d.tenant_id = ${principal.tenantId} AND d.owner_id = ${principal.userId} AND d.deleted_at IS NULL

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto"
 import { SqlClient, type Statement } from "@effect/sql"
 import { Effect, Option } from "effect"
-import { GROUP_ADMINS } from "../../schemas/Authorization.js"
+import { GROUP_ADMINS, requireReader } from "../../schemas/Authorization.js"
 import { conflict, Forbidden, NotFound, notFound, unprocessable } from "../../schemas/Errors.js"
 import type { TenantId } from "../../schemas/Ids.js"
 import type { Principal } from "../../schemas/Principal.js"
@@ -47,10 +47,16 @@ export class Tickets extends Effect.Service<Tickets>()("Tickets", {
     const people = yield* People
     const zendesk = yield* ZendeskDesk
 
+    /** Every route: 404 while ticketing is off (for every role), then 403 for no_access. */
+    const enabled = (principal: Principal) =>
+      principal.settings.ticketing_enabled
+        ? requireReader(principal)
+        : Effect.fail(new NotFound({ code: "TICKETING_DISABLED", message: "Ticketing is not enabled for this workspace" }))
+
     /** Ticketing on, groups on, the group resolvable, and the caller in it (System Admins always). */
     const access = (principal: Principal, groupId: string) =>
       Effect.gen(function*() {
-        if (!principal.settings.ticketing_enabled) return yield* new NotFound({ code: "TICKETING_DISABLED", message: "Ticketing is not enabled for this workspace" })
+        yield* enabled(principal)
         if (!principal.settings.user_groups_enabled) return yield* new Forbidden({ code: "GROUP_UNRESOLVABLE", message: "User groups are not enabled for this workspace" })
         const exists = yield* people.existingGroups(principal.tenantId as TenantId, [groupId])
         if (!exists.has(groupId)) return yield* new Forbidden({ code: "GROUP_UNRESOLVABLE", message: "The group cannot be resolved in this workspace" })
@@ -277,7 +283,7 @@ export class Tickets extends Effect.Service<Tickets>()("Tickets", {
           ),
       queues: (principal: Principal, routable: boolean) =>
         Effect.gen(function*() {
-          if (!principal.settings.ticketing_enabled) return yield* new NotFound({ code: "TICKETING_DISABLED", message: "Ticketing is not enabled for this workspace" })
+          yield* enabled(principal)
           const rows = yield* sql`SELECT * FROM ticket_queues WHERE tenant_id = ${principal.tenantId} ORDER BY name, id`.pipe(queueRows, Effect.orDie)
           const existing = yield* people.existingGroups(principal.tenantId as TenantId, rows.map((r) => r.group_id))
           const mine = SYSTEM_ADMINS.includes(principal.role) ? undefined : new Set(yield* people.groupsOf(principal))
@@ -315,7 +321,7 @@ export class Tickets extends Effect.Service<Tickets>()("Tickets", {
       list,
       mine: (principal: Principal, p: typeof MyTicketParams.Type) =>
         Effect.gen(function*() {
-          if (!principal.settings.ticketing_enabled) return yield* new NotFound({ code: "TICKETING_DISABLED", message: "Ticketing is not enabled for this workspace" })
+          yield* enabled(principal)
           const email = principal.email.toLowerCase()
           const groups = SYSTEM_ADMINS.includes(principal.role) ? undefined : yield* people.groupsOf(principal)
           const inGroups = groups !== undefined ? [groups.length === 0 ? sql`false` : sql`q.group_id IN ${sql.in([...groups])}`] : []

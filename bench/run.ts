@@ -5,6 +5,7 @@ import { chatBench } from "./chat.js"
 import { evalBench } from "./eval.js"
 import { hitlBench } from "./hitl.js"
 import { integrationsBench } from "./integrations.js"
+import { loadBench } from "./load.js"
 import { runsBench } from "./runs.js"
 import { ticketingBench } from "./ticketing.js"
 import { triggersBench } from "./triggers.js"
@@ -30,6 +31,9 @@ const main = Effect.gen(function*() {
   }
   if (only === undefined || only === "ticketing") {
     for (const line of yield* ticketingBench) yield* Effect.log(line)
+  }
+  if (only === undefined || only === "load") {
+    for (const line of yield* loadBench) yield* Effect.log(line)
   }
   if (only === undefined || only === "chat") {
     for (const line of yield* chatBench) yield* Effect.log(line)

@@ -32,6 +32,7 @@ import { Publishing } from "./Publishing.js"
 import { RunnableWorkflowsLive } from "./RunnableWorkflowsLive.js"
 import { Runs } from "./Runs.js"
 import { RunsRepo } from "./RunsRepo.js"
+import { RunFeeds } from "./RunFeeds.js"
 import { RunStream } from "./RunStream.js"
 import { Traces } from "./traces/Traces.js"
 import { VersionsRepo } from "./VersionsRepo.js"
@@ -63,7 +64,7 @@ export const WorkflowLive = Layer.mergeAll(Workflows.Default, Publishing.Default
   Nudges.Default).pipe(
   Layer.provideMerge(InboundEmail.Default),
   Layer.provideMerge(Layer.mergeAll(RunStream.Default, Hitl.Default, Traces.Default)),
-  Layer.provideMerge(Runs.Default),
+  Layer.provideMerge(Layer.mergeAll(Runs.Default, RunFeeds.Default)),
   Layer.provideMerge(RunsRepo.Default),
   Layer.provideMerge(DagChecks.Default),
   Layer.provideMerge(RegistriesLive)

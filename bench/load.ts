@@ -79,9 +79,10 @@ const line = (name: string, ours: Figures, bare?: Figures) =>
   (bare === undefined ? "" : `; bare ${bare.rps.toFixed(0)} req/s, p50 ${bare.p50} ms, p99 ${bare.p99} ms; RESULT_P99_RATIO ${(ours.p99 / Math.max(1, bare.p99)).toFixed(2)}`)
 
 /** Follows a run's SSE stream, noting when each event arrives. */
-const follow = (base: string, token: string, runId: string, arrivals: Map<string, Array<number>>) =>
+const follow = (base: string, token: string, runId: string, arrivals: Map<string, Array<number>>, opened: () => void) =>
   Effect.async<number>((resume) => {
     const req = request(`${base}/api/v1/workflow/runs/${runId}/stream`, { headers: { authorization: `Bearer ${token}` } }, (res) => {
+      opened()
       let buffer = ""
       let events = 0
       res.setEncoding("utf8")
@@ -164,8 +165,11 @@ export const loadBench = Effect.scoped(Effect.gen(function*() {
   const requests = async () => (await poller.query(`SELECT id, run_id FROM hitl_requests WHERE run_id = ANY($1) AND status = 'pending'`, [paused])).rows as Array<{ id: string; run_id: string }>
   for (let i = 0; i < 200 && (yield* Effect.promise(requests)).length < STREAM_RUNS; i++) yield* sleep(100)
   const arrivals = new Map<string, Array<number>>()
-  const followers = yield* Effect.fork(Effect.forEach(Array.from({ length: STREAMS }, (_, i) => paused[i % paused.length]!), (runId) => follow(base, token, runId, arrivals), { concurrency: "unbounded" }))
-  yield* sleep(3000)
+  let open = 0
+  const followers = yield* Effect.fork(Effect.forEach(Array.from({ length: STREAMS }, (_, i) => paused[i % paused.length]!), (runId) => follow(base, token, runId, arrivals, () => void open++), { concurrency: "unbounded" }))
+  // Measured once every stream is open and the platform is idle again.
+  for (let i = 0; i < 600 && open < STREAMS; i++) yield* sleep(100)
+  yield* sleep(2000)
   const approvedAt = Date.now()
   const approve = (r: { id: string }) => json(base, token, "POST", `/api/v1/workflow/hitl/${r.id}/respond`, { response: { approved: true } })
   if (APPROVE_EVERY_MS === 0) yield* Effect.forEach(yield* Effect.promise(requests), approve, { concurrency: "unbounded", discard: true })

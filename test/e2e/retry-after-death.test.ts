@@ -19,12 +19,12 @@ const tolerant = (call: Effect.Effect<HttpResult>) => call.pipe(Effect.catchAllC
 /**
  * Every POST that starts work, its first request dying with the process (Stripe's idempotency
  * semantics): chat messages, external chat turns and eval runs with an Idempotency-Key, webhook
- * deliveries with an X-Webhook-Id, sent while the platform is SIGKILLed and retried with the same
+ * deliveries with an X-Webhook-Id, tickets with a client_request_id, sent while the platform is SIGKILLed and retried with the same
  * key until answered. Each retry gets the unit of work its first request created or creates it,
  * never a 409 for ever, and each key makes exactly one unit of work.
  */
 layer(ScriptedModel.layer, { excludeTestServices: true, timeout: "150 seconds" })("retries after the process died", (it) => {
-  it.scoped("chat message, external chat, webhook delivery and eval run: a start that died with the process is replayed or started by its retry, once", () =>
+  it.scoped("chat message, external chat, webhook delivery, ticket and eval run: a start that died with the process is replayed or started by its retry, once", () =>
     Effect.gen(function*() {
       const model = yield* ScriptedModel
       const db = yield* testDatabase
@@ -65,6 +65,11 @@ layer(ScriptedModel.layer, { excludeTestServices: true, timeout: "150 seconds" }
       const rubric = yield* api("POST", "/api/v1/eval/rubrics", { workflow_id: hooked, name: "Judge", rubric_schema: { type: "object", properties: { ok: { type: "boolean" } }, required: ["ok"] }, rubric_instructions: "Judge." }, token)
       const config = yield* api("POST", "/api/v1/eval/configs", { workflow_id: hooked, name: "Whole", target_type: "workflow", rubric_id: rubric.body.id, judge_model: "test-model" }, token)
       ok(config)
+      // A team's queue on the built-in desk.
+      const me = yield* api("GET", "/api/v1/auth/users/me", undefined, token)
+      ok(yield* api("PATCH", `/api/v1/auth/tenants/${me.body.user.tenant_id}/settings`, { user_groups_enabled: true, ticketing_enabled: true }, token))
+      const group = (yield* api("POST", "/api/v1/auth/groups", { name: "Desk team" }, token)).body.id as string
+      ok(yield* api("POST", `/api/v1/hcm-ticketing/groups/${group}/queue`, { name: "Desk" }, token))
 
       type Start = { readonly kind: string; readonly n: number; readonly send: Effect.Effect<HttpResult | undefined> }
       const starts: Array<Start> = []
@@ -83,6 +88,7 @@ layer(ScriptedModel.layer, { excludeTestServices: true, timeout: "150 seconds" }
           n,
           send: tolerant(api("POST", new URL(hook.url, baseUrl).pathname, undefined, undefined, { rawBody: body, headers: { "content-type": "application/json", "x-signature-256": signature, "x-webhook-id": `evt${n}` } }))
         })
+        starts.push({ kind: "ticket", n, send: tolerant(api("POST", `/api/v1/hcm-ticketing/groups/${group}/tickets`, { title: `Ticket ${n}`, client_request_id: `t${n}` }, token)) })
         if (n < 8) starts.push({ kind: "eval", n, send: tolerant(api("POST", "/api/v1/eval/runs", { config_id: config.body.id, dataset_id: dataset.id, is_preview: n % 2 === 0 }, token, { headers: { "idempotency-key": `e${n}` } })) })
       }
       // The eval runs with an even key are previews, the odd ones full runs: two bodies, each key its own.
@@ -135,5 +141,7 @@ layer(ScriptedModel.layer, { excludeTestServices: true, timeout: "150 seconds" }
       assert.strictEqual(hookRuns[0]!.n, PER_KIND, "one run per webhook delivery id")
       const evalRuns = yield* count(`SELECT count(*)::int AS n, '' AS k FROM eval_runs WHERE config_id = $1`, [config.body.id])
       assert.strictEqual(evalRuns[0]!.n, 8, "one eval run per key")
+      const tickets = yield* count(`SELECT count(*)::int AS n, count(DISTINCT client_request_id)::int AS k FROM tickets WHERE client_request_id LIKE 't%'`, [])
+      assert.deepStrictEqual([tickets[0]!.n, Number(tickets[0]!.k)], [PER_KIND, PER_KIND], "one ticket per client_request_id")
     }), 140_000)
 })

@@ -30,7 +30,11 @@ export const RunEntityLive = Layer.unwrapEffect(Effect.gen(function*() {
   const modules = yield* RunModule
   const journal = yield* Journal
   const versions = yield* Versions
-  const context = yield* Effect.context<Journal | Versions | NodeRegistry | Telemetry | RunTraceStore | RunEndHooks | RunEvents | SqlClient.SqlClient>()
+  // Only what activations use: every span and fiber copies or compares its context, so the
+  // app's hundred-odd services would be paid for on each of them.
+  const context = Context.pick(Journal, Versions, NodeRegistry, Telemetry, RunTraceStore, RunEndHooks, RunEvents, SqlClient.SqlClient)(
+    yield* Effect.context<Journal | Versions | NodeRegistry | Telemetry | RunTraceStore | RunEndHooks | RunEvents | SqlClient.SqlClient>()
+  )
   const active = new Map<string, Active>()
 
   const controls = (entry: Active) => ({

@@ -24,13 +24,19 @@ export class TokenInvalid extends Schema.TaggedError<TokenInvalid>()("TokenInval
 }) {}
 
 const PARTIAL_TTL_SECONDS = 600
+/** Verified tokens remembered (the oldest forgotten first). */
+const VERIFIED_CACHE_SIZE = 10_000
 const CONTINUE_TTL_SECONDS = 600
 
 export class Tokens extends Effect.Service<Tokens>()("Tokens", {
   effect: Effect.gen(function*() {
     const secrets = yield* LocalSecrets
     const config = yield* AppConfig
-    const key = Redacted.value(secrets.jwtSecret)
+    // Imported once: given raw bytes, jose imports the key again on every sign and verify.
+    const key = yield* Effect.promise(() =>
+      crypto.subtle.importKey("raw", Redacted.value(secrets.jwtSecret), { name: "HMAC", hash: "SHA-256" }, false, ["sign", "verify"])
+    )
+    const verified = new Map<string, Claims & { readonly exp: number }>()
 
     const ttl: Record<TokenType, number> = {
       access: config.accessTokenTtlSeconds,
@@ -52,17 +58,44 @@ export class Tokens extends Effect.Service<Tokens>()("Tokens", {
         return jwt.sign(key)
       }).pipe(Effect.withSpan("Tokens.sign", { attributes: { typ: claims.typ } }))
 
-    const verify = (token: string, expected: TokenType) =>
+    /**
+     * A token that verified once verifies again until it expires: the same bytes carry the same
+     * signature and claims, so its claims are kept (keyed by the whole token) and only the expiry
+     * is checked on later requests. Revocation is not a matter of the signature: callers check it.
+     */
+    const remembered = (token: string) => {
+      const claims = verified.get(token)
+      if (claims === undefined) return undefined
+      if (claims.exp * 1000 > Date.now()) return claims
+      verified.delete(token)
+      return undefined
+    }
+    const remember = (token: string, claims: Claims, exp: number) => {
+      if (verified.size >= VERIFIED_CACHE_SIZE) verified.delete(verified.keys().next().value!)
+      verified.set(token, { ...claims, exp })
+    }
+
+    const verifySignature = (token: string) =>
       Effect.tryPromise({
         // A token without an expiry (or an issue time) would live for ever: refused whatever its type.
         try: () => jwtVerify(token, key, { issuer: ISSUER, audience: AUDIENCE, algorithms: ["HS256"], requiredClaims: ["exp", "iat", "sub"] }),
         catch: (error) => new TokenInvalid({ reason: error instanceof errors.JWTExpired ? "expired" : "invalid" })
       }).pipe(
         Effect.flatMap(({ payload }) =>
-          Schema.decodeUnknown(Claims)(payload).pipe(Effect.mapError(() => new TokenInvalid({ reason: "invalid" })))
-        ),
+          Schema.decodeUnknown(Claims)(payload).pipe(
+            Effect.tap((claims) => Effect.sync(() => remember(token, claims, payload.exp!))),
+            Effect.mapError(() => new TokenInvalid({ reason: "invalid" }))
+          )
+        )
+      )
+
+    const verify = (token: string, expected: TokenType) =>
+      Effect.suspend(() => {
+        const known = remembered(token)
+        return known !== undefined ? Effect.succeed<Claims>(known) : verifySignature(token)
+      }).pipe(
         Effect.filterOrFail((claims) => claims.typ === expected, () => new TokenInvalid({ reason: "invalid" })),
-        Effect.withSpan("Tokens.verify", { attributes: { typ: expected } })
+        Effect.withSpan("Tokens.verify", { attributes: { typ: expected }, captureStackTrace: false })
       )
 
     return { sign, verify, ttl }

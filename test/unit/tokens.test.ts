@@ -77,4 +77,23 @@ describe("Tokens", () => {
         assert.isTrue(Either.isLeft(yield* Effect.either(tokens.verify(yield* sign(true, false), typ))), `${typ} without iat`)
       }
     }).pipe(Effect.provide(TokensLive)))
+
+  it.live("a remembered token is refused once it expires, and a tampered copy of it never verifies", () =>
+    Effect.gen(function*() {
+      const tokens = yield* Tokens
+      const key = new TextEncoder().encode(secret)
+      const now = Math.floor(Date.now() / 1000)
+      const shortLived = yield* Effect.promise(() =>
+        new SignJWT({ tid: claims.tid, typ: "access" }).setProtectedHeader({ alg: "HS256" }).setSubject(claims.sub)
+          .setIssuer(ISSUER).setAudience(AUDIENCE).setIssuedAt(now).setExpirationTime(now + 1).sign(key)
+      )
+      assert.isTrue(Either.isRight(yield* Effect.either(tokens.verify(shortLived, "access"))))
+      const [header, payload, signature] = shortLived.split(".")
+      const longer = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(payload!, "base64url").toString()), exp: now + 3600 })).toString("base64url")
+      const tampered = yield* Effect.either(tokens.verify(`${header}.${longer}.${signature}`, "access"))
+      assert.isTrue(Either.isLeft(tampered) && tampered.left.reason === "invalid")
+      yield* Effect.sleep(`${(now + 1) * 1000 - Date.now() + 50} millis`)
+      const late = yield* Effect.either(tokens.verify(shortLived, "access"))
+      assert.isTrue(Either.isLeft(late) && late.left.reason === "expired")
+    }).pipe(Effect.provide(TokensLive)))
 })

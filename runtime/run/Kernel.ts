@@ -4,6 +4,8 @@ import { NodeClusterSocket } from "@effect/platform-node"
 import { Duration, Effect, Layer, Option } from "effect"
 import { RunTraceStore } from "../../otel/RunTraceStore.js"
 import { AppConfig } from "../../platform/Config.js"
+import { isolated } from "../../platform/Isolated.js"
+import { SqlClient } from "@effect/sql"
 import { AgentRunner } from "../agents/AgentRunner.js"
 import { ChatModel } from "../models/ChatModel.js"
 import { BuiltinNodes } from "../nodes/Nodes.js"
@@ -43,7 +45,7 @@ const shardingConfig = (leaseSeconds: number) => ({
  * socket runners sharing the shards (a dead runner's shards move to the others); `ROLE=gateway`
  * and `ROLE=services` only send messages to the runners.
  */
-export const ShardingLive = Layer.unwrapEffect(
+const PlacementLive = Layer.unwrapEffect(
   Effect.map(AppConfig, (config) => {
     const sharding = shardingConfig(config.runnerLeaseSeconds)
     switch (config.role) {
@@ -60,6 +62,12 @@ export const ShardingLive = Layer.unwrapEffect(
     }
   })
 ).pipe(Layer.orDie)
+
+/**
+ * Built apart from the platform's services: the cluster keeps the context its sharding was built
+ * in and copies it into every entity and every message's fibers.
+ */
+export const ShardingLive = isolated(PlacementLive, AppConfig, SqlClient.SqlClient)
 
 /** What the kernel reads and writes through, besides placement. */
 const JournalLive = Layer.mergeAll(Journal.layer, Versions.layer, RunEvents.layer, RunTraceStore.layer)

@@ -1,4 +1,6 @@
 import { Layer } from "effect"
+import { isolated } from "../../platform/Isolated.js"
+import { Authentication } from "../../schemas/Security.js"
 import { Agents } from "./Agents.js"
 import { AgentsRepo } from "./AgentsRepo.js"
 import { GeneratedFilesLive } from "./FilesRepo.js"
@@ -10,4 +12,4 @@ export const AgentLive = Agents.Default.pipe(Layer.provide(AgentsRepo.Default))
 /** The files agents produce (read by the runtime's tools). */
 export const AgentFilesLive = GeneratedFilesLive
 
-export const AgentHttpLive = AgentsHttp
+export const AgentHttpLive = isolated(AgentsHttp, Authentication, Agents)

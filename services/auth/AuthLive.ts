@@ -1,4 +1,8 @@
 import { Layer } from "effect"
+import { isolated } from "../../platform/Isolated.js"
+import { Authentication } from "../../schemas/Security.js"
+import { AppConfig } from "../../platform/Config.js"
+import { Audit } from "../../platform/Audit.js"
 import { ApiKeys } from "./ApiKeys.js"
 import { ApiKeysRepo } from "./ApiKeysRepo.js"
 import { Begin } from "./Begin.js"
@@ -28,4 +32,7 @@ export const AuthLive = Layer.mergeAll(SecondFactor.Default, Directory.Default, 
   )
 )
 
-export const AuthHttpLive = Layer.mergeAll(AuthPublicHttp, AuthMeHttp, ApiKeysHttp, TenantsHttp, UsersHttp, GroupsHttp, AuditHttp)
+export const AuthHttpLive = isolated(
+  Layer.mergeAll(AuthPublicHttp, AuthMeHttp, ApiKeysHttp, TenantsHttp, UsersHttp, GroupsHttp, AuditHttp),
+  Authentication, AppConfig, Audit, ApiKeys, Sessions, Sso, Begin, Directory, Groups, SecondFactor
+)

@@ -1,4 +1,6 @@
 import { Layer } from "effect"
+import { isolated } from "../../platform/Isolated.js"
+import { Authentication } from "../../schemas/Security.js"
 import { Chat } from "./Chat.js"
 import { ChatFeedback } from "./ChatFeedback.js"
 import { ChatRunHooksLive, ChatTurns } from "./ChatTurns.js"
@@ -24,4 +26,4 @@ export const ChatLive = Layer.mergeAll(ChatFeedback.Default, ExternalChat.Defaul
   Layer.provideMerge(PiiVault.Default)
 )
 
-export const ChatHttpLive = ChatHttp
+export const ChatHttpLive = isolated(ChatHttp, Authentication, Chat, ChatFeedback, ExternalChat)

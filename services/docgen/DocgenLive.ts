@@ -1,4 +1,6 @@
 import { Layer } from "effect"
+import { isolated } from "../../platform/Isolated.js"
+import { Authentication } from "../../schemas/Security.js"
 import { Assistant } from "./Assistant.js"
 import { Comments } from "./Comments.js"
 import { Documents } from "./Documents.js"
@@ -14,4 +16,7 @@ export const DocgenLive = Layer.mergeAll(Generation.Default, Comments.Default, E
   Layer.provideMerge(Documents.Default)
 )
 
-export const DocgenHttpLive = DocgenHttp
+export const DocgenHttpLive = isolated(
+  DocgenHttp,
+  Authentication, Documents, Assistant, Comments, Exports, Generation, SectionProfiles, Templates
+)

@@ -1,4 +1,6 @@
 import { Layer } from "effect"
+import { isolated } from "../../platform/Isolated.js"
+import { Authentication } from "../../schemas/Security.js"
 import { Configs } from "./Configs.js"
 import { Datasets } from "./Datasets.js"
 import { EvalRuns } from "./EvalRuns.js"
@@ -12,4 +14,4 @@ export const EvalLive = Layer.mergeAll(EvalRuns.Default, EvalWorkerLive).pipe(
   Layer.provideMerge(Layer.mergeAll(Datasets.Default, Rubrics.Default))
 )
 
-export const EvalHttpLive = EvalHttp
+export const EvalHttpLive = isolated(EvalHttp, Authentication, Rubrics, Configs, Datasets, EvalRuns)

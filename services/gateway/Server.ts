@@ -1,14 +1,19 @@
 import { randomUUID } from "node:crypto"
 import {
+  Etag,
+  FileSystem,
   HttpApiBuilder,
   HttpApiScalar,
   HttpIncomingMessage,
+  HttpPlatform,
+  HttpRouter,
   HttpServer,
   HttpServerRequest,
-  HttpServerResponse
+  HttpServerResponse,
+  Path
 } from "@effect/platform"
 import type { HttpApp } from "@effect/platform"
-import { Cause, Effect, Layer, Option } from "effect"
+import { Cause, Context, Effect, Layer, Option, Scope } from "effect"
 import { PlatformApi } from "../../schemas/Api.js"
 import { AppConfig, type AppConfigShape } from "../../platform/Config.js"
 import { applySessionCookies, preflight, withCors } from "./BrowserFlow.js"
@@ -150,7 +155,12 @@ export const serveGateway = Effect.gen(function*() {
   )
   yield* HttpServer.serveEffect(gatewayApp(api, { config })).pipe(
     // Also bounds bodies sent without Content-Length (chunked).
-    HttpIncomingMessage.withMaxBodySize(Option.some(config.maxBodyBytes))
+    HttpIncomingMessage.withMaxBodySize(Option.some(config.maxBodyBytes)),
+    // Requests run in the context they are served from: only what serving needs, not every service
+    // (each span and fork of a request copies or compares it).
+    Effect.mapInputContext((context: Context.Context<HttpServer.HttpServer | Scope.Scope | HttpRouter.HttpRouter.DefaultServices>) =>
+      Context.pick(HttpServer.HttpServer, Scope.Scope, HttpPlatform.HttpPlatform, Etag.Generator, FileSystem.FileSystem, Path.Path)(context)
+    )
   )
 })
 

@@ -1,4 +1,6 @@
 import { NodeHttpClient } from "@effect/platform-node"
+import { isolated } from "../../platform/Isolated.js"
+import { Authentication } from "../../schemas/Security.js"
 import { Layer } from "effect"
 import { Embeddings } from "../../runtime/models/Embeddings.js"
 import { DocumentEvents, KnowledgeDocumentsLive } from "./DocumentEvents.js"
@@ -18,4 +20,4 @@ export const IngestionLive = Layer.mergeAll(KnowledgeSearchLive, KnowledgeDocume
   Layer.provide(NodeHttpClient.layerUndici)
 )
 
-export const IngestionHttpLive = IngestionHttp
+export const IngestionHttpLive = isolated(IngestionHttp, Authentication, Knowledge)

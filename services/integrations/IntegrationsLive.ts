@@ -1,4 +1,6 @@
 import { Layer } from "effect"
+import { isolated } from "../../platform/Isolated.js"
+import { Authentication } from "../../schemas/Security.js"
 import { Catalog } from "./Catalog.js"
 import { CatalogRepo } from "./CatalogRepo.js"
 import { Functions } from "./Functions.js"
@@ -21,4 +23,7 @@ export const IntegrationsLive = Layer.mergeAll(FunctionToolsLive, McpToolsLive, 
   Layer.provideMerge(Layer.mergeAll(CatalogRepo.Default, OAuthConnections.Default))
 )
 
-export const IntegrationsHttpLive = Layer.mergeAll(IntegrationsHttp, McpServersHttp)
+export const IntegrationsHttpLive = isolated(
+  Layer.mergeAll(IntegrationsHttp, McpServersHttp),
+  Authentication, Catalog, Installs, OAuthConnections, Functions, McpServers
+)

@@ -1,4 +1,6 @@
 import { Effect, Layer } from "effect"
+import { isolated } from "../../platform/Isolated.js"
+import { Authentication } from "../../schemas/Security.js"
 import { TicketDesk } from "../../runtime/nodes/TicketDesk.js"
 import { TicketQueues } from "../ports/TicketQueues.js"
 import { TicketingHttp } from "./http/TicketingHttp.js"
@@ -17,4 +19,4 @@ const PortsLive = Layer.mergeAll(
  */
 export const TicketingLive = PortsLive.pipe(Layer.provideMerge(Tickets.Default), Layer.provide(ZendeskDesk.Default))
 
-export const TicketingHttpLive = TicketingHttp
+export const TicketingHttpLive = isolated(TicketingHttp, Authentication, Tickets)

@@ -1,4 +1,7 @@
 import { Layer } from "effect"
+import { isolated } from "../../platform/Isolated.js"
+import { Authentication } from "../../schemas/Security.js"
+import { Audit } from "../../platform/Audit.js"
 import { ModelRegistry } from "../../runtime/models/ModelRegistry.js"
 import { BuiltinToolsLive } from "../../runtime/tools/BuiltinTools.js"
 import { ToolRegistry } from "../../runtime/tools/Tools.js"
@@ -70,5 +73,9 @@ export const WorkflowLive = Layer.mergeAll(Workflows.Default, Publishing.Default
   Layer.provideMerge(RegistriesLive)
 )
 
-export const WorkflowHttpLive = Layer.mergeAll(WorkflowsHttp, AiEmployeesHttp, VoiceHttp, RunsHttp, HitlHttp, LlmProvidersHttp, PublicAppHttp, WebhooksHttp, WebhookDeliveryHttp, SchedulesHttp,
-  DocumentTriggersHttp, InboundEmailHttp, NudgesHttp)
+export const WorkflowHttpLive = isolated(
+  Layer.mergeAll(WorkflowsHttp, AiEmployeesHttp, VoiceHttp, RunsHttp, HitlHttp, LlmProvidersHttp, PublicAppHttp, WebhooksHttp, WebhookDeliveryHttp, SchedulesHttp,
+  DocumentTriggersHttp, InboundEmailHttp, NudgesHttp),
+  Authentication, Audit, Hitl, Publishing, Workflows, Runs, RunStream, Traces, LlmProviders, PublicApp, DocumentTriggers,
+  InboundEmail, Nudges, Schedules, Webhooks, VoiceTrees
+)

@@ -7,13 +7,13 @@ import type { TenantId } from "../../schemas/Ids.js"
 import type { Principal } from "../../schemas/Principal.js"
 import type { MyTicketParams, TicketStatus, QueueCreate, TicketCreate, TicketListParams, TicketPatch } from "../../schemas/Ticketing.js"
 import { People } from "../ports/People.js"
+import { ticketPages } from "./TicketPages.js"
 import { ZendeskDesk } from "./zendesk/ZendeskDesk.js"
 import { ZENDESK_SORTABLE_BY, ZENDESK_TYPES } from "./zendesk/ZendeskMapping.js"
 
 import {
   PRIORITY_RANK,
   RESERVED_PREFIX,
-  SORT_COLUMN,
   STATUS_RANK,
   SYSTEM_ADMINS,
   actorOf,
@@ -27,7 +27,6 @@ import {
   offsetOf,
   queueRows,
   sortRefused,
-  SORTABLE_BY,
   ticketRows,
   ticketSelect,
   toQueue,
@@ -46,6 +45,7 @@ export class Tickets extends Effect.Service<Tickets>()("Tickets", {
     const sql = yield* SqlClient.SqlClient
     const people = yield* People
     const zendesk = yield* ZendeskDesk
+    const { page, rows } = ticketPages(sql)
 
     /** Every route: 404 while ticketing is off (for every role), then 403 for no_access. */
     const enabled = (principal: Principal) =>
@@ -206,36 +206,6 @@ export class Tickets extends Effect.Service<Tickets>()("Tickets", {
         const size = Math.min(p.page_size ?? 25, 100)
         const found = yield* zendesk.list(connected(queue), p, offset, size)
         return { items: found.items, next_cursor: found.more ? cursorOf(key, offset + size) : null, sortable_by: [...ZENDESK_SORTABLE_BY] }
-      })
-
-    /** Built-in desk tickets in scope, filtered and sorted, `limit` of them from `offset`. */
-    const rows = (scope: ReadonlyArray<Statement.Fragment>, p: typeof TicketListParams.Type, offset: number, limit: number) =>
-      Effect.gen(function*() {
-        const where = sql.and([
-          ...scope,
-          sql`t.deleted_at IS NULL`,
-          ...(p.status !== undefined ? [sql`t.status = ${p.status}`] : []),
-          ...(p.priority !== undefined ? [sql`t.priority = ${p.priority}`] : []),
-          ...(p.assignee_email !== undefined ? [sql`t.assignee_email = ${p.assignee_email.toLowerCase()}`] : []),
-          ...(p.requester_email !== undefined ? [sql`t.requester_email = ${p.requester_email.toLowerCase()}`] : []),
-          ...(p.label !== undefined ? [sql`${p.label} = ANY(t.labels)`] : []),
-          ...(p.q !== undefined ? [sql`(t.title ILIKE ${`%${p.q.replace(/[\\%_]/g, "\\$&")}%`} OR t.description ILIKE ${`%${p.q.replace(/[\\%_]/g, "\\$&")}%`})`] : []),
-          ...(p.created_after !== undefined ? [sql`t.created_at >= ${p.created_after}`] : []),
-          ...(p.created_before !== undefined ? [sql`t.created_at < ${p.created_before}`] : [])
-        ])
-        const direction = p.order === "desc" ? "DESC" : "ASC"
-        const orderBy = p.sort === undefined ? "t.created_at DESC, t.number DESC" : `t.${SORT_COLUMN[p.sort]} ${direction}, t.number ${direction}`
-        return yield* sql`${sql.unsafe(ticketSelect)} WHERE ${where} ORDER BY ${sql.unsafe(orderBy)} LIMIT ${limit} OFFSET ${offset}`.pipe(ticketRows, Effect.orDie)
-      })
-
-    const page = (scope: ReadonlyArray<Statement.Fragment>, p: typeof TicketListParams.Type, groupId: string | undefined, sortable: boolean) =>
-      Effect.gen(function*() {
-        if (p.sort !== undefined && (!sortable || !(SORTABLE_BY as ReadonlyArray<string>).includes(p.sort))) return yield* sortRefused(SORTABLE_BY)
-        const key = cursorKey(groupId, { ...p })
-        const offset = yield* offsetOf(key, p.cursor)
-        const size = Math.min(p.page_size ?? 25, 100)
-        const found = yield* rows(scope, p, offset, size + 1)
-        return { items: found.slice(0, size).map(toTicket), next_cursor: found.length > size ? cursorOf(key, offset + size) : null, ...(sortable ? { sortable_by: [...SORTABLE_BY] } : {}) }
       })
 
     /** A ticket an AI Employee raises (live_agent_transfer): idempotent by its key, the run's starter as requester. */

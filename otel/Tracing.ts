@@ -1,6 +1,7 @@
 import { NodeSdk } from "@effect/opentelemetry"
 import { Effect, Layer } from "effect"
 import { SERVICE_NAME, Telemetry } from "./Telemetry.js"
+import { makeWallClock } from "./WallClock.js"
 
 export { SERVICE_NAME }
 
@@ -8,11 +9,12 @@ export { SERVICE_NAME }
  * The Effect tracer. With `OTEL_EXPORTER_OTLP_ENDPOINT` it is the OpenTelemetry SDK's, with
  * Telemetry's span processors (run spans stored for the trace endpoints, every span exported
  * over OTLP/HTTP); without, the light tracer, which hands run spans to the same store and keeps
- * the SDK and its context manager off the hot path.
+ * the SDK and its context manager off the hot path. Span times come from the wall clock
+ * (`WallClock.ts`).
  */
 export const TracingLive = Layer.unwrapEffect(
   Effect.map(Telemetry, (telemetry) =>
     telemetry.exporting
       ? NodeSdk.layer(() => ({ resource: { serviceName: SERVICE_NAME }, spanProcessor: telemetry.processors }))
       : Layer.setTracer(telemetry.lightTracer))
-).pipe(Layer.provideMerge(Telemetry.layer))
+).pipe(Layer.merge(Layer.setClock(makeWallClock())), Layer.provideMerge(Telemetry.layer))

@@ -30,7 +30,16 @@ const hostilePeer = Effect.acquireRelease(
         const chunk = piece()
         written += chunk.length
         sent.set(mode, (sent.get(mode) ?? 0) + chunk.length)
-        if (!res.write(chunk)) await new Promise((r) => res.once("drain", r).once("close", r))
+        if (!res.write(chunk)) {
+          // Drained or closed: the other listener goes, so that they do not pile up on the response.
+          await new Promise<void>((r) => {
+            const done = () => {
+              res.off("drain", done).off("close", done)
+              r()
+            }
+            res.once("drain", done).once("close", done)
+          })
+        }
       }
       if (!closed) res.end()
     }

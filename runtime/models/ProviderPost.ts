@@ -1,11 +1,50 @@
-import { HttpBody, HttpClient, HttpClientRequest } from "@effect/platform"
-import { Effect } from "effect"
+import { HttpBody, type HttpClient, HttpClientRequest, type HttpClientResponse } from "@effect/platform"
+import { Effect, Stream } from "effect"
 import { refusalIn } from "../../platform/outbound/OutboundGuard.js"
+import { MAX_ERROR_BODY_BYTES, MAX_STREAM_BYTES } from "./EventStreamPost.js"
 import { ModelError } from "./ModelError.js"
+
+const utf8 = (parts: ReadonlyArray<Uint8Array>) => Buffer.concat(parts).toString("utf8")
+
+/** An error body: its first MAX_ERROR_BODY_BYTES, the rest left unread. */
+const errorText = (response: HttpClientResponse.HttpClientResponse) =>
+  response.stream.pipe(
+    Stream.runFoldWhile({ parts: [] as Array<Uint8Array>, size: 0 }, (acc) => acc.size < MAX_ERROR_BODY_BYTES, (acc, chunk) => {
+      acc.parts.push(chunk)
+      acc.size += chunk.byteLength
+      return acc
+    }),
+    Effect.map((acc) => utf8(acc.parts).slice(0, MAX_ERROR_BODY_BYTES)),
+    Effect.orElseSucceed(() => "")
+  )
+
+/**
+ * A JSON answer of at most MAX_STREAM_BYTES: a provider that sends more is refused (not
+ * retried) once that much has arrived, instead of being held in memory whole.
+ */
+export const cappedJson = (response: HttpClientResponse.HttpClientResponse, what: string) =>
+  response.stream.pipe(
+    Stream.mapError((e) => new ModelError({ message: `${what} answer broke off: ${e.message}`, retryable: true })),
+    Stream.runFoldEffect({ parts: [] as Array<Uint8Array>, size: 0 }, (acc, chunk) => {
+      acc.size += chunk.byteLength
+      if (acc.size > MAX_STREAM_BYTES) {
+        return Effect.fail(new ModelError({ message: `${what} answer refused: larger than ${MAX_STREAM_BYTES} bytes`, retryable: false }))
+      }
+      acc.parts.push(chunk)
+      return Effect.succeed(acc)
+    }),
+    Effect.flatMap((acc) =>
+      Effect.try({
+        try: (): unknown => JSON.parse(utf8(acc.parts)),
+        catch: () => new ModelError({ message: `${what} answer is malformed`, retryable: false })
+      })
+    )
+  )
 
 /**
  * A JSON POST to an OpenAI-compatible endpoint. Transport errors, 429 and 5xx are retryable
- * ModelErrors; other 4xx are not. Needs a scope: the response body is read by the caller.
+ * ModelErrors; other 4xx are not (an error body is read up to MAX_ERROR_BODY_BYTES). Needs a
+ * scope: the response body is read by the caller, with `cappedJson`.
  */
 export const providerPost = (
   client: HttpClient.HttpClient,
@@ -26,7 +65,7 @@ export const providerPost = (
       })
     )
     if (response.status >= 400) {
-      const text = yield* response.text.pipe(Effect.orElseSucceed(() => ""))
+      const text = yield* errorText(response)
       return yield* new ModelError({
         message: `${what} answered ${response.status}: ${text.slice(0, 500)}`,
         status: response.status,

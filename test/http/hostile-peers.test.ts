@@ -1,4 +1,5 @@
 import { createServer, type ServerResponse } from "node:http"
+import { flood } from "../support/Flood.js"
 import type { AddressInfo } from "node:net"
 import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
@@ -20,29 +21,8 @@ type Mode = "flood" | "lines" | "error" | "trickle" | "badjson" | "loop" | "mcpj
 const hostilePeer = Effect.acquireRelease(
   Effect.async<{ baseUrl: string; sent: Map<Mode, number>; close: () => void }>((resume) => {
     const sent = new Map<Mode, number>()
-    const pump = async (res: ServerResponse, mode: Mode, total: number, piece: () => string) => {
-      let closed = false
-      res.on("close", () => {
-        closed = true
-      })
-      let written = 0
-      while (!closed && written < total) {
-        const chunk = piece()
-        written += chunk.length
-        sent.set(mode, (sent.get(mode) ?? 0) + chunk.length)
-        if (!res.write(chunk)) {
-          // Drained or closed: the other listener goes, so that they do not pile up on the response.
-          await new Promise<void>((r) => {
-            const done = () => {
-              res.off("drain", done).off("close", done)
-              r()
-            }
-            res.once("drain", done).once("close", done)
-          })
-        }
-      }
-      if (!closed) res.end()
-    }
+    const pump = (res: ServerResponse, mode: Mode, total: number, piece: () => string) =>
+      flood(res, total, piece, (chars) => sent.set(mode, (sent.get(mode) ?? 0) + chars))
     const server = createServer((req, res) => {
       req.resume()
       const mode = (req.url ?? "").split("/")[1] as Mode

@@ -4,6 +4,7 @@ import { Effect, Option, Schema } from "effect"
 import { fetch as undiciFetch } from "undici"
 import { AppConfig } from "../../platform/Config.js"
 import { CredentialsCipher } from "../../platform/CredentialsCipher.js"
+import { cappedJson, MAX_TOKEN_ANSWER_BYTES } from "../../platform/outbound/CappedJson.js"
 import { OutboundGuard } from "../../platform/outbound/OutboundGuard.js"
 import { decodeRows, Timestamp } from "../../platform/Rows.js"
 import { requireReader } from "../../schemas/Authorization.js"
@@ -82,7 +83,7 @@ export class OAuthConnections extends Effect.Service<OAuthConnections>()("OAuthC
             dispatcher: guard.dispatcher,
             signal: AbortSignal.timeout(15_000)
           })
-          const body = await response.json().catch(() => undefined) as unknown
+          const body = await cappedJson(response, MAX_TOKEN_ANSWER_BYTES)
           if (!response.ok || !isRecord(body) || typeof body.access_token !== "string") {
             throw new Error(`the token endpoint answered ${response.status}${isRecord(body) && typeof body.error === "string" ? ` (${body.error})` : ""}`)
           }

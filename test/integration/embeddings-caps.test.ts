@@ -1,41 +1,22 @@
-import { createServer } from "node:http"
-import type { AddressInfo } from "node:net"
 import { NodeHttpClient } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Either, Layer } from "effect"
 import { Embeddings } from "../../runtime/models/Embeddings.js"
 import { MAX_STREAM_BYTES } from "../../runtime/models/EventStreamPost.js"
-import { flood } from "../support/Flood.js"
+import { flood, hostileServer } from "../support/Flood.js"
 import { configLayer } from "../support/UnitLayers.js"
 
 const FLOOD_BYTES = 50 * 1024 * 1024
 const CHUNK = "1,".repeat(32 * 1024)
 
 /** An embeddings provider that answers 50 MB: as a 200 that never becomes valid JSON, or as a 500. */
-const floodingProvider = Effect.acquireRelease(
-  Effect.async<{ baseUrl: string; sent: () => number; close: () => void }>((resume) => {
-    let sent = 0
-    const server = createServer((req, res) => {
-      req.resume()
-      const status = req.url?.startsWith("/error") === true ? 500 : 200
-      res.writeHead(status, { "content-type": "application/json" })
-      res.write(status === 200 ? "{\"data\":[{\"index\":0,\"embedding\":[" : "{\"error\":\"")
-      void flood(res, FLOOD_BYTES, () => CHUNK, (chars) => {
-        sent += chars
-      })
-    })
-    server.listen(0, "127.0.0.1", () =>
-      resume(Effect.succeed({
-        baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-        sent: () => sent,
-        close: () => {
-          server.closeAllConnections()
-          server.close()
-        }
-      })))
-  }),
-  (peer) => Effect.sync(peer.close)
-)
+const floodingProvider = hostileServer((req, res, count) => {
+  req.resume()
+  const status = req.url?.startsWith("/error") === true ? 500 : 200
+  res.writeHead(status, { "content-type": "application/json" })
+  res.write(status === 200 ? "{\"data\":[{\"index\":0,\"embedding\":[" : "{\"error\":\"")
+  void flood(res, FLOOD_BYTES, () => CHUNK, count)
+})
 
 const embeddingsAt = (baseUrl: string) =>
   Embeddings.layer.pipe(

@@ -1,4 +1,6 @@
-import type { ServerResponse } from "node:http"
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
+import type { AddressInfo } from "node:net"
+import { Effect } from "effect"
 
 /**
  * A hostile peer's answer: `piece()` written into `res` until `total` characters went out or the
@@ -27,3 +29,28 @@ export const flood = async (res: ServerResponse, total: number, piece: () => str
   }
   if (!closed) res.end()
 }
+
+/**
+ * A loopback server for hostile answers, closed with the scope: `handle` answers each request and
+ * reports what it wrote through `count`; `sent()` is the total.
+ */
+export const hostileServer = (handle: (req: IncomingMessage, res: ServerResponse, count: (chars: number) => void) => void) =>
+  Effect.acquireRelease(
+    Effect.async<{ baseUrl: string; sent: () => number; close: () => void }>((resume) => {
+      let sent = 0
+      const count = (chars: number) => {
+        sent += chars
+      }
+      const server = createServer((req, res) => handle(req, res, count))
+      server.listen(0, "127.0.0.1", () =>
+        resume(Effect.succeed({
+          baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+          sent: () => sent,
+          close: () => {
+            server.closeAllConnections()
+            server.close()
+          }
+        })))
+    }),
+    (peer) => Effect.sync(peer.close)
+  )

@@ -4,6 +4,7 @@ import { Effect, Either, Option, Schema } from "effect"
 import { fetch as undiciFetch } from "undici"
 import { AppConfig } from "../../../platform/Config.js"
 import { CredentialsCipher } from "../../../platform/CredentialsCipher.js"
+import { cappedJson, MAX_TOKEN_ANSWER_BYTES } from "../../../platform/outbound/CappedJson.js"
 import { OutboundGuard } from "../../../platform/outbound/OutboundGuard.js"
 import { decodeRows, JsonArrayOf, Timestamp } from "../../../platform/Rows.js"
 import { INTEGRATION_ADMINS, requireBuilder, requireReader, requireRole } from "../../../schemas/Authorization.js"
@@ -95,7 +96,7 @@ export class McpServers extends Effect.Service<McpServers>()("McpServers", {
             dispatcher: guard.dispatcher,
             signal: AbortSignal.timeout(10_000)
           })
-          const body = await response.json() as unknown
+          const body = await cappedJson(response, MAX_TOKEN_ANSWER_BYTES)
           if (!response.ok || !isRecord(body) || typeof body.access_token !== "string") throw new Error(`token endpoint answered ${response.status}`)
           return body.access_token
         },

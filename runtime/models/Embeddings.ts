@@ -2,7 +2,7 @@ import { HttpClient } from "@effect/platform"
 import { Context, Duration, Effect, Layer, Option, Redacted, Schedule, Schema } from "effect"
 import { AppConfig } from "../../platform/Config.js"
 import { ModelError } from "./ModelError.js"
-import { cappedJson, providerPost } from "./ProviderPost.js"
+import { answerJson, providerPost } from "./ProviderPost.js"
 
 const EmbeddingsResponse = Schema.Struct({
   data: Schema.Array(Schema.Struct({ index: Schema.Int, embedding: Schema.Array(Schema.Number) }))
@@ -30,7 +30,7 @@ export class Embeddings extends Context.Tag("Embeddings")<Embeddings, {
       const batch = (name: string, inputs: ReadonlyArray<string>) =>
         Effect.gen(function*() {
           const response = yield* providerPost(client, "Embeddings", `${baseUrl}/embeddings`, apiKey, { model: name, input: inputs })
-          const body = yield* cappedJson(response, "Embeddings").pipe(
+          const body = yield* answerJson(response, "Embeddings").pipe(
             Effect.flatMap((json) =>
               Schema.decodeUnknown(EmbeddingsResponse)(json).pipe(
                 Effect.mapError(() => new ModelError({ message: "Embeddings answer is malformed", retryable: false }))

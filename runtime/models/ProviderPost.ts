@@ -22,7 +22,7 @@ const errorText = (response: HttpClientResponse.HttpClientResponse) =>
  * A JSON answer of at most MAX_STREAM_BYTES: a provider that sends more is refused (not
  * retried) once that much has arrived, instead of being held in memory whole.
  */
-export const cappedJson = (response: HttpClientResponse.HttpClientResponse, what: string) =>
+export const answerJson = (response: HttpClientResponse.HttpClientResponse, what: string) =>
   response.stream.pipe(
     Stream.mapError((e) => new ModelError({ message: `${what} answer broke off: ${e.message}`, retryable: true })),
     Stream.runFoldEffect({ parts: [] as Array<Uint8Array>, size: 0 }, (acc, chunk) => {
@@ -44,7 +44,7 @@ export const cappedJson = (response: HttpClientResponse.HttpClientResponse, what
 /**
  * A JSON POST to an OpenAI-compatible endpoint. Transport errors, 429 and 5xx are retryable
  * ModelErrors; other 4xx are not (an error body is read up to MAX_ERROR_BODY_BYTES). Needs a
- * scope: the response body is read by the caller, with `cappedJson`.
+ * scope: the response body is read by the caller, with `answerJson`.
  */
 export const providerPost = (
   client: HttpClient.HttpClient,

@@ -1,6 +1,7 @@
 import { Sharding } from "@effect/cluster"
 import { SqlClient } from "@effect/sql"
-import { Cause, Context, Effect, Exit, Fiber, Layer, Scope } from "effect"
+import { Cause, type Context, Effect, Exit, Fiber, Layer } from "effect"
+import { isolated } from "../../platform/Isolated.js"
 import { RunTraceStore } from "../../otel/RunTraceStore.js"
 import { Telemetry } from "../../otel/Telemetry.js"
 import { NodeFailure, NodeRegistry } from "../nodes/NodeType.js"
@@ -26,15 +27,11 @@ interface Active {
  * kept in one map: a `Run` for an active run is a wake-up, not a second activation; `Cancel`
  * interrupts the activation (its node calls are aborted), then records the cancellation.
  */
-export const RunEntityLive = Layer.unwrapEffect(Effect.gen(function*() {
+const RunHandlersLive = Layer.unwrapEffect(Effect.gen(function*() {
   const modules = yield* RunModule
   const journal = yield* Journal
   const versions = yield* Versions
-  // Only what activations use: every span and fiber copies or compares its context, so the
-  // app's hundred-odd services would be paid for on each of them.
-  const context = Context.pick(Journal, Versions, NodeRegistry, Telemetry, RunTraceStore, RunEndHooks, RunEvents, SqlClient.SqlClient)(
-    yield* Effect.context<Journal | Versions | NodeRegistry | Telemetry | RunTraceStore | RunEndHooks | RunEvents | SqlClient.SqlClient>()
-  )
+  const context = yield* Effect.context<Journal | Versions | NodeRegistry | Telemetry | RunTraceStore | RunEndHooks | RunEvents | SqlClient.SqlClient>()
   const active = new Map<string, Active>()
 
   const controls = (entry: Active) => ({
@@ -139,14 +136,21 @@ export const RunEntityLive = Layer.unwrapEffect(Effect.gen(function*() {
     Run: (envelope) => run(envelope.payload.runId),
     Cancel: (envelope) => cancel(envelope.payload.runId)
   })
-  // The entity manager keeps the context it is registered in and copies it for every entity and
-  // request: registered with only what it needs, that is a few services instead of the app's.
   return Layer.scopedDiscard(
     Effect.flatMap(Sharding.Sharding, (sharding) =>
       sharding.registerEntity(RunEntity, Effect.succeed(handlers), {
         concurrency: "unbounded",
         // An idle run entity goes soon (the cluster's reaper looks every 5 s): its state is its rows.
         maxIdleTime: "1 second"
-      })).pipe(Effect.mapInputContext((context: Context.Context<Sharding.Sharding | Scope.Scope>) => Context.pick(Sharding.Sharding, Scope.Scope)(context)))
+      }))
   )
 }))
+
+/**
+ * Built seeing only what activations use: the entity manager keeps the context the entity is
+ * registered in, and every activation's spans and fibers copy or compare it.
+ */
+export const RunEntityLive = isolated(
+  RunHandlersLive,
+  RunModule, Journal, Versions, NodeRegistry, Telemetry, RunTraceStore, RunEndHooks, RunEvents, SqlClient.SqlClient, Sharding.Sharding
+)

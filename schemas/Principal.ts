@@ -15,7 +15,18 @@ export const Principal = Schema.Struct({
   apiKeyId: Schema.optional(ApiKeyId),
   /** Authentication methods behind a JWT (pwd, otp, sso, totp). */
   amr: Schema.Array(Schema.String),
-  settings: TenantSettings
+  settings: TenantSettings,
+  /**
+   * The caller as their membership reads, taken in the credential's own read: lets
+   * `GET /users/me` answer without reading the same rows again.
+   */
+  profile: Schema.optional(Schema.Struct({
+    name: Schema.String,
+    /** The membership's role (a system key acts with its own `role` above). */
+    role: Role,
+    status: Schema.Literal("active", "disabled"),
+    totp_enabled: Schema.Boolean
+  }))
 })
 export type Principal = typeof Principal.Type
 

@@ -1,12 +1,13 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
-import { decodeRows } from "../../platform/Rows.js"
+import { decodeRows, JsonObjectOf } from "../../platform/Rows.js"
 import { ApiKey, type OperationScope, type ResourceScope } from "../../schemas/Auth.js"
-import { type ApiKeyId, TenantId, type UserId } from "../../schemas/Ids.js"
+import { type ApiKeyId, TenantId } from "../../schemas/Ids.js"
 import type { PageParams } from "../../schemas/Pagination.js"
 import { pageOffset } from "../../schemas/Pagination.js"
 import type { Principal } from "../../schemas/Principal.js"
 import { Role } from "../../schemas/Roles.js"
+import type { TenantSettings } from "../../schemas/Tenant.js"
 
 /** `ApiKey` as stored: its dates as pg hands them over, its tenant and a system key's role. */
 const { revoked: _revoked, ...apiKeyFields } = ApiKey.fields
@@ -19,6 +20,20 @@ export type ApiKeyRow = typeof ApiKeyRow.Type
 
 const apiKeyRows = decodeRows("api_keys", ApiKeyRow)
 
+/** What authentication needs of a key owner's membership, tenant and user. */
+export const KeyOwner = Schema.Struct({
+  email: Schema.String,
+  name: Schema.String,
+  totp_enabled: Schema.Boolean,
+  role: Role,
+  status: Schema.Literal("active", "disabled"),
+  settings: JsonObjectOf<Partial<TenantSettings>>()
+})
+export type KeyOwner = typeof KeyOwner.Type
+
+/** The owner is null when they no longer belong to the key's tenant. */
+const ownerRows = decodeRows("api_keys", Schema.Struct({ owner: Schema.NullOr(KeyOwner) }))
+
 export const toApiKey = ({ tenant_id: _t, system_role: _s, ...row }: ApiKeyRow): ApiKey => ({
   ...row,
   revoked: row.revoked_at !== null
@@ -27,6 +42,10 @@ export const toApiKey = ({ tenant_id: _t, system_role: _s, ...row }: ApiKeyRow):
 const columns = (sql: SqlClient.SqlClient) =>
   sql`id, tenant_id, owner_user_id, name, key_prefix, key_type, system_role, operation_scope, resource_scope,
       expires_at, revoked_at, last_used_at, created_at`
+
+const qualifiedColumns = (sql: SqlClient.SqlClient) =>
+  sql`k.id, k.tenant_id, k.owner_user_id, k.name, k.key_prefix, k.key_type, k.system_role, k.operation_scope,
+      k.resource_scope, k.expires_at, k.revoked_at, k.last_used_at, k.created_at`
 
 export class ApiKeysRepo extends Effect.Service<ApiKeysRepo>()("ApiKeysRepo", {
   effect: Effect.gen(function*() {
@@ -89,15 +108,28 @@ export class ApiKeysRepo extends Effect.Service<ApiKeysRepo>()("ApiKeysRepo", {
         Effect.orDie
       )
 
-    /** Lookup by hash for authentication: the only unscoped read, since the key names its tenant. */
+    /**
+     * Lookup by hash for authentication, with the owner's membership, tenant settings and user in
+     * the same read: the only unscoped read, since the key names its tenant.
+     */
     const byHash = (hash: string) =>
-      sql<ApiKeyRow & { owner_user_id: UserId }>`SELECT ${columns(sql)} FROM api_keys WHERE key_hash = ${hash}`.pipe(
-        Effect.map((rows) => Option.fromNullable(rows[0])),
+      sql`SELECT ${qualifiedColumns(sql)}, CASE WHEN m.user_id IS NULL THEN NULL ELSE jsonb_build_object('email', u.email, 'name', u.name,
+            'totp_enabled', u.totp_enabled, 'role', m.role, 'status', m.status, 'settings', t.settings) END AS owner
+        FROM api_keys k
+        LEFT JOIN memberships m ON m.tenant_id = k.tenant_id AND m.user_id = k.owner_user_id
+        LEFT JOIN tenants t ON t.id = m.tenant_id
+        LEFT JOIN users u ON u.id = m.user_id
+        WHERE k.key_hash = ${hash}`.pipe(
+        Effect.flatMap((rows) => Effect.zip(apiKeyRows(Effect.succeed(rows)), ownerRows(Effect.succeed(rows)))),
+        Effect.map(([keys, owners]) =>
+          keys[0] === undefined ? Option.none() : Option.some({ key: keys[0], owner: owners[0]?.owner ?? null })
+        ),
         Effect.orDie
       )
 
-    const touch = (id: string) =>
-      sql`UPDATE api_keys SET last_used_at = now()
+    /** Records a use at most once a minute: `lastUsed` is the value just read with the key. */
+    const touch = (id: string, lastUsed: Date | null) =>
+      lastUsed !== null && Date.now() - lastUsed.getTime() < 60_000 ? Effect.void : sql`UPDATE api_keys SET last_used_at = now()
         WHERE id = ${id} AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')`.pipe(
         Effect.asVoid,
         Effect.orDie

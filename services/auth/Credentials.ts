@@ -6,7 +6,8 @@ import type { Principal } from "../../schemas/Principal.js"
 import { ApiKeysRepo } from "./ApiKeysRepo.js"
 import { hashApiKey } from "./ApiKeySecret.js"
 import { Sessions } from "./Sessions.js"
-import { settingsOf, UsersRepo } from "./UsersRepo.js"
+import { defaultTenantSettings } from "../../schemas/Tenant.js"
+import { settingsOf } from "./UsersRepo.js"
 
 export interface CredentialInput {
   readonly authorization?: string | undefined
@@ -38,7 +39,6 @@ export class Credentials extends Effect.Service<Credentials>()("Credentials", {
   effect: Effect.gen(function*() {
     const sessions = yield* Sessions
     const keys = yield* ApiKeysRepo
-    const users = yield* UsersRepo
 
     const fromJwt = (header: string): Effect.Effect<Principal, Unauthorized> =>
       Effect.gen(function*() {
@@ -52,7 +52,8 @@ export class Credentials extends Effect.Service<Credentials>()("Credentials", {
           role: membership.role,
           authMethod: "jwt",
           amr: claims.amr,
-          settings: settingsOf(membership)
+          settings: settingsOf(membership),
+          profile: { name: user.name, role: membership.role, status: membership.status, totp_enabled: user.totp_enabled }
         } satisfies Principal
       })
 
@@ -60,33 +61,30 @@ export class Credentials extends Effect.Service<Credentials>()("Credentials", {
       Effect.gen(function*() {
         const row = yield* keys.byHash(hashApiKey(key))
         if (Option.isNone(row)) return yield* unauthorized("Invalid API key", "INVALID_API_KEY")
-        const k = row.value
+        const { key: k, owner } = row.value
         if (k.revoked_at !== null) return yield* unauthorized("API key revoked", "API_KEY_REVOKED")
         if (k.expires_at !== null && k.expires_at.getTime() <= Date.now()) {
           return yield* unauthorized("API key expired", "API_KEY_EXPIRED")
         }
-        const found = yield* users.withMembership(k.tenant_id, k.owner_user_id)
-        if (Option.isNone(found)) {
-          return yield* unauthorized("The key's owner no longer belongs to this tenant", "API_KEY_ORPHANED")
-        }
-        const { membership, user: owner } = found.value
+        if (owner === null) return yield* unauthorized("The key's owner no longer belongs to this tenant", "API_KEY_ORPHANED")
         // A system key keeps the role it was created with; a user key acts as its owner does now.
-        if (k.key_type === "user" && membership.status !== "active") {
+        if (k.key_type === "user" && owner.status !== "active") {
           return yield* unauthorized("The key's owner is disabled", "ACCOUNT_INACTIVE")
         }
         if (!inScope(k.operation_scope, k.resource_scope, method, path)) {
           return yield* forbidden("This API key's scope does not cover this operation")
         }
-        yield* keys.touch(k.id)
+        yield* keys.touch(k.id, k.last_used_at)
         return {
           userId: k.owner_user_id,
           tenantId: k.tenant_id,
           email: owner.email,
-          role: k.key_type === "system" && k.system_role !== null ? k.system_role : membership.role,
+          role: k.key_type === "system" && k.system_role !== null ? k.system_role : owner.role,
           authMethod: "api_key",
           apiKeyId: k.id,
           amr: [],
-          settings: settingsOf(membership)
+          settings: { ...defaultTenantSettings, ...owner.settings },
+          profile: { name: owner.name, role: owner.role, status: owner.status, totp_enabled: owner.totp_enabled }
         } satisfies Principal
       })
 

@@ -131,7 +131,20 @@ export class Directory extends Effect.Service<Directory>()("Directory", {
       }).pipe(Effect.withSpan("Directory.removeUser"))
 
     const me = (principal: Principal) =>
-      users.member(principal, principal.userId).pipe(
+      principal.profile !== undefined
+        ? Effect.succeed({
+          user: {
+            id: principal.userId,
+            tenant_id: principal.tenantId,
+            email: principal.email,
+            name: principal.profile.name,
+            role: principal.profile.role,
+            status: principal.profile.status
+          },
+          auth_method: principal.authMethod,
+          totp_enabled: principal.profile.totp_enabled
+        })
+        : users.member(principal, principal.userId).pipe(
         Effect.flatMap(Effect.orDieWith(() => "member vanished")),
         Effect.zip(users.byId(principal.userId).pipe(Effect.flatMap(Effect.orDieWith(() => "user vanished")))),
         Effect.map(([user, row]) => ({ user, auth_method: principal.authMethod, totp_enabled: row.totp_enabled }))

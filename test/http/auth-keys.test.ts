@@ -133,4 +133,44 @@ layer(TestPlatformLive(), { excludeTestServices: true })("auth: API keys", (it) 
       assert.strictEqual(me.body.user.role, "user")
       assert.strictEqual((yield* http("GET", "/api/v1/auth/users", { apiKey: key.body.key })).status, 403)
     }))
+
+  it.effect("a key reads its owner as they are now, records its use at most once a minute, and stops when the owner leaves", () =>
+    Effect.gen(function*() {
+      const admin = yield* adminToken
+      const u = yield* createMember(admin, "user")
+      const uToken = yield* loginToken(u.email, u.password)
+      const key = yield* http("POST", "/api/v1/auth/api-keys", { token: uToken, body: { name: "u" } })
+      const listed = () =>
+        http("GET", "/api/v1/auth/api-keys?page_size=100", { token: admin }).pipe(
+          Effect.map((r) => r.body.items.find((k: { id: string }) => k.id === key.body.id) as { last_used_at: string | null })
+        )
+      assert.isNull((yield* listed()).last_used_at)
+      const me = yield* http("GET", "/api/v1/auth/users/me", { apiKey: key.body.key })
+      assert.deepStrictEqual(me.body, {
+        user: { id: u.id, tenant_id: me.body.user.tenant_id, email: u.email, name: "user person", role: "user", status: "active" },
+        auth_method: "api_key",
+        totp_enabled: false
+      })
+      const used = (yield* listed()).last_used_at
+      assert.isString(used)
+      const renamed = yield* http("PATCH", `/api/v1/auth/users/${u.id}`, { token: admin, body: { name: "Renamed", role: "builder" } })
+      assert.strictEqual(renamed.status, 200)
+      const again = yield* http("GET", "/api/v1/auth/users/me", { apiKey: key.body.key })
+      assert.strictEqual(again.body.user.name, "Renamed")
+      assert.strictEqual(again.body.user.role, "builder")
+      // Used again within the minute: the recorded use stays where it was.
+      assert.strictEqual((yield* listed()).last_used_at, used)
+      // Removing a member revokes their user keys; a system key outlives its owner's membership but not its use.
+      const sysAdmin = yield* createMember(admin, "system_admin")
+      const sysToken = yield* loginToken(sysAdmin.email, sysAdmin.password)
+      const system = yield* http("POST", "/api/v1/auth/api-keys", { token: sysToken, body: { name: "sys", key_type: "system" } })
+      assert.strictEqual((yield* http("GET", "/api/v1/auth/users/me", { apiKey: system.body.key })).body.user.role, "system_admin")
+      assert.strictEqual((yield* http("DELETE", `/api/v1/auth/users/${u.id}`, { token: admin })).status, 204)
+      assert.strictEqual((yield* http("DELETE", `/api/v1/auth/users/${sysAdmin.id}`, { token: admin })).status, 204)
+      const revoked = yield* http("GET", "/api/v1/auth/users/me", { apiKey: key.body.key })
+      assert.strictEqual(revoked.body.code, "API_KEY_REVOKED")
+      const orphaned = yield* http("GET", "/api/v1/auth/users/me", { apiKey: system.body.key })
+      assert.strictEqual(orphaned.status, 401)
+      assert.strictEqual(orphaned.body.code, "API_KEY_ORPHANED")
+    }))
 })

@@ -1,6 +1,6 @@
 import { Sharding } from "@effect/cluster"
 import { SqlClient } from "@effect/sql"
-import { Cause, type Context, Effect, Exit, Fiber, Layer } from "effect"
+import { Cause, type Context, Effect, Exit, Fiber, Layer, Option } from "effect"
 import { isolated } from "../../platform/Isolated.js"
 import { RunTraceStore } from "../../otel/RunTraceStore.js"
 import { Telemetry } from "../../otel/Telemetry.js"
@@ -8,12 +8,13 @@ import { NodeFailure, NodeRegistry } from "../nodes/NodeType.js"
 import { isTerminal } from "../RunStatus.js"
 import { Batch } from "./Batch.js"
 import { endRun } from "./Ending.js"
-import { activate } from "./Interpreter.js"
+import { activate, StaleStart } from "./Interpreter.js"
 import { Journal } from "./Journal.js"
 import { childRunId, RunModule } from "./RunModule.js"
 import { RunEndHooks } from "./RunEndHooks.js"
 import { RunEvents } from "./RunEvents.js"
 import { RunEntity } from "./RunEntity.js"
+import type { RunRecord } from "./RunRecord.js"
 import { RunState } from "./RunState.js"
 import { runnableVersion, Versions } from "./Versions.js"
 
@@ -57,7 +58,7 @@ const RunHandlersLive = Layer.unwrapEffect(Effect.gen(function*() {
       )
   })
 
-  const run = (runId: string) =>
+  const run = (runId: string, fresh: RunRecord | undefined) =>
     Effect.gen(function*() {
       const existing = active.get(runId)
       if (existing !== undefined) {
@@ -67,8 +68,12 @@ const RunHandlersLive = Layer.unwrapEffect(Effect.gen(function*() {
       const entry: Active = { wake: false, fiber: undefined }
       active.set(runId, entry)
       const loop = Effect.gen(function*() {
+        let from = fresh
         for (;;) {
-          const result = yield* activate(runId, controls(entry))
+          const result = yield* activate(runId, controls(entry), from).pipe(
+            Effect.catchSomeDefect((defect) => defect instanceof StaleStart ? Option.some(Effect.succeed("again" as const)) : Option.none())
+          )
+          from = undefined
           if (result === "idle" && !controls(entry).takeWake()) return
         }
       }).pipe(Effect.mapInputContext((_: Context.Context<never>) => context), Effect.withTracerEnabled(true))
@@ -133,7 +138,7 @@ const RunHandlersLive = Layer.unwrapEffect(Effect.gen(function*() {
     })
 
   const handlers = RunEntity.of({
-    Run: (envelope) => run(envelope.payload.runId),
+    Run: (envelope) => run(envelope.payload.runId, envelope.payload.fresh),
     Cancel: (envelope) => cancel(envelope.payload.runId)
   })
   return Layer.scopedDiscard(

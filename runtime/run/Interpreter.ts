@@ -1,4 +1,4 @@
-import { Cause, Effect, FiberSet, Queue } from "effect"
+import { Cause, Data, Effect, FiberSet, Queue } from "effect"
 import { Telemetry } from "../../otel/Telemetry.js"
 import { settleSkips } from "../dag/Plan.js"
 import { isTerminal } from "../RunStatus.js"
@@ -8,6 +8,7 @@ import { endRun } from "./Ending.js"
 import { Journal } from "./Journal.js"
 import { type NodeEnv, type Outcome, runNode } from "./NodeRun.js"
 import { RunEvents } from "./RunEvents.js"
+import type { Journaled, RunRecord } from "./RunRecord.js"
 import { RunState } from "./RunState.js"
 import { runnableVersion, Versions } from "./Versions.js"
 
@@ -32,28 +33,48 @@ const emptyVersion = runnableVersion({}, {})
 type Message = Outcome | { readonly tag: "defect"; readonly cause: Cause.Cause<unknown> }
 
 /**
- * One activation of a run: rebuild the state from the journal, then run nodes as they become
- * ready (independent branches concurrently), committing each node's checkpoint; the run's end
- * is folded into its last node's commit. Returns when the run has ended or only waits remain.
+ * An activation started from a fresh run's record found, at its first commit, that the run had
+ * moved on meanwhile (cancelled before it ever ran): nothing was written, and the run is read again.
  */
-export const activate = (runId: string, controls: ActivationControls) =>
+export class StaleStart extends Data.TaggedError("StaleStart")<{}> {}
+
+const nothingJournaled = (run: RunRecord): Journaled => ({ run, last_seq: 0, wake_seq: 0, steps: [], hitl: [], children: [], waits: [] })
+
+/**
+ * One activation of a run: rebuild the state from the journal (or, for a run created just now,
+ * from its `fresh` record: its journal is empty), then run nodes as they become ready
+ * (independent branches concurrently), committing each node's checkpoint; the run's end is
+ * folded into its last node's commit. Returns when the run has ended or only waits remain.
+ */
+export const activate = (runId: string, controls: ActivationControls, fresh?: RunRecord | undefined) =>
   Effect.gen(function*() {
     const journal = yield* Journal
     const versions = yield* Versions
     const telemetry = yield* Telemetry
     const events = yield* RunEvents
-    const loaded = yield* journal.load(runId)
+    const loaded = fresh !== undefined ? nothingJournaled(fresh) : yield* journal.load(runId)
     if (loaded === undefined || isTerminal(loaded.run.status) || loaded.run.held) return "idle" as Activation
     const version = yield* versions.get(loaded.run.workflow_id, loaded.run.version)
     const lock = yield* Effect.makeSemaphore(1)
     const state = new RunState(loaded, version ?? emptyVersion)
 
+    // Started from a fresh record, the first commit (which moves the run from pending) writes only if the run is still pending.
+    let unconfirmed = fresh !== undefined
     const commit = (batch: Batch) =>
       lock.withPermits(1)(Effect.suspend(() => {
         const full = state.takeCarry().absorb(batch)
         const first = state.nextSeq
         state.nextSeq += full.events.length
-        return journal.commit(state.run, full, first).pipe(Effect.tap(() => full.events.length > 0 ? events.notify(runId) : Effect.void))
+        const guarded = unconfirmed && full.runUpdate?.from !== undefined
+        return journal.commit(state.run, full, first, guarded).pipe(
+          Effect.flatMap((committed) => {
+            if (!guarded) return Effect.succeed(committed)
+            if (committed.status === undefined) return Effect.die(new StaleStart())
+            unconfirmed = false
+            return Effect.succeed(committed)
+          }),
+          Effect.tap(() => full.events.length > 0 ? events.notify(runId) : Effect.void)
+        )
       })).pipe(Effect.uninterruptible)
     const finish = (status: "completed" | "failed", error: string | null, batch: Batch) =>
       endRun(state, status, error, batch, commit, controls.wake).pipe(Effect.as("idle" as Activation))

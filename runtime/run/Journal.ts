@@ -36,8 +36,16 @@ export interface Committed {
  */
 export class Journal extends Context.Tag("Journal")<Journal, {
   readonly load: (runId: string) => Effect.Effect<Journaled | undefined>
-  /** Writes `batch` with event numbers from `firstSeq`; returns what the run row became. */
-  readonly commit: (run: { readonly id: string; readonly tenant_id: string }, batch: Batch, firstSeq: number) => Effect.Effect<Committed>
+  /**
+   * Writes `batch` with event numbers from `firstSeq`; returns what the run row became. `guarded`:
+   * nothing is written unless the batch's run transition applies (its `from` still holds).
+   */
+  readonly commit: (
+    run: { readonly id: string; readonly tenant_id: string },
+    batch: Batch,
+    firstSeq: number,
+    guarded?: boolean
+  ) => Effect.Effect<Committed>
 }>() {
   static readonly layer = Layer.effect(
     Journal,
@@ -51,8 +59,10 @@ export class Journal extends Context.Tag("Journal")<Journal, {
           Effect.withTracerEnabled(false)
         )
 
-      const commit = (run: { readonly id: string; readonly tenant_id: string }, batch: Batch, firstSeq: number) =>
+      const commit = (run: { readonly id: string; readonly tenant_id: string }, batch: Batch, firstSeq: number, guarded = false) =>
         Effect.suspend(() => {
+          const when = guarded && batch.runUpdate !== undefined ? " WHERE EXISTS (SELECT 1 FROM ru)" : ""
+          const andWhen = when === "" ? "" : " AND EXISTS (SELECT 1 FROM ru)"
           const params: Array<unknown> = [run.id, run.tenant_id]
           const p = (value: unknown) => {
             params.push(value)
@@ -60,46 +70,6 @@ export class Journal extends Context.Tag("Journal")<Journal, {
           }
           const json = (value: unknown) => `${p(JSON.stringify(value))}::jsonb`
           const ctes: Array<string> = []
-          if (batch.steps.size > 0) {
-            ctes.push(`st AS (INSERT INTO run_steps (id, run_id, tenant_id, node_id, node_type, node_name, status, attempt, output, error,
-                token_usage, position, started_at, finished_at)
-              SELECT v.id, $1, $2, v.node_id, v.node_type, v.node_name, v.status, v.attempt, v.output, v.error,
-                coalesce(v.token_usage, '{}'::jsonb), v.position, CASE WHEN v.started THEN now() END, CASE WHEN v.finished THEN now() END
-              FROM jsonb_to_recordset(${json([...batch.steps.values()].map((s) => ({ ...s, token_usage: s.usage ?? null, output: s.output ?? null })))})
-                AS v(id uuid, node_id text, node_type text, node_name text, status text, attempt int, output jsonb, error text,
-                  token_usage jsonb, position int, started boolean, finished boolean)
-              ON CONFLICT (run_id, node_id) DO UPDATE SET status = EXCLUDED.status, attempt = EXCLUDED.attempt,
-                output = EXCLUDED.output, error = EXCLUDED.error, token_usage = EXCLUDED.token_usage,
-                started_at = coalesce(EXCLUDED.started_at, run_steps.started_at),
-                finished_at = coalesce(EXCLUDED.finished_at, run_steps.finished_at))`)
-          }
-          if (batch.events.length > 0) {
-            const events = batch.events.map((e, i) => ({ seq: firstSeq + i, key: e.key, type: e.type, payload: e.payload, span_id: e.spanId ?? null }))
-            ctes.push(`ev AS (INSERT INTO run_events (run_id, seq, dedupe_key, type, payload, span_id)
-              SELECT $1, v.seq, v.key, v.type, v.payload, v.span_id
-              FROM jsonb_to_recordset(${json(events)}) AS v(seq bigint, key text, type text, payload jsonb, span_id text)
-              ON CONFLICT DO NOTHING)`)
-          }
-          if (batch.spans.length > 0) {
-            ctes.push(`sp AS (INSERT INTO run_spans (run_id, span_id, tenant_id, scope, start_unix_nano, otlp)
-              SELECT $1, v.span_id, $2, v.scope, v.start, v.otlp FROM jsonb_to_recordset(${json(batch.spans)})
-                AS v(span_id text, scope text, start bigint, otlp jsonb)
-              ON CONFLICT DO NOTHING)`)
-          }
-          if (batch.hitl.length > 0) {
-            ctes.push(`hr AS (INSERT INTO hitl_requests (id, tenant_id, run_id, workflow_id, node_id, type, prompt, choices, form_schema, assignee, deferred_token)
-              SELECT v.id, $2, $1, v.workflow_id, v.node_id, v.type, v.prompt, v.choices, v.form_schema, v.assignee, ''
-              FROM jsonb_to_recordset(${json(batch.hitl)}) AS v(id uuid, workflow_id uuid, node_id text, type text, prompt text,
-                choices jsonb, form_schema jsonb, assignee jsonb)
-              ON CONFLICT (run_id, node_id) DO NOTHING)`)
-          }
-          if (batch.waits.length > 0) {
-            ctes.push(`wt AS (INSERT INTO run_waits (run_id, node_id, kind, key, deadline)
-              SELECT $1, v.node_id, v.kind, v.key, v.deadline FROM jsonb_to_recordset(${json(batch.waits)})
-                AS v(node_id text, kind text, key text, deadline timestamptz)
-              ON CONFLICT (run_id, node_id) DO UPDATE SET kind = EXCLUDED.kind, key = EXCLUDED.key, deadline = EXCLUDED.deadline,
-                resolution = NULL, resolved_at = NULL)`)
-          }
           const u = batch.runUpdate
           if (u !== undefined) {
             const set: Array<string> = ["updated_at = now()"]
@@ -116,12 +86,52 @@ export class Journal extends Context.Tag("Journal")<Journal, {
             const where = u.from === undefined ? "" : ` AND status = ANY(${p(u.from)}::text[])`
             ctes.push(`ru AS (UPDATE runs SET ${set.join(", ")} WHERE id = $1${where} RETURNING status, wake_seq)`)
           }
+          if (batch.steps.size > 0) {
+            ctes.push(`st AS (INSERT INTO run_steps (id, run_id, tenant_id, node_id, node_type, node_name, status, attempt, output, error,
+                token_usage, position, started_at, finished_at)
+              SELECT v.id, $1, $2, v.node_id, v.node_type, v.node_name, v.status, v.attempt, v.output, v.error,
+                coalesce(v.token_usage, '{}'::jsonb), v.position, CASE WHEN v.started THEN now() END, CASE WHEN v.finished THEN now() END
+              FROM jsonb_to_recordset(${json([...batch.steps.values()].map((s) => ({ ...s, token_usage: s.usage ?? null, output: s.output ?? null })))})
+                AS v(id uuid, node_id text, node_type text, node_name text, status text, attempt int, output jsonb, error text,
+                  token_usage jsonb, position int, started boolean, finished boolean)${when}
+              ON CONFLICT (run_id, node_id) DO UPDATE SET status = EXCLUDED.status, attempt = EXCLUDED.attempt,
+                output = EXCLUDED.output, error = EXCLUDED.error, token_usage = EXCLUDED.token_usage,
+                started_at = coalesce(EXCLUDED.started_at, run_steps.started_at),
+                finished_at = coalesce(EXCLUDED.finished_at, run_steps.finished_at))`)
+          }
+          if (batch.events.length > 0) {
+            const events = batch.events.map((e, i) => ({ seq: firstSeq + i, key: e.key, type: e.type, payload: e.payload, span_id: e.spanId ?? null }))
+            ctes.push(`ev AS (INSERT INTO run_events (run_id, seq, dedupe_key, type, payload, span_id)
+              SELECT $1, v.seq, v.key, v.type, v.payload, v.span_id
+              FROM jsonb_to_recordset(${json(events)}) AS v(seq bigint, key text, type text, payload jsonb, span_id text)${when}
+              ON CONFLICT DO NOTHING)`)
+          }
+          if (batch.spans.length > 0) {
+            ctes.push(`sp AS (INSERT INTO run_spans (run_id, span_id, tenant_id, scope, start_unix_nano, otlp)
+              SELECT $1, v.span_id, $2, v.scope, v.start, v.otlp FROM jsonb_to_recordset(${json(batch.spans)})
+                AS v(span_id text, scope text, start bigint, otlp jsonb)${when}
+              ON CONFLICT DO NOTHING)`)
+          }
+          if (batch.hitl.length > 0) {
+            ctes.push(`hr AS (INSERT INTO hitl_requests (id, tenant_id, run_id, workflow_id, node_id, type, prompt, choices, form_schema, assignee, deferred_token)
+              SELECT v.id, $2, $1, v.workflow_id, v.node_id, v.type, v.prompt, v.choices, v.form_schema, v.assignee, ''
+              FROM jsonb_to_recordset(${json(batch.hitl)}) AS v(id uuid, workflow_id uuid, node_id text, type text, prompt text,
+                choices jsonb, form_schema jsonb, assignee jsonb)${when}
+              ON CONFLICT (run_id, node_id) DO NOTHING)`)
+          }
+          if (batch.waits.length > 0) {
+            ctes.push(`wt AS (INSERT INTO run_waits (run_id, node_id, kind, key, deadline)
+              SELECT $1, v.node_id, v.kind, v.key, v.deadline FROM jsonb_to_recordset(${json(batch.waits)})
+                AS v(node_id text, kind text, key text, deadline timestamptz)${when}
+              ON CONFLICT (run_id, node_id) DO UPDATE SET kind = EXCLUDED.kind, key = EXCLUDED.key, deadline = EXCLUDED.deadline,
+                resolution = NULL, resolved_at = NULL)`)
+          }
           if (batch.cancelHitl) {
             ctes.push(`hc AS (UPDATE hitl_requests SET status = 'cancelled', responded_at = now()
-              WHERE run_id = $1 AND status IN ('pending', 'claimed') RETURNING id)`)
+              WHERE run_id = $1 AND status IN ('pending', 'claimed')${andWhen} RETURNING id)`)
           }
           if (batch.wake.length > 0) {
-            ctes.push(`wk AS (UPDATE runs SET wake_seq = wake_seq + 1, updated_at = now() WHERE id = ANY(${p(batch.wake)}::uuid[]))`)
+            ctes.push(`wk AS (UPDATE runs SET wake_seq = wake_seq + 1, updated_at = now() WHERE id = ANY(${p(batch.wake)}::uuid[])${andWhen})`)
           }
           if (ctes.length === 0) return Effect.succeed({ status: undefined, wakeSeq: undefined, hitlCancelled: 0 } satisfies Committed)
           const select = [

@@ -1,6 +1,7 @@
 import { Entity } from "@effect/cluster"
 import { Rpc } from "@effect/rpc"
 import { Schema } from "effect"
+import { RunRecord } from "./RunRecord.js"
 
 /** What cancelling a run came to. */
 export const CancelResult = Schema.Union(
@@ -15,10 +16,11 @@ export type CancelResult = typeof CancelResult.Type
  * message reaches it wherever it lives. Messages are not stored: the run row is the durable
  * record of a run, and the recovery sweep sends `Run` again for runs nobody carries on.
  *
- * `Run`: start or wake the run (a no-op wake-up while it is active). `Cancel`: stop it where it
- * runs and record the cancellation.
+ * `Run`: start or wake the run (a no-op wake-up while it is active); `fresh` is the record of a
+ * run created just now, so that its first activation need not read what it knows is empty.
+ * `Cancel`: stop it where it runs and record the cancellation.
  */
 export const RunEntity = Entity.make("Run", [
-  Rpc.make("Run", { payload: { runId: Schema.String } }),
+  Rpc.make("Run", { payload: { runId: Schema.String, fresh: Schema.optional(RunRecord) } }),
   Rpc.make("Cancel", { payload: { runId: Schema.String }, success: CancelResult })
 ])

@@ -9,6 +9,7 @@ import { checkJsonSchema } from "../dag/JsonSchema.js"
 import { RunnableWorkflows } from "./Ports.js"
 import { type CancelResult, RunEntity } from "./RunEntity.js"
 import type { RunStatus } from "../RunStatus.js"
+import type { RunRecord } from "./RunRecord.js"
 import { Versions } from "./Versions.js"
 
 /** A run to create. The caller has checked that its principal may run this AI Employee. */
@@ -56,6 +57,25 @@ export interface CreatedRun {
   readonly parent_run_id: string | null
   readonly session_id: string | null
   readonly created_at: Date
+  /**
+   * The whole record of a run inserted by this call (never of one found again): handed to
+   * `launch`, it spares the run's first activation a read.
+   */
+  readonly fresh?: RunRecord | undefined
+}
+
+/**
+ * For a `create` inside an effect that may instead replay an earlier answer (an Idempotency-Key):
+ * `keep` remembers the run this request created; `launch` hands the answer's run to the kernel,
+ * with its fresh record only when it is the one created here.
+ */
+export const createdHere = () => {
+  const box: { run?: CreatedRun } = {}
+  return {
+    keep: <E, R>(self: Effect.Effect<CreatedRun, E, R>) => Effect.tap(self, (run) => Effect.sync(() => (box.run = run))),
+    launch: (modules: RunModule["Type"], runId: string) =>
+      box.run !== undefined && box.run.id === runId ? modules.launchCreated(box.run) : modules.launch(runId)
+  }
 }
 
 /** The id a call_aie node's child run gets: derived, so the node run again finds the same child. */
@@ -81,6 +101,8 @@ export class RunModule extends Context.Tag("RunModule")<RunModule, {
   readonly create: (request: RunRequest) => Effect.Effect<CreatedRun, Conflict | BadRequest>
   /** Hands a created run to the kernel; call it once the creating transaction committed. */
   readonly launch: (runId: string) => Effect.Effect<void>
+  /** `launch` for the run a `create` of this process returned (its `fresh` record goes along). */
+  readonly launchCreated: (run: CreatedRun) => Effect.Effect<void>
   /** `create`, then `launch`. */
   readonly start: (request: RunRequest) => Effect.Effect<CreatedRun, Conflict | BadRequest>
   /** Lets a held run go with its final input (in the caller's transaction); `launch` it after the commit. */
@@ -125,37 +147,47 @@ export class RunModule extends Context.Tag("RunModule")<RunModule, {
               )
             }
           }
+          const status = r.skipReason !== undefined ? "skipped" : "pending"
+          const record: RunRecord = {
+            id: r.id ?? randomUUID(),
+            tenant_id: r.tenantId,
+            workflow_id: r.workflowId,
+            workflow_name: pinned.name,
+            version: pinned.number,
+            status,
+            trigger_type: r.triggerType,
+            is_dry_run: r.isDryRun,
+            input_params: r.input,
+            parent_run_id: r.parent?.runId ?? null,
+            parent_node_id: r.parent?.nodeId ?? null,
+            session_id: r.sessionId ?? null,
+            held: r.held ?? false,
+            error: null,
+            created_by: r.createdBy ?? null,
+            search_overrides: r.searchOverrides ?? null
+          }
+          const { error: _error, ...columns } = record
           const [row] = yield* sql<CreatedRun>`INSERT INTO runs ${
             sql.insert({
-              id: r.id ?? randomUUID(),
-              tenant_id: r.tenantId,
-              workflow_id: r.workflowId,
-              workflow_name: pinned.name,
-              version: pinned.number,
-              status: r.skipReason !== undefined ? "skipped" : "pending",
+              ...columns,
+              input_params: JSON.stringify(r.input),
+              search_overrides: r.searchOverrides === undefined ? null : JSON.stringify(r.searchOverrides),
               skip_reason: r.skipReason ?? null,
               finished_at: r.skipReason !== undefined ? new Date() : null,
               scheduled_fire_time: r.scheduledFireTime ?? null,
-              search_overrides: r.searchOverrides === undefined ? null : JSON.stringify(r.searchOverrides),
-              trigger_type: r.triggerType,
-              is_dry_run: r.isDryRun,
-              input_params: JSON.stringify(r.input),
-              session_id: r.sessionId ?? null,
-              held: r.held ?? false,
-              created_by: r.createdBy ?? null,
-              api_key_id: r.apiKeyId ?? null,
-              parent_run_id: r.parent?.runId ?? null,
-              parent_node_id: r.parent?.nodeId ?? null
+              api_key_id: r.apiKeyId ?? null
             })
           } ON CONFLICT (id) DO UPDATE SET id = EXCLUDED.id
           RETURNING id, tenant_id, workflow_id, workflow_name, version, status, trigger_type, is_dry_run, held, parent_run_id,
             session_id, created_at`.pipe(Effect.orDie)
-          return row!
+          // A given id may name a run that already existed (ON CONFLICT): only a new id is surely this insert's.
+          if (r.id !== undefined || status !== "pending" || record.held) return row!
+          return { ...row!, fresh: record }
         }).pipe(Effect.withSpan("RunModule.create"))
 
       // A message to a run on another runner is answered when its activation ends: nobody waits for that.
-      const launch = (runId: string) =>
-        client(runId).Run({ runId }, { discard: true }).pipe(
+      const launch = (runId: string, fresh?: RunRecord | undefined) =>
+        client(runId).Run(fresh === undefined ? { runId } : { runId, fresh }, { discard: true }).pipe(
           Effect.catchAllCause((cause) => Effect.logWarning(`Run ${runId} could not be handed over now; the recovery sweep will`, cause)),
           Effect.forkDaemon,
           Effect.asVoid
@@ -166,13 +198,14 @@ export class RunModule extends Context.Tag("RunModule")<RunModule, {
 
       return {
         create,
-        launch,
-        start: (r) => Effect.tap(create(r), (run) => run.held || run.status === "skipped" ? Effect.void : launch(run.id)),
+        launch: (runId) => launch(runId),
+        launchCreated: (run) => launch(run.id, run.fresh),
+        start: (r) => Effect.tap(create(r), (run) => run.held || run.status === "skipped" ? Effect.void : launch(run.id, run.fresh)),
         release: (runId, input) =>
           sql`UPDATE runs SET held = false, updated_at = now()
             ${input !== undefined ? sql`, input_params = ${JSON.stringify(input)}::jsonb` : sql``}
             WHERE id = ${runId}`.pipe(Effect.asVoid, Effect.orDie),
-        wake: launch,
+        wake: (runId) => launch(runId),
         requestWake,
         resolveWait: (runId, nodeId, resolution) =>
           Effect.gen(function*() {

@@ -4,7 +4,7 @@ import { conflict, forbidden, notFound } from "../../schemas/Errors.js"
 import type { WorkflowId } from "../../schemas/Ids.js"
 import type { Principal } from "../../schemas/Principal.js"
 import { Run } from "../../schemas/Run.js"
-import { type CreatedRun, RunModule, type RunRequest } from "../../runtime/run/RunModule.js"
+import { createdHere, type CreatedRun, RunModule, type RunRequest } from "../../runtime/run/RunModule.js"
 import { Idempotency } from "../../platform/Idempotency.js"
 import { requireReader, RUN_ADMINS } from "../../schemas/Authorization.js"
 import { RunsRepo, sumUsage, toRun, toStep } from "./RunsRepo.js"
@@ -52,6 +52,7 @@ export class Runs extends Effect.Service<Runs>()("Runs", {
       Effect.gen(function*() {
         const workflow = yield* workflows.requireVisible(principal, workflowId)
         yield* requireReader(principal)
+        const created = createdHere()
         // The run and the key's record commit together: a retry gets this run, or (the first request died) starts it.
         const run = yield* idempotency.run({
           principal,
@@ -59,7 +60,7 @@ export class Runs extends Effect.Service<Runs>()("Runs", {
           operation: `${options.dryRun ? "dry-run" : "run"}:${workflowId}`,
           request: body,
           response: Run,
-          effect: modules.create({
+          effect: created.keep(modules.create({
             tenantId: principal.tenantId,
             workflowId,
             version: workflow.activeVersion === null ? undefined : { number: workflow.activeVersion, name: workflow.name },
@@ -70,9 +71,9 @@ export class Runs extends Effect.Service<Runs>()("Runs", {
             input: body.input_params,
             sessionId: body.session_id ?? null,
             ...(options.searchOverrides !== undefined ? { searchOverrides: options.searchOverrides } : {})
-          }).pipe(Effect.map(acceptedRun))
+          })).pipe(Effect.map(acceptedRun))
         })
-        yield* modules.launch(run.id)
+        yield* created.launch(modules, run.id)
         return run
       }).pipe(Effect.withSpan("Runs.start"))
 

@@ -42,6 +42,18 @@ const platformIn = (scope: Scope.Scope, databaseUrl: string, modelUrl: string) =
 
 type Platform = Effect.Effect.Success<ReturnType<typeof platformIn>>
 
+/** A platform on a fresh database whose model answers "ok", noting each call's system prompt. */
+const answeringOk = Effect.gen(function*() {
+  const db = yield* testDatabase
+  const model = yield* ScriptedModel
+  const calls: Array<string> = []
+  model.setScript((r) => {
+    calls.push(r.messages[0]?.content ?? "")
+    return { text: "ok" }
+  })
+  return { p: yield* platformIn(yield* Effect.scope, db.url, model.baseUrl), calls }
+})
+
 const park = (id: string, config: Record<string, unknown> = {}) => ({
   id,
   type: "notify_user",
@@ -83,14 +95,7 @@ const chain = (parkConfig: Record<string, unknown> = {}) => ({
 layer(ScriptedModel.layer, { excludeTestServices: true, timeout: "120 seconds" })("the kernel's wait seam", (it) => {
   it.scoped("a node that waits for an external answer pauses the run; the answer resumes it where it waited", () =>
     Effect.gen(function*() {
-      const db = yield* testDatabase
-      const model = yield* ScriptedModel
-      const calls: Array<string> = []
-      model.setScript((r) => {
-        calls.push(r.messages[0]?.content ?? "")
-        return { text: "ok" }
-      })
-      const p = yield* platformIn(yield* Effect.scope, db.url, model.baseUrl)
+      const { p, calls } = yield* answeringOk
       const workflow = yield* publishDag(p, chain({ expires_after_seconds: 600 }))
       const run = (yield* p.api("POST", `/api/v1/workflow/workflows/${workflow}/run`, { input_params: {} }, p.token)).body.id as string
       yield* waitFor(p, run, "paused")
@@ -120,6 +125,34 @@ layer(ScriptedModel.layer, { excludeTestServices: true, timeout: "120 seconds" }
         "agent_completed:b",
         "step_completed:b",
         "run_completed:"
+      ])
+    }))
+
+  it.scoped("a run cancelled before its start reaches its entity never runs, though the start carries the fresh record", () =>
+    Effect.gen(function*() {
+      const { p, calls } = yield* answeringOk
+      const workflow = yield* publishDag(p, { nodes: [respondNode("a", "A")], edges: [] })
+      const tenantId = (yield* p.api("GET", `/api/v1/workflow/workflows/${workflow}`, undefined, p.token)).body.tenant_id as string
+      const created = yield* p.runs.create({ tenantId, workflowId: workflow, triggerType: "api", isDryRun: false, input: {} })
+      assert.isDefined(created.fresh, "a run inserted with a new id carries its record")
+      assert.strictEqual((yield* p.runs.cancel(created.id)).outcome, "cancelled")
+      yield* p.runs.launchCreated(created)
+      yield* sleep(800)
+      const run = (yield* p.api("GET", `/api/v1/workflow/runs/${created.id}`, undefined, p.token)).body
+      assert.strictEqual(run.status, "cancelled")
+      assert.deepStrictEqual(calls, [])
+      assert.deepStrictEqual((yield* p.api("GET", `/api/v1/workflow/runs/${created.id}/steps`, undefined, p.token)).body.items, [])
+      assert.deepStrictEqual((yield* eventsOf(p, created.id)).map((e) => e.data.type), ["run_cancelled"])
+
+      // The same start for a run still pending runs it, with no read before its first commit.
+      const next = yield* p.runs.create({ tenantId, workflowId: workflow, triggerType: "api", isDryRun: false, input: {} })
+      yield* p.runs.launchCreated(next)
+      assert.deepStrictEqual((yield* waitFor(p, next.id, "completed")).output, { text: "ok" })
+      assert.deepStrictEqual((yield* eventsOf(p, next.id)).filter((e) => e.data.type !== "token").map((e) => e.data.type), [
+        "step_started",
+        "agent_completed",
+        "step_completed",
+        "run_completed"
       ])
     }))
 

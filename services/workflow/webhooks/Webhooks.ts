@@ -8,7 +8,7 @@ import { Idempotency } from "../../../platform/Idempotency.js"
 import { CredentialsCipher } from "../../../platform/CredentialsCipher.js"
 import { RateLimiter } from "../../../platform/RateLimiter.js"
 import { decodeRows, Timestamp } from "../../../platform/Rows.js"
-import { RunModule } from "../../../runtime/run/RunModule.js"
+import { createdHere, RunModule } from "../../../runtime/run/RunModule.js"
 import { requireBuilder } from "../../../schemas/Authorization.js"
 import {
   badRequest,
@@ -130,6 +130,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("Webhooks", {
         )
         if (!isRecord(input)) return yield* badRequest("INVALID_BODY", "A webhook delivery is a JSON object")
         const deliveryId = headers.deliveryId !== undefined && headers.deliveryId !== "" ? headers.deliveryId : undefined
+        const created = createdHere()
         // A redelivery (same X-Webhook-Id) replays the first answer; the run and that record commit together.
         const accepted = yield* idempotency.run({
           principal: { tenantId: row.tenant_id, userId: `webhook:${id}` },
@@ -137,7 +138,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("Webhooks", {
           operation: "webhook-delivery",
           request: input,
           response: WebhookAccepted,
-          effect: modules.create({
+          effect: created.keep(modules.create({
             tenantId: row.tenant_id,
             workflowId: row.workflow_id,
             triggerType: "webhook",
@@ -146,9 +147,9 @@ export class Webhooks extends Effect.Service<Webhooks>()("Webhooks", {
             isDryRun: false,
             input,
             ...(deliveryId !== undefined ? { id: deliveryRunId(id, deliveryId) } : {})
-          }).pipe(Effect.map((run) => ({ run_id: run.id, status: run.status })))
+          })).pipe(Effect.map((run) => ({ run_id: run.id, status: run.status })))
         })
-        yield* modules.launch(accepted.run_id)
+        yield* created.launch(modules, accepted.run_id)
         return accepted
       }).pipe(Effect.withSpan("Webhooks.deliver"))
 

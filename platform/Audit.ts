@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { Effect, FiberRef, Layer, Schema } from "effect"
+import { Effect, Layer, Schema } from "effect"
 import { randomUUID } from "node:crypto"
 import { AuditEvent } from "../schemas/Auth.js"
 import type { PageParams } from "../schemas/Pagination.js"
@@ -26,7 +26,7 @@ export class Audit extends Effect.Service<Audit>()("Audit", {
 
     const record = (principal: Principal | undefined, entry: AuditEntry) =>
       Effect.gen(function*() {
-        const requestId = yield* FiberRef.get(CurrentRequestId)
+        const requestId = yield* CurrentRequestId
         const tenantId = entry.tenantId ?? principal?.tenantId
         if (tenantId === undefined) return
         yield* sql`INSERT INTO audit_events ${

@@ -1,7 +1,17 @@
-import { FiberRef } from "effect"
+import { Effect, FiberRef } from "effect"
 
-/** The request id of the HTTP request being served (also sent as `X-Request-Id`). */
-export const CurrentRequestId = FiberRef.unsafeMake<string | undefined>(undefined)
+/** The HTTP request being served: one fiber ref, set once on the request's own fiber. */
+export interface RequestInfo {
+  /** Also sent back as `X-Request-Id`. */
+  readonly requestId: string
+  /** The socket's peer, or X-Forwarded-For's first hop with TRUST_PROXY. */
+  readonly clientAddress: string | undefined
+}
 
-/** The address of the client being served (the socket's peer, or X-Forwarded-For's first hop with TRUST_PROXY). */
-export const CurrentClientAddress = FiberRef.unsafeMake<string | undefined>(undefined)
+export const CurrentRequest = FiberRef.unsafeMake<RequestInfo | undefined>(undefined)
+
+/** The request id of the HTTP request being served, if any. */
+export const CurrentRequestId = Effect.map(FiberRef.get(CurrentRequest), (r) => r?.requestId)
+
+/** The address of the client being served, if known. */
+export const CurrentClientAddress = Effect.map(FiberRef.get(CurrentRequest), (r) => r?.clientAddress)

@@ -1,5 +1,4 @@
 import { HttpServerResponse } from "@effect/platform"
-import { Effect } from "effect"
 import type { ErrorCode } from "../../schemas/ErrorCodes.js"
 import { ErrorTags } from "../../schemas/Errors.js"
 import { capEcho, capMessage } from "./BodyChecks.js"
@@ -55,32 +54,31 @@ interface DecodeIssue {
  * Every error response leaves in the flat shape `{code, message, request_id, details?}`:
  * domain errors lose their `_tag`, decode failures become VALIDATION_ERROR with the issues.
  */
-export const flattenErrorBody = (response: HttpServerResponse.HttpServerResponse, requestId: string) =>
-  Effect.sync(() => {
-    if (response.status < 400 || response.body._tag !== "Uint8Array") return response
-    const parsed = safeParse(decoder.decode(response.body.body))
-    if (parsed === undefined || typeof parsed._tag !== "string") return response
-    if (parsed._tag === "HttpApiDecodeError") {
-      const issues = (parsed.issues as ReadonlyArray<DecodeIssue> | undefined) ?? []
-      return errorResponse(400, requestId, {
-        code: "VALIDATION_ERROR",
-        message: issues.length > 0
-          ? issues.slice(0, 10).map((i) => `${i.path.length > 0 ? i.path.join(".") + ": " : ""}${capEcho(i.message, 300)}`).join("; ")
-          : String(parsed.message ?? "Invalid request"),
-        details: issues.map((i) => ({ path: i.path.map(String), message: i.message }))
-      })
-    }
-    if (!tags.includes(parsed._tag)) return response
-    const headers: Record<string, string> = {}
-    if (typeof parsed.retry_after_seconds === "number") headers["retry-after"] = String(parsed.retry_after_seconds)
-    return errorResponse(response.status, requestId, {
-      // Encoded from a domain error, whose schema admits catalogued codes only.
-      code: String(parsed.code) as ErrorCode,
-      message: String(parsed.message),
-      details: parsed.details as ReadonlyArray<unknown> | undefined,
-      issues: parsed.issues as ReadonlyArray<unknown> | undefined
-    }, headers)
-  })
+export const flattenErrorBody = (response: HttpServerResponse.HttpServerResponse, requestId: string): HttpServerResponse.HttpServerResponse => {
+  if (response.status < 400 || response.body._tag !== "Uint8Array") return response
+  const parsed = safeParse(decoder.decode(response.body.body))
+  if (parsed === undefined || typeof parsed._tag !== "string") return response
+  if (parsed._tag === "HttpApiDecodeError") {
+    const issues = (parsed.issues as ReadonlyArray<DecodeIssue> | undefined) ?? []
+    return errorResponse(400, requestId, {
+      code: "VALIDATION_ERROR",
+      message: issues.length > 0
+        ? issues.slice(0, 10).map((i) => `${i.path.length > 0 ? i.path.join(".") + ": " : ""}${capEcho(i.message, 300)}`).join("; ")
+        : String(parsed.message ?? "Invalid request"),
+      details: issues.map((i) => ({ path: i.path.map(String), message: i.message }))
+    })
+  }
+  if (!tags.includes(parsed._tag)) return response
+  const headers: Record<string, string> = {}
+  if (typeof parsed.retry_after_seconds === "number") headers["retry-after"] = String(parsed.retry_after_seconds)
+  return errorResponse(response.status, requestId, {
+    // Encoded from a domain error, whose schema admits catalogued codes only.
+    code: String(parsed.code) as ErrorCode,
+    message: String(parsed.message),
+    details: parsed.details as ReadonlyArray<unknown> | undefined,
+    issues: parsed.issues as ReadonlyArray<unknown> | undefined
+  }, headers)
+}
 
 const safeParse = (text: string): Record<string, unknown> | undefined => {
   try {

@@ -13,12 +13,12 @@ import {
   Path
 } from "@effect/platform"
 import type { HttpApp } from "@effect/platform"
-import { Cause, Context, Effect, Layer, Option, Scope } from "effect"
+import { Cause, Context, Effect, FiberRef, Layer, Option, Scope } from "effect"
 import { PlatformApi } from "../../schemas/Api.js"
 import { AppConfig, type AppConfigShape } from "../../platform/Config.js"
 import { applySessionCookies, preflight, withCors } from "./BrowserFlow.js"
 import { jsonProblem, urlHasNul } from "./BodyChecks.js"
-import { CurrentClientAddress, CurrentRequestId } from "../../platform/RequestContext.js"
+import { CurrentRequest } from "../../platform/RequestContext.js"
 import { errorResponse, flattenErrorBody } from "./ErrorBodies.js"
 import { RawHttpServer } from "./Listener.js"
 import { databaseUnavailable, makeOutageReport } from "./Outage.js"
@@ -77,18 +77,36 @@ const clientAddress = (request: HttpServerRequest.HttpServerRequest, trustProxy:
 
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\b/i
 
+/** The request target's path, as the router matches it (no URL object on every request). */
+const pathOf = (url: string) => {
+  if (!url.startsWith("/")) return new URL(url, "http://gateway").pathname
+  const end = url.search(/[?#]/)
+  return end === -1 ? url : url.slice(0, end)
+}
+
+/** Refusals before anything is read: a refused preflight, a declared body over the limit, a NUL in the URL. */
+const headRefusal = (config: AppConfigShape, request: HttpServerRequest.HttpServerRequest, requestId: string) => {
+  const cors = preflight(config, request)
+  if (cors === "refused") {
+    return errorResponse(403, requestId, { code: "CORS_ORIGIN_NOT_ALLOWED", message: "This origin is not listed in CORS_ORIGINS" })
+  }
+  if (cors !== undefined) return cors
+  if (Number(request.headers["content-length"] ?? "0") > config.maxBodyBytes) {
+    return errorResponse(413, requestId, { code: "PAYLOAD_TOO_LARGE", message: `Request body exceeds ${config.maxBodyBytes} bytes` })
+  }
+  if (urlHasNul(request.url)) {
+    return errorResponse(400, requestId, { code: "VALIDATION_ERROR", message: "The URL may not contain NUL (%00) characters" })
+  }
+  return undefined
+}
+
 /**
- * Refusals before any decoding: a NUL in the URL or in a JSON string (PostgreSQL cannot store it),
- * and JSON nested deeper than MAX_JSON_DEPTH. The body read here is the one the API decodes
- * (the request caches it); a body that cannot be read is left to the API's own answer.
+ * Refusals of a JSON body before decoding: a NUL in a string (PostgreSQL cannot store it) and
+ * nesting deeper than MAX_JSON_DEPTH. The body read here is the one the API decodes (the request
+ * caches it); a body that cannot be read is left to the API's own answer.
  */
-const earlyRefusal = (request: HttpServerRequest.HttpServerRequest, requestId: string, maxDepth: number) =>
-  Effect.gen(function*() {
-    if (urlHasNul(request.url)) {
-      return errorResponse(400, requestId, { code: "VALIDATION_ERROR", message: "The URL may not contain NUL (%00) characters" })
-    }
-    if (!JSON_TYPE.test(request.headers["content-type"] ?? "")) return undefined
-    const text = yield* Effect.option(request.text)
+const bodyRefusal = (request: HttpServerRequest.HttpServerRequest, requestId: string, maxDepth: number) =>
+  Effect.map(Effect.option(request.text), (text) => {
     if (text._tag === "None") return undefined
     switch (jsonProblem(text.value, maxDepth)) {
       case "nul":
@@ -100,36 +118,33 @@ const earlyRefusal = (request: HttpServerRequest.HttpServerRequest, requestId: s
     }
   })
 
-/** Request ids, body limits, CORS, 404/405, browser session cookies and the flat error body around the API app. */
+/**
+ * Request ids, body limits, CORS, 404/405, browser session cookies and the flat error body around
+ * the API app. Every request pays this: it is written with as few effects as it can.
+ */
 const gatewayApp = <R>(
   api: HttpApp.Default<never, R>,
   options: { readonly config: AppConfigShape }
 ): HttpApp.Default<never, R> =>
-  Effect.gen(function*() {
+  Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
     const { config } = options
-    const request = yield* HttpServerRequest.HttpServerRequest
     const inbound = request.headers["x-request-id"]
     const requestId = inbound !== undefined && REQUEST_ID.test(inbound) ? inbound : randomUUID()
-    const path = new URL(request.url, "http://gateway").pathname
-    const length = Number(request.headers["content-length"] ?? "0")
-    const cors = preflight(config, request)
-    const response = cors === "refused"
-      ? errorResponse(403, requestId, { code: "CORS_ORIGIN_NOT_ALLOWED", message: "This origin is not listed in CORS_ORIGINS" })
-      : cors !== undefined
-      ? cors
-      : length > config.maxBodyBytes
-      ? errorResponse(413, requestId, {
-        code: "PAYLOAD_TOO_LARGE",
-        message: `Request body exceeds ${config.maxBodyBytes} bytes`
-      })
-      : (yield* earlyRefusal(request, requestId, config.maxJsonDepth)) ?? (yield* api.pipe(
-        Effect.locally(CurrentRequestId, requestId),
-        Effect.locally(CurrentClientAddress, clientAddress(request, config.trustProxy)),
-        Effect.catchAllCause((cause) => causeToResponse(cause, request, requestId)),
-        Effect.flatMap((r) => flattenErrorBody(r, requestId)),
-        Effect.map((r) => applySessionCookies(config, request, path, r))
-      ))
-    return HttpServerResponse.setHeader(withCors(config, request, response), "x-request-id", requestId)
+    const finish = (response: HttpServerResponse.HttpServerResponse) =>
+      HttpServerResponse.setHeader(withCors(config, request, response), "x-request-id", requestId)
+    const refused = headRefusal(config, request, requestId)
+    if (refused !== undefined) return Effect.succeed(finish(refused))
+    const settle = (response: HttpServerResponse.HttpServerResponse) =>
+      finish(applySessionCookies(config, request, pathOf(request.url), flattenErrorBody(response, requestId)))
+    // Set, not `locally`: the request's fiber ends with it, so nothing needs restoring.
+    const serve = FiberRef.set(CurrentRequest, { requestId, clientAddress: clientAddress(request, config.trustProxy) }).pipe(
+      Effect.zipRight(Effect.matchCauseEffect(api, {
+        onFailure: (cause) => Effect.map(causeToResponse(cause, request, requestId), settle),
+        onSuccess: (response) => Effect.succeed(settle(response))
+      }))
+    )
+    if (!JSON_TYPE.test(request.headers["content-type"] ?? "")) return serve
+    return Effect.flatMap(bodyRefusal(request, requestId, config.maxJsonDepth), (r) => r === undefined ? serve : Effect.succeed(finish(r)))
   })
 
 /** The public HTTP server: every service's HttpApi group, OpenAPI and /docs. */

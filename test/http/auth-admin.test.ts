@@ -197,7 +197,13 @@ layer(TestPlatformLive({ redis: false }), { excludeTestServices: true })("auth: 
   it.effect("audit events: admins read the trail newest first", () =>
     Effect.gen(function*() {
       const admin = yield* adminToken
-      yield* createMember(admin, "builder")
+      const requestId = `audit-${Date.now()}`
+      const created = yield* http("POST", "/api/v1/auth/users", {
+        token: admin,
+        headers: { "x-request-id": requestId },
+        body: { email: `audited-${Date.now()}@example.test`, name: "Audited", password: "password-123", role: "builder" }
+      })
+      assert.strictEqual(created.headers.get("x-request-id"), requestId)
       const events = yield* http("GET", "/api/v1/auth/audit-events?page_size=50", { token: admin })
       assert.strictEqual(events.status, 200)
       const actions = events.body.items.map((e: { action: string }) => e.action)
@@ -206,6 +212,12 @@ layer(TestPlatformLive({ redis: false }), { excludeTestServices: true })("auth: 
       const times = events.body.items.map((e: { created_at: string }) => Date.parse(e.created_at))
       assert.deepStrictEqual(times, [...times].sort((a, b) => b - a))
       assert.isString(events.body.items[0].request_id)
+      // The request's id is on the audit event it caused.
+      assert.strictEqual(
+        events.body.items.find((e: { action: string; resource_id: string }) => e.action === "user.created" && e.resource_id === created.body.id)
+          ?.request_id,
+        requestId
+      )
       const builder = yield* createMember(admin, "builder")
       const bToken = yield* loginToken(builder.email, builder.password)
       assert.strictEqual((yield* http("GET", "/api/v1/auth/audit-events", { token: bToken })).status, 403)

@@ -24,6 +24,7 @@ import { RawHttpServer } from "./Listener.js"
 import { databaseUnavailable, makeOutageReport } from "./Outage.js"
 import { allowedMethods } from "./Routes.js"
 import { Draining } from "../../platform/Draining.js"
+import { Telemetry } from "../../otel/Telemetry.js"
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
 
@@ -153,6 +154,7 @@ export const serveGateway = Effect.gen(function*() {
   const api = yield* HttpApiBuilder.httpApp
   const server = yield* RawHttpServer
   const draining = yield* Draining
+  const telemetry = yield* Telemetry
   // Runs before the services and the database close: no new connection is accepted, event
   // streams end, in-flight requests get the grace period, then are cut.
   yield* Effect.addFinalizer(() =>
@@ -175,7 +177,11 @@ export const serveGateway = Effect.gen(function*() {
     // (each span and fork of a request copies or compares it).
     Effect.mapInputContext((context: Context.Context<HttpServer.HttpServer | Scope.Scope | HttpRouter.HttpRouter.DefaultServices>) =>
       Context.pick(HttpServer.HttpServer, Scope.Scope, HttpPlatform.HttpPlatform, Etag.Generator, FileSystem.FileSystem, Path.Path)(context)
-    )
+    ),
+    // With no OTLP export, a request's spans would be dropped at their end (only spans of runs are
+    // kept, and runs trace in their own fibers): requests then make none at all. Requests inherit
+    // this from the fiber that starts serving.
+    Effect.withTracerEnabled(telemetry.exporting)
   )
 })
 

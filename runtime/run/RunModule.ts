@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto"
 import { derivedUuid } from "../../platform/DerivedId.js"
+import { PreparedSql } from "../../platform/PreparedSql.js"
 import { Sharding } from "@effect/cluster"
 import { SqlClient } from "@effect/sql"
 import { Context, Effect, Layer, Option } from "effect"
@@ -78,6 +79,14 @@ export const createdHere = () => {
   }
 }
 
+/** Every run starts here (a prepared statement; inside a transaction it runs on the transaction's connection). */
+const INSERT_RUN = `INSERT INTO runs (id, tenant_id, workflow_id, workflow_name, version, status, trigger_type, is_dry_run, input_params,
+    parent_run_id, parent_node_id, session_id, held, created_by, search_overrides, skip_reason, finished_at, scheduled_fire_time, api_key_id)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)
+  ON CONFLICT (id) DO UPDATE SET id = EXCLUDED.id
+  RETURNING id, tenant_id, workflow_id, workflow_name, version, status, trigger_type, is_dry_run, held, parent_run_id,
+    session_id, created_at`
+
 /** The id a call_aie node's child run gets: derived, so the node run again finds the same child. */
 export const childRunId = (runId: string, nodeId: string) => derivedUuid(`${runId}/${nodeId}`)
 
@@ -124,6 +133,7 @@ export class RunModule extends Context.Tag("RunModule")<RunModule, {
     RunModule,
     Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient
+      const prepared = yield* PreparedSql
       const workflows = yield* RunnableWorkflows
       const versions = yield* Versions
       const sharding = yield* Sharding.Sharding
@@ -166,20 +176,27 @@ export class RunModule extends Context.Tag("RunModule")<RunModule, {
             created_by: r.createdBy ?? null,
             search_overrides: r.searchOverrides ?? null
           }
-          const { error: _error, ...columns } = record
-          const [row] = yield* sql<CreatedRun>`INSERT INTO runs ${
-            sql.insert({
-              ...columns,
-              input_params: JSON.stringify(r.input),
-              search_overrides: r.searchOverrides === undefined ? null : JSON.stringify(r.searchOverrides),
-              skip_reason: r.skipReason ?? null,
-              finished_at: r.skipReason !== undefined ? new Date() : null,
-              scheduled_fire_time: r.scheduledFireTime ?? null,
-              api_key_id: r.apiKeyId ?? null
-            })
-          } ON CONFLICT (id) DO UPDATE SET id = EXCLUDED.id
-          RETURNING id, tenant_id, workflow_id, workflow_name, version, status, trigger_type, is_dry_run, held, parent_run_id,
-            session_id, created_at`.pipe(Effect.orDie)
+          const [row] = yield* prepared.query<CreatedRun>(INSERT_RUN, [
+            record.id,
+            record.tenant_id,
+            record.workflow_id,
+            record.workflow_name,
+            record.version,
+            record.status,
+            record.trigger_type,
+            record.is_dry_run,
+            JSON.stringify(r.input),
+            record.parent_run_id,
+            record.parent_node_id,
+            record.session_id,
+            record.held,
+            record.created_by,
+            r.searchOverrides === undefined ? null : JSON.stringify(r.searchOverrides),
+            r.skipReason ?? null,
+            r.skipReason !== undefined ? new Date() : null,
+            r.scheduledFireTime ?? null,
+            r.apiKeyId ?? null
+          ]).pipe(Effect.orDie)
           // A given id may name a run that already existed (ON CONFLICT): only a new id is surely this insert's.
           if (r.id !== undefined || status !== "pending" || record.held) return row!
           return { ...row!, fresh: record }

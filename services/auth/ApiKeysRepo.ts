@@ -1,5 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
+import { PreparedSql } from "../../platform/PreparedSql.js"
 import { decodeRows, JsonObjectOf } from "../../platform/Rows.js"
 import { ApiKey, type OperationScope, type ResourceScope } from "../../schemas/Auth.js"
 import { type ApiKeyId, TenantId } from "../../schemas/Ids.js"
@@ -43,13 +44,24 @@ const columns = (sql: SqlClient.SqlClient) =>
   sql`id, tenant_id, owner_user_id, name, key_prefix, key_type, system_role, operation_scope, resource_scope,
       expires_at, revoked_at, last_used_at, created_at`
 
-const qualifiedColumns = (sql: SqlClient.SqlClient) =>
-  sql`k.id, k.tenant_id, k.owner_user_id, k.name, k.key_prefix, k.key_type, k.system_role, k.operation_scope,
-      k.resource_scope, k.expires_at, k.revoked_at, k.last_used_at, k.created_at`
+/**
+ * A key by its hash with what authentication needs of its owner's membership, tenant and user, in
+ * one read (a prepared statement: it runs on every request authenticated by a key).
+ */
+const BY_HASH = `SELECT k.id, k.tenant_id, k.owner_user_id, k.name, k.key_prefix, k.key_type, k.system_role, k.operation_scope,
+    k.resource_scope, k.expires_at, k.revoked_at, k.last_used_at, k.created_at,
+    CASE WHEN m.user_id IS NULL THEN NULL ELSE jsonb_build_object('email', u.email, 'name', u.name,
+      'totp_enabled', u.totp_enabled, 'role', m.role, 'status', m.status, 'settings', t.settings) END AS owner
+  FROM api_keys k
+  LEFT JOIN memberships m ON m.tenant_id = k.tenant_id AND m.user_id = k.owner_user_id
+  LEFT JOIN tenants t ON t.id = m.tenant_id
+  LEFT JOIN users u ON u.id = m.user_id
+  WHERE k.key_hash = $1`
 
 export class ApiKeysRepo extends Effect.Service<ApiKeysRepo>()("ApiKeysRepo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    const prepared = yield* PreparedSql
     const json = (v: ReadonlyArray<string> | null | undefined) => (v === null || v === undefined ? null : JSON.stringify(v))
 
     const insert = (scope: Principal, key: {
@@ -113,13 +125,7 @@ export class ApiKeysRepo extends Effect.Service<ApiKeysRepo>()("ApiKeysRepo", {
      * the same read: the only unscoped read, since the key names its tenant.
      */
     const byHash = (hash: string) =>
-      sql`SELECT ${qualifiedColumns(sql)}, CASE WHEN m.user_id IS NULL THEN NULL ELSE jsonb_build_object('email', u.email, 'name', u.name,
-            'totp_enabled', u.totp_enabled, 'role', m.role, 'status', m.status, 'settings', t.settings) END AS owner
-        FROM api_keys k
-        LEFT JOIN memberships m ON m.tenant_id = k.tenant_id AND m.user_id = k.owner_user_id
-        LEFT JOIN tenants t ON t.id = m.tenant_id
-        LEFT JOIN users u ON u.id = m.user_id
-        WHERE k.key_hash = ${hash}`.pipe(
+      prepared.query(BY_HASH, [hash]).pipe(
         Effect.flatMap((rows) => Effect.zip(apiKeyRows(Effect.succeed(rows)), ownerRows(Effect.succeed(rows)))),
         Effect.map(([keys, owners]) =>
           keys[0] === undefined ? Option.none() : Option.some({ key: keys[0], owner: owners[0]?.owner ?? null })

@@ -1,5 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
+import { PreparedSql } from "../../platform/PreparedSql.js"
 import { BigIntText, decodeRows, JsonObjectOf, Timestamp } from "../../platform/Rows.js"
 import { User } from "../../schemas/Auth.js"
 import { TenantId, UserId } from "../../schemas/Ids.js"
@@ -41,6 +42,13 @@ const userMembershipRows = decodeRows("memberships", Schema.extend(MembershipRow
 
 export const settingsOf = (m: MembershipRow): TenantSettings => ({ ...defaultTenantSettings, ...m.settings })
 
+/** Read on every request authenticated by a JWT: a prepared statement. */
+const WITH_MEMBERSHIP = `SELECT m.tenant_id, m.user_id, m.role, m.status, m.created_at, m.last_login_at,
+    t.name AS tenant_name, t.slug AS tenant_slug, t.settings,
+    u.email, u.name, u.password_hash, u.totp_secret_enc, u.totp_enabled, u.totp_last_step
+  FROM memberships m JOIN tenants t ON t.id = m.tenant_id JOIN users u ON u.id = m.user_id
+  WHERE m.tenant_id = $1 AND m.user_id = $2`
+
 const memberSelect = (sql: SqlClient.SqlClient) =>
   sql`SELECT u.id, m.tenant_id, u.email, u.name, m.role, m.status
       FROM memberships m JOIN users u ON u.id = m.user_id`
@@ -52,6 +60,7 @@ const memberSelect = (sql: SqlClient.SqlClient) =>
 export class UsersRepo extends Effect.Service<UsersRepo>()("UsersRepo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    const prepared = yield* PreparedSql
     const first = <A>(rows: ReadonlyArray<A>) => Option.fromNullable(rows[0])
 
     const byEmail = (email: string) =>
@@ -76,11 +85,7 @@ export class UsersRepo extends Effect.Service<UsersRepo>()("UsersRepo", {
 
     /** The user and their membership of one tenant in one read (every authenticated request needs both). */
     const withMembership = (tenantId: string, userId: string) =>
-      sql`SELECT m.tenant_id, m.user_id, m.role, m.status, m.created_at, m.last_login_at,
-          t.name AS tenant_name, t.slug AS tenant_slug, t.settings,
-          u.email, u.name, u.password_hash, u.totp_secret_enc, u.totp_enabled, u.totp_last_step
-        FROM memberships m JOIN tenants t ON t.id = m.tenant_id JOIN users u ON u.id = m.user_id
-        WHERE m.tenant_id = ${tenantId} AND m.user_id = ${userId}`.pipe(userMembershipRows).pipe(
+      prepared.query(WITH_MEMBERSHIP, [tenantId, userId]).pipe(userMembershipRows).pipe(
         Effect.map((rows) => {
           const r = rows[0]
           if (r === undefined) return Option.none()

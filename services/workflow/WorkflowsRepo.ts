@@ -3,6 +3,7 @@ import { Effect, Option, Schema } from "effect"
 import type { DagDefinition } from "../../schemas/Dag.js"
 import { notFound } from "../../schemas/Errors.js"
 import { TenantId, UserId, WorkflowId } from "../../schemas/Ids.js"
+import { PreparedSql } from "../../platform/PreparedSql.js"
 import { decodeRows, JsonObjectOf, Timestamp } from "../../platform/Rows.js"
 import type { Principal } from "../../schemas/Principal.js"
 import { InteractionType, type Workflow, type WorkflowConfig } from "../../schemas/Workflow.js"
@@ -95,9 +96,13 @@ export interface WorkflowChanges {
 }
 
 /** SQL for AI Employees; every statement is scoped to the caller's tenant. */
+/** Whether the caller's tenant has this AI Employee, unarchived: read on every run start (prepared). */
+const VISIBLE = `SELECT archived_at IS NOT NULL AS archived, name, active_version FROM workflows WHERE tenant_id = $1 AND id = $2`
+
 export class WorkflowsRepo extends Effect.Service<WorkflowsRepo>()("WorkflowsRepo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    const prepared = yield* PreparedSql
     const first = (rows: ReadonlyArray<WorkflowRow>) => Option.fromNullable(rows[0])
 
     const insert = (scope: { readonly tenantId: TenantId }, row: {
@@ -150,8 +155,7 @@ export class WorkflowsRepo extends Effect.Service<WorkflowsRepo>()("WorkflowsRep
 
     /** `visible` reading only what a run start needs: the name and the active version. */
     const requireVisible = (scope: Principal, id: string) =>
-      sql<{ archived: boolean; name: string; active_version: number | null }>`SELECT archived_at IS NOT NULL AS archived, name, active_version
-        FROM workflows WHERE tenant_id = ${scope.tenantId} AND id = ${id}`.pipe(
+      prepared.query<{ archived: boolean; name: string; active_version: number | null }>(VISIBLE, [scope.tenantId, id]).pipe(
         Effect.orDie,
         Effect.flatMap((rows) =>
           rows[0] !== undefined && !rows[0].archived

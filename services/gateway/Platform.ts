@@ -29,6 +29,8 @@ import { startBanner } from "./Banner.js"
 import { RedisConnection } from "../../platform/Redis.js"
 import { OutboundGuard } from "../../platform/outbound/OutboundGuard.js"
 import { SystemHttp } from "./SystemHttp.js"
+import { isolated } from "../../platform/Isolated.js"
+import { PgPool } from "../../platform/PreparedSql.js"
 
 /** The database, migrated before any service touches it. */
 const MigratedDatabaseLive = MigrationsLive.pipe(Layer.provideMerge(DatabaseLive))
@@ -63,7 +65,11 @@ const AuthClientLive = Layer.unwrapEffect(
     }))
 )
 
-const HandlersLive = Layer.mergeAll(SystemHttp, AuthHttpLive, WorkflowHttpLive, AgentHttpLive, IngestionHttpLive, ChatHttpLive, IntegrationsHttpLive, EvalHttpLive, DocgenHttpLive, TicketingHttpLive)
+// Each group's handlers run in the context the group was built in (merged into every request's):
+// built seeing only what they use, that merge is small.
+const SystemHttpLive = isolated(SystemHttp, PgPool)
+
+const HandlersLive = Layer.mergeAll(SystemHttpLive, AuthHttpLive, WorkflowHttpLive, AgentHttpLive, IngestionHttpLive, ChatHttpLive, IntegrationsHttpLive, EvalHttpLive, DocgenHttpLive, TicketingHttpLive)
 
 const ApiLive = HttpApiBuilder.api(PlatformApi).pipe(
   Layer.provide(HandlersLive),

@@ -7,15 +7,18 @@
  *
  * - concurrent: BENCH_WARMUP (300) runs to warm up, then BENCH_RUNS (300) started over HTTP with
  *   BENCH_CONCURRENCY (32) starts in flight; runs/s from the first start to the last completion.
+ *   BENCH_START=direct starts them through the run module in this process instead (no HTTP, no
+ *   credential: the peers' START=direct), which measures the kernel alone.
  * - serial: 5 to warm up, then BENCH_SERIAL (30) runs one at a time; start -> completed p50 from
  *   the run row; orchestration per node is that over 3 (the model answers at once).
  * - statements and commits per run, counted on the wire (bench/PgTrace.ts); CPU of this process
  *   and of PostgreSQL per run.
  */
-import { Effect } from "effect"
+import { Context, Effect } from "effect"
 import pg from "pg"
 import { postgresCpuMs, selfCpuMs } from "./Cpu.js"
 import { BENCH_MARK, makePgTrace } from "./PgTrace.js"
+import { RunModule } from "../runtime/run/RunModule.js"
 import { benchDatabase, benchPlatform, instantModel, json, percentile } from "./support.js"
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 300)
@@ -43,7 +46,7 @@ export const runsBench = Effect.scoped(Effect.gen(function*() {
   const db = yield* benchDatabase
   database = db.name
   const model = yield* instantModel
-  const { base, token } = yield* benchPlatform({ DATABASE_URL: db.url, LLM_BASE_URL: model.baseUrl, LLM_MODELS: "bench-model" })
+  const { base, token, context } = yield* benchPlatform({ DATABASE_URL: db.url, LLM_BASE_URL: model.baseUrl, LLM_MODELS: "bench-model" })
   const w = yield* json(base, token, "POST", "/api/v1/workflow/workflows", { name: "Bench" })
   const workflowId = w.id as string
   yield* json(base, token, "PATCH", `/api/v1/workflow/workflows/${workflowId}`, { dag_definition: threeNodeDag })
@@ -53,9 +56,15 @@ export const runsBench = Effect.scoped(Effect.gen(function*() {
   yield* Effect.acquireRelease(Effect.promise(() => poller.connect()), () => Effect.promise(() => poller.end()))
   const query = <A>(text: string, values: ReadonlyArray<unknown> = []) =>
     Effect.promise(() => poller.query(`${BENCH_MARK} ${text}`, [...values])).pipe(Effect.map((r) => r.rows as Array<A>))
-  const start = json(base, token, "POST", `/api/v1/workflow/workflows/${workflowId}/run`, { input_params: {} }).pipe(
-    Effect.map((r) => r.id as string)
-  )
+  const modules = Context.get(context, RunModule)
+  const start = process.env.BENCH_START === "direct"
+    ? modules.start({ tenantId: w.tenant_id as string, workflowId, triggerType: "api", isDryRun: false, input: {} }).pipe(
+      Effect.map((run) => run.id),
+      Effect.orDie
+    )
+    : json(base, token, "POST", `/api/v1/workflow/workflows/${workflowId}/run`, { input_params: {} }).pipe(
+      Effect.map((r) => r.id as string)
+    )
   const unfinished = query<{ n: number }>(`SELECT count(*)::int AS n FROM runs WHERE status NOT IN ('completed', 'failed', 'cancelled')`).pipe(
     Effect.map((rows) => rows[0]!.n)
   )
@@ -117,7 +126,7 @@ export const runsBench = Effect.scoped(Effect.gen(function*() {
   const serialP50 = median(serial)
 
   return [
-    `durable runs: ${RUNS} runs of a 3-node DAG after ${WARMUP} to warm up, ${CONCURRENCY} concurrent starts, ${failed} not completed`,
+    `durable runs: ${RUNS} runs of a 3-node DAG after ${WARMUP} to warm up, ${CONCURRENCY} concurrent starts (${process.env.BENCH_START === "direct" ? "through the run module" : "over HTTP"}), ${failed} not completed`,
     `  RESULT_RUNS_PER_S ${(RUNS / wall).toFixed(1)}; start -> completed p50 ${percentile(latencies, 0.5).toFixed(1)} ms, p99 ${percentile(latencies, 0.99).toFixed(1)} ms`,
     `  CPU per run: this process ${(nodeCpu / RUNS).toFixed(2)} ms (${(nodeCpu / 10 / wall).toFixed(0)}% of a core), PostgreSQL ${(pgCpu / RUNS).toFixed(2)} ms`,
     `  per run: ${perRun(statements.length)} statements, ${perRun(trace.commits(statements))} commits (${perRun(trace.writes(statements))} of them writes)`,

@@ -59,7 +59,7 @@ export const instantModel = Effect.acquireRelease(
 export const benchPlatform = (env: Record<string, string>) =>
   Effect.gen(function*() {
     const port = yield* freePort
-    yield* Layer.build(
+    const context = yield* Layer.build(
       PlatformLive.pipe(Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries({
         PORT: String(port),
         DATA_DIR: mkdtempSync(path.join(tmpdir(), "bp-bench-")),
@@ -78,7 +78,7 @@ export const benchPlatform = (env: Record<string, string>) =>
         body: JSON.stringify({ email: "bench@example.test", password: "bench-password" })
       }).then((r) => r.json() as Promise<{ access_token: string }>)
     )
-    return { base, token: login.access_token }
+    return { base, token: login.access_token, context }
   })
 
 export const percentile = (sorted: ReadonlyArray<number>, p: number) =>

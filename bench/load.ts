@@ -5,7 +5,8 @@
  * BENCH_CONNECTIONS (32) connections, BENCH_SECONDS (5) per try after a 2 s warm-up, three tries,
  * medians. Cases: `GET /health` (SELECT 1), an authenticated read (`GET /api/v1/auth/users/me` with
  * an API key; the bare server does the key's joined read) and the run endpoint (platform only).
- * Then BENCH_STREAMS (1,000) SSE streams follow BENCH_STREAM_RUNS (50) runs paused on an approval;
+ * `GET /health` is also loaded on bench/StackFloorServer.ts (a minimal HttpApi server, no code of
+ * ours): the framework's own share. Then BENCH_STREAMS (1,000) SSE streams follow BENCH_STREAM_RUNS (50) runs paused on an approval;
  * they are approved one every BENCH_APPROVE_EVERY_MS (100; 0 approves all at once) and each
  * event's lag is its arrival at each client minus its row's `created_at` (same clock).
  */
@@ -136,8 +137,13 @@ export const loadBench = Effect.scoped(Effect.gen(function*() {
   yield* child(["--import", "tsx", "bench/BareServer.ts"], { DATABASE_URL: db.url, PORT: String(barePort) })
   yield* waitFor(`http://127.0.0.1:${barePort}/health`)
 
+  const floorPort = yield* freePort
+  yield* child(["--import", "tsx", "bench/StackFloorServer.ts"], { DATABASE_URL: db.url, PORT: String(floorPort) })
+  yield* waitFor(`http://127.0.0.1:${floorPort}/health`)
+
   const health = yield* load({ url: `${base}/health` })
   const bareHealth = yield* load({ url: `http://127.0.0.1:${barePort}/health` })
+  const floorHealth = yield* load({ url: `http://127.0.0.1:${floorPort}/health` })
   const me = yield* load({ url: `${base}/api/v1/auth/users/me`, headers: { "x-api-key": key } })
   const bareMe = yield* load({ url: `http://127.0.0.1:${barePort}/me`, headers: { "x-api-key": key } })
 
@@ -193,6 +199,7 @@ export const loadBench = Effect.scoped(Effect.gen(function*() {
   return [
     `load: ${CONNECTIONS} connections, ${TRIES} tries of ${SECONDS} s after a 2 s warm-up, medians; autocannon in this process, each server in its own`,
     line("GET /health", health, bareHealth),
+    `  the stack's floor (bench/StackFloorServer.ts, HttpApi with no code of ours): ${floorHealth.rps.toFixed(0)} req/s, p50 ${floorHealth.p50} ms, p99 ${floorHealth.p99} ms; RESULT_FLOOR_P99_RATIO ${(floorHealth.p99 / Math.max(1, bareHealth.p99)).toFixed(2)} of the bare server's`,
     line("GET /api/v1/auth/users/me (API key)", me, bareMe),
     line("POST /workflows/{id}/run (1 node)", runs),
     `SSE: ${STREAMS} streams on ${STREAM_RUNS} runs paused on an approval, ${APPROVE_EVERY_MS === 0 ? "all approved at once" : `one approved every ${APPROVE_EVERY_MS} ms`}: ${short} streams missed or repeated events`,

@@ -85,7 +85,7 @@ const INSERT_RUN = `INSERT INTO runs (id, tenant_id, workflow_id, workflow_name,
   VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)
   ON CONFLICT (id) DO UPDATE SET id = EXCLUDED.id
   RETURNING id, tenant_id, workflow_id, workflow_name, version, status, trigger_type, is_dry_run, held, parent_run_id,
-    session_id, created_at`
+    session_id, created_at, input_params`
 
 /** The id a call_aie node's child run gets: derived, so the node run again finds the same child. */
 export const childRunId = (runId: string, nodeId: string) => derivedUuid(`${runId}/${nodeId}`)
@@ -176,7 +176,7 @@ export class RunModule extends Context.Tag("RunModule")<RunModule, {
             created_by: r.createdBy ?? null,
             search_overrides: r.searchOverrides ?? null
           }
-          const [row] = yield* prepared.query<CreatedRun>(INSERT_RUN, [
+          const [inserted] = yield* prepared.query<CreatedRun & { readonly input_params: Record<string, unknown> }>(INSERT_RUN, [
             record.id,
             record.tenant_id,
             record.workflow_id,
@@ -198,8 +198,10 @@ export class RunModule extends Context.Tag("RunModule")<RunModule, {
             r.apiKeyId ?? null
           ]).pipe(Effect.orDie)
           // A given id may name a run that already existed (ON CONFLICT): only a new id is surely this insert's.
-          if (r.id !== undefined || status !== "pending" || record.held) return row!
-          return { ...row!, fresh: record }
+          const { input_params, ...row } = inserted!
+          if (r.id !== undefined || status !== "pending" || record.held) return row
+          // The input as stored (jsonb orders keys its own way), so that every activation sees the same object.
+          return { ...row, fresh: { ...record, input_params } }
         }).pipe(Effect.withSpan("RunModule.create"))
 
       // A message to a run on another runner is answered when its activation ends: nobody waits for that.

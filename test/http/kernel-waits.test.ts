@@ -145,7 +145,9 @@ layer(ScriptedModel.layer, { excludeTestServices: true, timeout: "120 seconds" }
       assert.deepStrictEqual((yield* eventsOf(p, created.id)).map((e) => e.data.type), ["run_cancelled"])
 
       // The same start for a run still pending runs it, with no read before its first commit.
-      const next = yield* p.runs.create({ tenantId, workflowId: workflow, triggerType: "api", isDryRun: false, input: {} })
+      const next = yield* p.runs.create({ tenantId, workflowId: workflow, triggerType: "api", isDryRun: false, input: { zeta: 1, a: 2 } })
+      // The record carries the input as stored (jsonb's key order), as a later activation would read it.
+      assert.deepStrictEqual(Object.keys(next.fresh?.input_params ?? {}), ["a", "zeta"])
       yield* p.runs.launchCreated(next)
       assert.deepStrictEqual((yield* waitFor(p, next.id, "completed")).output, { text: "ok" })
       assert.deepStrictEqual((yield* eventsOf(p, next.id)).filter((e) => e.data.type !== "token").map((e) => e.data.type), [

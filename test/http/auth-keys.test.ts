@@ -3,6 +3,16 @@ import { Effect } from "effect"
 import { adminToken, createMember } from "../support/Fixtures.js"
 import { http, loginToken } from "../support/Http.js"
 import { TestPlatformLive } from "../support/TestPlatform.js"
+import type { Role } from "../../schemas/Roles.js"
+
+/** A new member of `role` and an API key they created (`body` adds to the key's fields). */
+const memberWithKey = (admin: string, role: Role, body: Record<string, unknown> = {}) =>
+  Effect.gen(function*() {
+    const member = yield* createMember(admin, role)
+    const token = yield* loginToken(member.email, member.password)
+    const key = yield* http("POST", "/api/v1/auth/api-keys", { token, body: { name: role, ...body } })
+    return { member, key }
+  })
 
 layer(TestPlatformLive(), { excludeTestServices: true })("auth: API keys", (it) => {
   it.effect("create shows the secret once; list shows prefix, type, owner, revocation and expiry", () =>
@@ -125,9 +135,7 @@ layer(TestPlatformLive(), { excludeTestServices: true })("auth: API keys", (it) 
   it.effect("a key acts as its owner, with the owner's role", () =>
     Effect.gen(function*() {
       const admin = yield* adminToken
-      const u = yield* createMember(admin, "user")
-      const uToken = yield* loginToken(u.email, u.password)
-      const key = yield* http("POST", "/api/v1/auth/api-keys", { token: uToken, body: { name: "u" } })
+      const { member: u, key } = yield* memberWithKey(admin, "user")
       const me = yield* http("GET", "/api/v1/auth/users/me", { apiKey: key.body.key })
       assert.strictEqual(me.body.user.id, u.id)
       assert.strictEqual(me.body.user.role, "user")
@@ -137,9 +145,7 @@ layer(TestPlatformLive(), { excludeTestServices: true })("auth: API keys", (it) 
   it.effect("a key reads its owner as they are now, records its use at most once a minute, and stops when the owner leaves", () =>
     Effect.gen(function*() {
       const admin = yield* adminToken
-      const u = yield* createMember(admin, "user")
-      const uToken = yield* loginToken(u.email, u.password)
-      const key = yield* http("POST", "/api/v1/auth/api-keys", { token: uToken, body: { name: "u" } })
+      const { member: u, key } = yield* memberWithKey(admin, "user")
       const listed = () =>
         http("GET", "/api/v1/auth/api-keys?page_size=100", { token: admin }).pipe(
           Effect.map((r) => r.body.items.find((k: { id: string }) => k.id === key.body.id) as { last_used_at: string | null })
@@ -161,9 +167,7 @@ layer(TestPlatformLive(), { excludeTestServices: true })("auth: API keys", (it) 
       // Used again within the minute: the recorded use stays where it was.
       assert.strictEqual((yield* listed()).last_used_at, used)
       // Removing a member revokes their user keys; a system key outlives its owner's membership but not its use.
-      const sysAdmin = yield* createMember(admin, "system_admin")
-      const sysToken = yield* loginToken(sysAdmin.email, sysAdmin.password)
-      const system = yield* http("POST", "/api/v1/auth/api-keys", { token: sysToken, body: { name: "sys", key_type: "system" } })
+      const { member: sysAdmin, key: system } = yield* memberWithKey(admin, "system_admin", { key_type: "system" })
       assert.strictEqual((yield* http("GET", "/api/v1/auth/users/me", { apiKey: system.body.key })).body.user.role, "system_admin")
       assert.strictEqual((yield* http("DELETE", `/api/v1/auth/users/${u.id}`, { token: admin })).status, 204)
       assert.strictEqual((yield* http("DELETE", `/api/v1/auth/users/${sysAdmin.id}`, { token: admin })).status, 204)

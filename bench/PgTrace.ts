@@ -14,25 +14,34 @@ const head = (text: string) => text.trimStart().slice(0, 16).toUpperCase()
  * every PostgreSQL client of the process goes through it. Statements of the benchmark's own
  * bookkeeping carry the marker comment and are left out.
  */
+/** What each trace of the process sees of a statement: every trace is told of every statement. */
+const listeners = new Set<(client: { database?: string }, text: string, inTransaction: boolean) => void>()
+const open = new WeakMap<object, boolean>()
+
+const patch = () => {
+  const prototype = pg.Client.prototype as unknown as { query: (...args: Array<unknown>) => unknown; __benchTraced?: boolean }
+  if (prototype.__benchTraced === true) return
+  prototype.__benchTraced = true
+  const query = prototype.query
+  prototype.query = function(this: { database?: string }, ...args: Array<unknown>) {
+    const config = args[0]
+    const text = typeof config === "string" ? config : (config as { text?: string } | undefined)?.text ?? ""
+    const h = head(text)
+    const inTransaction = open.get(this) ?? false
+    if (h.startsWith("BEGIN") || h.startsWith("START")) open.set(this, true)
+    else if (h.startsWith("COMMIT") || (h.startsWith("ROLLBACK") && !h.startsWith("ROLLBACK TO"))) open.set(this, false)
+    for (const listener of listeners) listener(this, text, inTransaction)
+    return query.apply(this, args)
+  }
+}
+
 export const makePgTrace = (database: () => string | undefined) => {
   const log: Array<Statement> = []
-  const open = new WeakMap<object, boolean>()
   let enabled = false
-  const prototype = pg.Client.prototype as unknown as { query: (...args: Array<unknown>) => unknown; __benchTraced?: boolean }
-  if (prototype.__benchTraced !== true) {
-    prototype.__benchTraced = true
-    const query = prototype.query
-    prototype.query = function(this: { database?: string }, ...args: Array<unknown>) {
-      const config = args[0]
-      const text = typeof config === "string" ? config : (config as { text?: string } | undefined)?.text ?? ""
-      const h = head(text)
-      const inTransaction = open.get(this) ?? false
-      if (h.startsWith("BEGIN") || h.startsWith("START")) open.set(this, true)
-      else if (h.startsWith("COMMIT") || (h.startsWith("ROLLBACK") && !h.startsWith("ROLLBACK TO"))) open.set(this, false)
-      if (enabled && this.database === database() && !text.includes(BENCH_MARK)) log.push({ text, inTransaction })
-      return query.apply(this, args)
-    }
-  }
+  patch()
+  listeners.add((client, text, inTransaction) => {
+    if (enabled && client.database === database() && !text.includes(BENCH_MARK)) log.push({ text, inTransaction })
+  })
   const commits = (statements: ReadonlyArray<Statement>) =>
     statements.filter((s) => !s.inTransaction && !head(s.text).startsWith("BEGIN") && !head(s.text).startsWith("SAVEPOINT") && !head(s.text).startsWith("RELEASE")).length
   return {

@@ -7,6 +7,7 @@ import { hitlBench } from "./hitl.js"
 import { integrationsBench } from "./integrations.js"
 import { loadBench } from "./load.js"
 import { runsBench } from "./runs.js"
+import { stackFloorRunsBench } from "./stackFloorRuns.js"
 import { ticketingBench } from "./ticketing.js"
 import { triggersBench } from "./triggers.js"
 
@@ -16,6 +17,9 @@ const main = Effect.gen(function*() {
   if (only === undefined || only === "gateway") yield* gatewayBench
   if (only === undefined || only === "runs") {
     for (const line of yield* runsBench) yield* Effect.log(line)
+  }
+  if (only === "stackfloor") {
+    for (const line of yield* stackFloorRunsBench) yield* Effect.log(line)
   }
   if (only === undefined || only === "hitl") {
     for (const line of yield* hitlBench) yield* Effect.log(line)

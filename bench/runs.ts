@@ -16,7 +16,7 @@
  */
 import { Context, Effect } from "effect"
 import pg from "pg"
-import { postgresCpuMs, selfCpuMs } from "./Cpu.js"
+import { concurrentRuns } from "./Concurrent.js"
 import { BENCH_MARK, makePgTrace } from "./PgTrace.js"
 import { RunModule } from "../runtime/run/RunModule.js"
 import { benchDatabase, benchPlatform, instantModel, json, percentile } from "./support.js"
@@ -68,23 +68,7 @@ export const runsBench = Effect.scoped(Effect.gen(function*() {
   const unfinished = query<{ n: number }>(`SELECT count(*)::int AS n FROM runs WHERE status NOT IN ('completed', 'failed', 'cancelled')`).pipe(
     Effect.map((rows) => rows[0]!.n)
   )
-  const drain = Effect.gen(function*() {
-    while ((yield* unfinished) > 0) yield* Effect.sleep("20 millis")
-  })
-
-  // Concurrent
-  yield* Effect.forEach(Array.from({ length: WARMUP }), () => start, { concurrency: CONCURRENCY, discard: true })
-  yield* drain
-  // Past the cluster reaper's next pass (every 5 s), so that the warm-up's entities are gone.
-  yield* Effect.sleep("7 seconds")
-  const pg0 = postgresCpuMs()
-  const self0 = selfCpuMs()
-  trace.start()
-  const t0 = performance.now()
-  const ids = yield* Effect.forEach(Array.from({ length: RUNS }), () => start, { concurrency: CONCURRENCY })
-  yield* drain
-  const wall = (performance.now() - t0) / 1000
-  const statements = trace.stop()
+  const { ids, nodeCpu, pgCpu, statements, wall } = yield* concurrentRuns({ start, unfinished, trace, warmup: WARMUP, runs: RUNS, concurrency: CONCURRENCY })
   if (process.env.BENCH_STATEMENTS === "1") {
     const counts = new Map<string, number>()
     for (const st of statements) {
@@ -93,8 +77,6 @@ export const runsBench = Effect.scoped(Effect.gen(function*() {
     }
     for (const [k, n] of [...counts].sort((a, b) => b[1] - a[1])) console.log(`${(n / RUNS).toFixed(2)} ${k}`)
   }
-  const nodeCpu = selfCpuMs() - self0
-  const pgCpu = postgresCpuMs() - pg0
   const rows = yield* query<{ ms: number; status: string }>(
     `SELECT extract(epoch FROM finished_at - created_at) * 1000 AS ms, status FROM runs WHERE id = ANY($1)`,
     [ids]

@@ -8,12 +8,6 @@ interface Statement {
 
 const head = (text: string) => text.trimStart().slice(0, 16).toUpperCase()
 
-/**
- * Counts the statements the platform sends to one database, and the commits among them (a
- * statement outside a transaction is one, a COMMIT is one), by wrapping `pg`'s Client.query:
- * every PostgreSQL client of the process goes through it. Statements of the benchmark's own
- * bookkeeping carry the marker comment and are left out.
- */
 /** What each trace of the process sees of a statement: every trace is told of every statement. */
 const listeners = new Set<(client: { database?: string }, text: string, inTransaction: boolean) => void>()
 const open = new WeakMap<object, boolean>()
@@ -35,6 +29,12 @@ const patch = () => {
   }
 }
 
+/**
+ * Counts the statements the platform sends to one database, and the commits among them (a
+ * statement outside a transaction is one, a COMMIT is one), by wrapping `pg`'s Client.query:
+ * every PostgreSQL client of the process goes through it. Statements of the benchmark's own
+ * bookkeeping carry the marker comment and are left out.
+ */
 export const makePgTrace = (database: () => string | undefined) => {
   const log: Array<Statement> = []
   let enabled = false

@@ -99,13 +99,14 @@ export const stackFloorRunsBench = Effect.scoped(Effect.gen(function*() {
   // One statement per node: the step row, its events and spans, and (the last node) the run's end.
   const journalNode = (runId: string, node: string, index: number, text: string) => {
     const step = { step_id: `${runId}:${node}`, node_id: node }
+    // At most five events per node: each node numbers its events from its own block of five.
     const events = [
       ...(index === 0 ? [{ type: "run_started", payload: { status: "running" } }] : []),
       { type: "step_started", payload: step },
       { type: "token", payload: { ...step, delta: "ok" } },
       { type: "step_completed", payload: { ...step, status: "completed" } },
       ...(index === 2 ? [{ type: "run_completed", payload: { status: "completed", output: {} } }] : [])
-    ].map((e, i) => ({ ...e, seq: index * 4 + i + (index === 0 ? 0 : 1), key: `${e.type}:${node}` }))
+        ].map((e, i) => ({ ...e, seq: index * 5 + i, key: `${e.type}:${node}` }))
     const start = process.hrtime.bigint()
     const spans = [span(runId, `node ${node}`, start), span(runId, "agent respond", start), span(runId, "chat bench-model", start)]
     const end = index === 2 ? `, ru AS (UPDATE runs SET status = 'completed', output = '{}', finished_at = clock_timestamp() WHERE id = $1)` : ""

@@ -106,7 +106,7 @@ export const stackFloorRunsBench = Effect.scoped(Effect.gen(function*() {
       { type: "token", payload: { ...step, delta: "ok" } },
       { type: "step_completed", payload: { ...step, status: "completed" } },
       ...(index === 2 ? [{ type: "run_completed", payload: { status: "completed", output: {} } }] : [])
-        ].map((e, i) => ({ ...e, seq: index * 5 + i, key: `${e.type}:${node}` }))
+    ].map((e, i) => ({ ...e, seq: index * 5 + i, key: `${e.type}:${node}` }))
     const start = process.hrtime.bigint()
     const spans = [span(runId, `node ${node}`, start), span(runId, "agent respond", start), span(runId, "chat bench-model", start)]
     const end = index === 2 ? `, ru AS (UPDATE runs SET status = 'completed', output = '{}', finished_at = clock_timestamp() WHERE id = $1)` : ""

@@ -4,7 +4,11 @@ import { Effect, Option } from "effect"
 import { INITIAL_ADMIN_EMAIL, INITIAL_PASSWORD_FILE, type FirstAdmin } from "../auth/Bootstrap.js"
 import { AppConfig } from "../../platform/Config.js"
 
-/** Where everything is, once the platform answers: the API, its reference and the first admin's password. */
+/**
+ * Where everything is: the API, its reference and the first admin's password. Composed before the
+ * platform answers, so that the line is logged the moment it does (a newcomer's first request may
+ * follow at once).
+ */
 export const startBanner = (created: Option.Option<FirstAdmin>) =>
   Effect.gen(function*() {
     const config = yield* AppConfig
@@ -18,7 +22,7 @@ export const startBanner = (created: Option.Option<FirstAdmin>) =>
           : `first admin: ${a.email} (tenant '${a.tenant}')`,
       onNone: () => kept ? `first admin: ${INITIAL_ADMIN_EMAIL}, password in ${file}` : undefined
     })
-    yield* Effect.log(
+    return Effect.log(
       [`Builder Platform is ready: API ${base}/api/v1, reference ${base}/docs, OpenAPI ${base}/api/v1/openapi.json`, admin]
         .filter((part) => part !== undefined)
         .join("; ")

@@ -80,9 +80,9 @@ const ApiLive = HttpApiBuilder.api(PlatformApi).pipe(
 /** The first admin exists before the platform answers its first request (503 until then). */
 const GatewayLive = Layer.scopedDiscard(
   Effect.gen(function*() {
-    const admin = yield* bootstrapAdmin
+    const banner = yield* startBanner(yield* bootstrapAdmin)
     yield* serveGateway
-    yield* startBanner(admin)
+    yield* banner
   })
 ).pipe(
   Layer.provide(ApiRouterLive),

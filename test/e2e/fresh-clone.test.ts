@@ -5,7 +5,7 @@ import * as path from "node:path"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { freePort } from "../../platform/FreePort.js"
-import { exec, exited, probe, signalGroup, startProcess, type Started, stoppedCleanly, waitHealthy } from "../support/Processes.js"
+import { exec, exited, probe, signalGroup, startProcess, type Started, stoppedCleanly, waitForOutput, waitHealthy } from "../support/Processes.js"
 
 const repo = path.resolve(import.meta.dirname, "../..")
 
@@ -84,6 +84,7 @@ describe("a newcomer's first start from a fresh clone", () => {
       // Connecting during startup is answered (503 until ready) or refused, never left hanging.
       assert.notInclude(seen, "timeout", first.output())
       assert.notInclude(seen, "reset", first.output())
+      yield* waitForOutput(first, "Builder Platform is ready")
       const passwordFile = path.join(dataOf(app), "initial-admin-password")
       assert.strictEqual(statSync(passwordFile).mode & 0o777, 0o600)
       const password = readFileSync(passwordFile, "utf8").trim()
@@ -99,6 +100,7 @@ describe("a newcomer's first start from a fresh clone", () => {
 
       const second = startProcess("npm", ["start"], { cwd: app, env })
       yield* waitHealthy(base, second)
+      yield* waitForOutput(second, "Builder Platform is ready")
       assert.strictEqual(yield* login(base, password), 200, "the data survived the restart")
       assert.notInclude(second.output(), "Created the first admin")
       assert.include(second.output(), passwordFile, "the banner still says where the password is")

@@ -99,6 +99,16 @@ export const waitHealthy = (base: string, started: Started, seconds = 180) =>
     return yield* Effect.dieMessage(`never became healthy (saw ${seen.join(", ")}):\n${started.output()}`)
   })
 
+/** The child's output reaches this process through a pipe, read apart from its HTTP answers: wait for a line. */
+export const waitForOutput = (started: Started, text: string, seconds = 10) =>
+  Effect.gen(function*() {
+    const until = Date.now() + seconds * 1000
+    while (!started.output().includes(text)) {
+      if (Date.now() > until) return yield* Effect.dieMessage(`never printed "${text}":\n${started.output()}`)
+      yield* sleep(50)
+    }
+  })
+
 /**
  * A clean stop under `npm start`: npm re-raises the signal on itself once its script ended, so
  * npm's own status is the signal; the platform shows its clean stop in its output.

@@ -3,8 +3,9 @@
  * bench/runs.ts and the peers (a run row, three nodes each one model call and one step row, the
  * run's completion) on the mandated stack with nothing of the platform's: a one-endpoint HttpApi
  * server (`POST /runs`: insert the run row, hand the run to its entity, 202), an `@effect/cluster`
- * SingleRunner on PostgreSQL, a run entity whose handler does the three nodes, statements on a
- * plain `pg` pool (no `@effect/sql` per statement), no tracing, no events, no authentication.
+ * SingleRunner on PostgreSQL, a run entity whose handler does the three nodes, prepared statements
+ * (as the platform's) on a plain `pg` pool (no `@effect/sql` per statement), no tracing, no
+ * events, no authentication.
  *
  * What the platform's run costs above this is ours; what this costs above the plain-`pg` floor is
  * the stack's (HttpApi, cluster messages, the Effect runtime). BENCH_START=direct starts runs
@@ -15,6 +16,10 @@
  * (step_started, token, step_completed; run_started and run_completed on the first and last)
  * and its three spans (node, agent, model call) as OTLP JSON rows; the last one ends the run. Still
  * five statements per run, no authentication, no live events, no state machine.
+ *
+ * BENCH_FLOOR_AUTH=1 (with or without the journal) adds the one read every authenticated request of
+ * the API makes: the caller's user, membership and tenant, joined, by the ids of a verified token
+ * (the platform keeps verified tokens, so a repeated token costs no signature check).
  */
 import { randomUUID } from "node:crypto"
 import { createServer } from "node:http"
@@ -34,6 +39,7 @@ const RUNS = Number(process.env.BENCH_RUNS ?? 300)
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 300)
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32)
 const JOURNAL = process.env.BENCH_FLOOR_JOURNAL === "1"
+const AUTH = process.env.BENCH_FLOOR_AUTH === "1"
 
 let database: string | undefined
 const trace = makePgTrace(() => database)
@@ -53,11 +59,21 @@ export const stackFloorRunsBench = Effect.scoped(Effect.gen(function*() {
   database = db.name
   const model = yield* instantModel
   const pool = new pg.Pool({ connectionString: db.url, max: 20 })
+  // The database is dropped WITH (FORCE) at the end: an idle client told so must not end the process.
+  pool.on("error", () => {})
   yield* Effect.addFinalizer(() => Effect.promise(() => pool.end()))
   const query = (text: string, values: ReadonlyArray<unknown>) =>
     Effect.async<pg.QueryResult>((resume) =>
       void pool.query(text, [...values], (error, result) => resume(error ? Effect.die(error) : Effect.succeed(result)))
     )
+  // The run path's statements are prepared once per connection, as the platform's are.
+  const names = new Map<string, string>()
+  const prepared = (text: string, values: ReadonlyArray<unknown>) =>
+    Effect.async<pg.QueryResult>((resume) => {
+      let name = names.get(text)
+      if (name === undefined) names.set(text, name = `floor_${names.size}`)
+      void pool.query({ name, text, values: [...values] }, (error, result) => resume(error ? Effect.die(error) : Effect.succeed(result)))
+    })
   yield* query(`CREATE TABLE runs (id uuid PRIMARY KEY, status text NOT NULL, input_params jsonb, output jsonb,
       created_at timestamptz NOT NULL DEFAULT clock_timestamp(), finished_at timestamptz);
     CREATE TABLE run_steps (id uuid PRIMARY KEY, run_id uuid NOT NULL, node_id text NOT NULL, status text NOT NULL,
@@ -66,9 +82,23 @@ export const stackFloorRunsBench = Effect.scoped(Effect.gen(function*() {
       payload jsonb NOT NULL, created_at timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (run_id, seq), UNIQUE (run_id, dedupe_key));
     CREATE TABLE run_spans (run_id uuid NOT NULL, span_id text NOT NULL, scope text NOT NULL, start_unix_nano bigint NOT NULL,
       otlp jsonb NOT NULL, PRIMARY KEY (run_id, span_id));
-    CREATE TABLE workflows (id uuid PRIMARY KEY, name text NOT NULL, active_version int NOT NULL)`, [])
+    CREATE TABLE workflows (id uuid PRIMARY KEY, name text NOT NULL, active_version int NOT NULL);
+    CREATE TABLE tenants (id uuid PRIMARY KEY, name text NOT NULL, slug text NOT NULL, settings jsonb NOT NULL);
+    CREATE TABLE users (id uuid PRIMARY KEY, email text NOT NULL, name text NOT NULL, password_hash text NOT NULL);
+    CREATE TABLE memberships (tenant_id uuid NOT NULL REFERENCES tenants, user_id uuid NOT NULL REFERENCES users,
+      role text NOT NULL, status text NOT NULL, PRIMARY KEY (tenant_id, user_id))`, [])
   const workflowId = randomUUID()
+  const tenantId = randomUUID()
+  const userId = randomUUID()
   yield* query(`INSERT INTO workflows (id, name, active_version) VALUES ($1, 'Bench', 1)`, [workflowId])
+  yield* query(`INSERT INTO tenants VALUES ($1, 'Bench', 'bench', '{}')`, [tenantId])
+  yield* query(`INSERT INTO users VALUES ($1, 'a@b.c', 'A', 'x')`, [userId])
+  yield* query(`INSERT INTO memberships VALUES ($1, $2, 'admin', 'active')`, [tenantId, userId])
+  const authenticate = prepared(
+    `SELECT u.id, u.email, u.name, m.role, m.status, t.name AS tenant_name, t.slug, t.settings FROM memberships m
+      JOIN users u ON u.id = m.user_id JOIN tenants t ON t.id = m.tenant_id WHERE m.tenant_id = $1 AND m.user_id = $2`,
+    [tenantId, userId]
+  ).pipe(Effect.flatMap((r) => r.rows[0]?.status === "active" ? Effect.void : Effect.dieMessage("not a member")))
 
   const modelCall = Effect.promise(() =>
     fetch(`${model.baseUrl}/chat/completions`, {
@@ -110,7 +140,7 @@ export const stackFloorRunsBench = Effect.scoped(Effect.gen(function*() {
     const start = process.hrtime.bigint()
     const spans = [span(runId, `node ${node}`, start), span(runId, "agent respond", start), span(runId, "chat bench-model", start)]
     const end = index === 2 ? `, ru AS (UPDATE runs SET status = 'completed', output = '{}', finished_at = clock_timestamp() WHERE id = $1)` : ""
-    return query(
+    return prepared(
       `WITH st AS (INSERT INTO run_steps (id, run_id, node_id, status, output, token_usage) VALUES ($2, $1, $3, 'completed', $4, $5)),
         ev AS (INSERT INTO run_events (run_id, seq, dedupe_key, type, payload)
           SELECT $1, v.seq, v.key, v.type, v.payload FROM jsonb_to_recordset($6::jsonb) AS v(seq bigint, key text, type text, payload jsonb)),
@@ -131,7 +161,7 @@ export const stackFloorRunsBench = Effect.scoped(Effect.gen(function*() {
             yield* journalNode(runId, nodes[i]!, i, text)
             continue
           }
-          yield* query(`INSERT INTO run_steps (id, run_id, node_id, status, output, token_usage) VALUES ($1, $2, $3, 'completed', $4, $5)`, [
+          yield* prepared(`INSERT INTO run_steps (id, run_id, node_id, status, output, token_usage) VALUES ($1, $2, $3, 'completed', $4, $5)`, [
             randomUUID(),
             runId,
             nodes[i],
@@ -139,7 +169,7 @@ export const stackFloorRunsBench = Effect.scoped(Effect.gen(function*() {
             JSON.stringify({ "bench-model": { prompt_tokens: 5, completion_tokens: 1, total_tokens: 6 } })
           ])
         }
-        if (!JOURNAL) yield* query(`UPDATE runs SET status = 'completed', output = $2, finished_at = clock_timestamp() WHERE id = $1`, [runId, "{}"])
+        if (!JOURNAL) yield* prepared(`UPDATE runs SET status = 'completed', output = $2, finished_at = clock_timestamp() WHERE id = $1`, [runId, "{}"])
       })
   }))
   const Cluster = EntityLive.pipe(
@@ -154,8 +184,9 @@ export const stackFloorRunsBench = Effect.scoped(Effect.gen(function*() {
   const client = yield* FloorRun.client.pipe(Effect.provide(cluster))
   const startRun = Effect.gen(function*() {
     const id = randomUUID()
-    if (JOURNAL) yield* query(`SELECT name, active_version FROM workflows WHERE id = $1`, [workflowId])
-    yield* query(`INSERT INTO runs (id, status, input_params) VALUES ($1, 'pending', $2)`, [id, "{}"])
+    if (AUTH) yield* authenticate
+    if (JOURNAL) yield* prepared(`SELECT name, active_version FROM workflows WHERE id = $1`, [workflowId])
+    yield* prepared(`INSERT INTO runs (id, status, input_params) VALUES ($1, 'pending', $2)`, [id, "{}"])
     yield* client(id).Run({ runId: id }, { discard: true }).pipe(Effect.orDie)
     return { id, status: "pending" }
   }).pipe(Effect.withTracerEnabled(false))
@@ -186,7 +217,7 @@ export const stackFloorRunsBench = Effect.scoped(Effect.gen(function*() {
   const latencies = (yield* query(`${BENCH_MARK} SELECT extract(epoch FROM finished_at - created_at) * 1000 AS ms FROM runs WHERE id = ANY($1)`, [ids]))
     .rows.map((r) => Number((r as { ms: number }).ms)).sort((a, b) => a - b)
   return [
-    `stack floor runs${JOURNAL ? " with the journal's writes" : ""}: ${RUNS} runs of 3 nodes after ${WARMUP} to warm up, ${CONCURRENCY} concurrent starts (${process.env.BENCH_START === "direct" ? "in-process" : "over HTTP"})`,
+    `stack floor runs${JOURNAL ? " with the journal's writes" : ""}${AUTH ? " and authentication" : ""}: ${RUNS} runs of 3 nodes after ${WARMUP} to warm up, ${CONCURRENCY} concurrent starts (${process.env.BENCH_START === "direct" ? "in-process" : "over HTTP"})`,
     `  RESULT_STACK_FLOOR_RUNS_PER_S ${(RUNS / wall).toFixed(1)}; start -> completed p50 ${percentile(latencies, 0.5).toFixed(1)} ms, p99 ${percentile(latencies, 0.99).toFixed(1)} ms`,
     `  CPU per run: this process ${(nodeCpu / RUNS).toFixed(2)} ms (${(nodeCpu / 10 / wall).toFixed(0)}% of a core), PostgreSQL ${(pgCpu / RUNS).toFixed(2)} ms`,
     `  per run: ${(statements.length / RUNS).toFixed(1)} statements, ${(trace.commits(statements) / RUNS).toFixed(1)} commits`

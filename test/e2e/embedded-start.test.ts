@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from "node:child_process"
+import { spawn } from "node:child_process"
 import { existsSync, mkdtempSync, chmodSync } from "node:fs"
 import * as http from "node:http"
 import { tmpdir } from "node:os"
@@ -26,7 +26,8 @@ const start = (dataDir: string, port: number) => {
   let output = ""
   child.stdout?.on("data", (d: Buffer) => (output += d.toString()))
   child.stderr?.on("data", (d: Buffer) => (output += d.toString()))
-  return { child, output: () => output }
+  const closed = new Promise<number | null>((resolve) => child.once("close", (code) => resolve(code)))
+  return { child, output: () => output, closed }
 }
 
 const waitHealthy = (port: number, proc: { output: () => string }) =>
@@ -41,11 +42,8 @@ const waitHealthy = (port: number, proc: { output: () => string }) =>
     return yield* Effect.dieMessage(`never became healthy:\n${proc.output()}`)
   })
 
-const exited = (child: ChildProcess) =>
-  Effect.async<number | null>((resume) => {
-    if (child.exitCode !== null) return resume(Effect.succeed(child.exitCode))
-    child.once("exit", (code) => resume(Effect.succeed(code)))
-  }).pipe(Effect.timeout("30 seconds"))
+/** Its exit code once it exited and its output was read to the end ('exit' may come before the last lines). */
+const exited = (proc: { readonly closed: Promise<number | null> }) => Effect.promise(() => proc.closed).pipe(Effect.timeout("30 seconds"))
 
 const login = (port: number) =>
   Effect.promise(() =>
@@ -98,7 +96,7 @@ describe("npm start with no configuration", () => {
       yield* sleep(500)
       inflight.finish()
       assert.strictEqual(yield* Effect.promise(() => inflight.status()), 200, first.output())
-      assert.strictEqual(yield* exited(first.child), 0, first.output())
+      assert.strictEqual(yield* exited(first), 0, first.output())
       assert.include(first.output(), "Embedded PostgreSQL stopped")
       assert.isFalse(existsSync(path.join(dataDir, "pg", "postmaster.pid")))
 
@@ -108,6 +106,6 @@ describe("npm start with no configuration", () => {
       assert.strictEqual(yield* login(port), 200)
       assert.notInclude(second.output(), "Created bootstrap admin")
       second.child.kill("SIGINT")
-      assert.strictEqual(yield* exited(second.child), 0, second.output())
+      assert.strictEqual(yield* exited(second), 0, second.output())
     }), 180_000)
 })

@@ -86,7 +86,9 @@ export const rootSpan = (run: RunRecordForTrace, pauses: ReadonlyArray<PauseEven
     traceId: runTraceId(run.id),
     spanId: rootSpanId(run.id),
     start: run.created_at,
-    end: run.finished_at ?? now,
+    // PostgreSQL keeps microseconds and a Date milliseconds: the end is rounded up, so that the
+    // root never ends before a span it contains (the last node's span ends just before the commit).
+    end: run.finished_at === null ? now : new Date(run.finished_at.getTime() + 1),
     status: run.status === "completed"
       ? { code: SpanStatusCode.OK }
       : run.status === "failed"

@@ -13,7 +13,8 @@ const MAX_NAMES = 1_000
  * Statements that run on every step of every run (the journal's load and commits) as named
  * prepared statements: each pooled connection parses and plans a text once, not per call
  * (measured: about 40% of PostgreSQL's CPU per run). Inside a transaction the statement runs on
- * the transaction's connection, unprepared.
+ * the transaction's connection, unprepared. Neither way makes a span: these statements are the
+ * run's own bookkeeping, not its work, and a run's trace shows its nodes.
  */
 export class PreparedSql extends Context.Tag("PreparedSql")<PreparedSql, {
   readonly query: <A extends object>(text: string, values: ReadonlyArray<unknown>) => Effect.Effect<ReadonlyArray<A>, SqlError>
@@ -22,7 +23,6 @@ export class PreparedSql extends Context.Tag("PreparedSql")<PreparedSql, {
     PreparedSql,
     Effect.gen(function*() {
       const pool = yield* PgPool
-      const sql = yield* SqlClient.SqlClient
       // A statement's name is derived from its text: a name must never stand for two texts.
       const names = new Map<string, string>()
       const nameOf = (text: string) => {
@@ -37,7 +37,7 @@ export class PreparedSql extends Context.Tag("PreparedSql")<PreparedSql, {
       const query = <A extends object>(text: string, values: ReadonlyArray<unknown>) =>
         Effect.flatMap(Effect.serviceOption(SqlClient.TransactionConnection), (transaction) =>
           Option.isSome(transaction)
-            ? sql.unsafe<A>(text, values)
+            ? transaction.value[0].execute(text, values, undefined)
             : Effect.async<ReadonlyArray<A>, SqlError>((resume) => {
               pool.query<A>({ name: nameOf(text), text, values: [...values] }, (error, result) => {
                 resume(error ? Effect.fail(new SqlError({ cause: error, message: "Failed to execute statement" })) : Effect.succeed(result.rows))

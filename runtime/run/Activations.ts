@@ -1,6 +1,6 @@
 import { Sharding } from "@effect/cluster"
 import { SqlClient } from "@effect/sql"
-import { Cause, type Context, Effect, Exit, Fiber, Layer, Option } from "effect"
+import { Cause, Context, Effect, Exit, Fiber, Layer, Option, Scope } from "effect"
 import { isolated } from "../../platform/Isolated.js"
 import { RunTraceStore } from "../../otel/RunTraceStore.js"
 import { Telemetry } from "../../otel/Telemetry.js"
@@ -32,7 +32,10 @@ const RunHandlersLive = Layer.unwrapEffect(Effect.gen(function*() {
   const modules = yield* RunModule
   const journal = yield* Journal
   const versions = yield* Versions
-  const context = yield* Effect.context<Journal | Versions | NodeRegistry | Telemetry | RunTraceStore | RunEndHooks | RunEvents | SqlClient.SqlClient>()
+  // Exactly what activations use (the build context holds more): every span of a run copies it.
+  const context = Context.pick(Journal, Versions, NodeRegistry, Telemetry, RunTraceStore, RunEndHooks, RunEvents, SqlClient.SqlClient)(
+    yield* Effect.context<Journal | Versions | NodeRegistry | Telemetry | RunTraceStore | RunEndHooks | RunEvents | SqlClient.SqlClient>()
+  )
   const active = new Map<string, Active>()
 
   const controls = (entry: Active) => ({
@@ -147,7 +150,12 @@ const RunHandlersLive = Layer.unwrapEffect(Effect.gen(function*() {
         concurrency: "unbounded",
         // An idle run entity goes soon (the cluster's reaper looks every 5 s): its state is its rows.
         maxIdleTime: "1 second"
-      }))
+      }).pipe(
+        // The entity manager builds every run entity in the context it is registered in, and an
+        // entity's finalizers diff that context against the reaper's: the handlers carry what they
+        // use, so the registration sees only its scope.
+        Effect.mapInputContext((registration: Context.Context<Scope.Scope>) => Context.pick(Scope.Scope)(registration))
+      ))
   )
 }))
 

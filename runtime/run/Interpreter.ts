@@ -1,4 +1,4 @@
-import { Cause, Data, Effect, FiberSet, Queue } from "effect"
+import { Cause, Data, Effect, Fiber, Queue } from "effect"
 import { Telemetry } from "../../otel/Telemetry.js"
 import { settleSkips } from "../dag/Plan.js"
 import { isTerminal } from "../RunStatus.js"
@@ -57,11 +57,13 @@ export const activate = (runId: string, controls: ActivationControls, fresh?: Ru
     const version = yield* versions.get(loaded.run.workflow_id, loaded.run.version)
     const lock = yield* Effect.makeSemaphore(1)
     const state = new RunState(loaded, version ?? emptyVersion)
+    /** Nodes running on forked fibers: while there are some, commits take turns (their event numbers stay in commit order). */
+    let running = 0
 
     // Started from a fresh record, the first commit (which moves the run from pending) writes only if the run is still pending.
     let unconfirmed = fresh !== undefined
-    const commit = (batch: Batch) =>
-      lock.withPermits(1)(Effect.suspend(() => {
+    const commitNow = (batch: Batch) =>
+      Effect.suspend(() => {
         const full = state.takeCarry().absorb(batch)
         const first = state.nextSeq
         state.nextSeq += full.events.length
@@ -75,7 +77,9 @@ export const activate = (runId: string, controls: ActivationControls, fresh?: Ru
           }),
           Effect.tap(() => full.events.length > 0 ? events.notify(runId) : Effect.void)
         )
-      })).pipe(Effect.uninterruptible)
+      })
+    const commit = (batch: Batch) =>
+      Effect.uninterruptible(Effect.suspend(() => running === 0 ? commitNow(batch) : lock.withPermits(1)(commitNow(batch))))
     const finish = (status: "completed" | "failed", error: string | null, batch: Batch) =>
       endRun(state, status, error, batch, commit, controls.wake).pipe(Effect.as("idle" as Activation))
 
@@ -86,23 +90,27 @@ export const activate = (runId: string, controls: ActivationControls, fresh?: Ru
     }
     if (state.failedError !== undefined) return yield* finish("failed", state.failedError, new Batch())
 
-    const fibers = yield* FiberSet.make<void>()
-    const messages = yield* Queue.unbounded<Message>()
+    // Made only when nodes run side by side: a sequential DAG needs no fibers, queue or scope.
+    const fibers = new Set<Fiber.RuntimeFiber<unknown>>()
+    let messages: Queue.Queue<Message> | undefined
     const env: NodeEnv = {
       state,
       commit,
       takeSpans: () => telemetry.takeRun(runId),
       startChild: (workflowId, input, nodeId) => controls.startChild(state, workflowId, input, nodeId)
     }
-    let running = 0
-    const launch = (nodeId: string) =>
+    // Forked fibers are this activation's children: they are interrupted if it is.
+    const launch = (nodeId: string, inbox: Queue.Queue<Message>) =>
       Effect.suspend(() => {
         state.settle(nodeId, "running")
         running += 1
-        return FiberSet.run(fibers, runNode(version.byId.get(nodeId)!, env).pipe(
-          Effect.flatMap((outcome) => Queue.offer(messages, outcome)),
-          Effect.catchAllCause((cause) => Cause.isInterruptedOnly(cause) ? Effect.void : Queue.offer(messages, { tag: "defect", cause }))
-        ))
+        return Effect.fork(runNode(version.byId.get(nodeId)!, env).pipe(
+          Effect.flatMap((outcome) => Queue.offer(inbox, outcome)),
+          Effect.catchAllCause((cause) => Cause.isInterruptedOnly(cause) ? Effect.void : Queue.offer(inbox, { tag: "defect", cause }))
+        )).pipe(Effect.map((fiber) => {
+          fibers.add(fiber)
+          fiber.addObserver(() => fibers.delete(fiber))
+        }))
       })
 
     let received: Outcome | undefined = undefined
@@ -123,7 +131,7 @@ export const activate = (runId: string, controls: ActivationControls, fresh?: Ru
           case "failed": {
             // The first failure ends the run: the other nodes in flight are stopped and their steps cancelled.
             state.settle(received.nodeId, "failed")
-            yield* FiberSet.clear(fibers)
+            yield* Fiber.interruptAll(fibers)
             for (const [nodeId, s] of state.states) {
               if (s !== "running" || !state.started.has(nodeId)) continue
               batch.step(state.closedStep(version.byId.get(nodeId)!, "cancelled", "The run failed"))
@@ -154,10 +162,14 @@ export const activate = (runId: string, controls: ActivationControls, fresh?: Ru
         received = yield* runNode(version.byId.get(ready[0]!)!, env)
         continue
       }
-      for (const nodeId of ready) yield* launch(nodeId)
+      messages ??= yield* Queue.unbounded<Message>()
+      for (const nodeId of ready) yield* launch(nodeId, messages)
       const message = yield* Queue.take(messages)
-      if (message.tag === "defect") return yield* Effect.failCause(message.cause)
+      if (message.tag === "defect") {
+        yield* Fiber.interruptAll(fibers)
+        return yield* Effect.failCause(message.cause)
+      }
       running -= 1
       received = message
     }
-  }).pipe(Effect.scoped, Effect.withSpan("run.activate", { attributes: { "run.id": runId }, captureStackTrace: false }))
+  }).pipe(Effect.withSpan("run.activate", { attributes: { "run.id": runId }, captureStackTrace: false }))

@@ -55,8 +55,7 @@ export class Journal extends Context.Tag("Journal")<Journal, {
       const load = (runId: string) =>
         sql.query<Record<string, unknown>>(LOAD, [runId]).pipe(
           Effect.flatMap((rows) => rows[0] === undefined ? Effect.succeed(undefined) : decode(rows[0])),
-          Effect.orDie,
-          Effect.withTracerEnabled(false)
+          Effect.orDie
         )
 
       const commit = (run: { readonly id: string; readonly tenant_id: string }, batch: Batch, firstSeq: number, guarded = false) =>
@@ -151,7 +150,7 @@ export class Journal extends Context.Tag("Journal")<Journal, {
             })),
             Effect.orDie
           )
-        }).pipe(Effect.withTracerEnabled(false))
+        })
 
       return { load, commit }
     })

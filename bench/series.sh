@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Interleaved rounds of the runs benchmark and its peers, one heavy process at a time, as issue 14
+# asks its target to be measured: this platform over HTTP (`bench/runs.ts`), the stack floor with
+# the journal and authentication (`bench/stackFloorRuns.ts`), the plain `pg` floor and DBOS
+# (`START=http`) from ../shared/bench-peers. Then medians and same-series ratios
+# (`bench/seriesSummary.ts`). This machine's speed drifts by tens of per cent within minutes: only
+# ratios within one series mean anything.
+#
+# Usage: bench/series.sh [ROUNDS]   (default 3; about two minutes a round)
+# PEERS: the peers' folder (default ../shared/bench-peers next to this checkout); they run from a
+# scratch copy (PEERS_DIR, default $TMPDIR/bp-bench-peers), installed on first use.
+set -euo pipefail
+here="$(cd "$(dirname "$0")/.." && pwd)"
+rounds="${1:-3}"
+peers="${PEERS:-$here/../shared/bench-peers}"
+scratch="${PEERS_DIR:-${TMPDIR:-/tmp}/bp-bench-peers}"
+if [ ! -d "$scratch/node_modules" ]; then
+  mkdir -p "$scratch"
+  cp -r "$peers/." "$scratch/"
+  (cd "$scratch" && npm install --no-audit --no-fund >/dev/null)
+  ln -sfn "$here/node_modules" "$scratch/sketch/node_modules"
+  # The peers print after dropping their database, and that drop can kill an idle pool client whose
+  # unhandled error ends the process first: print before it (the measurement is untouched).
+  node -e '
+    const fs = require("fs")
+    for (const f of ["floor-bench.ts", "dbos-bench.ts"]) {
+      const p = process.argv[1] + "/" + f, line = "  for (const l of out) console.log(l)\n"
+      let s = fs.readFileSync(p, "utf8")
+      if (!s.includes(line)) continue
+      s = s.replace(line, "").replace("  tracer.disable()\n", line + "  tracer.disable()\n")
+      fs.writeFileSync(p, s)
+    }' "$scratch"
+fi
+log="$(mktemp)"
+results() { grep -E "RESULT|CPU" | sed 's/.*message="//; s/"$//' | tr '\n' ' '; echo; }
+for i in $(seq 1 "$rounds"); do
+  echo "ROUND $i $(date +%T)" | tee -a "$log"
+  echo "ours: $(cd "$here" && BENCH_ONLY=runs node --max-semi-space-size=32 --expose-gc --import tsx bench/run.ts 2>&1 | results)" | tee -a "$log"
+  echo "stackfloor: $(cd "$here" && BENCH_ONLY=stackfloor BENCH_FLOOR_JOURNAL=1 BENCH_FLOOR_AUTH=1 node --max-semi-space-size=32 --expose-gc --import tsx bench/run.ts 2>&1 | results)" | tee -a "$log"
+  echo "floor: $(cd "$scratch" && node --import tsx floor-bench.ts 2>&1 | results)" | tee -a "$log"
+  echo "dbos: $(cd "$scratch" && START=http node --import tsx dbos-bench.ts 2>&1 | results)" | tee -a "$log"
+done
+node --import tsx "$here/bench/seriesSummary.ts" "$log"

@@ -58,6 +58,36 @@ layer(RunPlatformLive(), { excludeTestServices: true, timeout: "90 seconds" })("
       assert.strictEqual((yield* waitForStatus(token, run.body.id, ["completed", "failed"])).status, "completed")
     }))
 
+  it.effect("a branch that fails stops its sibling in flight: the sibling's model call is aborted and its step cancelled", () =>
+    Effect.gen(function*() {
+      const token = yield* adminToken
+      const model = yield* ScriptedModel
+      let release: () => void = () => undefined
+      const gate = new Promise<void>((resolve) => (release = resolve))
+      let slowArrived: () => void = () => undefined
+      const slowInFlight = new Promise<void>((resolve) => (slowArrived = resolve))
+      model.setScript((r) => {
+        if (r.messages[0]?.content === "Slow") {
+          slowArrived()
+          return { text: "too late", hold: gate }
+        }
+        return { status: 400, hold: slowInFlight }
+      })
+      const abortedBefore = model.aborted()
+      //  slow     boom   (two roots; boom fails while slow waits on the model)
+      const id = yield* publishedWorkflow(token, { nodes: [respondNode("slow", "Slow"), respondNode("boom", "Boom")] })
+      const run = yield* startRun(token, id, {})
+      const failed = yield* waitForStatus(token, run.body.id, ["completed", "failed"])
+      assert.strictEqual(failed.status, "failed")
+      assert.include(failed.error, "Node 'boom' failed")
+      assert.deepStrictEqual(yield* steps(token, run.body.id), { slow: "cancelled", boom: "failed" })
+      yield* eventually(Effect.sync(() => (model.aborted() > abortedBefore ? true : undefined)), "the slow node's model call aborted")
+      release()
+      const s = yield* readStream(token, run.body.id)
+      assert.strictEqual(s.events.at(-1)?.data.type, "run_failed")
+      assert.isFalse(s.events.some((e) => e.data.type === "step_completed"))
+    }))
+
   it.effect("a failing model call fails the step and the run; a transfer to a missing group is not publishable", () =>
     Effect.gen(function*() {
       const token = yield* adminToken

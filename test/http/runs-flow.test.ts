@@ -6,7 +6,7 @@ import { adminToken, createMember } from "../support/Fixtures.js"
 import { http, loginToken } from "../support/Http.js"
 import { eventually, publishedWorkflow, RunPlatformLive } from "../support/RunPlatform.js"
 import { readStream, startRun, waitForStatus } from "../support/Runs.js"
-import { lastUser, ScriptedModel } from "../support/ScriptedModel.js"
+import { heldReply, lastUser, ScriptedModel } from "../support/ScriptedModel.js"
 import { TestPlatform } from "../support/TestPlatform.js"
 import { createWorkflow, publish, respondNode, saveDag } from "../support/Workflows.js"
 
@@ -47,14 +47,13 @@ layer(RunPlatformLive(), { excludeTestServices: true, timeout: "90 seconds" })("
     Effect.gen(function*() {
       const token = yield* adminToken
       const model = yield* ScriptedModel
-      let release: () => void = () => undefined
-      const gate = new Promise<void>((resolve) => (release = resolve))
-      model.setScript(() => ({ text: "ok", hold: gate }))
+      const gate = heldReply()
+      model.setScript(() => ({ text: "ok", hold: gate.promise }))
       //  left     right   (two roots)
       const id = yield* publishedWorkflow(token, { nodes: [respondNode("left"), respondNode("right")] })
       const run = yield* startRun(token, id, {})
       yield* eventually(Effect.sync(() => (model.inFlight() === 2 ? true : undefined)), "both model calls in flight")
-      release()
+      gate.release()
       assert.strictEqual((yield* waitForStatus(token, run.body.id, ["completed", "failed"])).status, "completed")
     }))
 
@@ -62,16 +61,14 @@ layer(RunPlatformLive(), { excludeTestServices: true, timeout: "90 seconds" })("
     Effect.gen(function*() {
       const token = yield* adminToken
       const model = yield* ScriptedModel
-      let release: () => void = () => undefined
-      const gate = new Promise<void>((resolve) => (release = resolve))
-      let slowArrived: () => void = () => undefined
-      const slowInFlight = new Promise<void>((resolve) => (slowArrived = resolve))
+      const gate = heldReply()
+      const slowInFlight = heldReply()
       model.setScript((r) => {
         if (r.messages[0]?.content === "Slow") {
-          slowArrived()
-          return { text: "too late", hold: gate }
+          slowInFlight.release()
+          return { text: "too late", hold: gate.promise }
         }
-        return { status: 400, hold: slowInFlight }
+        return { status: 400, hold: slowInFlight.promise }
       })
       const abortedBefore = model.aborted()
       //  slow     boom   (two roots; boom fails while slow waits on the model)
@@ -82,7 +79,7 @@ layer(RunPlatformLive(), { excludeTestServices: true, timeout: "90 seconds" })("
       assert.include(failed.error, "Node 'boom' failed")
       assert.deepStrictEqual(yield* steps(token, run.body.id), { slow: "cancelled", boom: "failed" })
       yield* eventually(Effect.sync(() => (model.aborted() > abortedBefore ? true : undefined)), "the slow node's model call aborted")
-      release()
+      gate.release()
       const s = yield* readStream(token, run.body.id)
       assert.strictEqual(s.events.at(-1)?.data.type, "run_failed")
       assert.isFalse(s.events.some((e) => e.data.type === "step_completed"))
@@ -220,15 +217,14 @@ layer(RunPlatformLive(), { excludeTestServices: true, timeout: "60 seconds" })("
     Effect.gen(function*() {
       const token = yield* adminToken
       const model = yield* ScriptedModel
-      let release: () => void = () => undefined
-      const gate = new Promise<void>((resolve) => (release = resolve))
-      model.setScript(() => ({ text: "live tokens here", hold: gate }))
+      const gate = heldReply()
+      model.setScript(() => ({ text: "live tokens here", hold: gate.promise }))
       const id = yield* publishedWorkflow(token, { nodes: [respondNode("a")] })
       const run = yield* startRun(token, id, {})
       yield* eventually(Effect.sync(() => (model.inFlight() === 1 ? true : undefined)), "the model call")
       const streaming = yield* readStream(token, run.body.id).pipe(Effect.fork)
       yield* Effect.promise(() => new Promise((r) => setTimeout(r, 300)))
-      release()
+      gate.release()
       const s = yield* Fiber.join(streaming)
       assert.deepStrictEqual(s.events.map((e) => e.data.type).filter((t) => t !== "token"), [
         "step_started",

@@ -41,6 +41,13 @@ export const bagOfWords: Embedder = (text) => {
 const lastUser = (r: ChatCompletionRequest) => [...r.messages].reverse().find((m) => m.role === "user")?.content ?? ""
 
 /** Echoes the last user message: the default script. */
+/** A promise to hold a scripted reply with (`hold`), and the function that lets it go. */
+export const heldReply = () => {
+  let release: () => void = () => undefined
+  const promise = new Promise<void>((resolve) => (release = resolve))
+  return { promise, release }
+}
+
 export const echo: Script = (r) => ({ text: `Echo: ${lastUser(r)}` })
 
 /**

@@ -46,8 +46,11 @@ const nothingJournaled = (run: RunRecord): Journaled => ({ run, last_seq: 0, wak
  * (independent branches concurrently), committing each node's checkpoint; the run's end is
  * folded into its last node's commit. Returns when the run has ended or only waits remain.
  */
-export const activate = (runId: string, controls: ActivationControls, fresh?: RunRecord | undefined) =>
-  Effect.gen(function*() {
+export const activate = (runId: string, controls: ActivationControls, fresh?: RunRecord | undefined) => {
+  // Nodes forked when they run side by side (a sequential DAG forks none); whatever ends the
+  // activation (a failure, a stale start that is retried at once) stops those still in flight.
+  const fibers = new Set<Fiber.RuntimeFiber<unknown>>()
+  return Effect.gen(function*() {
     const journal = yield* Journal
     const versions = yield* Versions
     const telemetry = yield* Telemetry
@@ -90,8 +93,7 @@ export const activate = (runId: string, controls: ActivationControls, fresh?: Ru
     }
     if (state.failedError !== undefined) return yield* finish("failed", state.failedError, new Batch())
 
-    // Made only when nodes run side by side: a sequential DAG needs no fibers, queue or scope.
-    const fibers = new Set<Fiber.RuntimeFiber<unknown>>()
+    // Made only when nodes run side by side: a sequential DAG needs no queue or scope.
     let messages: Queue.Queue<Message> | undefined
     const env: NodeEnv = {
       state,
@@ -99,7 +101,6 @@ export const activate = (runId: string, controls: ActivationControls, fresh?: Ru
       takeSpans: () => telemetry.takeRun(runId),
       startChild: (workflowId, input, nodeId) => controls.startChild(state, workflowId, input, nodeId)
     }
-    // Forked fibers are this activation's children: they are interrupted if it is.
     const launch = (nodeId: string, inbox: Queue.Queue<Message>) =>
       Effect.suspend(() => {
         state.settle(nodeId, "running")
@@ -165,11 +166,12 @@ export const activate = (runId: string, controls: ActivationControls, fresh?: Ru
       messages ??= yield* Queue.unbounded<Message>()
       for (const nodeId of ready) yield* launch(nodeId, messages)
       const message = yield* Queue.take(messages)
-      if (message.tag === "defect") {
-        yield* Fiber.interruptAll(fibers)
-        return yield* Effect.failCause(message.cause)
-      }
+      if (message.tag === "defect") return yield* Effect.failCause(message.cause)
       running -= 1
       received = message
     }
-  }).pipe(Effect.withSpan("run.activate", { attributes: { "run.id": runId }, captureStackTrace: false }))
+  }).pipe(
+    Effect.ensuring(Effect.suspend(() => fibers.size === 0 ? Effect.void : Fiber.interruptAll(fibers))),
+    Effect.withSpan("run.activate", { attributes: { "run.id": runId }, captureStackTrace: false })
+  )
+}

@@ -127,13 +127,15 @@ export const runNode = (node: DagNode, env: NodeEnv) =>
     })
     if (resolution !== undefined && state.waits.get(node.id)?.kind !== "child") resumeIfLastPause(node.id, env)
 
-    // Streamed text goes out in small batches; a long stream is committed as it goes.
+    // Streamed text goes out in small batches; a long stream is committed as it goes. The clocks
+    // start at the first text, not at the node's start: a reply that arrives whole after a wait
+    // (a busy process, a slow first token) is one commit with the node's end, not one more.
     const tokenKey = randomUUID()
     const tokens: Array<EventWrite> = []
     let buffer = ""
     let n = 0
-    let lastFlush = Date.now()
-    let lastCommit = Date.now()
+    let lastFlush = 0
+    let lastCommit = 0
     let spanId: string | undefined
     const cut = () => {
       if (buffer.length === 0) return
@@ -143,6 +145,8 @@ export const runNode = (node: DagNode, env: NodeEnv) =>
     }
     const emitToken = (delta: string) =>
       Effect.suspend(() => {
+        if (lastFlush === 0) lastFlush = Date.now()
+        if (lastCommit === 0) lastCommit = lastFlush
         buffer += delta
         if (buffer.length >= TOKEN_FLUSH_CHARS || Date.now() - lastFlush >= TOKEN_FLUSH_MS) cut()
         if (tokens.length === 0 || Date.now() - lastCommit < TOKEN_COMMIT_MS) return Effect.void

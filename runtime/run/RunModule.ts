@@ -202,7 +202,7 @@ export class RunModule extends Context.Tag("RunModule")<RunModule, {
           if (r.id !== undefined || status !== "pending" || record.held) return row
           // The input as stored (jsonb orders keys its own way), so that every activation sees the same object.
           return { ...row, fresh: { ...record, input_params } }
-        }).pipe(Effect.withSpan("RunModule.create"))
+        }).pipe(Effect.withSpan("RunModule.create", { captureStackTrace: false }))
 
       // A message to a run on another runner is answered when its activation ends: nobody waits for that.
       const launch = (runId: string, fresh?: RunRecord | undefined) =>

@@ -75,7 +75,7 @@ export class Runs extends Effect.Service<Runs>()("Runs", {
         })
         yield* created.launch(modules, run.id)
         return run
-      }).pipe(Effect.withSpan("Runs.start"))
+      }).pipe(Effect.withSpan("Runs.start", { captureStackTrace: false }))
 
     const visible = (principal: Principal, runId: string) =>
       runs.get(principal, runId).pipe(

@@ -5,7 +5,7 @@ import { redisAvailable } from "../support/TestServices.js"
 import { adminToken, createMember } from "../support/Fixtures.js"
 import { http, loginToken } from "../support/Http.js"
 import { eventually, publishedWorkflow, RunPlatformLive } from "../support/RunPlatform.js"
-import { readStream, startRun, waitForStatus } from "../support/Runs.js"
+import { readStream, readStreamUntil, startRun, waitForStatus } from "../support/Runs.js"
 import { heldReply, lastUser, ScriptedModel } from "../support/ScriptedModel.js"
 import { TestPlatform } from "../support/TestPlatform.js"
 import { createWorkflow, publish, respondNode, saveDag } from "../support/Workflows.js"
@@ -233,6 +233,22 @@ layer(RunPlatformLive(), { excludeTestServices: true, timeout: "60 seconds" })("
         "run_completed"
       ])
       assert.strictEqual(s.events.filter((e) => e.data.type === "token").map((e) => e.data.delta).join(""), "live tokens here")
+    }))
+
+  it.effect("a long reply's text reaches the stream while the model is still sending it", () =>
+    Effect.gen(function*() {
+      const token = yield* adminToken
+      const model = yield* ScriptedModel
+      const words = Array.from({ length: 16 }, (_, i) => `w${i} `)
+      model.setScript(() => ({ chunks: words, delayMs: 100 }))
+      const id = yield* publishedWorkflow(token, { nodes: [respondNode("a")] })
+      const run = yield* startRun(token, id, {})
+      const early = yield* readStreamUntil(token, run.body.id, (e) => e.data.type === "token", () => model.streaming())
+      assert.strictEqual(early.at, 1, "the first text arrived while the reply was still streaming")
+      assert.isFalse(early.events.some((e) => e.data.type === "step_completed"))
+      yield* waitForStatus(token, run.body.id, ["completed"])
+      const all = yield* readStream(token, run.body.id)
+      assert.strictEqual(all.events.filter((e) => e.data.type === "token").map((e) => e.data.delta).join(""), words.join(""))
     }))
 
   // Counts subscribers in Redis itself: runs where a Redis answers (CI has one).

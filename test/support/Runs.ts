@@ -29,6 +29,35 @@ export const readStream = (token: string, runId: string, options: { lastEventId?
     })
   )
 
+/**
+ * Reads a run's stream until an event satisfies `until`, then leaves; `at` is what `probe` said
+ * at that moment (the state of the world when the event reached the client).
+ */
+export const readStreamUntil = <A>(token: string, runId: string, until: (event: SseEvent) => boolean, probe: () => A) =>
+  Effect.flatMap(TestPlatform, (platform) =>
+    Effect.promise(async () => {
+      const controller = new AbortController()
+      const timer = setTimeout(() => controller.abort(), 20_000)
+      const res = await fetch(`${platform.baseUrl}/api/v1/workflow/runs/${runId}/stream`, {
+        headers: { authorization: `Bearer ${token}`, accept: "text/event-stream" },
+        signal: controller.signal
+      })
+      const decoder = new TextDecoder()
+      let text = ""
+      let at: A | undefined
+      for await (const chunk of res.body ?? []) {
+        text += decoder.decode(chunk, { stream: true })
+        if (parseSse(text).some(until)) {
+          at = probe()
+          break
+        }
+      }
+      controller.abort()
+      clearTimeout(timer)
+      return { events: parseSse(text), at }
+    })
+  )
+
 /** Polls a run until its status is one of `statuses`. */
 export const waitForStatus = (token: string, runId: string, statuses: ReadonlyArray<string>, timeoutMs = 20_000) =>
   Effect.gen(function*() {

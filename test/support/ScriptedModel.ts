@@ -67,6 +67,8 @@ export class ScriptedModel extends Context.Tag("ScriptedModel")<ScriptedModel, {
   readonly failEmbeddings: (status: number | undefined) => void
   /** Requests that are waiting on a held reply. */
   readonly inFlight: () => number
+  /** Replies whose stream has begun and not yet ended. */
+  readonly streaming: () => number
   /** Connections the client aborted before the answer ended. */
   readonly aborted: () => number
 }>() {
@@ -74,7 +76,7 @@ export class ScriptedModel extends Context.Tag("ScriptedModel")<ScriptedModel, {
     ScriptedModel,
     Effect.gen(function*() {
       const port = yield* freePort
-      const state = { script: echo, calls: 0, inFlight: 0, aborted: 0, embedder: bagOfWords, embeddingStatus: undefined as number | undefined }
+      const state = { script: echo, calls: 0, inFlight: 0, streaming: 0, aborted: 0, embedder: bagOfWords, embeddingStatus: undefined as number | undefined }
       const requests: Array<ChatCompletionRequest> = []
       const embeddingRequests: Array<{ model: string; input: ReadonlyArray<string> }> = []
       const authorizations: Array<string | undefined> = []
@@ -128,6 +130,8 @@ export class ScriptedModel extends Context.Tag("ScriptedModel")<ScriptedModel, {
         const usage = reply.usage ?? { prompt_tokens: 11, completion_tokens: Math.max(1, pieces.length) }
         const send = (data: unknown) => res.write(`data: ${JSON.stringify(data)}\n\n`)
         res.writeHead(200, { "content-type": "text/event-stream" })
+        state.streaming++
+        res.on("close", () => state.streaming--)
         const id = `chatcmpl-${state.calls}`
         for (const piece of pieces) {
           if (closed) return
@@ -162,6 +166,7 @@ export class ScriptedModel extends Context.Tag("ScriptedModel")<ScriptedModel, {
         setEmbedder: (embedder: Embedder) => void (state.embedder = embedder),
         failEmbeddings: (status: number | undefined) => void (state.embeddingStatus = status),
         inFlight: () => state.inFlight,
+        streaming: () => state.streaming,
         aborted: () => state.aborted
       }
     })

@@ -74,6 +74,14 @@ export interface AppConfigShape {
   readonly headersTimeoutSeconds: number
   readonly requestTimeoutSeconds: number
   readonly keepAliveTimeoutSeconds: number
+  /** Threads of the worker pool (platform/workers): default the cores, at least 2. */
+  readonly workerThreads: Option.Option<number>
+  /** Threads one tenant's tasks may hold at once: default half the threads. */
+  readonly workerTenantShare: Option.Option<number>
+  /** Tasks one tenant may have running or waiting; more are refused (429 WORKERS_BUSY). */
+  readonly workerTenantQueue: number
+  readonly workerTaskTimeoutSeconds: number
+  readonly workerMemoryMb: number
 }
 
 const invalid = (name: string, message: string) => Either.left(ConfigError.InvalidData([name], message))
@@ -86,6 +94,9 @@ const positive = (name: string, fallback: number) =>
     Config.validate({ message: "must be a positive integer", validation: (n) => n > 0 }),
     Config.withDefault(fallback)
   )
+
+const positiveOption = (name: string) =>
+  Config.option(Config.integer(name).pipe(Config.validate({ message: "must be a positive integer", validation: (n) => n > 0 })))
 
 const url = (name: string, protocols: ReadonlyArray<string>) =>
   Config.string(name).pipe(Config.mapOrFail((value) => {
@@ -207,6 +218,14 @@ const raw = Config.all({
   headersTimeoutSeconds: positive("HEADERS_TIMEOUT_SECONDS", 10),
   requestTimeoutSeconds: positive("REQUEST_TIMEOUT_SECONDS", 120),
   keepAliveTimeoutSeconds: positive("KEEP_ALIVE_TIMEOUT_SECONDS", 5),
+  workerThreads: positiveOption("WORKER_THREADS"),
+  workerTenantShare: positiveOption("WORKER_TENANT_SHARE"),
+  workerTenantQueue: positive("WORKER_TENANT_QUEUE", 32),
+  workerTaskTimeoutSeconds: positive("WORKER_TASK_TIMEOUT_SECONDS", 15),
+  workerMemoryMb: Config.integer("WORKER_MEMORY_MB").pipe(
+    Config.validate({ message: "must be at least 64", validation: (n) => n >= 64 }),
+    Config.withDefault(512)
+  ),
   shutdownGraceSeconds: Config.integer("SHUTDOWN_GRACE_SECONDS").pipe(
     Config.validate({ message: "must be zero or more", validation: (n) => n >= 0 }),
     Config.withDefault(10)

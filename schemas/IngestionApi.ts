@@ -1,4 +1,5 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import { Unprocessable } from "./Errors.js"
 import { Schema } from "effect"
 import { PageParams } from "./Pagination.js"
 import * as K from "./Knowledge.js"
@@ -28,6 +29,7 @@ export class IngestionApi extends HttpApiGroup.make("ingestion")
   .add(HttpApiEndpoint.get("document")`/knowledge-bases/${kbId}/documents/${docId}`.addSuccess(K.KbDocumentWithContent))
   .add(HttpApiEndpoint.del("deleteDocument")`/knowledge-bases/${kbId}/documents/${docId}`.addSuccess(HttpApiSchema.NoContent))
   .add(HttpApiEndpoint.post("search")`/knowledge-bases/${kbId}/search`.setPayload(K.SearchRequest).addSuccess(K.SearchResult))
+  .addError(Unprocessable)
   .middleware(Security.Authentication)
   .prefix("/api/v1/ingestion")
 {}

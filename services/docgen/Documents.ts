@@ -1,13 +1,16 @@
 import { randomUUID } from "node:crypto"
 import { SqlClient } from "@effect/sql"
-import { Effect, Either, Schema } from "effect"
+import { Effect, Schema } from "effect"
 import { decodeRows, JsonObject, Timestamp } from "../../platform/Rows.js"
+import { taskError } from "../../platform/workers/TaskErrors.js"
+import { WorkerPool } from "../../platform/workers/WorkerPool.js"
 import { requireReader } from "../../schemas/Authorization.js"
 import type { BulkCreate, DocumentCreate, DocumentListParams, DocumentPatch, ManualSave } from "../../schemas/Docgen.js"
 import { VersionSource } from "../../schemas/Docgen.js"
 import { badRequest, conflict, NotFound, notFound } from "../../schemas/Errors.js"
 import type { Principal } from "../../schemas/Principal.js"
-import { applyUpdate, TABLE_LOSS_MESSAGE, type UpdateProblem } from "./HtmlUpdate.js"
+import { DocgenTasks } from "./DocgenTasks.js"
+import { TABLE_LOSS_MESSAGE, type UpdateProblem } from "./HtmlUpdate.js"
 
 const DocumentRow = Schema.Struct({
   id: Schema.UUID,
@@ -61,6 +64,14 @@ const problem = (p: UpdateProblem) =>
 export class Documents extends Effect.Service<Documents>()("Documents", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    const workers = yield* WorkerPool
+
+    /** The update_document rules applied on the worker pool (parsing and sanitising take seconds on hostile markup). */
+    const applyUpdate = (writer: Writer, current: string, content: string, sectionId: string | undefined) =>
+      workers.run(DocgenTasks.update, { current, content, sectionId }, { tenantId: writer.tenantId }).pipe(
+        Effect.mapError((e) => taskError(e, "VALIDATION_ERROR", "content_html")),
+        Effect.flatMap((outcome) => "html" in outcome ? Effect.succeed(outcome.html) : Effect.fail(problem(outcome.problem)))
+      )
 
     const find = (writer: Writer, id: string, lock = false) =>
       sql`SELECT * FROM docgen_documents WHERE tenant_id = ${writer.tenantId} AND owner_id = ${writer.userId} AND id = ${id}
@@ -87,7 +98,7 @@ export class Documents extends Effect.Service<Documents>()("Documents", {
 
     const insert = (writer: Writer, body: { title: string; content_html?: string | undefined; metadata?: Record<string, unknown> | undefined; type?: string | undefined; workflow_id?: string | undefined; session_id?: string | undefined; parent_document_id?: string | null | undefined }) =>
       Effect.gen(function*() {
-        const html = yield* Either.match(applyUpdate("", body.content_html ?? "", undefined), { onLeft: (p) => Effect.fail(problem(p)), onRight: Effect.succeed })
+        const html = yield* applyUpdate(writer, "", body.content_html ?? "", undefined)
         const id = randomUUID()
         const [row] = yield* sql`INSERT INTO docgen_documents ${
           sql.insert({
@@ -148,10 +159,7 @@ export class Documents extends Effect.Service<Documents>()("Documents", {
     const writeContent = (writer: Writer, id: string, update: { content_html: string; target_section_id?: string | undefined; change_description?: string | undefined }, source: (doc: DocumentRow) => typeof VersionSource.Type, patch: { title?: string; metadata?: Record<string, unknown> } = {}) =>
       sql.withTransaction(Effect.gen(function*() {
         const doc = yield* find(writer, id, true)
-        const html = yield* Either.match(applyUpdate(doc.content_html, update.content_html, update.target_section_id), {
-          onLeft: (p) => Effect.fail(problem(p)),
-          onRight: Effect.succeed
-        })
+        const html = yield* applyUpdate(writer, doc.content_html, update.content_html, update.target_section_id)
         return yield* commit(doc, html, source(doc), update.change_description ?? null, writer, patch)
       })).pipe(Effect.catchTag("SqlError", Effect.die))
 
@@ -184,7 +192,7 @@ export class Documents extends Effect.Service<Documents>()("Documents", {
           if (doc.version !== body.base_version) {
             return yield* conflict("DOCUMENT_CHANGED", `The document is at version ${doc.version}, past the version ${body.base_version} this save was based on`)
           }
-          const html = yield* Either.match(applyUpdate(doc.content_html, body.content_html, undefined), { onLeft: (p) => Effect.fail(problem(p)), onRight: Effect.succeed })
+          const html = yield* applyUpdate(writer, doc.content_html, body.content_html, undefined)
           return toDocument(yield* commit(doc, html, "manual_save", body.change_description ?? null, writer))
         })).pipe(Effect.catchTag("SqlError", Effect.die))
       }).pipe(Effect.withSpan("Documents.save"))
@@ -202,7 +210,15 @@ export class Documents extends Effect.Service<Documents>()("Documents", {
         })).pipe(Effect.catchTag("SqlError", Effect.die))
       })
 
+    /** The outline of an outline request's HTML or Markdown (parsed on the worker pool). */
+    const outline = (principal: Principal, format: "html" | "markdown", content: string) =>
+      workers.run(DocgenTasks.outline, { format, content }, { tenantId: principal.tenantId }).pipe(
+        Effect.mapError((e) => taskError(e, "VALIDATION_ERROR", "content")),
+        Effect.map((sections) => ({ sections }))
+      )
+
     return {
+      outline,
       create,
       bulk,
       list,

@@ -7,7 +7,9 @@ import type { WorkflowId } from "../../schemas/Ids.js"
 import type { Principal } from "../../schemas/Principal.js"
 import { RunAccess } from "../ports/RunAccess.js"
 import { Documents } from "./Documents.js"
-import { sectionsOf } from "./HtmlUpdate.js"
+import { DocgenTasks } from "./DocgenTasks.js"
+import { taskError } from "../../platform/workers/TaskErrors.js"
+import { WorkerPool } from "../../platform/workers/WorkerPool.js"
 
 export const UPDATE_DOCUMENT = "docgen.update_document"
 
@@ -21,6 +23,7 @@ export class Generation extends Effect.Service<Generation>()("Generation", {
     const documents = yield* Documents
     const runs = yield* RunAccess
     const config = yield* AppConfig
+    const workers = yield* WorkerPool
 
     const generate = (principal: Principal, id: string, body: typeof GenerateRequest.Type) =>
       Effect.gen(function*() {
@@ -29,11 +32,14 @@ export class Generation extends Effect.Service<Generation>()("Generation", {
         if (workflowId === null) {
           return yield* unprocessable("DOCGEN_NO_WORKFLOW", "Name the AI Employee to write with (workflow_id), or bind one to the document")
         }
+        const sections = yield* workers.run(DocgenTasks.sections, { html: doc.content_html }, { tenantId: principal.tenantId }).pipe(
+          Effect.mapError((e) => taskError(e, "VALIDATION_ERROR", "content_html"))
+        )
         const run = yield* runs.start(
           principal,
           workflowId as WorkflowId,
           {
-            document: { id: doc.id, title: doc.title, content_html: doc.content_html, sections: sectionsOf(doc.content_html), version: doc.version },
+            document: { id: doc.id, title: doc.title, content_html: doc.content_html, sections, version: doc.version },
             ...(body.section_title !== undefined ? { section_title: body.section_title } : {}),
             ...(body.instructions !== undefined ? { instructions: body.instructions } : {}),
             ...(body.knowledge_base_ids !== undefined ? { knowledge_base_ids: body.knowledge_base_ids } : {})

@@ -1,5 +1,10 @@
 import JSZip from "jszip"
 import mammoth from "mammoth"
+import { refuse } from "../../platform/workers/TaskRefusal.js"
+import { sanitize } from "./HtmlUpdate.js"
+import { slotsIn } from "./Slots.js"
+
+// Worker side (OfficeTasks.ts): called on archives checkedZip has already inflated within its caps.
 
 export type OfficeKind = "docx" | "pptx"
 
@@ -20,25 +25,33 @@ export const kindOf = async (bytes: Uint8Array): Promise<OfficeKind | undefined>
   return undefined
 }
 
-export const slotsIn = (text: string) => [...new Set([...text.matchAll(/\{\{\s*([A-Za-z0-9_.-]+)\s*\}\}/g)].map((m) => m[1]!))]
-
 interface SlideRef {
   readonly id: string
   readonly rid: string
   readonly path: string
 }
 
-/** The slides of a presentation in their order: sldIdLst entries and the files their relationships name. */
+/** Slides a presentation may list. */
+export const MAX_SLIDES = 1_000
+
+/**
+ * The slides of a presentation in their order: sldIdLst entries and the files their
+ * relationships name. A slide file listed twice is refused (thousands of entries naming one slide
+ * would make every read of the presentation read it thousands of times).
+ */
 const slideRefs = async (zip: JSZip): Promise<Array<SlideRef>> => {
   const presentation = await zip.file("ppt/presentation.xml")!.async("string")
   const rels = await zip.file("ppt/_rels/presentation.xml.rels")?.async("string") ?? ""
   const targets = new Map([...rels.matchAll(/<Relationship\b[^>]*>/g)].map((m) => [/Id="([^"]+)"/.exec(m[0])?.[1] ?? "", /Target="([^"]+)"/.exec(m[0])?.[1] ?? ""]))
   const list = /<p:sldIdLst>([\s\S]*?)<\/p:sldIdLst>/.exec(presentation)?.[1] ?? ""
-  return [...list.matchAll(/<p:sldId\b[^>]*\/>/g)].map((m) => {
+  const refs = [...list.matchAll(/<p:sldId\b[^>]*\/>/g)].map((m) => {
     const rid = /r:id="([^"]+)"/.exec(m[0])?.[1] ?? ""
     const target = targets.get(rid) ?? ""
     return { id: m[0], rid, path: target.startsWith("/") ? target.slice(1) : `ppt/${target}` }
   })
+  if (refs.length > MAX_SLIDES) refuse("INPUT_LIMIT_EXCEEDED", `The presentation lists more than ${MAX_SLIDES} slides`)
+  if (new Set(refs.map((r) => r.path)).size !== refs.length) refuse("UNSUPPORTED_TEMPLATE", "The presentation lists one slide more than once")
+  return refs
 }
 
 const textsOf = (xml: string) => [...xml.matchAll(/<a:t>([\s\S]*?)<\/a:t>/g)].map((m) => unescapeXml(m[1]!))
@@ -58,11 +71,14 @@ export const slidesOf = async (bytes: Uint8Array): Promise<Array<SlideText>> => 
   }))
 }
 
-/** What a template shows: DOCX through mammoth, PPTX as one section per slide with its text; and its slots. */
+/**
+ * What a template shows: DOCX through mammoth (sanitised like documents: a hyperlink to
+ * `javascript:` is not a link), PPTX as one section per slide with its text; and its slots.
+ */
 export const extract = async (kind: OfficeKind, bytes: Uint8Array) => {
   if (kind === "docx") {
     const buffer = Buffer.from(bytes)
-    const html = (await mammoth.convertToHtml({ buffer })).value
+    const html = sanitize((await mammoth.convertToHtml({ buffer })).value)
     const text = (await mammoth.extractRawText({ buffer })).value
     return { html, slots: slotsIn(text), slideCount: null as number | null, text }
   }

@@ -2,13 +2,15 @@ import { randomUUID } from "node:crypto"
 import { SqlClient } from "@effect/sql"
 import { Effect, Schema } from "effect"
 import { decodeRows, Timestamp } from "../../platform/Rows.js"
+import { taskError } from "../../platform/workers/TaskErrors.js"
+import { WorkerPool, type WorkerTask } from "../../platform/workers/WorkerPool.js"
 import { requireBuilder, requireReader } from "../../schemas/Authorization.js"
 import { TemplateMode, type TemplateCreate, type TemplatePatch } from "../../schemas/Docgen.js"
-import { badRequest, notFound, PayloadTooLarge, unprocessable } from "../../schemas/Errors.js"
+import { notFound, PayloadTooLarge, unprocessable } from "../../schemas/Errors.js"
 import type { Principal } from "../../schemas/Principal.js"
-import { sanitize } from "./HtmlUpdate.js"
-import { deleteSlide, editSlide, extract, kindOf, reorderSlides, slidesOf, slotsIn } from "./OfficeFiles.js"
-import { thumbnailPng } from "./Thumbnail.js"
+import { DocgenTasks } from "./DocgenTasks.js"
+import type { SlideChange } from "./OfficeTasks.js"
+import { slotsIn } from "./Slots.js"
 
 export const MAX_TEMPLATE_BYTES = 20 * 1024 * 1024
 
@@ -33,9 +35,6 @@ const columns = `id, tenant_id, name, kind, mode, size_bytes, html, text, slots,
 
 const toTemplate = ({ tenant_id: _t, html: _h, text: _x, ...row }: TemplateRow) => row
 
-const promise = <A>(f: () => Promise<A>, what: string) =>
-  Effect.tryPromise({ try: f, catch: (e) => badRequest("UNSUPPORTED_TEMPLATE", `${what}: ${e instanceof Error ? e.message : String(e)}`) })
-
 /**
  * Templates of a workspace: DOCX and PPTX uploads (recognised by their content), or HTML. Their
  * HTML rendering (mammoth for DOCX, each slide's text for PPTX), `{{slots}}`, a PNG thumbnail, a
@@ -44,6 +43,9 @@ const promise = <A>(f: () => Promise<A>, what: string) =>
 export class Templates extends Effect.Service<Templates>()("Templates", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    const workers = yield* WorkerPool
+    const onWorker = <I, O>(principal: Principal, task: WorkerTask<I, O>, input: I) =>
+      workers.run(task, input, { tenantId: principal.tenantId }).pipe(Effect.mapError((e) => taskError(e, "UNSUPPORTED_TEMPLATE", "file")))
 
     const find = (principal: Principal, id: string) =>
       sql`SELECT ${sql.unsafe(columns)} FROM docgen_templates WHERE tenant_id = ${principal.tenantId} AND id = ${id}`.pipe(
@@ -63,10 +65,10 @@ export class Templates extends Effect.Service<Templates>()("Templates", {
         return { row, bytes }
       })
 
-    /** Stores a new file for a template and everything derived from it. */
-    const storeFile = (id: string, kind: "docx" | "pptx", bytes: Uint8Array) =>
+    /** Stores a new file for a template and everything derived from it (read on the worker pool). */
+    const storeFile = (principal: Principal, id: string, bytes: Uint8Array) =>
       Effect.gen(function*() {
-        const derived = yield* promise(() => extract(kind, bytes), "The file could not be read")
+        const derived = yield* onWorker(principal, DocgenTasks.readTemplate, { bytes })
         const [row] = yield* sql`UPDATE docgen_templates SET file = ${Buffer.from(bytes)}, size_bytes = ${bytes.byteLength}, html = ${derived.html},
           text = ${derived.text}, slots = ${[...derived.slots]}::text[], slide_count = ${derived.slideCount}, updated_at = now()
           WHERE id = ${id} RETURNING ${sql.unsafe(columns)}`.pipe(templateRows, Effect.orDie)
@@ -77,41 +79,51 @@ export class Templates extends Effect.Service<Templates>()("Templates", {
       Effect.gen(function*() {
         yield* requireBuilder(principal)
         if (input.bytes.byteLength > MAX_TEMPLATE_BYTES) return yield* new PayloadTooLarge({ code: "TEMPLATE_TOO_LARGE", message: "Templates are limited to 20 MiB" })
-        const kind = yield* Effect.promise(() => kindOf(input.bytes))
-        if (kind === undefined) return yield* badRequest("UNSUPPORTED_TEMPLATE", "Templates are DOCX or PPTX files (this file is neither, whatever its name)")
+        const derived = yield* onWorker(principal, DocgenTasks.readTemplate, { bytes: input.bytes })
         const mode = Schema.decodeUnknownOption(TemplateMode)(input.mode)
-        const id = randomUUID()
-        yield* sql`INSERT INTO docgen_templates ${
+        const [row] = yield* sql`INSERT INTO docgen_templates ${
           sql.insert({
-            id,
+            id: randomUUID(),
             tenant_id: principal.tenantId,
             name: input.name ?? input.filename.replace(/\.[^.]+$/, ""),
-            kind,
-            mode: mode._tag === "Some" ? mode.value : kind === "pptx" ? "slot_fill" : "html_rewrite",
+            kind: derived.kind,
+            mode: mode._tag === "Some" ? mode.value : derived.kind === "pptx" ? "slot_fill" : "html_rewrite",
+            file: Buffer.from(input.bytes),
             size_bytes: input.bytes.byteLength,
-            html: "",
+            html: derived.html,
+            text: derived.text,
+            slots: [...derived.slots],
+            slide_count: derived.slideCount,
             created_by: principal.userId
           })
-        }`.pipe(Effect.orDie)
-        return toTemplate(yield* storeFile(id, kind, input.bytes))
+        } RETURNING ${sql.unsafe(columns)}`.pipe(templateRows, Effect.orDie)
+        return toTemplate(row!)
       }).pipe(Effect.withSpan("Templates.upload"))
 
     const create = (principal: Principal, body: typeof TemplateCreate.Type) =>
       Effect.gen(function*() {
         yield* requireBuilder(principal)
-        const html = sanitize(body.html)
+        const html = yield* onWorker(principal, DocgenTasks.sanitize, { html: body.html })
         const [row] = yield* sql`INSERT INTO docgen_templates ${
           sql.insert({ id: randomUUID(), tenant_id: principal.tenantId, name: body.name, kind: "html", mode: body.mode, size_bytes: Buffer.byteLength(html), html, text: html.replace(/<[^>]*>/g, " "), slots: slotsIn(html), created_by: principal.userId })
         } RETURNING ${sql.unsafe(columns)}`.pipe(templateRows, Effect.orDie)
         return toTemplate(row!)
       })
 
-    const slideList = (bytes: Uint8Array) => Effect.map(promise(() => slidesOf(bytes), "The presentation could not be read"), (items) => ({ items }))
+    const slideList = (principal: Principal, bytes: Uint8Array) => Effect.map(onWorker(principal, DocgenTasks.slides, { bytes }), (items) => ({ items }))
+
+    /** The presentation with one change, stored with everything derived from it; its slides after. */
+    const rewrite = (principal: Principal, id: string, bytes: Uint8Array, change: SlideChange) =>
+      Effect.gen(function*() {
+        const next = yield* onWorker(principal, DocgenTasks.rewriteSlides, { bytes, change })
+        yield* storeFile(principal, id, next)
+        return yield* slideList(principal, next)
+      })
 
     const slideAt = (principal: Principal, id: string, index: number) =>
       Effect.gen(function*() {
         const { bytes } = yield* presentation(principal, id)
-        const { items } = yield* slideList(bytes)
+        const { items } = yield* slideList(principal, bytes)
         const slide = items[index - 1]
         return slide === undefined ? yield* notFound("Slide") : { bytes, slide, count: items.length }
       })
@@ -138,8 +150,13 @@ export class Templates extends Effect.Service<Templates>()("Templates", {
           yield* sql`DELETE FROM docgen_templates WHERE id = ${id}`.pipe(Effect.orDie)
         }),
       html: (principal: Principal, id: string) =>
-        Effect.map(find(principal, id), (row) => `<!DOCTYPE html>\n<html><head><meta charset="utf-8"><title>${row.name.replace(/</g, "&lt;")}</title></head><body>\n${row.html}\n</body></html>\n`),
-      thumbnail: (principal: Principal, id: string) => Effect.map(find(principal, id), (row) => new Uint8Array(thumbnailPng(row))),
+        Effect.zipRight(requireReader(principal), find(principal, id)).pipe(
+          Effect.map((row) => `<!DOCTYPE html>\n<html><head><meta charset="utf-8"><title>${row.name.replace(/&/g, "&amp;").replace(/</g, "&lt;")}</title></head><body>\n${row.html}\n</body></html>\n`)
+        ),
+      thumbnail: (principal: Principal, id: string) =>
+        Effect.zipRight(requireReader(principal), find(principal, id)).pipe(
+          Effect.flatMap((row) => onWorker(principal, DocgenTasks.thumbnail, { name: row.name, kind: row.kind, text: row.text.slice(0, 4096) }))
+        ),
       setDefault: (principal: Principal, id: string) =>
         Effect.gen(function*() {
           yield* requireBuilder(principal)
@@ -165,38 +182,33 @@ export class Templates extends Effect.Service<Templates>()("Templates", {
           const row = yield* find(principal, id)
           const bytes = yield* file(id)
           if (row.kind === "html" || bytes === null) return toTemplate(row)
-          return toTemplate(yield* storeFile(id, row.kind, bytes))
+          return toTemplate(yield* storeFile(principal, id, bytes))
         }),
       slides: (principal: Principal, id: string) =>
-        Effect.zipRight(requireReader(principal), Effect.flatMap(presentation(principal, id), ({ bytes }) => slideList(bytes))),
+        Effect.zipRight(requireReader(principal), Effect.flatMap(presentation(principal, id), ({ bytes }) => slideList(principal, bytes))),
       slide: (principal: Principal, id: string, index: number) => Effect.map(slideAt(principal, id, index), (s) => s.slide),
       reorder: (principal: Principal, id: string, order: ReadonlyArray<number>) =>
         Effect.gen(function*() {
           yield* requireBuilder(principal)
           const { bytes } = yield* presentation(principal, id)
-          const { items } = yield* slideList(bytes)
+          const { items } = yield* slideList(principal, bytes)
           const sorted = [...order].sort((a, b) => a - b)
           if (sorted.length !== items.length || sorted.some((n, i) => n !== i + 1)) {
             return yield* unprocessable("SLIDE_ORDER_INVALID", `List each of the ${items.length} slides' indexes once`)
           }
-          const next = yield* promise(() => reorderSlides(bytes, order), "The presentation could not be rewritten")
-          yield* storeFile(id, "pptx", next)
-          return yield* slideList(next)
+          return yield* rewrite(principal, id, bytes, { op: "reorder", order })
         }),
       edit: (principal: Principal, id: string, index: number, texts: ReadonlyArray<string>) =>
         Effect.gen(function*() {
           yield* requireBuilder(principal)
           const { bytes } = yield* slideAt(principal, id, index)
-          const next = yield* promise(() => editSlide(bytes, index, texts), "The presentation could not be rewritten")
-          yield* storeFile(id, "pptx", next)
-          return (yield* slideList(next)).items[index - 1]!
+          return (yield* rewrite(principal, id, bytes, { op: "edit", index, texts })).items[index - 1]!
         }),
       removeSlide: (principal: Principal, id: string, index: number) =>
         Effect.gen(function*() {
           yield* requireBuilder(principal)
           const { bytes } = yield* slideAt(principal, id, index)
-          const next = yield* promise(() => deleteSlide(bytes, index), "The presentation could not be rewritten")
-          yield* storeFile(id, "pptx", next)
+          yield* rewrite(principal, id, bytes, { op: "delete", index })
         })
     }
   })

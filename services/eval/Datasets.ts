@@ -1,7 +1,6 @@
 import { randomUUID } from "node:crypto"
 import { SqlClient } from "@effect/sql"
-import { parse } from "csv-parse/sync"
-import { Effect, Either, Option, Schema } from "effect"
+import { Effect, Option, Schema } from "effect"
 import { decodeRows, JsonObjectOf, Timestamp } from "../../platform/Rows.js"
 import { requireBuilder, requireReader } from "../../schemas/Authorization.js"
 import { badRequest, notFound, PayloadTooLarge, unprocessable } from "../../schemas/Errors.js"
@@ -10,6 +9,11 @@ import type { WorkflowId } from "../../schemas/Ids.js"
 import { pageOf, pageOffset, type PageParams } from "../../schemas/Pagination.js"
 import type { Principal } from "../../schemas/Principal.js"
 import { AiEmployees } from "../ports/AiEmployees.js"
+import { taskError } from "../../platform/workers/TaskErrors.js"
+import { WorkerPool, workerTask } from "../../platform/workers/WorkerPool.js"
+import type * as CsvTask from "./CsvTask.js"
+
+const csvTask = workerTask<typeof CsvTask, "parseDataset">(new URL("./CsvTask.ts", import.meta.url), "parseDataset")
 
 export const MAX_DATASET_BYTES = 5 * 1024 * 1024
 export const MAX_DATASET_ROWS = 10_000
@@ -40,27 +44,12 @@ const rowRows = decodeRows("eval_dataset_rows", RowRow)
 
 const toDataset = ({ tenant_id: _, ...row }: DatasetRow) => row
 
-/** A CSV with a header line: its headers and records, or the line that breaks it. */
-export const parseCsv = (text: string) =>
-  Either.try({
-    try: () => parse(text, { bom: true, skip_empty_lines: true, trim: false }) as Array<Array<string>>,
-    catch: (error) => {
-      const line = typeof error === "object" && error !== null && "lines" in error ? Number((error as { lines: unknown }).lines) : undefined
-      return { line, message: error instanceof Error ? error.message : String(error) }
-    }
-  }).pipe(
-    Either.flatMap((records) =>
-      records.length === 0 || records[0]!.every((h) => h.trim() === "")
-        ? Either.left({ line: 1, message: "The CSV has no header line" })
-        : Either.right({ headers: records[0]!.map((h) => h.trim()), records: records.slice(1) })
-    )
-  )
-
 /** Datasets: a CSV uploaded for an AI Employee, mapped to its inputs (and expected outputs) as rows. */
 export class Datasets extends Effect.Service<Datasets>()("Datasets", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const aiEmployees = yield* AiEmployees
+    const workers = yield* WorkerPool
 
     const select = sql`SELECT d.id, d.tenant_id, d.workflow_id, d.name, d.headers, d.row_count, d.input_map, d.expected_output_map, d.created_at,
       (SELECT count(*)::int FROM eval_dataset_rows r WHERE r.dataset_id = d.id) AS mapped_rows FROM eval_datasets d`
@@ -72,27 +61,27 @@ export class Datasets extends Effect.Service<Datasets>()("Datasets", {
         Effect.flatMap((rows) => rows[0] === undefined ? Effect.fail(notFound("Dataset")) : Effect.succeed(rows[0]))
       )
 
-    const checked = (text: string) =>
+    const checked = (principal: Principal, text: string) =>
       Effect.gen(function*() {
         if (Buffer.byteLength(text) > MAX_DATASET_BYTES) {
           return yield* new PayloadTooLarge({ code: "DATASET_TOO_LARGE", message: "Datasets are limited to 5 MiB" })
         }
-        const parsed = parseCsv(text)
-        if (Either.isLeft(parsed)) {
-          const { line, message } = parsed.left
+        const parsed = yield* workers.run(csvTask, { text }, { tenantId: principal.tenantId }).pipe(Effect.mapError((e) => taskError(e, "INVALID_CSV", "csv")))
+        if ("invalid" in parsed) {
+          const { line, message } = parsed.invalid
           return yield* badRequest("INVALID_CSV", `The CSV is malformed${line !== undefined ? ` at line ${line}` : ""}: ${message}`, [{ line: line ?? null, message }])
         }
-        if (parsed.right.records.length > MAX_DATASET_ROWS) {
-          return yield* unprocessable("DATASET_TOO_MANY_ROWS", `Datasets are limited to ${MAX_DATASET_ROWS} rows; this one has ${parsed.right.records.length}`)
+        if (parsed.records.length > MAX_DATASET_ROWS) {
+          return yield* unprocessable("DATASET_TOO_MANY_ROWS", `Datasets are limited to ${MAX_DATASET_ROWS} rows; this one has ${parsed.records.length}`)
         }
-        return parsed.right
+        return parsed
       })
 
     const create = (principal: Principal, input: { name: string; workflowId: string; csv: string }) =>
       Effect.gen(function*() {
         yield* requireBuilder(principal)
         yield* aiEmployees.visible(principal, input.workflowId as WorkflowId)
-        const { headers, records } = yield* checked(input.csv)
+        const { headers, records } = yield* checked(principal, input.csv)
         const id = randomUUID()
         yield* sql`INSERT INTO eval_datasets ${
           sql.insert({ id, tenant_id: principal.tenantId, workflow_id: input.workflowId, name: input.name, headers: [...headers], csv_data: input.csv, row_count: records.length, created_by: principal.userId })
@@ -106,7 +95,7 @@ export class Datasets extends Effect.Service<Datasets>()("Datasets", {
         yield* requireBuilder(principal)
         yield* find(principal, id)
         const csv = body.csv_data ?? (yield* sql<{ csv_data: string }>`SELECT csv_data FROM eval_datasets WHERE id = ${id}`.pipe(Effect.orDie))[0]!.csv_data
-        const { headers, records } = yield* checked(csv)
+        const { headers, records } = yield* checked(principal, csv)
         const column = (name: string) => headers.indexOf(name)
         const simulatorColumn = body.simulator_instructions_column ?? (headers.includes("simulator_instructions") ? "simulator_instructions" : undefined)
         const named = [...Object.values(body.input_map), ...Object.values(body.expected_output_map ?? {}), ...(simulatorColumn !== undefined ? [simulatorColumn] : [])]

@@ -7,12 +7,18 @@ import type { Principal } from "../../schemas/Principal.js"
 import { KnowledgeSearch } from "../../runtime/agents/KnowledgeSearch.js"
 import { requireBuilder, requireReader } from "../../schemas/Authorization.js"
 import { KnowledgeSnapshots } from "../ports/PublishChecks.js"
-import { chunkText, documentType, extractDocumentText, SUPPORTED_TYPES } from "./Extract.js"
+import { documentType, SUPPORTED_TYPES } from "./Extract.js"
+import type * as ExtractTask from "./ExtractTask.js"
 import { canonicalFolder } from "../../platform/FolderPath.js"
+import { taskError } from "../../platform/workers/TaskErrors.js"
+import { WorkerPool, workerTask } from "../../platform/workers/WorkerPool.js"
 import { KnowledgeRepo, toDoc, toKb } from "./KnowledgeRepo.js"
 import type { TenantId } from "../../schemas/Ids.js"
 import { DocumentEvents } from "./DocumentEvents.js"
 import { SemanticIndex } from "./SemanticIndex.js"
+
+const readTask = workerTask<typeof ExtractTask, "readDocument">(new URL("./ExtractTask.ts", import.meta.url), "readDocument")
+const chunkTask = workerTask<typeof ExtractTask, "chunk">(new URL("./ExtractTask.ts", import.meta.url), "chunk")
 
 const hash = (text: string) => createHash("sha256").update(text).digest("hex")
 
@@ -22,6 +28,7 @@ export class Knowledge extends Effect.Service<Knowledge>()("Knowledge", {
     const repo = yield* KnowledgeRepo
     const semantic = yield* SemanticIndex
     const events = yield* DocumentEvents
+    const workers = yield* WorkerPool
 
     const kb = (principal: Principal, id: string) =>
       repo.getKb(principal.tenantId, id).pipe(
@@ -70,8 +77,8 @@ export class Knowledge extends Effect.Service<Knowledge>()("Knowledge", {
         if (type === undefined) {
           return yield* badRequest("UNSUPPORTED_DOCUMENT", `Supported types: ${SUPPORTED_TYPES.join(", ")}`)
         }
-        const text = yield* extractDocumentText(type, input.bytes).pipe(
-          Effect.mapError((e) => badRequest("UNREADABLE_DOCUMENT", e.message))
+        const { text, chunks } = yield* workers.run(readTask, { mimeType: type, bytes: input.bytes }, { tenantId: principal.tenantId }).pipe(
+          Effect.mapError((e) => taskError(e, "UNREADABLE_DOCUMENT", "file"))
         )
         if (text.trim().length === 0) return yield* badRequest("EMPTY_DOCUMENT", "No text could be extracted from the document")
         const row = yield* repo.upsertDocument(principal.tenantId, kbId, {
@@ -82,7 +89,7 @@ export class Knowledge extends Effect.Service<Knowledge>()("Knowledge", {
           content: text,
           content_hash: hash(text),
           size_bytes: input.bytes.byteLength,
-          chunks: chunkText(text),
+          chunks,
           ready: !semantic.enabled
         })
         if (semantic.enabled) {
@@ -160,7 +167,7 @@ export const KnowledgeSearchLive = Layer.effect(
 /** Publish snapshots of the attached knowledge bases, and their restore on a reverted publish. */
 export const KnowledgeSnapshotsLive = Layer.effect(
   KnowledgeSnapshots,
-  Effect.map(Effect.zip(KnowledgeRepo, SemanticIndex), ([repo, semantic]) => ({
+  Effect.map(Effect.all([KnowledgeRepo, SemanticIndex, WorkerPool]), ([repo, semantic, workers]) => ({
     capture: (tenantId, kbIds) =>
       repo.documentSet(tenantId, kbIds).pipe(
         Effect.map((rows) =>
@@ -181,7 +188,8 @@ export const KnowledgeSnapshotsLive = Layer.effect(
             const restored = yield* repo.restoreDocument(tenantId, doc.document_id, doc.content_hash)
             if (restored === false) ok = false
             else if (restored !== true) {
-              yield* repo.writeChunks(tenantId, restored.kbId, doc.document_id, chunkText(restored.content))
+              const chunks = yield* workers.run(chunkTask, { text: restored.content }, { tenantId }).pipe(Effect.orDie)
+              yield* repo.writeChunks(tenantId, restored.kbId, doc.document_id, chunks)
               yield* semantic.embedMissing(doc.document_id)
             }
           }

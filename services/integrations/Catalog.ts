@@ -1,20 +1,25 @@
-import { HttpClientRequest, HttpClientResponse } from "@effect/platform"
 import { Effect, Option } from "effect"
+import { fetch as undiciFetch } from "undici"
+import { AnswerTooLarge, cappedText } from "../../platform/outbound/CappedJson.js"
 import { OutboundGuard } from "../../platform/outbound/OutboundGuard.js"
+import { taskError } from "../../platform/workers/TaskErrors.js"
+import { WorkerPool, workerTask } from "../../platform/workers/WorkerPool.js"
 import { INTEGRATION_ADMINS, requireEnvAdmin, requireReader, requireRole } from "../../schemas/Authorization.js"
 import { badRequest, conflict, notFound, unprocessable } from "../../schemas/Errors.js"
 import type { CatalogEntryRequest, FunctionDefinition, ImportSpecRequest, IntegrationAuth } from "../../schemas/Integration.js"
 import type { Principal } from "../../schemas/Principal.js"
 import { CatalogRepo } from "./CatalogRepo.js"
-import { importOpenApi, parseSpecText } from "./OpenApiImport.js"
+import type * as OpenApiTask from "./OpenApiTask.js"
 
 const MAX_SPEC_BYTES = 5 * 1024 * 1024
+const importTask = workerTask<typeof OpenApiTask, "importOpenApi">(new URL("./OpenApiTask.ts", import.meta.url), "importOpenApi")
 
 /** The catalog: entries everyone sees, entries administrators author or import from OpenAPI. */
 export class Catalog extends Effect.Service<Catalog>()("Catalog", {
   effect: Effect.gen(function*() {
     const repo = yield* CatalogRepo
     const guard = yield* OutboundGuard
+    const workers = yield* WorkerPool
 
     const refused = (field: string) => (e: { readonly message: string }) =>
       unprocessable("OUTBOUND_ADDRESS_REFUSED", e.message, [{ path: [field], message: e.message }])
@@ -70,19 +75,24 @@ export class Catalog extends Effect.Service<Catalog>()("Catalog", {
         })
       }).pipe(Effect.withSpan("Catalog.create"))
 
-    /** A spec by URL is fetched through the outbound guard, like every tenant-supplied URL. */
+    /** A spec by URL is fetched through the outbound guard, like every tenant-supplied URL, and read no further than 5 MiB. */
     const fetchSpec = (specUrl: string) =>
       Effect.gen(function*() {
         yield* checkedBase(specUrl, "spec_url")
-        const response = yield* guard.client.execute(HttpClientRequest.get(specUrl)).pipe(
-          Effect.flatMap(HttpClientResponse.filterStatusOk),
-          Effect.flatMap((r) => r.text),
-          Effect.scoped,
-          Effect.timeout("15 seconds"),
-          Effect.mapError((e) => badRequest("INVALID_SPEC", `spec_url could not be read: ${e.message}`, [{ path: ["spec_url"], message: e.message }]))
-        )
-        if (response.length > MAX_SPEC_BYTES) return yield* badRequest("INVALID_SPEC", "The document is over 5 MiB")
-        return response
+        return yield* Effect.tryPromise({
+          try: async (signal) => {
+            const response = await undiciFetch(specUrl, { dispatcher: guard.dispatcher, signal: AbortSignal.any([signal, AbortSignal.timeout(15_000)]) })
+            if (!response.ok) {
+              await response.body?.cancel()
+              throw new Error(`it answered ${response.status}`)
+            }
+            return await cappedText(response, MAX_SPEC_BYTES)
+          },
+          catch: (e) =>
+            e instanceof AnswerTooLarge
+              ? badRequest("INVALID_SPEC", "The document is over 5 MiB", [{ path: ["spec_url"], message: "over 5 MiB" }])
+              : badRequest("INVALID_SPEC", `spec_url could not be read: ${e instanceof Error ? e.message : String(e)}`, [{ path: ["spec_url"], message: "could not be read" }])
+        })
       })
 
     const importSpec = (principal: Principal, body: typeof ImportSpecRequest.Type) =>
@@ -91,9 +101,8 @@ export class Catalog extends Effect.Service<Catalog>()("Catalog", {
         const fetched = body.spec === undefined && body.spec_url !== undefined ? yield* fetchSpec(body.spec_url) : undefined
         const source: string | Record<string, unknown> | undefined = body.spec ?? fetched
         if (source === undefined) return yield* badRequest("VALIDATION_ERROR", "Give spec or spec_url", [{ path: ["spec"], message: "required" }])
-        const imported = yield* parseSpecText(source).pipe(
-          Effect.flatMap(importOpenApi),
-          Effect.mapError((p) => badRequest("INVALID_SPEC", p.message, [{ path: ["spec"], message: p.message }]))
+        const imported = yield* workers.run(importTask, source, { tenantId: principal.tenantId }).pipe(
+          Effect.mapError((e) => taskError(e, "INVALID_SPEC", body.spec_url !== undefined ? "spec_url" : "spec"))
         )
         // A relative server resolves against the document's own URL.
         const server = imported.server !== undefined && body.spec_url !== undefined && !URL.canParse(imported.server)

@@ -4,6 +4,7 @@ import { Effect, Option, Schema } from "effect"
 import { AppConfig } from "../../platform/Config.js"
 import { CredentialsCipher } from "../../platform/CredentialsCipher.js"
 import { OutboundGuard } from "../../platform/outbound/OutboundGuard.js"
+import { WorkerPool, workerTask } from "../../platform/workers/WorkerPool.js"
 import { decodeRows, JsonObject, Timestamp } from "../../platform/Rows.js"
 import { checkJsonSchema } from "../../runtime/dag/JsonSchema.js"
 import { requireBuilder } from "../../schemas/Authorization.js"
@@ -16,7 +17,7 @@ import { FunctionRow } from "./CatalogRepo.js"
 import { callHttp, type CallOutcome } from "./HttpFunction.js"
 import { credentialsAad } from "./Installs.js"
 import { OAuthConnections } from "./OAuthConnections.js"
-import { loadQuickJs, runScript } from "./ScriptFunction.js"
+import type * as ScriptTask from "./ScriptTask.js"
 
 /** A function a workspace can call: enabled on an active install. */
 const CallableRow = Schema.Struct({
@@ -65,6 +66,9 @@ const toExecution = (r: ExecutionRow) => ({
 
 const SCRIPT_MEMORY_BYTES = 32 * 1024 * 1024
 const SCRIPT_CPU_MS = 2_000
+/** Past its CPU limit a script is interrupted by QuickJS itself; this stops its thread if even that fails. */
+const SCRIPT_HARD_LIMIT_MS = SCRIPT_CPU_MS + 3_000
+const scriptTask = workerTask<typeof ScriptTask, "runScript">(new URL("./ScriptTask.ts", import.meta.url), "runScript")
 
 /** Who calls, for credentials (a user's OAuth connection) and the record. */
 export interface Caller {
@@ -80,7 +84,7 @@ export class Functions extends Effect.Service<Functions>()("Functions", {
     const cipher = yield* CredentialsCipher
     const guard = yield* OutboundGuard
     const config = yield* AppConfig
-    const quickJs = yield* Effect.cached(loadQuickJs)
+    const workers = yield* WorkerPool
     const oauth = yield* OAuthConnections
 
     const callableSelect = sql`SELECT f.*, i.id AS integration_id, e.name AS integration_name, e.base_url, e.auth
@@ -123,8 +127,11 @@ export class Functions extends Effect.Service<Functions>()("Functions", {
         const started = performance.now()
         let outcome: CallOutcome & { readonly logs?: string }
         if (fn.kind === "script") {
-          const engine = yield* quickJs
-          outcome = runScript(engine, fn.source ?? "", input, { cpuMs: SCRIPT_CPU_MS, memoryBytes: SCRIPT_MEMORY_BYTES })
+          outcome = yield* workers.run(
+            scriptTask,
+            { source: fn.source ?? "", input, cpuMs: SCRIPT_CPU_MS, memoryBytes: SCRIPT_MEMORY_BYTES },
+            { tenantId: caller.tenantId, timeoutMs: SCRIPT_HARD_LIMIT_MS }
+          ).pipe(Effect.catchAll((e) => Effect.succeed({ ok: false, httpStatus: null, output: null, error: `The script was stopped: ${e.message}`, logs: "" })))
         } else {
           outcome = yield* callHttp({
             baseUrl: fn.base_url ?? "",

@@ -9,7 +9,6 @@ import { Comments } from "../Comments.js"
 import { Documents } from "../Documents.js"
 import { Exports } from "../Exports.js"
 import { Generation } from "../Generation.js"
-import { outlineFromHtml, outlineFromMarkdown } from "../Outline.js"
 import { SectionProfiles } from "../SectionProfiles.js"
 import { MAX_TEMPLATE_BYTES, Templates } from "../Templates.js"
 
@@ -66,7 +65,7 @@ export const DocgenHttp = HttpApiBuilder.group(PlatformApi, "docgen", (handlers)
       .handle("outline", ({ payload }) =>
         payload.input_type === "AI"
           ? Effect.fail(new NotImplemented({ code: "NOT_IMPLEMENTED", message: "The AI-generated outline is not available; send a MANUAL or UPLOAD outline" }))
-          : Effect.succeed({ sections: payload.input_type === "MANUAL" ? outlineFromHtml(payload.content) : outlineFromMarkdown(payload.content) }))
+          : as((p) => documents.outline(p, payload.input_type === "MANUAL" ? "html" : "markdown", payload.content)))
       .handle("profiles", () => as((p) => profiles.list(p)))
       .handle("createProfile", ({ payload }) => as((p) => profiles.create(p, payload)))
       .handle("classify", ({ payload }) => as((p) => profiles.classify(p, payload.section_titles)))

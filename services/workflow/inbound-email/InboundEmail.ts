@@ -1,10 +1,10 @@
-import { createHash, randomUUID } from "node:crypto"
+import { randomUUID } from "node:crypto"
 import { isIP } from "node:net"
 import { derivedUuid } from "../../../platform/DerivedId.js"
 import { SqlClient } from "@effect/sql"
 import { Effect, Either, Option, Schema } from "effect"
-import { type AddressObject, type ParsedMail, simpleParser } from "mailparser"
 import { AppConfig } from "../../../platform/Config.js"
+import { WorkerPool, workerTask } from "../../../platform/workers/WorkerPool.js"
 import { decodeRows, JsonObject, Timestamp } from "../../../platform/Rows.js"
 import { RunModule } from "../../../runtime/run/RunModule.js"
 import { requireBuilder, requireReader } from "../../../schemas/Authorization.js"
@@ -12,6 +12,10 @@ import { conflict, notFound } from "../../../schemas/Errors.js"
 import type { WorkflowId } from "../../../schemas/Ids.js"
 import type { Principal } from "../../../schemas/Principal.js"
 import { WorkflowsRepo } from "../WorkflowsRepo.js"
+import type * as MailTask from "./MailTask.js"
+import type { StoredMail } from "./MailTask.js"
+
+const mailTask = workerTask<typeof MailTask, "readMail">(new URL("./MailTask.ts", import.meta.url), "readMail")
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
@@ -44,39 +48,6 @@ const attachmentRows = decodeRows("inbound_email_attachments", AttachmentRow)
 /** The run a message starts for an AI Employee: fixed by its Message-ID, so a redelivery finds it. */
 const messageRunId = (workflowId: string, messageId: string) => derivedUuid(`email:${workflowId}:${messageId}`)
 
-const addresses = (field: AddressObject | ReadonlyArray<AddressObject> | undefined): Array<string> =>
-  (field === undefined ? [] : Array.isArray(field) ? field : [field as AddressObject])
-    .flatMap((o) => o.value)
-    .flatMap((a) => a.address !== undefined && a.address !== "" ? [a.address.toLowerCase()] : [])
-
-const idList = (value: string | ReadonlyArray<string> | undefined) => (value === undefined ? [] : typeof value === "string" ? [value] : [...value])
-
-/** A message as stored: what the run input and the message endpoint are made of. */
-const stored = (mail: ParsedMail, raw: Buffer) => {
-  const messageId = mail.messageId ?? `<sha256-${createHash("sha256").update(raw).digest("hex")}@inbound>`
-  const headers: Record<string, Array<string>> = {}
-  for (const { key, line } of mail.headerLines) (headers[key] ??= []).push(line.slice(line.indexOf(":") + 1).trim())
-  return {
-    messageId,
-    subject: mail.subject ?? "",
-    sender: addresses(mail.from)[0] ?? "",
-    recipients: { to: addresses(mail.to), cc: addresses(mail.cc) },
-    // The thread's first message names the conversation: the root of References, else what it replies to.
-    conversationId: idList(mail.references)[0] ?? mail.inReplyTo ?? messageId,
-    headers,
-    text: mail.text ?? null,
-    html: mail.html === false ? null : mail.html,
-    attachments: mail.attachments.map((a, position) => ({
-      position,
-      filename: a.filename ?? `attachment-${position + 1}`,
-      content_type: a.contentType,
-      size_bytes: a.size,
-      inline: a.contentDisposition === "inline" || a.related === true,
-      checksum: a.checksum,
-      content: a.content
-    }))
-  }
-}
 
 export interface Recipient {
   readonly tenantId: string
@@ -91,6 +62,7 @@ export interface Recipient {
 export class InboundEmail extends Effect.Service<InboundEmail>()("InboundEmail", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    const workers = yield* WorkerPool
     const workflows = yield* WorkflowsRepo
     const modules = yield* RunModule
     const config = yield* AppConfig
@@ -160,7 +132,7 @@ export class InboundEmail extends Effect.Service<InboundEmail>()("InboundEmail",
         WHERE e.tenant_id = ${tenantId} AND e.message_id = ${messageId} AND r.named_outputs ? 'outcome_ref'
         ORDER BY r.finished_at DESC NULLS LAST LIMIT 1`.pipe(Effect.map((rows) => rows[0]?.outcome_ref ?? {}))
 
-    const storeFor = (to: Recipient, mail: ReturnType<typeof stored>, size: number, receivedAt: Date) =>
+    const storeFor = (to: Recipient, mail: StoredMail, size: number, receivedAt: Date) =>
       Effect.gen(function*() {
         const id = randomUUID()
         const inserted = yield* sql`INSERT INTO inbound_emails ${
@@ -182,7 +154,7 @@ export class InboundEmail extends Effect.Service<InboundEmail>()("InboundEmail",
         } ON CONFLICT (workflow_id, message_id) DO NOTHING RETURNING id`
         if (inserted.length === 0) return Option.none<string>()
         for (const a of mail.attachments) {
-          yield* sql`INSERT INTO inbound_email_attachments ${sql.insert({ email_id: id, ...a })}`
+          yield* sql`INSERT INTO inbound_email_attachments ${sql.insert({ email_id: id, ...a, content: Buffer.from(a.content) })}`
         }
         const created = yield* modules.create({
           id: messageRunId(to.workflowId, mail.messageId),
@@ -219,7 +191,8 @@ export class InboundEmail extends Effect.Service<InboundEmail>()("InboundEmail",
      */
     const receive = (raw: Buffer, recipients: ReadonlyArray<Recipient>) =>
       Effect.gen(function*() {
-        const mail = stored(yield* Effect.tryPromise(() => simpleParser(raw)), raw)
+        // Parsed on the worker pool, in the share of the first recipient's workspace.
+        const mail = yield* workers.run(mailTask, { raw }, { tenantId: recipients[0]?.tenantId ?? "inbound-email" })
         const receivedAt = new Date()
         const runs = yield* sql.withTransaction(
           Effect.forEach(recipients, (to) => storeFor(to, mail, raw.byteLength, receivedAt))

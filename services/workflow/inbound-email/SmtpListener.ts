@@ -37,10 +37,18 @@ export const SmtpListenerLive = Layer.scopedDiscard(
         ))
       },
       onData: (stream, session, callback) => {
+        // Past the limit the rest of the message is read off the connection and dropped, never kept.
         const chunks: Array<Buffer> = []
-        stream.on("data", (chunk: Buffer) => chunks.push(chunk))
+        let size = 0
+        stream.on("data", (chunk: Buffer) => {
+          size += chunk.byteLength
+          if (size <= config.inboundEmailMaxBytes) chunks.push(chunk)
+          else chunks.length = 0
+        })
         stream.on("end", () => {
-          if (stream.sizeExceeded) return callback(reply(552, `Message exceeds the limit of ${config.inboundEmailMaxBytes} bytes`))
+          if (stream.sizeExceeded || size > config.inboundEmailMaxBytes) {
+            return callback(reply(552, `Message exceeds the limit of ${config.inboundEmailMaxBytes} bytes`))
+          }
           const raw = Buffer.concat(chunks)
           runFork(Effect.gen(function*() {
             const recipients = new Map<string, Recipient>()

@@ -1,23 +1,47 @@
 import SwaggerParser from "@apidevtools/swagger-parser"
-import { Data, Effect } from "effect"
 import YAML from "yaml"
+import { refuse } from "../../platform/workers/TaskRefusal.js"
 import { isRecord } from "../../schemas/Records.js"
 import type { FunctionDefinition, IntegrationAuth } from "../../schemas/Integration.js"
+import { expandedSize, resolvePointer } from "./SpecExpansion.js"
+
+// Runs on a thread of the worker pool (platform/workers): never on the event loop that serves requests.
 
 type Json = Record<string, unknown>
 
 const METHODS = ["get", "post", "put", "patch", "delete"] as const
 
-export class SpecProblem extends Data.TaggedError("SpecProblem")<{ readonly message: string }> {}
+/** A dereferenced document larger than this is refused before anything expands it. */
+export const MAX_DEREFERENCED_BYTES = 20 * 1024 * 1024
+
+const invalid = (message: string) => refuse("INVALID_SPEC", message)
 
 /** JSON or YAML text, or an object already. */
-export const parseSpecText = (spec: string | Json) =>
-  typeof spec !== "string"
-    ? Effect.succeed(spec)
-    : Effect.try({
-      try: () => YAML.parse(spec) as unknown,
-      catch: (error) => new SpecProblem({ message: `The document is neither JSON nor YAML: ${error instanceof Error ? error.message : String(error)}` })
-    }).pipe(Effect.flatMap((doc) => isRecord(doc) ? Effect.succeed(doc) : Effect.fail(new SpecProblem({ message: "The document is not an object" }))))
+const parseSpecText = (spec: string | Json): Json => {
+  if (typeof spec !== "string") return spec
+  let doc: unknown
+  try {
+    doc = YAML.parse(spec, { maxAliasCount: 100 })
+  } catch (error) {
+    return invalid(`The document is neither JSON nor YAML: ${error instanceof Error ? error.message : String(error)}`)
+  }
+  return isRecord(doc) ? doc : invalid("The document is not an object")
+}
+
+/** A schema that is only a `$ref` (left so because it is circular): what it points at. */
+const followRef = (doc: Json, schema: Json): Json | undefined => {
+  if (typeof schema.$ref !== "string") return schema
+  const target = resolvePointer(doc, schema.$ref)
+  return isRecord(target) ? target : undefined
+}
+
+/** Circular `$ref`s left in a function's input schema accept anything there (the schema cannot name them). */
+const withoutRefs = (node: unknown): unknown => {
+  if (Array.isArray(node)) return node.map(withoutRefs)
+  if (!isRecord(node)) return node
+  if (typeof node.$ref === "string") return { description: `Any value (recursive: ${node.$ref})` }
+  return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, withoutRefs(v)]))
+}
 
 const slug = (text: string) =>
   text.toLowerCase().replace(/[^a-z0-9_.-]+/g, "_").replace(/^[^a-z0-9]+/, "").replace(/_+$/g, "").slice(0, 100) || "operation"
@@ -63,7 +87,7 @@ const functionsOf = (doc: Json): Array<FunctionDefinition> => {
         if (p.required === true || p.in === "path") required.push(p.name)
       }
       const body = isRecord(op.requestBody) && isRecord(op.requestBody.content) ? op.requestBody.content["application/json"] : undefined
-      const bodySchema = isRecord(body) && isRecord(body.schema) ? body.schema : undefined
+      const bodySchema = isRecord(body) && isRecord(body.schema) ? followRef(doc, body.schema) : undefined
       if (bodySchema !== undefined && isRecord(bodySchema.properties)) {
         Object.assign(properties, bodySchema.properties)
         if (Array.isArray(bodySchema.required)) required.push(...bodySchema.required.filter((r): r is string => typeof r === "string"))
@@ -77,7 +101,7 @@ const functionsOf = (doc: Json): Array<FunctionDefinition> => {
         method: method.toUpperCase() as "GET",
         path,
         description: String(op.summary ?? op.description ?? `${method.toUpperCase()} ${path}`),
-        input_schema: { type: "object", properties, ...(required.length > 0 ? { required: [...new Set(required)] } : {}) },
+        input_schema: withoutRefs({ type: "object", properties, ...(required.length > 0 ? { required: [...new Set(required)] } : {}) }) as Json,
         side_effects: method !== "get"
       })
     }
@@ -87,25 +111,37 @@ const functionsOf = (doc: Json): Array<FunctionDefinition> => {
 
 /**
  * Validates and dereferences an OpenAPI 3.0 or 3.1 document (internal `$ref`s only: external ones
- * would be fetches the outbound guard does not see) and reads its functions, first server and auth.
+ * would be fetches the outbound guard does not see) and reads its functions, first server and
+ * auth. Its size with every `$ref` expanded is measured first, without expanding anything (a few
+ * kilobytes of schemas that each refer twice to the next expand to gigabytes); circular `$ref`s
+ * stay `$ref`s.
  */
-export const importOpenApi = (doc: Json) =>
-  Effect.gen(function*() {
-    if (typeof doc.openapi !== "string" || !/^3\.[01]\./.test(doc.openapi)) {
-      return yield* Effect.fail(new SpecProblem({ message: "Only OpenAPI 3.0 and 3.1 documents are imported (the `openapi` field)" }))
-    }
-    const api = yield* Effect.tryPromise({
-      try: () => SwaggerParser.validate(structuredClone(doc) as unknown as Parameters<typeof SwaggerParser.validate>[0], { resolve: { external: false } }),
-      catch: (error) => new SpecProblem({ message: error instanceof Error ? error.message : String(error) })
+export const importOpenApi = async (spec: string | Json) => {
+  const doc = parseSpecText(spec)
+  if (typeof doc.openapi !== "string" || !/^3\.[01]\./.test(doc.openapi)) {
+    return invalid("Only OpenAPI 3.0 and 3.1 documents are imported (the `openapi` field)")
+  }
+  const size = expandedSize(doc, MAX_DEREFERENCED_BYTES)
+  if (size > MAX_DEREFERENCED_BYTES) {
+    return refuse("INPUT_LIMIT_EXCEEDED", `The document is larger than ${MAX_DEREFERENCED_BYTES / 1024 / 1024} MiB with its $refs dereferenced`)
+  }
+  let api: unknown
+  try {
+    api = await SwaggerParser.validate(doc as unknown as Parameters<typeof SwaggerParser.validate>[0], {
+      resolve: { external: false },
+      dereference: { circular: "ignore" }
     })
-    const dereferenced = api as unknown as Json
-    const servers = Array.isArray(dereferenced.servers) ? dereferenced.servers.filter(isRecord) : []
-    const functions = functionsOf(dereferenced)
-    if (functions.length === 0) return yield* Effect.fail(new SpecProblem({ message: "The document has no operations" }))
-    return {
-      functions,
-      server: typeof servers[0]?.url === "string" ? servers[0].url : undefined,
-      auth: authOf(dereferenced),
-      title: isRecord(dereferenced.info) && typeof dereferenced.info.title === "string" ? dereferenced.info.title : undefined
-    }
-  })
+  } catch (error) {
+    return invalid(error instanceof Error ? error.message : String(error))
+  }
+  const dereferenced = api as Json
+  const servers = Array.isArray(dereferenced.servers) ? dereferenced.servers.filter(isRecord) : []
+  const functions = functionsOf(dereferenced)
+  if (functions.length === 0) return invalid("The document has no operations")
+  return {
+    functions,
+    server: typeof servers[0]?.url === "string" ? servers[0].url : undefined,
+    auth: authOf(dereferenced),
+    title: isRecord(dereferenced.info) && typeof dereferenced.info.title === "string" ? dereferenced.info.title : undefined
+  }
+}

@@ -1,0 +1,28 @@
+// The entry of every thread of the worker pool (WorkerPool.ts). It is plain JavaScript so that a
+// thread starts without a loader; the task's own module (TypeScript) is imported through tsx.
+import { tsImport } from "tsx/esm/api"
+
+const modules = new Map()
+
+const load = (module) => {
+  let loaded = modules.get(module)
+  if (loaded === undefined) {
+    loaded = tsImport(module, import.meta.url)
+    modules.set(module, loaded)
+  }
+  return loaded
+}
+
+/** Runs `fn` of `module` on `input`; a refusal (TaskRefusal) comes back as a value, anything else as an error. */
+export default async function runTask({ module, fn, input }) {
+  const task = (await load(module))[fn]
+  if (typeof task !== "function") throw new Error(`${module} exports no task ${fn}`)
+  try {
+    return { ok: true, value: await task(input) }
+  } catch (error) {
+    if (error !== null && typeof error === "object" && error.name === "TaskRefusal") {
+      return { ok: false, code: String(error.code), message: String(error.message) }
+    }
+    throw error
+  }
+}

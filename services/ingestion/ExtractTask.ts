@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto"
 import { parse as parseCsv } from "csv-parse/sync"
 import { convert as htmlToText } from "html-to-text"
 import mammoth from "mammoth"
@@ -37,7 +38,7 @@ const textOf = async (mimeType: string, bytes: Uint8Array): Promise<string> => {
   }
 }
 
-/** A document's text (without NUL characters, which PostgreSQL does not store) and its chunks. */
+/** A document's text (without NUL characters, which PostgreSQL does not store), its SHA-256 and its chunks. */
 export const readDocument = async ({ mimeType, bytes }: { readonly mimeType: string; readonly bytes: Uint8Array }) => {
   let text: string
   try {
@@ -46,7 +47,7 @@ export const readDocument = async ({ mimeType, bytes }: { readonly mimeType: str
     if (error instanceof Error && error.name === "TaskRefusal") throw error
     return refuse("UNREADABLE_DOCUMENT", `Could not read the ${mimeType} document: ${error instanceof Error ? error.message : String(error)}`)
   }
-  return { text, chunks: chunkText(text) }
+  return { text, hash: createHash("sha256").update(text).digest("hex"), chunks: chunkText(text) }
 }
 
 export const chunk = ({ text }: { readonly text: string }) => chunkText(text)

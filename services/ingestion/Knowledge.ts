@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto"
 import { Effect, Layer, Option } from "effect"
 import { badRequest, notFound } from "../../schemas/Errors.js"
 import type { PageParams } from "../../schemas/Pagination.js"
@@ -20,7 +19,6 @@ import { SemanticIndex } from "./SemanticIndex.js"
 const readTask = workerTask<typeof ExtractTask, "readDocument">(new URL("./ExtractTask.ts", import.meta.url), "readDocument")
 const chunkTask = workerTask<typeof ExtractTask, "chunk">(new URL("./ExtractTask.ts", import.meta.url), "chunk")
 
-const hash = (text: string) => createHash("sha256").update(text).digest("hex")
 
 /** Knowledge bases: documents in, extracted, chunked and indexed; ranked search out. */
 export class Knowledge extends Effect.Service<Knowledge>()("Knowledge", {
@@ -77,7 +75,7 @@ export class Knowledge extends Effect.Service<Knowledge>()("Knowledge", {
         if (type === undefined) {
           return yield* badRequest("UNSUPPORTED_DOCUMENT", `Supported types: ${SUPPORTED_TYPES.join(", ")}`)
         }
-        const { text, chunks } = yield* workers.run(readTask, { mimeType: type, bytes: input.bytes }, { tenantId: principal.tenantId }).pipe(
+        const { text, hash: contentHash, chunks } = yield* workers.run(readTask, { mimeType: type, bytes: input.bytes }, { tenantId: principal.tenantId }).pipe(
           Effect.mapError((e) => taskError(e, "UNREADABLE_DOCUMENT", "file"))
         )
         if (text.trim().length === 0) return yield* badRequest("EMPTY_DOCUMENT", "No text could be extracted from the document")
@@ -87,7 +85,7 @@ export class Knowledge extends Effect.Service<Knowledge>()("Knowledge", {
           folder_path: canonicalFolder(input.folder_path),
           folder_label: input.folder_path.trim() === "" ? "/" : input.folder_path.trim(),
           content: text,
-          content_hash: hash(text),
+          content_hash: contentHash,
           size_bytes: input.bytes.byteLength,
           chunks,
           ready: !semantic.enabled

@@ -4,6 +4,7 @@ import { gatewayBench } from "./gateway.js"
 import { chatBench } from "./chat.js"
 import { evalBench } from "./eval.js"
 import { hitlBench } from "./hitl.js"
+import { hostileBench } from "./hostile.js"
 import { integrationsBench } from "./integrations.js"
 import { loadBench } from "./load.js"
 import { runsBench } from "./runs.js"
@@ -38,6 +39,9 @@ const main = Effect.gen(function*() {
   }
   if (only === undefined || only === "load") {
     for (const line of yield* loadBench) yield* Effect.log(line)
+  }
+  if (only === undefined || only === "hostile") {
+    for (const line of yield* hostileBench) yield* Effect.log(line)
   }
   if (only === undefined || only === "chat") {
     for (const line of yield* chatBench) yield* Effect.log(line)

@@ -194,12 +194,31 @@ export const AddGroupMemberRequest = Schema.Struct({
 })
 
 // SSO
+export const SsoDomainStatus = Schema.Literal("pending", "approved", "rejected")
+
+/**
+ * A workspace's claim on an email domain for SSO: sign-in of addresses in the domain goes to its
+ * identity provider only once an env_admin approved it, and one workspace at most holds a domain.
+ */
+export const SsoDomainClaim = Schema.Struct({
+  tenant_id: TenantId,
+  domain: Schema.String,
+  status: SsoDomainStatus,
+  requested_at: Schema.Date,
+  decided_at: Schema.NullOr(Schema.Date)
+}).annotations({ identifier: "SsoDomainClaim" })
+
+export const SsoDomainClaims = Schema.Struct({ items: Schema.Array(SsoDomainClaim) })
+export const SsoDomainClaimParams = Schema.Struct({ status: Schema.optional(SsoDomainStatus) })
+
 export const SsoConfig = Schema.Struct({
   tenant_id: TenantId,
   issuer: Schema.String,
   client_id: Schema.String,
   has_client_secret: Schema.Boolean,
   email_domains: Schema.Array(Schema.String),
+  /** Each of `email_domains` with the state of its claim. */
+  email_domain_claims: Schema.Array(SsoDomainClaim),
   scopes: Schema.String,
   auto_provision: Schema.Boolean,
   default_role: Role,
@@ -211,7 +230,9 @@ export const PutSsoConfigRequest = Schema.Struct({
   issuer: Schema.String.pipe(Schema.pattern(/^https?:\/\/.+/, { message: () => "issuer must be an http(s) URL" })),
   client_id: Schema.String.pipe(Schema.minLength(1)),
   client_secret: Schema.optional(Schema.String),
-  email_domains: Schema.Array(Schema.String.pipe(Schema.minLength(1))),
+  email_domains: Schema.Array(
+    Schema.String.pipe(Schema.pattern(/^(?!-)[A-Za-z0-9-]{1,63}(?:\.(?!-)[A-Za-z0-9-]{1,63})+$/, { message: () => "an email domain such as example.com" }))
+  ).pipe(Schema.maxItems(50)),
   scopes: Schema.optionalWith(Schema.String, { default: () => "openid email profile" }),
   auto_provision: Schema.optionalWith(Schema.Boolean, { default: () => false }),
   default_role: Schema.optionalWith(Role, { default: () => "user" as const }),

@@ -157,12 +157,41 @@ export class TenantsApi extends HttpApiGroup.make("tenants")
       .addError(NotFound)
       .addError(Forbidden)
       .addError(BadRequest)
+      .addError(Conflict)
+      .addError(Unprocessable)
+      .annotate(
+        OpenApi.Description,
+        "The issuer is reached through the outbound guard (422 OUTBOUND_ADDRESS_REFUSED for private addresses). Each of email_domains is a claim: " +
+          "pending until an env_admin approves it (approved at once when an env_admin sets it), 409 EMAIL_DOMAIN_CLAIMED when another workspace holds it."
+      )
   )
   .add(
     HttpApiEndpoint.del("deleteSso")`/tenants/${HttpApiSchema.param("id", TenantId)}/sso`
       .addSuccess(HttpApiSchema.NoContent)
       .addError(NotFound)
       .addError(Forbidden)
+  )
+  .add(
+    HttpApiEndpoint.get("ssoDomainClaims", "/sso/domain-claims")
+      .setUrlParams(A.SsoDomainClaimParams)
+      .addSuccess(A.SsoDomainClaims)
+      .addError(Forbidden)
+      .annotate(OpenApi.Description, "env_admin: every workspace's claims on email domains for SSO, pending ones to approve or reject.")
+  )
+  .add(
+    HttpApiEndpoint.post("approveSsoDomain")`/tenants/${HttpApiSchema.param("id", TenantId)}/sso/domains/${HttpApiSchema.param("domain", Schema.String)}/approve`
+      .addSuccess(A.SsoDomainClaim)
+      .addError(NotFound)
+      .addError(Forbidden)
+      .addError(Conflict)
+      .annotate(OpenApi.Description, "env_admin: the workspace's SSO takes the sign-in of this domain's addresses (409 EMAIL_DOMAIN_CLAIMED when another workspace holds it).")
+  )
+  .add(
+    HttpApiEndpoint.post("rejectSsoDomain")`/tenants/${HttpApiSchema.param("id", TenantId)}/sso/domains/${HttpApiSchema.param("domain", Schema.String)}/reject`
+      .addSuccess(A.SsoDomainClaim)
+      .addError(NotFound)
+      .addError(Forbidden)
+      .addError(Conflict)
   )
   .middleware(Security.Authentication)
   .prefix("/api/v1/auth")

@@ -55,6 +55,7 @@ export const ErrorCatalogue = {
   GROUP_UNRESOLVABLE: [403, "The group cannot be resolved in this workspace"],
   REQUESTER_NOT_ALLOWED: [403, "Naming another requester needs a System Admin or a service principal"],
   CSRF_CHECK_FAILED: [403, "A cookie-authenticated write without the matching X-CSRF-Token"],
+  REAUTHENTICATION_REQUIRED: [403, "Switching into a workspace that does not trust this session's sign-in (a session from another workspace's identity provider): sign in to that workspace"],
   CORS_ORIGIN_NOT_ALLOWED: [403, "A browser request from an origin not in CORS_ORIGINS"],
   // 404 and 405
   NOT_FOUND: [404, "No such resource in the caller's workspace (also for resources of other workspaces)"],
@@ -90,6 +91,7 @@ export const ErrorCatalogue = {
   QUEUE_EXISTS: [409, "The group already has a ticket queue"],
   NUDGE_CLOSED: [409, "The nudge card was already answered, closed or expired"],
   DOCUMENT_TRIGGER_OVERLAP: [409, "Another document trigger of this AI Employee watches an overlapping part of the knowledge base"],
+  EMAIL_DOMAIN_CLAIMED: [409, "Another workspace holds that email domain for SSO"],
   FEEDBACK_SENTIMENT_REQUIRED: [409, "Feedback on a message needs a sentiment first"],
   // 413
   PAYLOAD_TOO_LARGE: [413, "The body is over MAX_BODY_BYTES"],

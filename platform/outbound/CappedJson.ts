@@ -48,3 +48,11 @@ const parsedOrUndefined = (text: string): unknown => {
     return undefined
   }
 }
+
+/** The answer with its body read within `maxBytes` (`AnswerTooLarge` past it), as a WHATWG Response. */
+export const cappedResponse = async (response: Response, maxBytes: number): Promise<globalThis.Response> => {
+  const text = await cappedText(response, maxBytes)
+  const headers = new Headers()
+  response.headers.forEach((value, key) => headers.set(key, value))
+  return new globalThis.Response(response.status === 204 || response.status === 304 ? null : text, { status: response.status, statusText: response.statusText, headers })
+}

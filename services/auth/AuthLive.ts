@@ -18,6 +18,9 @@ import { SecondFactor } from "./SecondFactor.js"
 import { Sessions } from "./Sessions.js"
 import { SignInThrottle } from "./SignInThrottle.js"
 import { Sso } from "./Sso.js"
+import { SsoClients } from "./SsoClients.js"
+import { SsoConfigs } from "./SsoConfigs.js"
+import { SsoDomains } from "./SsoDomains.js"
 import { TenantsRepo } from "./TenantsRepo.js"
 import { Tokens } from "./Tokens.js"
 import { UsersRepo } from "./UsersRepo.js"
@@ -26,6 +29,8 @@ import { UsersRepo } from "./UsersRepo.js"
 export const AuthLive = Layer.mergeAll(SecondFactor.Default, Directory.Default, ApiKeys.Default, Groups.Default, Begin.Default, PeopleLive).pipe(
   Layer.provideMerge(Credentials.Default),
   Layer.provideMerge(Sso.Default),
+  Layer.provideMerge(SsoConfigs.Default),
+  Layer.provideMerge(Layer.mergeAll(SsoDomains.Default, SsoClients.Default)),
   Layer.provideMerge(Sessions.Default),
   Layer.provideMerge(
     Layer.mergeAll(Tokens.Default, TenantsRepo.Default, UsersRepo.Default, ApiKeysRepo.Default, GroupsRepo.Default, SignInThrottle.Default)
@@ -34,5 +39,5 @@ export const AuthLive = Layer.mergeAll(SecondFactor.Default, Directory.Default, 
 
 export const AuthHttpLive = isolated(
   Layer.mergeAll(AuthPublicHttp, AuthMeHttp, ApiKeysHttp, TenantsHttp, UsersHttp, GroupsHttp, AuditHttp),
-  Authentication, AppConfig, Audit, ApiKeys, Sessions, Sso, Begin, Directory, Groups, SecondFactor
+  Authentication, AppConfig, Audit, ApiKeys, Sessions, Sso, SsoConfigs, SsoDomains, Begin, Directory, Groups, SecondFactor
 )

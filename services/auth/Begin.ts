@@ -16,7 +16,7 @@ export class Begin extends Effect.Service<Begin>()("Begin", {
       Effect.gen(function*() {
         const ssoTenant = yield* sso.forEmail(email)
         if (Option.isSome(ssoTenant)) {
-          const token = yield* tokens.sign({ sub: email, tid: ssoTenant.value.tenant_id, typ: "sso_continue", amr: [], email })
+          const token = yield* tokens.sign({ sub: email, tid: ssoTenant.value, typ: "sso_continue", amr: [], email })
           return {
             method: "sso" as const,
             continuation_token: token,

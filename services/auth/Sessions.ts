@@ -115,8 +115,16 @@ export class Sessions extends Effect.Service<Sessions>()("Sessions", {
         return { access_token, token_type: "Bearer" as const, expires_in: tokens.ttl.access }
       }).pipe(Effect.withSpan("Sessions.refresh"))
 
+    /**
+     * Another membership of the signed-in user. A password or emailed code is the user's own and
+     * every workspace trusts it (subject to its TOTP rule, applied by `issue`); what a workspace's
+     * identity provider asserted is trusted by that workspace alone, so such a session stays there.
+     */
     const switchTenant = (principal: Principal, targetTenantId: string) =>
       Effect.gen(function*() {
+        if (principal.amr.includes("sso") && targetTenantId !== principal.tenantId) {
+          return yield* Effect.fail({ _tag: "ReauthenticationRequired" as const })
+        }
         const found = yield* users.withMembership(targetTenantId, principal.userId)
         if (Option.isNone(found) || found.value.membership.status !== "active") {
           return yield* Effect.fail({ _tag: "NotMember" as const })

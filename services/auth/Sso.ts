@@ -1,159 +1,42 @@
 import { randomUUID } from "node:crypto"
 import { SqlClient } from "@effect/sql"
-import { Effect, Option, Schema } from "effect"
+import { Effect, Option } from "effect"
 import * as oidc from "openid-client"
-import type { Forbidden, NotFound } from "../../schemas/Errors.js"
 import { forbidden, notFound, unauthorized } from "../../schemas/Errors.js"
-import { TenantId } from "../../schemas/Ids.js"
-import type { Principal } from "../../schemas/Principal.js"
-import { Role } from "../../schemas/Roles.js"
+import type { TenantId } from "../../schemas/Ids.js"
 import { Audit } from "../../platform/Audit.js"
-import { AppConfig } from "../../platform/Config.js"
-import { CredentialsCipher } from "../../platform/CredentialsCipher.js"
-import { decodeRows, Timestamp } from "../../platform/Rows.js"
-import { requireRole, TENANT_ADMINS } from "../../schemas/Authorization.js"
 import { Sessions } from "./Sessions.js"
+import { SsoClients } from "./SsoClients.js"
+import { SsoConfigs } from "./SsoConfigs.js"
+import { SsoDomains } from "./SsoDomains.js"
 import { Tokens } from "./Tokens.js"
 import { UsersRepo } from "./UsersRepo.js"
 
-const SsoRow = Schema.Struct({
-  tenant_id: TenantId,
-  issuer: Schema.String,
-  client_id: Schema.String,
-  client_secret_enc: Schema.NullOr(Schema.String),
-  email_domains: Schema.Array(Schema.String),
-  scopes: Schema.String,
-  auto_provision: Schema.Boolean,
-  default_role: Role,
-  enabled: Schema.Boolean,
-  updated_at: Timestamp
-})
-type SsoRow = typeof SsoRow.Type
-
-const ssoRows = decodeRows("sso_configs", SsoRow)
-
 const STATE_TTL_MS = 10 * 60_000
-const isLoopback = (url: URL) => ["127.0.0.1", "localhost", "[::1]"].includes(url.hostname)
 
-/** OpenID Connect sign-in (authorization code + PKCE, state and nonce), configured per tenant. */
+/**
+ * OpenID Connect sign-in (authorization code + PKCE, state and nonce) through a workspace's
+ * identity provider. What that provider asserts is trusted for that workspace only: it signs in
+ * only addresses of the domains the workspace holds approved (SsoDomains), and the session it
+ * gives never moves to another workspace (Sessions.switchTenant).
+ */
 export class Sso extends Effect.Service<Sso>()("Sso", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const config = yield* AppConfig
-    const cipher = yield* CredentialsCipher
     const tokens = yield* Tokens
     const sessions = yield* Sessions
     const users = yield* UsersRepo
     const audit = yield* Audit
-    const redirectUri = `${config.publicBaseUrl}/api/v1/auth/auth/sso/callback`
-    const discovered = new Map<string, oidc.Configuration>()
+    const configs = yield* SsoConfigs
+    const clients = yield* SsoClients
+    const domains = yield* SsoDomains
+    const redirectUri = configs.redirectUri
 
-    const toView = (row: SsoRow) => ({
-      tenant_id: row.tenant_id,
-      issuer: row.issuer,
-      client_id: row.client_id,
-      has_client_secret: row.client_secret_enc !== null,
-      email_domains: row.email_domains,
-      scopes: row.scopes,
-      auto_provision: row.auto_provision,
-      default_role: row.default_role,
-      enabled: row.enabled,
-      redirect_uri: redirectUri,
-      updated_at: row.updated_at
-    })
+    const load = configs.load
+    const clientFor = clients.clientFor
 
-    const load = (tenantId: string) =>
-      sql`SELECT * FROM sso_configs WHERE tenant_id = ${tenantId}`.pipe(ssoRows).pipe(
-        Effect.map((rows) => Option.fromNullable(rows[0])),
-        Effect.orDie
-      )
-
-    const authorize = (principal: Principal, tenantId: TenantId): Effect.Effect<void, NotFound | Forbidden> =>
-      principal.role !== "env_admin" && tenantId !== principal.tenantId
-        ? Effect.fail(notFound("Tenant"))
-        : requireRole(principal, TENANT_ADMINS)
-
-    const getConfig = (principal: Principal, tenantId: TenantId) =>
-      authorize(principal, tenantId).pipe(
-        Effect.zipRight(load(tenantId)),
-        Effect.flatMap(Option.match({ onNone: () => Effect.fail(notFound("SSO configuration")), onSome: (r) => Effect.succeed(toView(r)) }))
-      )
-
-    const putConfig = (principal: Principal, tenantId: TenantId, input: {
-      issuer: string
-      client_id: string
-      client_secret?: string | undefined
-      email_domains: ReadonlyArray<string>
-      scopes: string
-      auto_provision: boolean
-      default_role: Role
-      enabled: boolean
-    }) =>
-      Effect.gen(function*() {
-        yield* authorize(principal, tenantId)
-        const exists = yield* sql`SELECT 1 FROM tenants WHERE id = ${tenantId}`.pipe(Effect.orDie)
-        if (exists.length === 0) return yield* notFound("Tenant")
-        const secret = input.client_secret === undefined
-          ? undefined
-          : yield* cipher.encrypt(input.client_secret, `sso:${tenantId}`)
-        const row = {
-          tenant_id: tenantId,
-          issuer: input.issuer.replace(/\/$/, ""),
-          client_id: input.client_id,
-          email_domains: input.email_domains.map((d) => d.toLowerCase()),
-          scopes: input.scopes,
-          auto_provision: input.auto_provision,
-          default_role: input.default_role,
-          enabled: input.enabled
-        }
-        yield* sql`INSERT INTO sso_configs ${sql.insert({ ...row, client_secret_enc: secret ?? null })}
-          ON CONFLICT (tenant_id) DO UPDATE SET issuer = EXCLUDED.issuer, client_id = EXCLUDED.client_id,
-            client_secret_enc = ${secret === undefined ? sql`sso_configs.client_secret_enc` : sql`EXCLUDED.client_secret_enc`},
-            email_domains = EXCLUDED.email_domains, scopes = EXCLUDED.scopes, auto_provision = EXCLUDED.auto_provision,
-            default_role = EXCLUDED.default_role, enabled = EXCLUDED.enabled, updated_at = now()`.pipe(Effect.orDie)
-        discovered.delete(tenantId)
-        yield* audit.record(principal, { tenantId, action: "sso.configured", resourceType: "tenant", resourceId: tenantId })
-        return yield* getConfig(principal, tenantId)
-      }).pipe(Effect.withSpan("Sso.putConfig"))
-
-    const deleteConfig = (principal: Principal, tenantId: TenantId) =>
-      Effect.gen(function*() {
-        yield* authorize(principal, tenantId)
-        const rows = yield* sql`DELETE FROM sso_configs WHERE tenant_id = ${tenantId} RETURNING tenant_id`.pipe(Effect.orDie)
-        if (rows.length === 0) return yield* notFound("SSO configuration")
-        discovered.delete(tenantId)
-        yield* audit.record(principal, { tenantId, action: "sso.removed", resourceType: "tenant", resourceId: tenantId })
-      })
-
-    /** The tenant whose enabled SSO configuration claims this email's domain. */
-    const forEmail = (email: string) =>
-      sql<{ tenant_id: TenantId }>`SELECT tenant_id FROM sso_configs
-        WHERE enabled AND ${email.split("@")[1]?.toLowerCase() ?? ""} = ANY(email_domains)
-        ORDER BY updated_at LIMIT 1`.pipe(Effect.map((rows) => Option.fromNullable(rows[0])), Effect.orDie)
-
-    const clientFor = (row: SsoRow) =>
-      Effect.gen(function*() {
-        const cached = discovered.get(row.tenant_id)
-        if (cached !== undefined) return cached
-        const secret = row.client_secret_enc === null
-          ? undefined
-          : yield* cipher.decrypt(row.client_secret_enc, `sso:${row.tenant_id}`).pipe(Effect.orDie)
-        const issuer = new URL(row.issuer)
-        const client = yield* Effect.tryPromise(() =>
-          oidc.discovery(
-            issuer,
-            row.client_id,
-            secret,
-            secret === undefined ? oidc.None() : oidc.ClientSecretPost(secret),
-            issuer.protocol === "http:" && isLoopback(issuer) ? { execute: [oidc.allowInsecureRequests] } : undefined
-          )
-        ).pipe(
-          Effect.tapError((e) => Effect.logWarning("OIDC discovery failed", e.error)),
-          Effect.mapError(() => unauthorized("The identity provider could not be reached", "SSO_UNAVAILABLE"))
-        )
-        discovered.set(row.tenant_id, client)
-        return client
-      })
+    /** The workspace whose enabled SSO holds this email's domain (approved by an env_admin). */
+    const forEmail = (email: string) => domains.tenantFor(email)
 
     const continueUrl = (token: string) =>
       Effect.gen(function*() {
@@ -226,7 +109,13 @@ export class Sso extends Effect.Service<Sso>()("Sso", {
             Effect.mapError(() => unauthorized("The identity provider's userinfo could not be read", "SSO_EXCHANGE_FAILED"))
           )
         const email = typeof claims?.email === "string" ? claims.email : undefined
-        if (email === undefined) return yield* unauthorized("The identity provider returned no email", "SSO_NO_EMAIL")
+        if (email === undefined || claims?.email_verified === false) {
+          return yield* unauthorized("The identity provider returned no verified email", "SSO_NO_EMAIL")
+        }
+        if (!(yield* domains.holds(st.tenant_id, email))) {
+          yield* audit.record(undefined, { tenantId: st.tenant_id, action: "auth.sso_refused", resourceType: "tenant", resourceId: st.tenant_id, details: { email } })
+          return yield* unauthorized("The identity provider may only sign in addresses of this workspace's approved domains", "SSO_REFUSED")
+        }
         let user = yield* users.byEmail(email)
         let membership = Option.isSome(user) ? yield* users.membership(st.tenant_id, user.value.id) : Option.none()
         if (Option.isNone(membership)) {
@@ -254,6 +143,6 @@ export class Sso extends Effect.Service<Sso>()("Sso", {
         return yield* sessions.issue(user.value, membership.value, ["sso"])
       }).pipe(Effect.withSpan("Sso.callback"))
 
-    return { getConfig, putConfig, deleteConfig, forEmail, continueUrl, callback }
+    return { forEmail, continueUrl, callback }
   })
 }) {}

@@ -10,7 +10,8 @@ import { cookieHeader, cookieValue, setCookies } from "../support/Cookies.js"
 const Live = Layer.unwrapEffect(
   Effect.map(freePort, (port) => {
     const redirectUri = `http://127.0.0.1:${port}/api/v1/auth/auth/sso/callback`
-    return TestPlatformLive({ env: { PORT: String(port) } }).pipe(Layer.merge(OidcProvider.layer(redirectUri)))
+    // The identity provider is on 127.0.0.1: an operator allows it like any tenant-supplied address.
+    return TestPlatformLive({ env: { PORT: String(port), OUTBOUND_ALLOWED_HOSTS: "127.0.0.1" } }).pipe(Layer.merge(OidcProvider.layer(redirectUri)))
   })
 )
 

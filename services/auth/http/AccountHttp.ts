@@ -1,7 +1,7 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
 import { PlatformApi } from "../../../schemas/Api.js"
-import { notFound } from "../../../schemas/Errors.js"
+import { Forbidden, notFound } from "../../../schemas/Errors.js"
 import { CurrentPrincipal } from "../../../schemas/Principal.js"
 import { ApiKeys } from "../ApiKeys.js"
 import { Directory } from "../Directory.js"
@@ -22,7 +22,16 @@ export const AuthMeHttp = HttpApiBuilder.group(PlatformApi, "authMe", (handlers)
           const principal = yield* CurrentPrincipal
           yield* requireJwt(principal)
           return yield* sessions.switchTenant(principal, payload.target_tenant_id).pipe(
-            Effect.catchTag("NotMember", () => Effect.fail(notFound("Tenant")))
+            Effect.catchTags({
+              NotMember: () => Effect.fail(notFound("Tenant")),
+              ReauthenticationRequired: () =>
+                Effect.fail(
+                  new Forbidden({
+                    code: "REAUTHENTICATION_REQUIRED",
+                    message: "This session comes from another workspace's identity provider: sign in to that workspace (password, emailed code or its own SSO)"
+                  })
+                )
+            })
           )
         }))
       .handle("totpEnroll", () =>

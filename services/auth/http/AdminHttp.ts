@@ -6,20 +6,25 @@ import { Audit } from "../../../platform/Audit.js"
 import { Directory } from "../Directory.js"
 import { Groups } from "../Groups.js"
 import { requireRole, USER_ADMINS } from "../../../schemas/Authorization.js"
-import { Sso } from "../Sso.js"
+import { SsoConfigs } from "../SsoConfigs.js"
+import { SsoDomains } from "../SsoDomains.js"
 
 export const TenantsHttp = HttpApiBuilder.group(PlatformApi, "tenants", (handlers) =>
   Effect.gen(function*() {
     const directory = yield* Directory
-    const sso = yield* Sso
+    const sso = yield* SsoConfigs
+    const domains = yield* SsoDomains
     return handlers
       .handle("create", ({ payload }) => Effect.flatMap(CurrentPrincipal, (p) => directory.createTenant(p, payload)))
       .handle("list", ({ urlParams }) => Effect.flatMap(CurrentPrincipal, (p) => directory.listTenants(p, urlParams)))
       .handle("updateSettings", ({ path, payload }) =>
         Effect.flatMap(CurrentPrincipal, (p) => directory.updateSettings(p, path.id, payload)))
-      .handle("getSso", ({ path }) => Effect.flatMap(CurrentPrincipal, (p) => sso.getConfig(p, path.id)))
-      .handle("putSso", ({ path, payload }) => Effect.flatMap(CurrentPrincipal, (p) => sso.putConfig(p, path.id, payload)))
-      .handle("deleteSso", ({ path }) => Effect.flatMap(CurrentPrincipal, (p) => sso.deleteConfig(p, path.id)))
+      .handle("getSso", ({ path }) => Effect.flatMap(CurrentPrincipal, (p) => sso.get(p, path.id)))
+      .handle("putSso", ({ path, payload }) => Effect.flatMap(CurrentPrincipal, (p) => sso.put(p, path.id, payload)))
+      .handle("deleteSso", ({ path }) => Effect.flatMap(CurrentPrincipal, (p) => sso.remove(p, path.id)))
+      .handle("ssoDomainClaims", ({ urlParams }) => Effect.flatMap(CurrentPrincipal, (p) => domains.list(p, urlParams.status)))
+      .handle("approveSsoDomain", ({ path }) => Effect.flatMap(CurrentPrincipal, (p) => domains.decide(p, path.id, path.domain, "approved")))
+      .handle("rejectSsoDomain", ({ path }) => Effect.flatMap(CurrentPrincipal, (p) => domains.decide(p, path.id, path.domain, "rejected")))
   }))
 
 export const UsersHttp = HttpApiBuilder.group(PlatformApi, "users", (handlers) =>

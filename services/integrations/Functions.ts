@@ -2,7 +2,6 @@ import { randomUUID } from "node:crypto"
 import { SqlClient } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
 import { AppConfig } from "../../platform/Config.js"
-import { CredentialsCipher } from "../../platform/CredentialsCipher.js"
 import { OutboundGuard } from "../../platform/outbound/OutboundGuard.js"
 import { WorkerPool, workerTask } from "../../platform/workers/WorkerPool.js"
 import { decodeRows, JsonObject, Timestamp } from "../../platform/Rows.js"
@@ -15,7 +14,7 @@ import { pageOf, pageOffset } from "../../schemas/Pagination.js"
 import type { Principal } from "../../schemas/Principal.js"
 import { FunctionRow } from "./CatalogRepo.js"
 import { callHttp, type CallOutcome } from "./HttpFunction.js"
-import { credentialsAad } from "./Installs.js"
+import { InstallSecrets } from "./InstallSecrets.js"
 import { OAuthConnections } from "./OAuthConnections.js"
 import type * as ScriptTask from "./ScriptTask.js"
 
@@ -81,7 +80,7 @@ export interface Caller {
 export class Functions extends Effect.Service<Functions>()("Functions", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const cipher = yield* CredentialsCipher
+    const secrets = yield* InstallSecrets
     const guard = yield* OutboundGuard
     const config = yield* AppConfig
     const workers = yield* WorkerPool
@@ -112,15 +111,8 @@ export class Functions extends Effect.Service<Functions>()("Functions", {
         return found[0]!
       })
 
-    const credentialsFor = (integrationId: string) =>
-      Effect.gen(function*() {
-        const rows = yield* sql<{ capability: string; sealed: string }>`SELECT capability, sealed FROM integration_credentials
-          WHERE integration_id = ${integrationId}`.pipe(Effect.orDie)
-        const row = rows.find((r) => r.capability === "agent_tool") ?? rows.find((r) => r.capability === "data_source")
-        if (row === undefined) return {}
-        const plain = yield* cipher.decrypt(row.sealed, credentialsAad(integrationId, row.capability)).pipe(Effect.orDie)
-        return JSON.parse(plain) as Record<string, unknown>
-      })
+    const credentialsFor = (tenantId: string, integrationId: string) =>
+      Effect.map(secrets.credentials(tenantId, integrationId), Option.getOrElse(() => ({})))
 
     const run = (fn: CallableRow, input: Record<string, unknown>, caller: Caller) =>
       Effect.gen(function*() {
@@ -139,7 +131,7 @@ export class Functions extends Effect.Service<Functions>()("Functions", {
             path: fn.path ?? "/",
             input,
             auth: fn.auth,
-            credentials: yield* credentialsFor(fn.integration_id),
+            credentials: yield* credentialsFor(caller.tenantId, fn.integration_id),
             accessToken: fn.auth.type === "oauth2" ? yield* oauth.accessToken(caller.tenantId, fn.integration_id, caller.userId) : undefined,
             timeoutMs: config.functionTimeoutSeconds * 1000,
             maxResponseBytes: config.functionMaxResponseBytes,

@@ -8,6 +8,7 @@ import { conflict, notFound } from "../../schemas/Errors.js"
 import type { TenantIntegration } from "../../schemas/Integration.js"
 import type { Principal } from "../../schemas/Principal.js"
 import { CatalogRepo } from "./CatalogRepo.js"
+import { credentialsAad } from "./InstallSecrets.js"
 
 const InstallRow = Schema.Struct({
   id: Schema.UUID,
@@ -42,7 +43,6 @@ const toInstall = (row: InstallRow): TenantIntegration => ({
 })
 
 /** The sealing context of an install's credentials: a sealed value moved to another row does not open. */
-export const credentialsAad = (integrationId: string, capability: string) => `integration:${integrationId}:${capability}`
 
 /** Installs of catalog entries in a workspace: credentials by capability, functions on and off. */
 export class Installs extends Effect.Service<Installs>()("Installs", {

@@ -7,6 +7,7 @@ import { Functions } from "./Functions.js"
 import { IntegrationsHttp } from "./http/IntegrationsHttp.js"
 import { McpServersHttp } from "./http/McpServersHttp.js"
 import { Installs } from "./Installs.js"
+import { InstallSecrets } from "./InstallSecrets.js"
 import { MailIntegrationsLive } from "./MailSender.js"
 import { McpServers } from "./mcp/McpServers.js"
 import { OAuthConnections } from "./OAuthConnections.js"
@@ -20,7 +21,8 @@ import { ExternalToolCallsLive, FunctionToolsLive, McpRegistryLive, McpToolsLive
  */
 export const IntegrationsLive = Layer.mergeAll(FunctionToolsLive, McpToolsLive, McpRegistryLive, ExternalToolCallsLive, MailIntegrationsLive, TicketingConnectionsLive).pipe(
   Layer.provideMerge(Layer.mergeAll(Catalog.Default, Installs.Default, Functions.Default, McpServers.Default)),
-  Layer.provideMerge(Layer.mergeAll(CatalogRepo.Default, OAuthConnections.Default))
+  Layer.provideMerge(Layer.mergeAll(CatalogRepo.Default, OAuthConnections.Default)),
+  Layer.provideMerge(InstallSecrets.Default)
 )
 
 export const IntegrationsHttpLive = isolated(

@@ -1,10 +1,9 @@
 import { SqlClient } from "@effect/sql"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Option } from "effect"
 import nodemailer from "nodemailer"
-import { CredentialsCipher } from "../../platform/CredentialsCipher.js"
 import { OutboundGuard } from "../../platform/outbound/OutboundGuard.js"
 import { MailIntegrations } from "../../runtime/nodes/MailIntegrations.js"
-import { credentialsAad } from "./Installs.js"
+import { InstallSecrets } from "./InstallSecrets.js"
 
 const MAIL_CATEGORIES = ["email", "mail", "smtp"]
 
@@ -44,7 +43,7 @@ export const MailIntegrationsLive = Layer.effect(
   MailIntegrations,
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const cipher = yield* CredentialsCipher
+    const secrets = yield* InstallSecrets
     const guard = yield* OutboundGuard
 
     return {
@@ -56,12 +55,8 @@ export const MailIntegrationsLive = Layer.effect(
           if (!MAIL_CATEGORIES.includes(install.category.toLowerCase())) {
             return yield* Effect.fail({ message: `Integration ${integrationId} is not a mail integration (category ${install.category})` })
           }
-          const creds = yield* sql<{ capability: string; sealed: string }>`SELECT capability, sealed FROM integration_credentials
-            WHERE integration_id = ${integrationId}`.pipe(Effect.orDie)
-          const stored = creds.find((c) => c.capability === "agent_tool") ?? creds[0]
-          const settings = stored === undefined
-            ? undefined
-            : settingsOf(JSON.parse(yield* cipher.decrypt(stored.sealed, credentialsAad(integrationId, stored.capability)).pipe(Effect.orDie)) as Record<string, unknown>)
+          const stored = yield* secrets.credentials(tenantId, integrationId)
+          const settings = Option.isNone(stored) ? undefined : settingsOf(stored.value)
           if (settings === undefined) return yield* Effect.fail({ message: "The mail integration has no SMTP settings (smtp_url, or host and port) in its credentials" })
 
           const [earlier] = yield* sql<{ status: string }>`SELECT status FROM integration_mail WHERE id = ${mail.id}`.pipe(Effect.orDie)

@@ -6,29 +6,16 @@ import { AppConfig } from "../../platform/Config.js"
 import { CredentialsCipher } from "../../platform/CredentialsCipher.js"
 import { cappedJson, MAX_TOKEN_ANSWER_BYTES } from "../../platform/outbound/CappedJson.js"
 import { OutboundGuard } from "../../platform/outbound/OutboundGuard.js"
-import { decodeRows, Timestamp } from "../../platform/Rows.js"
 import { requireReader } from "../../schemas/Authorization.js"
 import { badRequest, notFound, unprocessable } from "../../schemas/Errors.js"
 import { IntegrationAuth } from "../../schemas/Integration.js"
 import type { Principal } from "../../schemas/Principal.js"
 import { isRecord } from "../../schemas/Records.js"
-import { credentialsAad } from "./Installs.js"
+import { type ConnectionRow, connectionRows, InstallSecrets } from "./InstallSecrets.js"
 
 const STATE_MINUTES = 10
 /** A token this close to its expiry is refreshed before use. */
 const REFRESH_MARGIN_MS = 30_000
-
-const ConnectionRow = Schema.Struct({
-  integration_id: Schema.UUID,
-  user_id: Schema.String,
-  sealed: Schema.String,
-  scope: Schema.NullOr(Schema.String),
-  expires_at: Schema.NullOr(Timestamp),
-  created_at: Timestamp,
-  updated_at: Timestamp
-})
-type ConnectionRow = typeof ConnectionRow.Type
-const connectionRows = decodeRows("integration_connections", ConnectionRow)
 
 interface Tokens {
   readonly access_token: string
@@ -49,6 +36,7 @@ export class OAuthConnections extends Effect.Service<OAuthConnections>()("OAuthC
     const cipher = yield* CredentialsCipher
     const guard = yield* OutboundGuard
     const config = yield* AppConfig
+    const secrets = yield* InstallSecrets
 
     /** The install's OAuth setup: the entry's URLs and the stored client. */
     const setup = (tenantId: string, integrationId: string) =>
@@ -60,12 +48,7 @@ export class OAuthConnections extends Effect.Service<OAuthConnections>()("OAuthC
         if (Option.isNone(auth) || auth.value.type !== "oauth2") {
           return yield* unprocessable("OAUTH_NOT_CONFIGURED", "This integration does not sign in with OAuth 2.0")
         }
-        const creds = yield* sql<{ capability: string; sealed: string }>`SELECT capability, sealed FROM integration_credentials
-          WHERE integration_id = ${integrationId}`.pipe(Effect.orDie)
-        const stored = creds.find((c) => c.capability === "agent_tool") ?? creds[0]
-        const client = stored === undefined
-          ? {}
-          : JSON.parse(yield* cipher.decrypt(stored.sealed, credentialsAad(integrationId, stored.capability)).pipe(Effect.orDie)) as Record<string, unknown>
+        const client = Option.getOrElse(yield* secrets.credentials(tenantId, integrationId), () => ({} as Record<string, unknown>))
         if (typeof client.client_id !== "string") {
           return yield* unprocessable("OAUTH_NOT_CONFIGURED", "Store the OAuth client (client_id, client_secret) as the integration's credentials first")
         }
@@ -174,18 +157,13 @@ export class OAuthConnections extends Effect.Service<OAuthConnections>()("OAuthC
         return view(row, tokens)
       }).pipe(Effect.withSpan("OAuthConnections.callback"))
 
-    const find = (integrationId: string, userId: string) =>
-      sql`SELECT * FROM integration_connections WHERE integration_id = ${integrationId} AND user_id = ${userId}`.pipe(
-        connectionRows,
-        Effect.orDie,
-        Effect.map((rows) => Option.fromNullable(rows[0]))
-      )
+    const find = secrets.connection
 
     const mine = (principal: Principal, integrationId: string) =>
       Effect.gen(function*() {
         yield* requireReader(principal)
         yield* setup(principal.tenantId, integrationId).pipe(Effect.catchTag("Unprocessable", () => Effect.void))
-        const row = yield* find(integrationId, principal.userId)
+        const row = yield* find(principal.tenantId, integrationId, principal.userId)
         if (Option.isNone(row)) return yield* notFound("Connection")
         return view(row.value, yield* open(row.value))
       })
@@ -200,7 +178,7 @@ export class OAuthConnections extends Effect.Service<OAuthConnections>()("OAuthC
     const accessToken = (tenantId: string, integrationId: string, userId: string | null) =>
       Effect.gen(function*() {
         if (userId === null) return undefined
-        const row = yield* find(integrationId, userId)
+        const row = yield* find(tenantId, integrationId, userId)
         if (Option.isNone(row)) return undefined
         const tokens = yield* open(row.value)
         const expiring = row.value.expires_at !== null && row.value.expires_at.getTime() - Date.now() < REFRESH_MARGIN_MS

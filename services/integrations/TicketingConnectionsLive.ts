@@ -1,17 +1,14 @@
 import { SqlClient } from "@effect/sql"
-import { Effect, Layer, Option, Schema } from "effect"
-import { CredentialsCipher } from "../../platform/CredentialsCipher.js"
+import { Effect, Layer, Option } from "effect"
 import { TicketingConnections } from "../ports/TicketingConnections.js"
-import { credentialsAad } from "./Installs.js"
-
-const Credentials = Schema.parseJson(Schema.Record({ key: Schema.String, value: Schema.Unknown }))
+import { InstallSecrets } from "./InstallSecrets.js"
 
 /** The install behind a connected ticketing queue, active in the tenant, with its credentials unsealed. */
 export const TicketingConnectionsLive = Layer.effect(
   TicketingConnections,
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const cipher = yield* CredentialsCipher
+    const secrets = yield* InstallSecrets
     return {
       lookup: (tenantId, connectionId) =>
         Effect.gen(function*() {
@@ -19,13 +16,7 @@ export const TicketingConnectionsLive = Layer.effect(
             WHERE i.tenant_id = ${tenantId} AND i.id = ${connectionId} AND i.status = 'active'`
           if (install === undefined) return { _tag: "Missing" } as const
           if (install.category.toLowerCase() !== "ticketing") return { _tag: "NotTicketing", category: install.category } as const
-          const [stored] = yield* sql<{ capability: string; sealed: string }>`SELECT capability, sealed FROM integration_credentials WHERE integration_id = ${connectionId}
-            ORDER BY (capability = 'agent_tool') DESC, capability LIMIT 1`
-          if (stored === undefined) return { _tag: "Found", credentials: {} } as const
-          const opened = yield* cipher.decrypt(stored.sealed, credentialsAad(connectionId, stored.capability)).pipe(
-            Effect.orElse(() => Effect.succeed(undefined))
-          )
-          const credentials = opened === undefined ? Option.none() : Schema.decodeUnknownOption(Credentials)(opened)
+          const credentials = yield* secrets.credentials(tenantId, connectionId)
           return { _tag: "Found", credentials: Option.getOrElse(credentials, () => ({})) } as const
         }).pipe(Effect.orDie, Effect.withSpan("TicketingConnections.lookup"))
     }

@@ -1,11 +1,12 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
-import { adminToken, createMember } from "../support/Fixtures.js"
+import { adminToken, createMember, createTenant } from "../support/Fixtures.js"
 import { http, loginToken } from "../support/Http.js"
 import { CLIENT_ID, CLIENT_SECRET, OidcProvider, signInThroughProvider } from "../support/OidcProvider.js"
 import { mcpPeer } from "../support/McpPeer.js"
 import { peerApi } from "../support/PeerApi.js"
 import { RunPlatformLive } from "../support/RunPlatform.js"
+import { ADMIN_EMAIL } from "../support/TestPlatform.js"
 
 const REDIRECT = "http://127.0.0.2:9/integrations/oauth2/callback"
 const api = "/api/v1/integrations"
@@ -83,6 +84,19 @@ layer(PlatformLive, { excludeTestServices: true, timeout: "60 seconds" })("integ
       const refresh = yield* http("POST", `${api}/mcp-servers/${server.body.id}/refresh-tools`, { token: otherToken })
       assert.strictEqual(refresh.status, 422, "another user has no connection")
       assert.include(refresh.body.message, "Connect your account")
+
+      // Another tenant's MCP server cannot name this tenant's integration, even for a user in both.
+      const elsewhere = yield* createTenant(admin, `elsewhere-${Date.now()}`)
+      yield* createMember(admin, "system_admin", { tenantId: elsewhere.id, email: ADMIN_EMAIL })
+      const inElsewhere = (yield* http("POST", "/api/v1/auth/switch-tenant", { token: admin, body: { target_tenant_id: elsewhere.id } })).body.access_token as string
+      const foreign = yield* http("POST", `${api}/mcp-servers`, { token: inElsewhere, body: { name: "Borrowing", server_url: `${mcp.baseUrl}/user/mcp`, auth_type: "oauth2_authcode" } })
+      assert.strictEqual(foreign.status, 201, foreign.text)
+      const seen = mcp.bearers.length
+      const borrow = yield* http("PATCH", `${api}/mcp-servers/${foreign.body.id}`, { token: inElsewhere, body: { credentials: { integration_id: id } } })
+      assert.strictEqual(borrow.status, 422, borrow.text)
+      assert.deepStrictEqual(borrow.body.details[0].path, ["credentials", "integration_id"])
+      assert.strictEqual((yield* http("POST", `${api}/mcp-servers/${foreign.body.id}/refresh-tools`, { token: inElsewhere })).status, 422)
+      assert.strictEqual(mcp.bearers.length, seen, "no token of the first tenant reached the server")
 
       const me = yield* http("GET", `${api}/integrations/${id}/connections/me`, { token: admin })
       assert.strictEqual(me.status, 200)

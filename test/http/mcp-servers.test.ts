@@ -77,6 +77,36 @@ layer(RunPlatformLive({ OUTBOUND_ALLOWED_HOSTS: "127.0.0.2", MCP_STDIO_COMMANDS:
       assert.strictEqual((yield* http("DELETE", `${api}/mcp-servers/${broken.body.id}`, { token: builderToken })).status, 204)
     }))
 
+  it.scoped("a builder who re-points an approved server sends it back to review and never receives the token an administrator set", () =>
+    Effect.gen(function*() {
+      const admin = yield* adminToken
+      const peer = yield* mcpPeer
+      const builder = yield* createMember(admin, "builder")
+      const builderToken = yield* loginToken(builder.email, builder.password)
+      const created = yield* http("POST", `${api}/mcp-servers`, {
+        token: admin,
+        body: { name: "Approved", server_url: `${peer.baseUrl}/secure/mcp`, auth_type: "bearer_token" }
+      })
+      const id = created.body.id as string
+      yield* http("PATCH", `${api}/mcp-servers/${id}`, { token: admin, body: { credentials: { token: MCP_TOKEN } } })
+      assert.deepInclude((yield* http("POST", `${api}/mcp-servers/${id}/activate`, { token: admin })).body, { status: "active", tool_count: 2 })
+
+      const moved = yield* http("PATCH", `${api}/mcp-servers/${id}`, { token: builderToken, body: { server_url: `${peer.baseUrl}/user/mcp` } })
+      assert.strictEqual(moved.status, 200, moved.text)
+      assert.strictEqual(moved.body.status, "pending_review", "its tools are unusable until an administrator looks again")
+      assert.strictEqual((yield* http("POST", `${api}/mcp-servers/${id}/refresh-tools`, { token: builderToken })).status, 422, "discovered without credentials")
+      assert.notInclude(peer.bearers, MCP_TOKEN, "the stored token never went to the new URL")
+      const audit = yield* http("GET", "/api/v1/auth/audit-events?page_size=50", { token: admin })
+      assert.include(audit.body.items.map((e: { action: string }) => e.action), "mcp_server.review_required")
+
+      // Moved back where it was approved, the token goes there again; review is still needed.
+      const back = yield* http("PATCH", `${api}/mcp-servers/${id}`, { token: builderToken, body: { server_url: `${peer.baseUrl}/secure/mcp` } })
+      assert.deepInclude(back.body, { status: "pending_review", tool_count: 2, discovery_error: null })
+      assert.strictEqual((yield* http("POST", `${api}/mcp-servers/${id}/activate`, { token: admin })).body.status, "active")
+      const credentials = yield* http("PATCH", `${api}/mcp-servers/${id}`, { token: builderToken, body: { credentials: { token: "another" } } })
+      assert.strictEqual(credentials.body.status, "pending_review", "new credentials need review too")
+    }))
+
   it.scoped("a custom agent step calls an integration function and MCP tools end to end; publish checks use the registries; snapshots record the calls", () =>
     Effect.gen(function*() {
       const admin = yield* adminToken

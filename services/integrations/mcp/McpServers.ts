@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto"
 import { SqlClient } from "@effect/sql"
 import { Effect, Either, Option, Schema } from "effect"
 import { fetch as undiciFetch } from "undici"
+import { Audit } from "../../../platform/Audit.js"
 import { AppConfig } from "../../../platform/Config.js"
 import { CredentialsCipher } from "../../../platform/CredentialsCipher.js"
 import { cappedJson, MAX_TOKEN_ANSWER_BYTES } from "../../../platform/outbound/CappedJson.js"
@@ -14,6 +15,7 @@ import type { McpServerCreate, McpServerPatch } from "../../../schemas/McpServer
 import type { Principal } from "../../../schemas/Principal.js"
 import { isRecord } from "../../../schemas/Records.js"
 import { McpBindings } from "../../ports/McpBindings.js"
+import { InstallSecrets } from "../InstallSecrets.js"
 import { OAuthConnections } from "../OAuthConnections.js"
 import { callTool, type DiscoveredTool, discoverTools, type McpEndpoint, McpFailure, stdioCommand } from "./McpConnection.js"
 
@@ -30,25 +32,41 @@ const ServerRow = Schema.Struct({
   tools: JsonArrayOf<DiscoveredTool>(),
   tools_refreshed_at: Schema.NullOr(Timestamp),
   discovery_error: Schema.NullOr(Schema.String),
+  approved_server_url: Schema.NullOr(Schema.String),
+  approved_transport: Schema.NullOr(McpTransport),
+  credentials_server_url: Schema.NullOr(Schema.String),
+  credentials_transport: Schema.NullOr(McpTransport),
   created_at: Timestamp,
   updated_at: Timestamp
 })
 export type ServerRow = typeof ServerRow.Type
 const serverRows = decodeRows("mcp_servers", ServerRow)
 
-const toServer = ({ tenant_id: _t, credentials_sealed, tools, ...row }: ServerRow) => ({
+const toServer = ({ tenant_id: _t, credentials_sealed, tools, approved_server_url: _u, approved_transport: _p, credentials_server_url: _cu, credentials_transport: _cp, ...row }: ServerRow) => ({
   ...row,
   has_credentials: credentials_sealed !== null,
   tool_count: tools.length
 })
 
 const aad = (tenantId: string, id: string) => `mcp:${tenantId}:${id}`
+
+/**
+ * Whether the stored credentials may go where the server points now: the target an administrator
+ * approved, or the one they were supplied for (re-pointing a server leaves its credentials behind).
+ */
+const credentialsMayGo = (row: ServerRow) =>
+  (row.server_url === row.approved_server_url && row.transport === row.approved_transport) ||
+  (row.server_url === row.credentials_server_url && row.transport === row.credentials_transport)
 const str = (u: unknown) => (typeof u === "string" ? u : u === undefined || u === null ? "" : String(u))
 
 /**
  * MCP servers of a workspace: registered `pending_review`, activated by an administrator, their
  * tools discovered through the SDK's client (every connection through the outbound guard;
- * stdio only for programs the operator listed in MCP_STDIO_COMMANDS).
+ * stdio only for programs the operator listed in MCP_STDIO_COMMANDS). Activation approves the
+ * server's target: a change of URL, transport, auth type or credentials returns it to
+ * `pending_review` (its tools unusable), and stored credentials go only to the target an
+ * administrator approved or the one they were supplied for, so a builder who re-points a server
+ * an administrator set a token on does not receive the token.
  */
 export class McpServers extends Effect.Service<McpServers>()("McpServers", {
   effect: Effect.gen(function*() {
@@ -58,6 +76,8 @@ export class McpServers extends Effect.Service<McpServers>()("McpServers", {
     const config = yield* AppConfig
     const bindings = yield* McpBindings
     const oauth = yield* OAuthConnections
+    const secrets = yield* InstallSecrets
+    const audit = yield* Audit
 
     const find = (tenantId: string, id: string) =>
       sql`SELECT * FROM mcp_servers WHERE tenant_id = ${tenantId} AND id = ${id}`.pipe(
@@ -105,11 +125,12 @@ export class McpServers extends Effect.Service<McpServers>()("McpServers", {
 
     const endpointOf = (row: ServerRow, userId: string | null) =>
       Effect.gen(function*() {
-        const credentials = row.credentials_sealed === null
+        const withCredentials = credentialsMayGo(row)
+        const credentials = row.credentials_sealed === null || !withCredentials
           ? {}
           : JSON.parse(yield* cipher.decrypt(row.credentials_sealed, aad(row.tenant_id, row.id)).pipe(Effect.orDie)) as Record<string, unknown>
         const headers: Record<string, string> = {}
-        switch (row.auth_type) {
+        switch (withCredentials ? row.auth_type : "none") {
           case "api_key":
             headers[str(credentials.header || "X-API-Key")] = str(credentials.api_key)
             break
@@ -178,15 +199,26 @@ export class McpServers extends Effect.Service<McpServers>()("McpServers", {
         const serverUrl = body.server_url ?? current.server_url
         const transport = body.transport ?? current.transport
         if (body.server_url !== undefined || body.transport !== undefined) yield* checkTarget(serverUrl, transport)
+        const authType = body.auth_type ?? current.auth_type
+        if (authType === "oauth2_authcode" && body.credentials !== undefined && !(yield* secrets.owns(principal.tenantId, str(body.credentials.integration_id)))) {
+          return yield* unprocessable("VALIDATION_ERROR", "credentials.integration_id names no integration installed in this workspace", [
+            { path: ["credentials", "integration_id"], message: "not an integration of this workspace" }
+          ])
+        }
+        const changed = serverUrl !== current.server_url || transport !== current.transport || authType !== current.auth_type || body.credentials !== undefined
         const sealed = body.credentials === undefined
           ? current.credentials_sealed
           : yield* cipher.encrypt(JSON.stringify(body.credentials), aad(principal.tenantId, id))
         const [row] = yield* sql`UPDATE mcp_servers SET name = ${body.name ?? current.name},
           description = ${body.description ?? current.description}, server_url = ${serverUrl}, transport = ${transport},
-          auth_type = ${body.auth_type ?? current.auth_type}, credentials_sealed = ${sealed}, updated_at = now()
+          auth_type = ${authType}, credentials_sealed = ${sealed},
+          ${body.credentials === undefined ? sql`` : sql`credentials_server_url = ${serverUrl}, credentials_transport = ${transport},`}
+          status = ${changed && current.status !== "disabled" ? "pending_review" : current.status}, updated_at = now()
           WHERE id = ${id} RETURNING *`.pipe(serverRows, Effect.orDie)
-        const rediscover = body.server_url !== undefined || body.transport !== undefined || body.auth_type !== undefined || body.credentials !== undefined
-        return toServer(rediscover ? yield* discover(row!, principal.userId) : row!)
+        if (changed && current.status === "active") {
+          yield* audit.record(principal, { tenantId: principal.tenantId, action: "mcp_server.review_required", resourceType: "mcp_server", resourceId: id, details: { server_url: serverUrl } })
+        }
+        return toServer(changed ? yield* discover(row!, principal.userId) : row!)
       }).pipe(Effect.withSpan("McpServers.update"))
 
     const remove = (principal: Principal, id: string) =>
@@ -206,8 +238,13 @@ export class McpServers extends Effect.Service<McpServers>()("McpServers", {
         const row = yield* find(principal.tenantId, id)
         if (row.status === to) return toServer(row)
         if (!from.includes(row.status)) return yield* conflict("MCP_SERVER_STATE", `A ${row.status} server cannot be ${what}`)
-        const [updated] = yield* sql`UPDATE mcp_servers SET status = ${to}, updated_at = now() WHERE id = ${id} RETURNING *`.pipe(serverRows, Effect.orDie)
-        return toServer(updated!)
+        const [updated] = yield* (to === "active"
+          ? sql`UPDATE mcp_servers SET status = 'active', approved_server_url = server_url, approved_transport = transport, updated_at = now()
+              WHERE id = ${id} RETURNING *`
+          : sql`UPDATE mcp_servers SET status = ${to}, updated_at = now() WHERE id = ${id} RETURNING *`).pipe(serverRows, Effect.orDie)
+        yield* audit.record(principal, { tenantId: principal.tenantId, action: `mcp_server.${to === "active" ? "activated" : "disabled"}`, resourceType: "mcp_server", resourceId: id, details: { server_url: updated!.server_url } })
+        // Approved now: its tools are listed with its credentials.
+        return toServer(to === "active" && row.status === "pending_review" ? yield* discover(updated!, principal.userId) : updated!)
       })
 
     const refresh = (principal: Principal, id: string) =>

@@ -149,9 +149,11 @@ export class Templates extends Effect.Service<Templates>()("Templates", {
           yield* find(principal, id)
           yield* sql`DELETE FROM docgen_templates WHERE id = ${id}`.pipe(Effect.orDie)
         }),
+      /** The rendering as a page, sanitised again as it is served (templates stored before sanitising existed included). */
       html: (principal: Principal, id: string) =>
         Effect.zipRight(requireReader(principal), find(principal, id)).pipe(
-          Effect.map((row) => `<!DOCTYPE html>\n<html><head><meta charset="utf-8"><title>${row.name.replace(/&/g, "&amp;").replace(/</g, "&lt;")}</title></head><body>\n${row.html}\n</body></html>\n`)
+          Effect.flatMap((row) => Effect.map(onWorker(principal, DocgenTasks.sanitize, { html: row.html }), (html) => ({ row, html }))),
+          Effect.map(({ row, html }) => `<!DOCTYPE html>\n<html><head><meta charset="utf-8"><title>${row.name.replace(/&/g, "&amp;").replace(/</g, "&lt;")}</title></head><body>\n${html}\n</body></html>\n`)
         ),
       thumbnail: (principal: Principal, id: string) =>
         Effect.zipRight(requireReader(principal), find(principal, id)).pipe(

@@ -132,7 +132,7 @@ const gatewayApp = <R>(
     const inbound = request.headers["x-request-id"]
     const requestId = inbound !== undefined && REQUEST_ID.test(inbound) ? inbound : randomUUID()
     const finish = (response: HttpServerResponse.HttpServerResponse) =>
-      HttpServerResponse.setHeader(withCors(config, request, response), "x-request-id", requestId)
+      HttpServerResponse.setHeaders(withCors(config, request, response), { "x-request-id": requestId, "x-content-type-options": "nosniff" })
     const refused = headRefusal(config, request, requestId)
     if (refused !== undefined) return Effect.succeed(finish(refused))
     const settle = (response: HttpServerResponse.HttpServerResponse) =>

@@ -6,6 +6,7 @@ import { eventually, publishedWorkflow, RunPlatformLive } from "../support/RunPl
 import { parseSse, waitForStatus } from "../support/Runs.js"
 import { type ChatCompletionRequest, ScriptedModel } from "../support/ScriptedModel.js"
 import { TestPlatform } from "../support/TestPlatform.js"
+import { docxWithLink, upload } from "../support/HostileFiles.js"
 import pg from "pg"
 import { Document as DocxDocument, Packer, Paragraph, TextRun } from "docx"
 import PptxGenJSModule from "pptxgenjs"
@@ -195,6 +196,11 @@ layer(RunPlatformLive(), { excludeTestServices: true, timeout: "60 seconds" })("
       const file = yield* http("GET", new URL(done.download_url).pathname, { token })
       assert.strictEqual(file.status, 200)
       assert.include(file.headers.get("content-type") ?? "", "text/html")
+      // Tenant HTML runs no script wherever it is opened, and the download is a download.
+      assert.include(file.headers.get("content-security-policy") ?? "", "default-src 'none'")
+      assert.include(file.headers.get("content-security-policy") ?? "", "sandbox")
+      assert.strictEqual(file.headers.get("x-content-type-options"), "nosniff")
+      assert.match(file.headers.get("content-disposition") ?? "", /^attachment; filename="export-[0-9a-f-]+\.html"$/)
       assert.isBelow(file.text.indexOf("<h1>Second</h1>"), file.text.indexOf("<h1>First</h1>"), "in the requested order")
       assert.include(file.text, "<p>two</p>")
       const other = yield* createMember(token, "user")
@@ -275,6 +281,28 @@ layer(RunPlatformLive(), { excludeTestServices: true, timeout: "60 seconds" })("
       assert.strictEqual(classified.body.items[0].profile_id, risk.body.id)
       assert.strictEqual((yield* http("DELETE", `${api}/section-profiles/${risk.body.id}`, { token })).status, 204)
       assert.strictEqual((yield* http("GET", `${api}/section-profiles/${risk.body.id}`, { token })).status, 404)
+    }))
+
+  it.effect("templates: a DOCX hyperlink to javascript: is no link in the rendering, served with a policy that runs no script; no_access reads nothing", () =>
+    Effect.gen(function*() {
+      const token = yield* adminToken
+      const uploaded = yield* upload(`${api}/templates/upload`, token, docxWithLink("javascript:alert(document.cookie)"), "letter.docx")
+      assert.strictEqual(uploaded.status, 201, uploaded.text)
+      const html = yield* http("GET", `${api}/templates/${uploaded.body?.id}/html`, { token })
+      assert.strictEqual(html.status, 200)
+      assert.include(html.text, "click me")
+      assert.notInclude(html.text.toLowerCase(), "javascript:")
+      assert.include(html.headers.get("content-security-policy") ?? "", "default-src 'none'")
+      assert.strictEqual(html.headers.get("x-content-type-options"), "nosniff")
+      const safe = yield* upload(`${api}/templates/upload`, token, docxWithLink("https://example.com/terms"), "terms.docx")
+      assert.include((yield* http("GET", `${api}/templates/${safe.body?.id}/html`, { token })).text, `href="https://example.com/terms"`)
+
+      const nobody = yield* createMember(token, "no_access")
+      const nobodyToken = yield* loginToken(nobody.email, nobody.password)
+      for (const part of ["html", "thumbnail"]) {
+        const refused = yield* http("GET", `${api}/templates/${uploaded.body?.id}/${part}`, { token: nobodyToken })
+        assert.strictEqual(refused.status, 403, `${part}: ${refused.text}`)
+      }
     }))
 
   it.effect("templates: DOCX and PPTX recognised by content, rendered, thumbnailed, defaulted, duplicated; slides listed, edited, reordered, deleted", () =>

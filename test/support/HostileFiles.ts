@@ -85,3 +85,20 @@ export const withLoopLag = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
     (histogram) => Effect.map(effect, (result) => ({ result, maxLagMs: histogram.max / 1e6 })),
     (histogram) => Effect.sync(() => histogram.disable())
   )
+
+/** A DOCX whose one paragraph is a hyperlink to `href` (what mammoth turns into `<a href>`). */
+export const docxWithLink = (href: string, text = "click me") =>
+  zipSync({
+    "[Content_Types].xml": strToU8(
+      `<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>`
+    ),
+    "_rels/.rels": strToU8(
+      `<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="word/document.xml"/></Relationships>`
+    ),
+    "word/_rels/document.xml.rels": strToU8(
+      `<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId5" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/hyperlink" Target="${href}" TargetMode="External"/></Relationships>`
+    ),
+    "word/document.xml": strToU8(
+      `<?xml version="1.0" encoding="UTF-8"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"><w:body><w:p><w:hyperlink r:id="rId5"><w:r><w:t>${text}</w:t></w:r></w:hyperlink></w:p><w:p><w:r><w:t>Dear {{name}}</w:t></w:r></w:p></w:body></w:document>`
+    )
+  })

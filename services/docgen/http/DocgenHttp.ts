@@ -2,6 +2,7 @@ import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
 import { PlatformApi } from "../../../schemas/Api.js"
 import { CurrentPrincipal } from "../../../schemas/Principal.js"
+import { tenantHtml } from "../../../platform/http/TenantHtml.js"
 import { readMultipartUpload } from "../../../platform/MultipartUpload.js"
 import { NotImplemented } from "../../../schemas/Errors.js"
 import { Assistant } from "../Assistant.js"
@@ -78,7 +79,7 @@ export const DocgenHttp = HttpApiBuilder.group(PlatformApi, "docgen", (handlers)
       .handle("template", ({ path }) => as((p) => templates.get(p, path.id)))
       .handle("updateTemplate", ({ path, payload }) => as((p) => templates.update(p, path.id, payload)))
       .handle("removeTemplate", ({ path }) => as((p) => templates.remove(p, path.id)))
-      .handle("templateHtml", ({ path }) => as((p) => templates.html(p, path.id)))
+      .handle("templateHtml", ({ path }) => as((p) => Effect.map(templates.html(p, path.id), (html) => tenantHtml(html))))
       .handle("templateThumbnail", ({ path }) => as((p) => templates.thumbnail(p, path.id)))
       .handle("setDefaultTemplate", ({ path }) => as((p) => templates.setDefault(p, path.id)))
       .handle("duplicateTemplate", ({ path }) => as((p) => templates.duplicate(p, path.id)))
@@ -90,5 +91,5 @@ export const DocgenHttp = HttpApiBuilder.group(PlatformApi, "docgen", (handlers)
       .handle("removeSlide", ({ path }) => as((p) => templates.removeSlide(p, path.id, path.slide)))
       .handle("export", ({ payload }) => as((p) => exports.create(p, payload)))
       .handle("exportJob", ({ path }) => as((p) => exports.get(p, path.jobId)))
-      .handle("download", ({ path }) => as((p) => exports.download(p, path.jobId)))
+      .handle("download", ({ path }) => as((p) => Effect.map(exports.download(p, path.jobId), (html) => tenantHtml(html, { filename: `export-${path.jobId}.html` }))))
   }))

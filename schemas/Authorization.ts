@@ -62,3 +62,6 @@ export const requireReader = (principal: Principal) => requireAccess(principal, 
 
 export const requireBuilder = (principal: Principal) =>
   requireRole(principal, BUILDERS, "Building and publishing AI Employees needs a builder role")
+
+/** A service principal: a system API key (a user's own key acts as that user, nothing more). */
+export const isServicePrincipal = (principal: Principal) => principal.authMethod === "api_key" && principal.apiKeyType === "system"

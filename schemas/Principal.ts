@@ -13,6 +13,8 @@ export const Principal = Schema.Struct({
   role: Role,
   authMethod: AuthMethod,
   apiKeyId: Schema.optional(ApiKeyId),
+  /** With an API key: a `user` key acts as its owner; a `system` key is a service principal. */
+  apiKeyType: Schema.optional(Schema.Literal("user", "system")),
   /** Authentication methods behind a JWT (pwd, otp, sso, totp). */
   amr: Schema.Array(Schema.String),
   settings: TenantSettings,

@@ -82,6 +82,7 @@ export class Credentials extends Effect.Service<Credentials>()("Credentials", {
           role: k.key_type === "system" && k.system_role !== null ? k.system_role : owner.role,
           authMethod: "api_key",
           apiKeyId: k.id,
+          apiKeyType: k.key_type,
           amr: [],
           settings: { ...defaultTenantSettings, ...owner.settings },
           profile: { name: owner.name, role: owner.role, status: owner.status, totp_enabled: owner.totp_enabled }

@@ -6,6 +6,7 @@ import type { Principal } from "../../schemas/Principal.js"
 import type { Role } from "../../schemas/Roles.js"
 import { Ticket, TicketEvent } from "../../schemas/Ticketing.js"
 import type { ConnectedQueue } from "./zendesk/ZendeskDesk.js"
+import { isServicePrincipal } from "../../schemas/Authorization.js"
 
 /** The ticketing tables' rows, their answers, the actors of the timeline and the list cursors. */
 export const SYSTEM_ADMINS: ReadonlyArray<Role> = ["env_admin", "system_admin"]
@@ -69,6 +70,7 @@ export const toQueue = (q: QueueRow, archived: boolean) => ({
   external_group_id: q.external_group_id
 })
 export const connected = (q: QueueRow): ConnectedQueue => ({
+  id: q.id,
   tenant_id: q.tenant_id,
   group_id: q.group_id,
   group_tag: groupTag(q.label),
@@ -87,7 +89,7 @@ export interface Actor {
   readonly name: string
   readonly type: "user" | "ai_employee" | "service"
 }
-export const actorOf = (principal: Principal): Actor => ({ name: principal.email, type: principal.authMethod === "api_key" ? "service" : "user" })
+export const actorOf = (principal: Principal): Actor => ({ name: principal.email, type: isServicePrincipal(principal) ? "service" : "user" })
 
 export const cursorKey = (groupId: string | undefined, f: Record<string, unknown>) =>
   createHash("sha256").update(JSON.stringify({ g: groupId, ...f, cursor: undefined, page_size: undefined })).digest("base64url").slice(0, 16)

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto"
 import { SqlClient, type Statement } from "@effect/sql"
 import { Effect, Option } from "effect"
-import { GROUP_ADMINS, requireReader } from "../../schemas/Authorization.js"
+import { GROUP_ADMINS, isServicePrincipal, requireReader } from "../../schemas/Authorization.js"
 import { conflict, Forbidden, NotFound, notFound, unprocessable } from "../../schemas/Errors.js"
 import type { TenantId } from "../../schemas/Ids.js"
 import type { Principal } from "../../schemas/Principal.js"
@@ -147,7 +147,7 @@ export class Tickets extends Effect.Service<Tickets>()("Tickets", {
       Effect.gen(function*() {
         const queue = yield* queueOf(principal, groupId)
         if (body.requester_email !== undefined && body.requester_email.toLowerCase() !== principal.email.toLowerCase()
-          && !SYSTEM_ADMINS.includes(principal.role) && principal.authMethod !== "api_key") {
+          && !SYSTEM_ADMINS.includes(principal.role) && !isServicePrincipal(principal)) {
           return yield* new Forbidden({ code: "REQUESTER_NOT_ALLOWED", message: "Only a System Admin or a service principal names another requester" })
         }
         const labels = yield* labelsOf(queue, body.tags)
@@ -186,13 +186,15 @@ export class Tickets extends Effect.Service<Tickets>()("Tickets", {
               client_request_id: body.client_request_id ?? null,
               created_by: principal.userId
             })
-          } ON CONFLICT (tenant_id, client_request_id) WHERE client_request_id IS NOT NULL DO NOTHING RETURNING id`
+          } ON CONFLICT (queue_id, client_request_id) WHERE client_request_id IS NOT NULL AND deleted_at IS NULL DO NOTHING RETURNING id`
           if (rows.length > 0) yield* event(id, actor, { kind: "create" })
           return rows.length > 0
         })).pipe(Effect.orDie)
         if (inserted) return yield* reread(queue, id)
-        // A retry of a client_request_id answers the ticket the first request made.
-        const [earlier] = yield* sql`${sql.unsafe(ticketSelect)} WHERE t.tenant_id = ${principal.tenantId} AND t.client_request_id = ${body.client_request_id!}`.pipe(ticketRows, Effect.orDie)
+        // A retry of a client_request_id answers the ticket the first request made in this queue
+        // (which the caller can read: it reached the queue).
+        const [earlier] = yield* sql`${sql.unsafe(ticketSelect)} WHERE t.queue_id = ${queue.id} AND t.client_request_id = ${body.client_request_id!}
+          AND t.deleted_at IS NULL`.pipe(ticketRows, Effect.orDie)
         return toTicket(earlier!)
       }).pipe(Effect.withSpan("Tickets.create"))
 
@@ -234,10 +236,11 @@ export class Tickets extends Effect.Service<Tickets>()("Tickets", {
         yield* sql.withTransaction(Effect.gen(function*() {
           const rows = yield* sql`INSERT INTO tickets ${
             sql.insert({ id, tenant_id: r.tenantId, queue_id: queue.id, title: r.title, description: r.description, priority: "MEDIUM", priority_rank: 2, requester_email: requesterEmail, client_request_id: r.key, created_by: r.requesterId })
-          } ON CONFLICT (tenant_id, client_request_id) WHERE client_request_id IS NOT NULL DO NOTHING RETURNING id`
+          } ON CONFLICT (queue_id, client_request_id) WHERE client_request_id IS NOT NULL AND deleted_at IS NULL DO NOTHING RETURNING id`
           if (rows.length > 0) yield* event(id, { name: "AI Employee", type: "ai_employee" }, { kind: "create" })
         })).pipe(Effect.orDie)
-        const [ticket] = yield* sql`${sql.unsafe(ticketSelect)} WHERE t.tenant_id = ${r.tenantId} AND t.client_request_id = ${r.key}`.pipe(ticketRows, Effect.orDie)
+        const [ticket] = yield* sql`${sql.unsafe(ticketSelect)} WHERE t.queue_id = ${queue.id} AND t.client_request_id = ${r.key}
+          AND t.deleted_at IS NULL`.pipe(ticketRows, Effect.orDie)
         return { id: ticket!.id, number: ticket!.number, groupTag: groupTag(ticket!.label) }
       })
 

@@ -4,6 +4,7 @@ import { adminToken, createMember } from "../support/Fixtures.js"
 import { http, loginToken } from "../support/Http.js"
 import { answerOf, chatWorkflow, newSession, send } from "../support/Chat.js"
 import { RunPlatformLive } from "../support/RunPlatform.js"
+import { TestPlatform } from "../support/TestPlatform.js"
 import { ScriptedModel } from "../support/ScriptedModel.js"
 import { respondNode } from "../support/Workflows.js"
 
@@ -98,6 +99,58 @@ layer(RunPlatformLive(), { excludeTestServices: true, timeout: "60 seconds" })("
       const big = yield* http("POST", tickets, { token: s.agentToken, body: { title: "big", description: "x".repeat(1024 * 1024 + 10) } })
       assert.strictEqual(big.status, 413)
       assert.strictEqual((yield* http("DELETE", there, { token: s.admin })).status, 204)
+    }))
+
+  it.effect("isolation: a client_request_id answers only its own queue's live ticket; only system keys name other requesters; a chunked body over 1 MiB is refused", () =>
+    Effect.gen(function*() {
+      const s = yield* setUp
+      const platform = yield* TestPlatform
+      yield* http("POST", `${api}/groups/${s.support}/queue`, { token: s.admin, body: { name: `Support ${Date.now()}` } })
+      const other = (yield* http("POST", "/api/v1/auth/groups", { token: s.admin, body: { name: `Other ${Date.now()}` } })).body.id as string
+      yield* http("POST", `${api}/groups/${other}/queue`, { token: s.admin, body: { name: `Other ${Date.now()}` } })
+      const outsider = yield* createMember(s.admin, "user")
+      yield* http("POST", `/api/v1/auth/groups/${other}/members`, { token: s.admin, body: { user_id: outsider.id } })
+      const outsiderToken = yield* loginToken(outsider.email, outsider.password)
+
+      const mine = yield* http("POST", `${api}/groups/${s.support}/tickets`, { token: s.agentToken, body: { title: "Private matter", client_request_id: "shared-key" } })
+      assert.strictEqual(mine.status, 201, mine.text)
+      const theirs = yield* http("POST", `${api}/groups/${other}/tickets`, { token: outsiderToken, body: { title: "Theirs", client_request_id: "shared-key" } })
+      assert.strictEqual(theirs.status, 201, theirs.text)
+      assert.notStrictEqual(theirs.body.id, mine.body.id, "another queue's ticket is never the answer")
+      assert.strictEqual(theirs.body.title, "Theirs")
+      assert.strictEqual((yield* http("DELETE", `${api}/groups/${s.support}/tickets/${mine.body.id}`, { token: s.admin })).status, 204)
+      const again = yield* http("POST", `${api}/groups/${s.support}/tickets`, { token: s.agentToken, body: { title: "Asked again", client_request_id: "shared-key" } })
+      assert.strictEqual(again.status, 201, again.text)
+      assert.notStrictEqual(again.body.id, mine.body.id, "a deleted ticket is never the answer")
+
+      // A user's own key is that user; a system key is a service principal.
+      const userKey = (yield* http("POST", "/api/v1/auth/api-keys", { token: s.agentToken, body: { name: "mine" } })).body.key as string
+      const byUserKey = yield* http("POST", `${api}/groups/${s.support}/tickets`, { apiKey: userKey, body: { title: "As someone", requester_email: "ceo@elsewhere.test" } })
+      assert.strictEqual(byUserKey.status, 403, byUserKey.text)
+      assert.strictEqual(byUserKey.body.code, "REQUESTER_NOT_ALLOWED")
+      const systemKey = (yield* http("POST", "/api/v1/auth/api-keys", { token: s.admin, body: { name: "service", key_type: "system" } })).body.key as string
+      const byService = yield* http("POST", `${api}/groups/${s.support}/tickets`, { apiKey: systemKey, body: { title: "For a customer", requester_email: "customer@elsewhere.test" } })
+      assert.strictEqual(byService.status, 201, byService.text)
+      const created = (yield* http("GET", `${api}/groups/${s.support}/tickets/${byService.body.id}/events`, { token: s.admin })).body.items[0]
+      assert.strictEqual(created.actor_type, "service")
+
+      // 2 MiB sent chunked (no Content-Length): counted, refused, nothing created.
+      const before = (yield* http("GET", `${api}/groups/${s.support}/tickets?page_size=100`, { token: s.admin })).body.items.length as number
+      const status = yield* Effect.promise(async () => {
+        const big = JSON.stringify({ title: "huge", description: "x".repeat(2 * 1024 * 1024) })
+        const body = new ReadableStream({
+          start(controller) {
+            for (let i = 0; i < big.length; i += 64 * 1024) controller.enqueue(new TextEncoder().encode(big.slice(i, i + 64 * 1024)))
+            controller.close()
+          }
+        })
+        const init = { method: "POST", headers: { authorization: `Bearer ${s.agentToken}`, "content-type": "application/json" }, body, duplex: "half" }
+        const res = await fetch(`${platform.baseUrl}${api}/groups/${s.support}/tickets`, init as RequestInit)
+        await res.arrayBuffer()
+        return res.status
+      })
+      assert.strictEqual(status, 413)
+      assert.strictEqual((yield* http("GET", `${api}/groups/${s.support}/tickets?page_size=100`, { token: s.admin })).body.items.length, before)
     }))
 
   it.effect("lists: exact filters, q, the created range, server-side sorts with sortable_by, cursors bound to their list, page sizes; /me/tickets by scope", () =>

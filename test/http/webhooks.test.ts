@@ -73,7 +73,7 @@ layer(RunPlatformLive({ WEBHOOK_DELIVERIES_PER_MINUTE: "8" }), { excludeTestServ
       assert.strictEqual((yield* deliver(target, body, { ...headers, "x-webhook-id": "evt_3" })).status, 404)
     }))
 
-  it.effect("non-JSON is 415, over 1 MiB is 413, and each webhook is rate-limited (429)", () =>
+  it.effect("non-JSON is 415, over 1 MiB is 413, each webhook is rate-limited (429), and bad signatures are limited per address without using its quota", () =>
     Effect.gen(function*() {
       const admin = yield* adminToken
       const model = yield* ScriptedModel
@@ -90,6 +90,12 @@ layer(RunPlatformLive({ WEBHOOK_DELIVERIES_PER_MINUTE: "8" }), { excludeTestServ
       const large = yield* deliver(target, big, { "content-type": "application/json", "x-signature-256": sign(secret, big) })
       assert.strictEqual(large.status, 413)
       const body = JSON.stringify({ order: 1 })
+      // Wrong signatures use none of the webhook's 8 a minute; past 30 from one address they are 429.
+      // (The first test's two forged deliveries came from this address in this minute too.)
+      const forged: Array<number> = []
+      for (let i = 0; i < 31; i++) forged.push((yield* deliver(target, body, { "content-type": "application/json", "x-signature-256": sign("whsec_guess", body) })).status)
+      assert.isAtLeast(forged.filter((s) => s === 401).length, 20)
+      assert.strictEqual(forged.indexOf(429), forged.filter((s) => s === 401).length, "refused as 401 until the address's limit, then 429")
       const statuses: Array<number> = []
       for (let i = 0; i < 9; i++) {
         statuses.push((yield* deliver(target, body, { "content-type": "application/json", "x-signature-256": sign(secret, body), "x-webhook-id": `b${i}` })).status)

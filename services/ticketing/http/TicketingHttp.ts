@@ -8,15 +8,26 @@ import { Tickets } from "../Tickets.js"
 /** Ticketing takes bodies up to 1 MiB (the document's limit; the gateway's own is larger). */
 const MAX_BODY = 1024 * 1024
 
+const tooLarge = new PayloadTooLarge({ code: "PAYLOAD_TOO_LARGE", message: "Ticketing request bodies are limited to 1 MiB" })
+
+/**
+ * The body's bytes counted, whatever Content-Length says (a chunked body declares none): the
+ * request keeps the text it was decoded from, so this reads nothing twice.
+ */
+const withinLimit = (request: HttpServerRequest.HttpServerRequest) =>
+  Number(request.headers["content-length"] ?? 0) > MAX_BODY
+    ? Effect.fail(tooLarge)
+    : request.method === "GET" || request.method === "DELETE"
+    ? Effect.void
+    : Effect.flatMap(Effect.orElseSucceed(request.text, () => ""), (text) => Buffer.byteLength(text) > MAX_BODY ? Effect.fail(tooLarge) : Effect.void)
+
 export const TicketingHttp = HttpApiBuilder.group(PlatformApi, "ticketing", (handlers) =>
   Effect.map(Tickets, (tickets) => {
     const as = <A, E, R>(
       f: (p: typeof CurrentPrincipal.Service) => Effect.Effect<A, E, R>
     ): Effect.Effect<A, E | PayloadTooLarge, R | CurrentPrincipal | HttpServerRequest.HttpServerRequest> =>
       Effect.flatMap(HttpServerRequest.HttpServerRequest, (request): Effect.Effect<A, E | PayloadTooLarge, R | CurrentPrincipal> =>
-        Number(request.headers["content-length"] ?? 0) > MAX_BODY
-          ? Effect.fail(new PayloadTooLarge({ code: "PAYLOAD_TOO_LARGE", message: "Ticketing request bodies are limited to 1 MiB" }))
-          : Effect.flatMap(CurrentPrincipal, f))
+        Effect.zipRight(withinLimit(request), Effect.flatMap(CurrentPrincipal, f)))
     return handlers
       .handle("queues", ({ urlParams }) => as((p) => tickets.queues(p, urlParams.routable === true)))
       .handle("bindQueue", ({ path, payload }) => as((p) => tickets.bind(p, path.groupID, payload)))

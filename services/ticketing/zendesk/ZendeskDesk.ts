@@ -29,6 +29,7 @@ import {
 
 /** The queue fields a connected desk works with. */
 export interface ConnectedQueue {
+  readonly id: string
   readonly tenant_id: string
   readonly group_id: string
   readonly group_tag: string
@@ -163,7 +164,7 @@ export class ZendeskDesk extends Effect.Service<ZendeskDesk>()("ZendeskDesk", {
           s.call({
             method: "POST",
             path: "/api/v2/tickets.json",
-            headers: t.key !== undefined ? { "idempotency-key": createHash("sha256").update(`${queue.tenant_id}:${t.key}`).digest("hex") } : {},
+            headers: t.key !== undefined ? { "idempotency-key": createHash("sha256").update(`${queue.tenant_id}:${queue.id}:${t.key}`).digest("hex") } : {},
             body: {
               ticket: {
                 subject: t.title,
@@ -183,13 +184,13 @@ export class ZendeskDesk extends Effect.Service<ZendeskDesk>()("ZendeskDesk", {
         if (t.key === undefined) return (yield* shown(s, queue, [(yield* post).ticket]))[0]!
         const key = t.key
         const recorded = sql<{ external_id: string }>`SELECT external_id::text AS external_id FROM ticket_external_requests
-          WHERE tenant_id = ${queue.tenant_id} AND client_request_id = ${key}`.pipe(Effect.orDie, Effect.map((rows) => rows[0]?.external_id))
+          WHERE queue_id = ${queue.id} AND client_request_id = ${key}`.pipe(Effect.orDie, Effect.map((rows) => rows[0]?.external_id))
         const made = (yield* recorded) ?? (yield* sql.withTransaction(Effect.gen(function*() {
-          yield* sql`SELECT pg_advisory_xact_lock(hashtextextended(${`ticket:${queue.tenant_id}:${key}`}, 0))`
+          yield* sql`SELECT pg_advisory_xact_lock(hashtextextended(${`ticket:${queue.id}:${key}`}, 0))`
           const again = yield* recorded
           if (again !== undefined) return again
           const { ticket } = yield* post
-          yield* sql`INSERT INTO ticket_external_requests ${sql.insert({ tenant_id: queue.tenant_id, client_request_id: key, connection_id: queue.connection_id, external_id: ticket.id })}`
+          yield* sql`INSERT INTO ticket_external_requests ${sql.insert({ tenant_id: queue.tenant_id, queue_id: queue.id, client_request_id: key, connection_id: queue.connection_id, external_id: ticket.id })}`
           return String(ticket.id)
         })).pipe(Effect.catchTag("SqlError", Effect.die)))
         const ticket = yield* Effect.flatMap(s.call({ method: "GET", path: `/api/v2/tickets/${made}.json` }), decode(TicketEnvelope))

@@ -7,6 +7,7 @@ import { AppConfig } from "../../../platform/Config.js"
 import { Idempotency } from "../../../platform/Idempotency.js"
 import { CredentialsCipher } from "../../../platform/CredentialsCipher.js"
 import { RateLimiter } from "../../../platform/RateLimiter.js"
+import { CurrentClientAddress } from "../../../platform/RequestContext.js"
 import { decodeRows, Timestamp } from "../../../platform/Rows.js"
 import { createdHere, RunModule } from "../../../runtime/run/RunModule.js"
 import { requireBuilder } from "../../../schemas/Authorization.js"
@@ -25,6 +26,8 @@ import { WebhookAccepted } from "../../../schemas/Webhook.js"
 import { WorkflowsRepo } from "../WorkflowsRepo.js"
 
 export const MAX_DELIVERY_BYTES = 1024 * 1024
+/** Deliveries with a wrong signature one client address may send a minute (apart from every webhook's quota). */
+export const BAD_SIGNATURES_PER_MINUTE = 30
 
 const Row = Schema.Struct({
   id: WebhookId,
@@ -110,6 +113,24 @@ export class Webhooks extends Effect.Service<Webhooks>()("Webhooks", {
         if (Number(request.headers["content-length"] ?? 0) > MAX_DELIVERY_BYTES) return yield* tooLarge
         const [row] = yield* sql`SELECT * FROM webhooks WHERE id = ${id} AND deleted_at IS NULL`.pipe(webhookRows, Effect.orDie)
         if (row === undefined) return yield* notFound("Webhook")
+        // The gateway has already read a JSON body as text (its depth check); the text is kept, the stream is not.
+        const body = Buffer.from(yield* request.text.pipe(Effect.orDie), "utf8")
+        if (body.byteLength > MAX_DELIVERY_BYTES) return yield* tooLarge
+        // The signature first: a sender without the secret uses none of the webhook's quota; its
+        // failures are limited per client address instead.
+        const secret = yield* cipher.decrypt(row.secret_enc, aad(row.tenant_id, row.id)).pipe(Effect.orDie)
+        if (!signatureMatches(secret, body, headers.signature)) {
+          const address = (yield* CurrentClientAddress) ?? "unknown"
+          const refusals = yield* limiter.hit(`webhook-bad-signature:${address}`, BAD_SIGNATURES_PER_MINUTE, 60)
+          if (!refusals.allowed) {
+            return yield* new TooManyRequests({
+              code: "RATE_LIMITED",
+              message: "Too many deliveries with a wrong signature from this address; retry later",
+              retry_after_seconds: refusals.retryAfterSeconds
+            })
+          }
+          return yield* new Unauthorized({ code: "INVALID_SIGNATURE", message: "X-Signature-256 is not the HMAC-SHA256 of this body" })
+        }
         const decision = yield* limiter.hit(`webhook:${id}`, config.webhookDeliveriesPerMinute, 60)
         if (!decision.allowed) {
           return yield* new TooManyRequests({
@@ -117,13 +138,6 @@ export class Webhooks extends Effect.Service<Webhooks>()("Webhooks", {
             message: "Too many deliveries to this webhook; retry later",
             retry_after_seconds: decision.retryAfterSeconds
           })
-        }
-        // The gateway has already read a JSON body as text (its depth check); the text is kept, the stream is not.
-        const body = Buffer.from(yield* request.text.pipe(Effect.orDie), "utf8")
-        if (body.byteLength > MAX_DELIVERY_BYTES) return yield* tooLarge
-        const secret = yield* cipher.decrypt(row.secret_enc, aad(row.tenant_id, row.id)).pipe(Effect.orDie)
-        if (!signatureMatches(secret, body, headers.signature)) {
-          return yield* new Unauthorized({ code: "INVALID_SIGNATURE", message: "X-Signature-256 is not the HMAC-SHA256 of this body" })
         }
         const input = yield* Effect.try(() => JSON.parse(body.toString("utf8")) as unknown).pipe(
           Effect.orElseSucceed(() => undefined)

@@ -201,7 +201,7 @@ layer(TestPlatformLive({ redis: false, env: LLM_ENV }), { excludeTestServices: t
       assert.strictEqual(named.body.name, "Twin")
     }))
 
-  it.effect("the ai-employees alias writes audit events; roles gate building and reading", () =>
+  it.effect("writes under either path write audit events (ai_employee.* through the alias); roles gate building and reading", () =>
     Effect.gen(function*() {
       const admin = yield* adminToken
       const created = yield* http("POST", "/api/v1/ai-employees", { token: admin, body: { name: "Audited" } })
@@ -210,6 +210,13 @@ layer(TestPlatformLive({ redis: false, env: LLM_ENV }), { excludeTestServices: t
       const events = yield* http("GET", "/api/v1/auth/audit-events?page_size=100", { token: admin })
       const mine = events.body.items.filter((e: { resource_id: string }) => e.resource_id === created.body.id)
       assert.deepStrictEqual(mine.map((e: { action: string }) => e.action).sort(), ["ai_employee.created", "ai_employee.saved"])
+      // The same writes through /api/v1/workflow are recorded too: no route writes unrecorded.
+      const plain = yield* http("POST", "/api/v1/workflow/workflows", { token: admin, body: { name: "Also audited" } })
+      yield* http("PATCH", `/api/v1/workflow/workflows/${plain.body.id}`, { token: admin, body: { description: "d" } })
+      yield* http("DELETE", `/api/v1/workflow/workflows/${plain.body.id}`, { token: admin })
+      const later = yield* http("GET", "/api/v1/auth/audit-events?page_size=100", { token: admin })
+      const theirs = later.body.items.filter((e: { resource_id: string }) => e.resource_id === plain.body.id)
+      assert.deepStrictEqual(theirs.map((e: { action: string }) => e.action).sort(), ["workflow.archived", "workflow.created", "workflow.saved"])
 
       const user = yield* createMember(admin, "user")
       const uToken = yield* loginToken(user.email, user.password)

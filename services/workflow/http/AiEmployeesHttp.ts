@@ -1,11 +1,10 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
 import { PlatformApi } from "../../../schemas/Api.js"
-import type { Principal } from "../../../schemas/Principal.js"
-import { CurrentPrincipal } from "../../../schemas/Principal.js"
 import { Audit } from "../../../platform/Audit.js"
 import { Publishing } from "../Publishing.js"
 import { Workflows } from "../Workflows.js"
+import { auditedWrites } from "./AuditedWrites.js"
 
 /** The /api/v1/ai-employees alias: the workflow operations, each write recorded in the audit trail. */
 export const AiEmployeesHttp = HttpApiBuilder.group(PlatformApi, "aiEmployees", (handlers) =>
@@ -14,20 +13,7 @@ export const AiEmployeesHttp = HttpApiBuilder.group(PlatformApi, "aiEmployees", 
     const publishing = yield* Publishing
     const audit = yield* Audit
 
-    /** Runs a write as the caller and records `ai_employee.<action>` once it succeeded. */
-    const audited = <A, E>(action: string, id: string | ((a: A) => string), details: Record<string, unknown> | undefined, run: (p: Principal) => Effect.Effect<A, E>) =>
-      Effect.gen(function*() {
-        const principal = yield* CurrentPrincipal
-        const result = yield* run(principal)
-        yield* audit.record(principal, {
-          action: `ai_employee.${action}`,
-          resourceType: "ai_employee",
-          resourceId: typeof id === "string" ? id : id(result),
-          details
-        })
-        return result
-      })
-    const read = <A, E>(run: (p: Principal) => Effect.Effect<A, E>) => Effect.flatMap(CurrentPrincipal, run)
+    const { audited, read } = auditedWrites(audit, "ai_employee")
 
     return handlers
       .handle("create", ({ payload }) => audited("created", (w: { readonly id: string }) => w.id, { name: payload.name }, (p) => workflows.create(p, payload)))

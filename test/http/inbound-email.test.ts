@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto"
+import * as net from "node:net"
 import { assert, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import nodemailer from "nodemailer"
@@ -29,6 +30,47 @@ const send = (message: nodemailer.SendMailOptions) =>
         (error: { responseCode?: number; response?: string }) => ({ ok: false as const, response: error.response ?? "", code: error.responseCode ?? 0 })
       ).finally(() => transport.close())
     }))
+
+/**
+ * A DATA of `bytes` over a raw SMTP connection, generated as it is sent (the client keeps none of
+ * it): the server's final reply code, and the most this process's ArrayBuffers grew meanwhile.
+ */
+const sendHuge = (to: string, bytes: number) =>
+  Effect.flatMap(TestPlatform, (platform) =>
+    Effect.promise(() =>
+      new Promise<{ code: number; grewBytes: number }>((resolve, reject) => {
+        const base = process.memoryUsage().arrayBuffers
+        let peak = base
+        const sampler = setInterval(() => {
+          peak = Math.max(peak, process.memoryUsage().arrayBuffers)
+        }, 10)
+        const socket = net.connect(Number(platform.env.INBOUND_SMTP_PORT), "127.0.0.1")
+        const steps = ["EHLO client.test", "MAIL FROM:<alice@example.com>", `RCPT TO:<${to}>`, "DATA"]
+        let buffered = ""
+        const line = "x".repeat(998) + "\r\n"
+        const pump = async () => {
+          socket.write("Subject: huge\r\n\r\n")
+          for (let sent = 0; sent < bytes; sent += line.length * 64) {
+            if (!socket.write(line.repeat(64))) await new Promise((r) => socket.once("drain", r))
+          }
+          socket.write("\r\n.\r\n")
+        }
+        socket.on("data", (chunk: Buffer) => {
+          buffered += chunk.toString()
+          const replies = buffered.split("\r\n").filter((l) => /^\d{3} /.test(l))
+          if (replies.length === 0) return
+          buffered = ""
+          const code = Number(replies.at(-1)!.slice(0, 3))
+          if (code === 354) return void pump()
+          const next = steps.shift()
+          if (next !== undefined && code < 400) return void socket.write(`${next}\r\n`)
+          clearInterval(sampler)
+          socket.end("QUIT\r\n")
+          resolve({ code, grewBytes: peak - base })
+        })
+        socket.on("error", reject)
+      })
+    ))
 
 const emailRuns = (token: string, workflowId: string) =>
   http("GET", `/api/v1/workflow/workflows/${workflowId}/runs?trigger_type=email`, { token }).pipe(
@@ -127,6 +169,10 @@ layer(PlatformLive, { excludeTestServices: true, timeout: "60 seconds" })("inbou
       const big = yield* send({ ...base, to: `${id}@${DOMAIN}`, attachments: [{ filename: "big.bin", content: Buffer.alloc(MAX_BYTES * 2, 7) }] })
       assert.isFalse(big.ok)
       assert.strictEqual(big.code, 552)
+      // 96 MiB over the limit: refused, and not kept while it streams in (it was, whole, before its 552).
+      const huge = yield* sendHuge(`${id}@${DOMAIN}`, 96 * 1024 * 1024)
+      assert.strictEqual(huge.code, 552)
+      assert.isBelow(huge.grewBytes, 32 * 1024 * 1024)
       assert.isTrue((yield* send({ ...base, to: `${id}@${DOMAIN}` })).ok)
       yield* http("PUT", `/api/v1/workflow/workflows/${id}/email`, { token: admin, body: { enabled: false } })
       assert.strictEqual((yield* send({ ...base, to: `${id}@${DOMAIN}` })).code, 550)

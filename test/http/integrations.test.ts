@@ -4,6 +4,7 @@ import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { adminToken, createMember, createTenant } from "../support/Fixtures.js"
 import { http, loginToken } from "../support/Http.js"
+import { flood, hostileServer } from "../support/Flood.js"
 import { PEER_API_KEY, PEER_TOKEN, PEER_USER, peerApi } from "../support/PeerApi.js"
 import { RunPlatformLive } from "../support/RunPlatform.js"
 
@@ -33,6 +34,17 @@ layer(RunPlatformLive(env), { excludeTestServices: true, timeout: "60 seconds" }
       const builder = yield* createMember(admin, "builder")
       const builderToken = yield* loginToken(builder.email, builder.password)
       assert.strictEqual((yield* http("POST", `${api}/catalog/import-spec`, { token: builderToken, body: { name: "peer", spec_url: `${peer.baseUrl}/openapi.yaml` } })).status, 403)
+      // A spec_url that answers 64 MiB is read no further than 5 MiB.
+      const flooding = yield* hostileServer((req, res, count) => {
+        req.resume()
+        res.writeHead(200, { "content-type": "application/yaml" })
+        void flood(res, 64 * 1024 * 1024, () => "# padding\n".repeat(6_554), count)
+      }, "127.0.0.2")
+      const flooded = yield* http("POST", `${api}/catalog/import-spec`, { token: admin, body: { name: "flood", spec_url: `${flooding.baseUrl}/openapi.yaml` } })
+      assert.strictEqual(flooded.status, 400, flooded.text)
+      assert.match(flooded.body.message, /over 5 MiB/)
+      yield* Effect.sleep("200 millis")
+      assert.isBelow(flooding.sent(), 24 * 1024 * 1024, "the peer could not push much past the cap")
       const bad = yield* http("POST", `${api}/catalog/import-spec`, { token: admin, body: { name: "broken", spec: "openapi: 3.0.0\ninfo: {}\npaths: 7" } })
       assert.strictEqual(bad.status, 400, bad.text)
       assert.strictEqual(bad.body.code, "INVALID_SPEC")

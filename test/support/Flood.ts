@@ -34,7 +34,7 @@ export const flood = async (res: ServerResponse, total: number, piece: () => str
  * A loopback server for hostile answers, closed with the scope: `handle` answers each request and
  * reports what it wrote through `count`; `sent()` is the total.
  */
-export const hostileServer = (handle: (req: IncomingMessage, res: ServerResponse, count: (chars: number) => void) => void) =>
+export const hostileServer = (handle: (req: IncomingMessage, res: ServerResponse, count: (chars: number) => void) => void, host = "127.0.0.1") =>
   Effect.acquireRelease(
     Effect.async<{ baseUrl: string; sent: () => number; close: () => void }>((resume) => {
       let sent = 0
@@ -42,9 +42,9 @@ export const hostileServer = (handle: (req: IncomingMessage, res: ServerResponse
         sent += chars
       }
       const server = createServer((req, res) => handle(req, res, count))
-      server.listen(0, "127.0.0.1", () =>
+      server.listen(0, host, () =>
         resume(Effect.succeed({
-          baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+          baseUrl: `http://${host}:${(server.address() as AddressInfo).port}`,
           sent: () => sent,
           close: () => {
             server.closeAllConnections()

@@ -60,6 +60,7 @@ export class Versions extends Context.Tag("Versions")<Versions, {
             const found = yield* workflows.version(workflowId, number)
             if (found === undefined) return undefined
             const version = runnableVersion(found.dag, found.config)
+            if (!found.fixed) return version
             cache.set(key, version)
             if (cache.size > CAPACITY) cache.delete(cache.keys().next().value!)
             return version

@@ -52,7 +52,7 @@ export const EvalWorkerLive = Layer.scopedDiscard(
         const [rubric] = yield* sql`SELECT * FROM eval_rubrics WHERE id = ${cfg!.rubric_id}`.pipe(rubricRows)
         const [name] = yield* sql<{ name: string }>`SELECT name FROM workflows WHERE id = ${run!.workflow_id}`
         const version = yield* runnable.version(run!.workflow_id, run!.version)
-        if (version === undefined) return Either.left(`Version ${run!.version} of the AI Employee does not exist`)
+        if (version === undefined) return Either.left(`Version ${run!.version} of the AI Employee no longer exists`)
         const ctx: ScoringContext = {
           evalRunId: runId,
           tenantId: run!.tenant_id,
@@ -62,6 +62,8 @@ export const EvalWorkerLive = Layer.scopedDiscard(
           rubric: rubric!,
           version: { number: run!.version, name: name?.name ?? "", dag: version.dag, config: asWorkflowConfig(version.config) }
         }
+        const unusable = yield* scoring.unusable(ctx)
+        if (unusable !== undefined) return Either.left(unusable)
         if (contexts.size > 200) contexts.clear()
         contexts.set(runId, ctx)
         return Either.right(ctx)
@@ -84,9 +86,28 @@ export const EvalWorkerLive = Layer.scopedDiscard(
       Effect.gen(function*() {
         const stats = yield* aggregates(runId)
         const scores = JSON.stringify(Object.fromEntries(stats.map((s) => [s.key, { mean: s.mean, median: s.median, p5: s.p5, p95: s.p95 }])))
+        // A run that scored no row failed; one that scored some completed, failed_rows counting the rest.
         yield* sql`UPDATE eval_runs SET aggregate_metrics = jsonb_build_object('rubric_scores', ${scores}::jsonb)
-          ${finish ? sql`, status = 'completed', finished_at = now()` : sql``} WHERE id = ${runId} AND status = 'running'`
+          ${
+          finish
+            ? sql`, status = CASE WHEN completed_rows = 0 THEN 'failed' ELSE 'completed' END, finished_at = now(),
+              error = CASE WHEN completed_rows = 0 THEN 'Every row failed; the first: ' || COALESCE((SELECT error FROM eval_results
+                WHERE run_id = ${runId} AND status = 'failed' ORDER BY position LIMIT 1), 'unknown') END`
+            : sql``
+        } WHERE id = ${runId} AND status = 'running'`
       })
+
+    /**
+     * A run none of whose rows can be scored (its pinned version gone, its target node gone, no
+     * model for the judge) fails at once: the rows not yet scored fail with its reason.
+     */
+    const failRun = (runId: string, reason: string) =>
+      Effect.zipRight(refreshAggregates(runId, false), sql.withTransaction(Effect.gen(function*() {
+        yield* sql`UPDATE eval_results SET status = 'failed', error = ${reason}, lease_until = NULL
+          WHERE run_id = ${runId} AND status IN ('pending', 'running')`
+        yield* sql`UPDATE eval_runs SET status = 'failed', error = ${reason}, failed_rows = total_rows - completed_rows, finished_at = now()
+          WHERE id = ${runId} AND status IN ('pending', 'running')`
+      })))
 
     const record = (row: typeof Claimed.Type, outcome: {
       status: "completed" | "failed"
@@ -130,9 +151,7 @@ export const EvalWorkerLive = Layer.scopedDiscard(
           return yield* record(row, { status: "failed", durationMs: 0, workflowRunId: null, error: `Scoring was interrupted ${MAX_ATTEMPTS} times` })
         }
         const ctx = yield* contextOf(row.run_id)
-        if (Either.isLeft(ctx)) {
-          return yield* record(row, { status: "failed", durationMs: elapsed(), workflowRunId: null, error: ctx.left })
-        }
+        if (Either.isLeft(ctx)) return yield* failRun(row.run_id, ctx.left)
         const toScore: RowToScore = {
           resultId: row.id,
           rowId: row.row_id,

@@ -212,5 +212,17 @@ export const makeScoring = Effect.gen(function*() {
       return { actualOutput: run.output, transcript: null, rubricScores: scores, tokenUsage: usage, workflowRunId: run.id }
     }).pipe(Effect.withSpan("Eval.scoreRow", { attributes: { "eval.run_id": ctx.evalRunId, "eval.row_id": row.rowId } }))
 
-  return { score }
+  /** Why no row of the run can be scored (its target node gone, no model for the judge), if so. */
+  const unusable = (ctx: ScoringContext) =>
+    Effect.gen(function*() {
+      if (ctx.config.target_type === "agent" && agentNodeOf(ctx.version.dag, ctx.config.target_node_id ?? "") === undefined) {
+        return `Version ${ctx.version.number} has no agent node '${ctx.config.target_node_id}' to score`
+      }
+      if ((yield* registry.choose(ctx.tenantId, ctx.version.config, ctx.config.judge_model ?? undefined)) === undefined) {
+        return "No model is available to the judge (the AI Employee's model settings allow none)"
+      }
+      return undefined
+    })
+
+  return { score, unusable }
 })

@@ -15,9 +15,15 @@ export const RunnableWorkflowsLive = Layer.effect(
           Effect.orDie
         ),
       version: (workflowId, number) =>
-        sql<{ dag_definition: unknown; config_snapshot: unknown }>`SELECT dag_definition, config_snapshot FROM workflow_versions
-          WHERE workflow_id = ${workflowId} AND number = ${number}`.pipe(
-          Effect.map((rows) => rows[0] === undefined ? undefined : { dag: rows[0].dag_definition, config: rows[0].config_snapshot }),
+        sql<{ dag_definition: unknown; config_snapshot: unknown; current_config: unknown }>`SELECT v.dag_definition, v.config_snapshot,
+          w.config AS current_config FROM workflow_versions v JOIN workflows w ON w.id = v.workflow_id
+          WHERE v.workflow_id = ${workflowId} AND v.number = ${number}`.pipe(
+          Effect.map((rows) => {
+            const row = rows[0]
+            if (row === undefined) return undefined
+            const fixed = row.config_snapshot !== null
+            return { dag: row.dag_definition, config: fixed ? row.config_snapshot : row.current_config, fixed }
+          }),
           Effect.orDie
         )
     }

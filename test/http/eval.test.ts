@@ -181,6 +181,35 @@ layer(RunPlatformLive({ EVAL_CONCURRENCY: "4" }), { excludeTestServices: true, t
       assert.strictEqual(judgeCalls, 4, "one retry for the off-schema row")
     }))
 
+  it.effect("a run fails when it scores nothing: every row failed, its target node gone from the version, no model for the judge", () =>
+    Effect.gen(function*() {
+      const token = yield* adminToken
+      const model = yield* ScriptedModel
+      const ids = yield* setUp(token, 3)
+      model.setScript((r) => isJudge(r) ? { text: "not json" } : { text: "reply" })
+      const allFailed = yield* untilEnded(token, (yield* http("POST", `${api}/runs`, { token, body: { config_id: ids.configId, dataset_id: ids.datasetId } })).body.id)
+      assert.deepInclude(allFailed, { status: "failed", completed_rows: 0, failed_rows: 3 })
+      assert.match(allFailed.error, /^Every row failed; the first: .*rubric schema/)
+
+      // The config scores node "answer"; the latest saved version (a draft) no longer has it.
+      standardScript(model)
+      const nodeConfig = yield* http("POST", `${api}/configs`, { token, body: { workflow_id: ids.workflowId, name: "Node", target_type: "agent", target_node_id: "answer", rubric_id: ids.rubricId } })
+      yield* saveDag(token, ids.workflowId, { nodes: [respondNode("reply", "Answer: {{workflow_input.question}}")], edges: [] })
+      const gone = yield* untilEnded(token, (yield* http("POST", `${api}/runs`, { token, body: { config_id: nodeConfig.body.id, dataset_id: ids.datasetId } })).body.id)
+      assert.deepInclude(gone, { status: "failed", completed_rows: 0, failed_rows: 3 })
+      assert.match(gone.error, /has no agent node 'answer'/)
+      const goneResults = (yield* http("GET", `${api}/runs/${gone.id}/results`, { token })).body.items as Array<Record<string, any>>
+      assert.deepStrictEqual(goneResults.map((r) => r.status), ["failed", "failed", "failed"])
+
+      // Own providers only, and the workspace has none: nothing can judge.
+      yield* http("PATCH", `/api/v1/workflow/workflows/${ids.workflowId}/llm-config`, { token, body: { use_own_providers: true } })
+      yield* saveDag(token, ids.workflowId, { nodes: [respondNode("answer", "Answer again: {{workflow_input.question}}")], edges: [] })
+      const noJudge = yield* untilEnded(token, (yield* http("POST", `${api}/runs`, { token, body: { config_id: ids.configId, dataset_id: ids.datasetId } })).body.id)
+      assert.deepInclude(noJudge, { status: "failed", completed_rows: 0, failed_rows: 3 })
+      assert.match(noJudge.error, /No model is available to the judge/)
+      assert.strictEqual((yield* http("GET", `${api}/runs?status=failed&config_id=${ids.configId}`, { token })).body.total, 2)
+    }))
+
   it.effect("a simulated user drives a chat AI Employee for max_turns; the judge scores the whole conversation", () =>
     Effect.gen(function*() {
       const token = yield* adminToken

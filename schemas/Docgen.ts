@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { pageSizeParam } from "./Pagination.js"
 
 const Metadata = Schema.Record({ key: Schema.String, value: Schema.Unknown })
 
@@ -39,7 +40,7 @@ export const Document = Schema.Struct({
 })
 
 export const DocumentListParams = Schema.Struct({
-  limit: Schema.optionalWith(Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, 100)), { default: () => 25 }),
+  limit: pageSizeParam(25),
   offset: Schema.optionalWith(Schema.NumberFromString.pipe(Schema.int(), Schema.greaterThanOrEqualTo(0)), { default: () => 0 }),
   type: Schema.optional(Schema.String),
   parent_document_id: Schema.optional(Schema.UUID),

@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { Page } from "./Pagination.js"
+import { Page, pageSizeParam } from "./Pagination.js"
 
 export const KnowledgeBase = Schema.Struct({
   id: Schema.UUID,
@@ -43,10 +43,7 @@ export const DocumentRequest = Schema.Struct({
 
 export const DocumentListParams = Schema.Struct({
   page: Schema.optionalWith(Schema.NumberFromString.pipe(Schema.int(), Schema.greaterThanOrEqualTo(1)), { default: () => 1 }),
-  page_size: Schema.optionalWith(
-    Schema.NumberFromString.pipe(Schema.int(), Schema.greaterThanOrEqualTo(1), Schema.transform(Schema.Int, { strict: true, decode: (n) => Math.min(n, 100), encode: (n) => n })),
-    { default: () => 20 }
-  ),
+  page_size: pageSizeParam(20),
   folder_prefix: Schema.optional(Schema.String)
 })
 

@@ -12,9 +12,15 @@ const PageSize = Schema.transform(PositiveIntFromString, Schema.Int, {
   encode: (n) => n
 })
 
+/** An optional page size with no default (the list picks one), clamped to MAX_PAGE_SIZE. */
+export const optionalPageSize = Schema.optional(PageSize)
+
+/** An optional page size (or limit) with this default, clamped to MAX_PAGE_SIZE like every list's. */
+export const pageSizeParam = (fallback: number) => Schema.optionalWith(PageSize, { default: () => fallback })
+
 export const PageParams = Schema.Struct({
   page: Schema.optionalWith(PositiveIntFromString, { default: () => 1 }),
-  page_size: Schema.optionalWith(PageSize, { default: () => DEFAULT_PAGE_SIZE })
+  page_size: pageSizeParam(DEFAULT_PAGE_SIZE)
 })
 export type PageParams = typeof PageParams.Type
 
@@ -49,7 +55,7 @@ const NonNegativeIntFromString = Schema.NumberFromString.pipe(Schema.int(), Sche
 
 /** The limit/offset form used by a few lists. */
 export const LimitOffsetParams = Schema.Struct({
-  limit: Schema.optionalWith(PageSize, { default: () => DEFAULT_PAGE_SIZE }),
+  limit: pageSizeParam(DEFAULT_PAGE_SIZE),
   offset: Schema.optionalWith(NonNegativeIntFromString, { default: () => 0 })
 })
 export type LimitOffsetParams = typeof LimitOffsetParams.Type

@@ -1,6 +1,6 @@
 import { Schema } from "effect"
 import { WorkflowId } from "./Ids.js"
-import { Page } from "./Pagination.js"
+import { DateTimeParam, Page, pageSizeParam } from "./Pagination.js"
 
 export const RunStatus = Schema.Literal("pending", "running", "paused", "completed", "failed", "cancelled", "skipped")
 export const TriggerType = Schema.Literal("ui", "api", "schedule", "webhook", "feedback", "document", "app_public", "email", "eval").annotations({
@@ -68,13 +68,11 @@ export const CancelResult = Schema.Struct({
 
 export const RunFilters = Schema.Struct({
   page: Schema.optionalWith(Schema.NumberFromString.pipe(Schema.int(), Schema.greaterThanOrEqualTo(1)), { default: () => 1 }),
-  page_size: Schema.optionalWith(
-    Schema.NumberFromString.pipe(Schema.int(), Schema.greaterThanOrEqualTo(1), Schema.transform(Schema.Int, { strict: true, decode: (n) => Math.min(n, 100), encode: (n) => n })),
-    { default: () => 20 }
-  ),
+  page_size: pageSizeParam(20),
   trigger_type: Schema.optional(TriggerType),
   status: Schema.optional(RunStatus),
-  since: Schema.optional(Schema.Date)
+  /** RFC 3339, an inclusive lower bound on created_at. */
+  since: Schema.optional(DateTimeParam)
 })
 
 export const RunPage = Page(Run)

@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { DateTimeParam } from "./Pagination.js"
+import { DateTimeParam, optionalPageSize } from "./Pagination.js"
 
 export const TicketStatus = Schema.Literal("OPEN", "IN_PROGRESS", "HOLD", "CLOSED")
 export const Priorities = ["CRITICAL", "HIGH", "MEDIUM", "LOW"] as const
@@ -99,7 +99,7 @@ export const TicketListParams = Schema.Struct({
   sort: Schema.optional(Schema.String),
   order: Schema.optional(Schema.Literal("asc", "desc")),
   cursor: Schema.optional(Schema.String),
-  page_size: Schema.optional(Schema.NumberFromString.pipe(Schema.int(), Schema.positive()))
+  page_size: optionalPageSize
 })
 
 export const TicketPage = Schema.Struct({

@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { DateTimeParam, pageSizeParam } from "./Pagination.js"
 
 /** OTLP JSON (opentelemetry-proto JSON encoding); the span and log record objects are not re-described here. */
 export const OtlpTraces = Schema.Struct({ resourceSpans: Schema.Array(Schema.Unknown) })
@@ -21,13 +22,10 @@ export const TraceRunSummary = Schema.Struct({
 })
 
 export const WorkflowTraceParams = Schema.Struct({
-  start_time: Schema.optional(Schema.Date),
-  end_time: Schema.optional(Schema.Date),
+  start_time: Schema.optional(DateTimeParam),
+  end_time: Schema.optional(DateTimeParam),
   page_token: Schema.optional(Schema.String),
-  page_size: Schema.optionalWith(
-    Schema.NumberFromString.pipe(Schema.int(), Schema.greaterThanOrEqualTo(1), Schema.lessThanOrEqualTo(100)),
-    { default: () => 20 }
-  )
+  page_size: pageSizeParam(20)
 })
 
 export const WorkflowTrace = Schema.Struct({

@@ -1,6 +1,7 @@
 import { Schema } from "effect"
 import { DagDefinition, DagWarning } from "./Dag.js"
 import { TenantId, UserId, WorkflowId } from "./Ids.js"
+import { optionalPageSize } from "./Pagination.js"
 
 export const InteractionType = Schema.Literal("chat", "form", "dashboard", "voice")
 export type InteractionType = typeof InteractionType.Type
@@ -121,7 +122,7 @@ const BooleanFromString = Schema.transform(Schema.Literal("true", "false"), Sche
 
 export const ListWorkflowsParams = Schema.Struct({
   page: Schema.optional(Schema.NumberFromString.pipe(Schema.int(), Schema.greaterThanOrEqualTo(1))),
-  page_size: Schema.optional(Schema.NumberFromString.pipe(Schema.int(), Schema.greaterThanOrEqualTo(1))),
+  page_size: optionalPageSize,
   cursor: Schema.optional(Schema.String),
   interaction_type: Schema.optional(InteractionType),
   archived: Schema.optionalWith(BooleanFromString, { default: () => false }),

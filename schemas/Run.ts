@@ -60,6 +60,12 @@ export const StartRunRequest = Schema.Struct({
   session_id: Schema.optional(Schema.UUID)
 })
 
+/** A dry run: the latest saved version (a draft included), or the one `version` names. */
+export const DryRunRequest = Schema.Struct({
+  ...StartRunRequest.fields,
+  version: Schema.optional(Schema.Int.pipe(Schema.positive()))
+})
+
 export const CancelResult = Schema.Struct({
   id: Schema.UUID,
   status: RunStatus,

@@ -22,9 +22,14 @@ export class RunsApi extends HttpApiGroup.make("runs")
   )
   .add(
     HttpApiEndpoint.post("dryRun")`/workflows/${workflowId}/dry-run`
-      .setPayload(R.StartRunRequest)
+      .setPayload(R.DryRunRequest)
       .setHeaders(IdempotencyHeaders)
       .addSuccess(R.Run, { status: 202 })
+      .annotate(
+        OpenApi.Description,
+        "Runs the latest saved version, a draft included (`version` picks another; 404 when it does not exist), so a builder can test before publishing. " +
+          "No tool with side effects is invoked (the model is told so); the run is not listed with real runs or in traces of the AI Employee, and is followed on its stream like any run."
+      )
   )
   .add(HttpApiEndpoint.get("get")`/runs/${runId}`.addSuccess(R.DetailedRun))
   .add(HttpApiEndpoint.get("steps")`/runs/${runId}/steps`.addSuccess(Schema.Struct({ items: Schema.Array(R.Step) })))

@@ -8,6 +8,7 @@ import { createdHere, type CreatedRun, RunModule, type RunRequest } from "../../
 import { Idempotency } from "../../platform/Idempotency.js"
 import { requireReader, RUN_ADMINS } from "../../schemas/Authorization.js"
 import { RunsRepo, sumUsage, toRun, toStep } from "./RunsRepo.js"
+import { VersionsRepo } from "./VersionsRepo.js"
 import { WorkflowsRepo } from "./WorkflowsRepo.js"
 
 /** The 202 answer for a run just created. */
@@ -29,6 +30,7 @@ export const acceptedRun = (row: CreatedRun): Run => ({
 export class Runs extends Effect.Service<Runs>()("Runs", {
   effect: Effect.gen(function*() {
     const workflows = yield* WorkflowsRepo
+    const versions = yield* VersionsRepo
     const runs = yield* RunsRepo
     const modules = yield* RunModule
     const toolCalls = yield* ExternalToolCalls
@@ -41,6 +43,8 @@ export class Runs extends Effect.Service<Runs>()("Runs", {
     const start = (principal: Principal, workflowId: WorkflowId, body: {
       input_params: Record<string, unknown>
       session_id?: string | undefined
+      /** A dry run's version (default the latest saved). */
+      version?: number | undefined
     }, options: {
       readonly dryRun: boolean
       readonly idempotencyKey: string | undefined
@@ -52,6 +56,11 @@ export class Runs extends Effect.Service<Runs>()("Runs", {
       Effect.gen(function*() {
         const workflow = yield* workflows.requireVisible(principal, workflowId)
         yield* requireReader(principal)
+        // A real run runs the live version; a dry run tests the latest saved one, a draft included.
+        const versionNumber = options.dryRun ? body.version ?? workflow.latestVersion : workflow.activeVersion
+        if (options.dryRun && versionNumber !== null && Option.isNone(yield* versions.get(principal, workflowId, versionNumber).pipe(Effect.orDie))) {
+          return yield* notFound(`Version ${versionNumber}`)
+        }
         const created = createdHere()
         // The run and the key's record commit together: a retry gets this run, or (the first request died) starts it.
         const run = yield* idempotency.run({
@@ -63,7 +72,7 @@ export class Runs extends Effect.Service<Runs>()("Runs", {
           effect: created.keep(modules.create({
             tenantId: principal.tenantId,
             workflowId,
-            version: workflow.activeVersion === null ? undefined : { number: workflow.activeVersion, name: workflow.name },
+            version: versionNumber === null ? undefined : { number: versionNumber, name: workflow.name },
             triggerType: options.triggerType ?? (principal.authMethod === "api_key" ? "api" : "ui"),
             createdBy: principal.userId,
             apiKeyId: principal.apiKeyId ?? null,

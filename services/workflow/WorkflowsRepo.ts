@@ -97,7 +97,7 @@ export interface WorkflowChanges {
 
 /** SQL for AI Employees; every statement is scoped to the caller's tenant. */
 /** Whether the caller's tenant has this AI Employee, unarchived: read on every run start (prepared). */
-const VISIBLE = `SELECT archived_at IS NOT NULL AS archived, name, active_version FROM workflows WHERE tenant_id = $1 AND id = $2`
+const VISIBLE = `SELECT archived_at IS NOT NULL AS archived, name, active_version, latest_version FROM workflows WHERE tenant_id = $1 AND id = $2`
 
 export class WorkflowsRepo extends Effect.Service<WorkflowsRepo>()("WorkflowsRepo", {
   effect: Effect.gen(function*() {
@@ -155,11 +155,11 @@ export class WorkflowsRepo extends Effect.Service<WorkflowsRepo>()("WorkflowsRep
 
     /** `visible` reading only what a run start needs: the name and the active version. */
     const requireVisible = (scope: Principal, id: string) =>
-      prepared.query<{ archived: boolean; name: string; active_version: number | null }>(VISIBLE, [scope.tenantId, id]).pipe(
+      prepared.query<{ archived: boolean; name: string; active_version: number | null; latest_version: number }>(VISIBLE, [scope.tenantId, id]).pipe(
         Effect.orDie,
         Effect.flatMap((rows) =>
           rows[0] !== undefined && !rows[0].archived
-            ? Effect.succeed({ name: rows[0].name, activeVersion: rows[0].active_version })
+            ? Effect.succeed({ name: rows[0].name, activeVersion: rows[0].active_version, latestVersion: rows[0].latest_version })
             : Effect.fail(notFound("AI Employee"))
         )
       )

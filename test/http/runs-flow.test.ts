@@ -169,6 +169,33 @@ layer(RunPlatformLive(), { excludeTestServices: true, timeout: "90 seconds" })("
       assert.isFalse(recent.body.items.some((r: { id: string }) => r.id === dry.body.id))
     }))
 
+  it.effect("a dry run tests the latest saved draft before anything is published, or the version it names, and is followed on its stream", () =>
+    Effect.gen(function*() {
+      const token = yield* adminToken
+      const model = yield* ScriptedModel
+      model.setScript((r) => ({ text: `draft says ${String(r.messages[0]?.content ?? "")}` }))
+      const w = yield* createWorkflow(token)
+      yield* saveDag(token, w.id, { nodes: [respondNode("a", "first draft")], edges: [] })
+      const first = (yield* http("GET", `/api/v1/workflow/workflows/${w.id}`, { token })).body.latest_version as number
+      yield* saveDag(token, w.id, { nodes: [respondNode("a", "second draft")], edges: [] })
+      assert.strictEqual((yield* http("POST", `/api/v1/workflow/workflows/${w.id}/run`, { token, body: { input_params: {} } })).body.code, "NOT_PUBLISHED")
+
+      const dry = yield* http("POST", `/api/v1/workflow/workflows/${w.id}/dry-run`, { token, body: { input_params: {} } })
+      assert.strictEqual(dry.status, 202, dry.text)
+      assert.deepInclude(dry.body, { is_dry_run: true, version: first + 1 })
+      const { events } = yield* readStream(token, dry.body.id)
+      assert.strictEqual(events.at(-1)?.data.type, "run_completed")
+      const done = yield* waitForStatus(token, dry.body.id, ["completed"])
+      assert.include(done.output.text, "second draft")
+
+      const older = yield* http("POST", `/api/v1/workflow/workflows/${w.id}/dry-run`, { token, body: { input_params: {}, version: first } })
+      assert.strictEqual(older.body.version, first)
+      assert.include((yield* waitForStatus(token, older.body.id, ["completed"])).output.text, "first draft")
+      const missing = yield* http("POST", `/api/v1/workflow/workflows/${w.id}/dry-run`, { token, body: { input_params: {}, version: 99 } })
+      assert.strictEqual(missing.status, 404, missing.text)
+      assert.strictEqual((yield* http("GET", `/api/v1/workflow/workflows/${w.id}/runs`, { token })).body.total, 0, "dry runs are not real runs")
+    }))
+
   it.effect("call_aie runs the other AI Employee's active version as a child run and takes its output", () =>
     Effect.gen(function*() {
       const token = yield* adminToken

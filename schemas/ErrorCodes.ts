@@ -1,12 +1,13 @@
 import { Schema } from "effect"
+import { PublishBlockerCatalogue } from "./PublishBlockers.js"
 
 /**
  * Every `code` the API can answer in its error body `{code, message, request_id, details?}`, with
  * its HTTP status (the usual one where a code serves more than one) and what it means. The error
  * constructors in Errors.ts only take these, so a new code is added here first; the OpenAPI
  * document lists them (`components.schemas.ErrorCode` and the document's description).
- * Validation issues inside `details`/`issues` of a publish or DAG check (DAG_CYCLE, ...) are
- * documented with the DAG format, not here.
+ * The DAG checks' blocking findings (DAG_CYCLE, NO_LLM_PROVIDER, ...) are codes too
+ * (`PublishBlockers.ts`): a refused publish answers its first blocker as `code`.
  */
 export const ErrorCatalogue = {
   // 400
@@ -103,7 +104,7 @@ export const ErrorCatalogue = {
   // 422
   INVALID_INPUT: [422, "input_params (or inputs) do not match the input schema (400 on the run and execute endpoints)"],
   IDEMPOTENCY_KEY_REUSED: [422, "The Idempotency-Key was used with another request body"],
-  PUBLISH_CHECKS_FAILED: [422, "The draft does not pass the publish checks; issues lists them"],
+  PUBLISH_CHECKS_FAILED: [422, "The draft does not pass the publish checks (a refusal answers its first blocker's own code; details lists every blocker)"],
   VERSION_NOT_PUBLISHED: [422, "The version named was never published"],
   AGENT_TYPE_UNKNOWN: [422, "No such agent type"],
   AGENT_TYPE_VERSION_INVALID: [422, "The agent type has no such version"],
@@ -158,12 +159,15 @@ export const ErrorCatalogue = {
   UNAVAILABLE: [503, "The service cannot answer now (a dependency is down); retry after Retry-After"],
   STARTING: [503, "The process is starting (migrations, bootstrap); retry in a moment"],
   DATABASE_UNAVAILABLE: [503, "PostgreSQL cannot be reached; retry after Retry-After"],
-  SHUTTING_DOWN: [503, "The process is draining before it stops; retry on another"]
+  SHUTTING_DOWN: [503, "The process is draining before it stops; retry on another"],
+  ...PublishBlockerCatalogue
 } as const satisfies Record<string, readonly [number, string]>
 
 export type ErrorCode = keyof typeof ErrorCatalogue
 
 export const ErrorCodes = Object.keys(ErrorCatalogue) as ReadonlyArray<ErrorCode>
+
+export const isErrorCode = (code: string): code is ErrorCode => Object.hasOwn(ErrorCatalogue, code)
 
 export const ErrorCode = Schema.Literal(...(ErrorCodes as [ErrorCode, ...Array<ErrorCode>])).annotations({
   identifier: "ErrorCode",

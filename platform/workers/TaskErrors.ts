@@ -1,8 +1,6 @@
 import { BadRequest, PayloadTooLarge, TooManyRequests, Unprocessable } from "../../schemas/Errors.js"
-import { ErrorCatalogue, type ErrorCode } from "../../schemas/ErrorCodes.js"
+import { ErrorCatalogue, type ErrorCode, isErrorCode } from "../../schemas/ErrorCodes.js"
 import type { WorkerTaskFailed } from "./WorkerPool.js"
-
-const isErrorCode = (code: string): code is ErrorCode => Object.hasOwn(ErrorCatalogue, code)
 
 /**
  * How a task that failed answers the request: a refusal with its own code (at that code's

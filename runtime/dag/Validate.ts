@@ -1,6 +1,7 @@
 import { Either, ParseResult, Schema } from "effect"
 import type { AgentTypeIssue, DagWarning } from "../../schemas/Dag.js"
 import { DagNode, Edge, Output } from "../../schemas/Dag.js"
+import type { ErrorCode } from "../../schemas/ErrorCodes.js"
 import type { Role } from "../../schemas/Roles.js"
 import { lookupAgentType } from "../agents/Catalog.js"
 import { parseCron } from "../../platform/Cron.js"
@@ -39,7 +40,8 @@ type Json = Record<string, unknown>
 const isObject = (u: unknown): u is Json => u !== null && typeof u === "object" && !Array.isArray(u)
 const asArray = (u: unknown): ReadonlyArray<unknown> => (Array.isArray(u) ? u : [])
 
-const error = (code: string, message: string, node_id?: string): DagWarning =>
+/** A blocking finding: its code is an error code (a refused publish answers it). */
+const error = (code: ErrorCode, message: string, node_id?: string): DagWarning =>
   node_id === undefined ? { code, severity: "error", message } : { code, severity: "error", message, node_id }
 const warning = (code: string, message: string, node_id?: string): DagWarning =>
   node_id === undefined ? { code, severity: "warning", message } : { code, severity: "warning", message, node_id }

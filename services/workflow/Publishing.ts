@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Equal, Option } from "effect"
 import type { DagDefinition } from "../../schemas/Dag.js"
+import { isErrorCode } from "../../schemas/ErrorCodes.js"
 import { conflict, notFound, Unprocessable, unprocessable } from "../../schemas/Errors.js"
 import type { WorkflowId } from "../../schemas/Ids.js"
 import type { PageParams } from "../../schemas/Pagination.js"
@@ -72,9 +73,11 @@ export class Publishing extends Effect.Service<Publishing>()("Publishing", {
           const report = yield* checks.check(principal, row)
           if (blocksPublish(report)) {
             const errors = report.warnings.filter((w) => w.severity === "error")
+            // A client that switches on `code` sees the first blocker's own documented code.
+            const first = errors[0]?.code
             return yield* Effect.fail(
               new Unprocessable({
-                code: report.agentTypeIssues.length > 0 ? "AGENT_TYPE_VERSION_INVALID" : "PUBLISH_CHECKS_FAILED",
+                code: first !== undefined && isErrorCode(first) ? first : "PUBLISH_CHECKS_FAILED",
                 message: `Publish refused: ${errors.map((e) => e.code).join(", ")}`,
                 details: errors,
                 ...(report.agentTypeIssues.length > 0 ? { issues: report.agentTypeIssues } : {})

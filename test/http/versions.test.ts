@@ -67,6 +67,8 @@ layer(TestPlatformLive({ redis: false, env: LLM_ENV }), { excludeTestServices: t
         const r = yield* publish(token, w.id)
         assert.strictEqual(r.status, 422, code)
         assert.include(r.body.details.map((d: { code: string }) => d.code), code)
+        assert.strictEqual(r.body.code, r.body.details[0].code, "the answer's code is the first blocker's")
+        assert.strictEqual(r.body.code, code)
         assert.isString(r.body.request_id)
       }
       const still = yield* getWorkflow(token, w.id)
@@ -106,6 +108,7 @@ layer(TestPlatformLive({ redis: false, env: LLM_ENV }), { excludeTestServices: t
       const refused = yield* publish(token, w.id)
       assert.strictEqual(refused.status, 422)
       assert.include(refused.body.details.map((d: { code: string }) => d.code), "NO_LLM_PROVIDER")
+      assert.strictEqual(refused.body.code, "NO_LLM_PROVIDER", "a client that switches on code sees the blocker")
       yield* http("PATCH", `/api/v1/workflow/workflows/${w.id}/llm-config`, { token, body: { selected_model_ids: ["other-model"] } })
       assert.strictEqual((yield* publish(token, w.id)).status, 200)
     }))

@@ -1,3 +1,4 @@
+import { spawnSync } from "node:child_process"
 import { chmodSync, mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import * as path from "node:path"
@@ -59,6 +60,12 @@ export default async function setup() {
       `no Redis answers at ${redis}: the Redis adapter tests are SKIPPED; suites that need a bus across processes ` +
         "use the PostgreSQL LISTEN/NOTIFY bus instead"
     )
+  }
+  if (spawnSync("redis-server", ["--version"], { stdio: "ignore" }).status === 0) {
+    process.env.TEST_REDIS_SERVER = "1"
+  } else {
+    process.env.TEST_REDIS_SERVER = "0"
+    say("no redis-server on PATH: the tests that start a Redis of their own (Redis outage, the Redis part of network faults) are SKIPPED")
   }
   return async () => {
     await Effect.runPromise(Scope.close(scope, Exit.void))

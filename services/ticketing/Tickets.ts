@@ -1,15 +1,16 @@
 import { randomUUID } from "node:crypto"
-import { SqlClient, type Statement } from "@effect/sql"
+import { SqlClient } from "@effect/sql"
 import { Effect, Option } from "effect"
-import { GROUP_ADMINS, isServicePrincipal, requireReader } from "../../schemas/Authorization.js"
-import { conflict, Forbidden, NotFound, notFound, unprocessable } from "../../schemas/Errors.js"
+import { isServicePrincipal } from "../../schemas/Authorization.js"
+import { conflict, Forbidden, unprocessable } from "../../schemas/Errors.js"
 import type { TenantId } from "../../schemas/Ids.js"
 import type { Principal } from "../../schemas/Principal.js"
-import type { MyTicketParams, TicketStatus, QueueCreate, TicketCreate, TicketListParams, TicketPatch } from "../../schemas/Ticketing.js"
+import type { TicketCreate, TicketListParams, TicketPatch, TicketStatus } from "../../schemas/Ticketing.js"
 import { People } from "../ports/People.js"
 import { ticketPages } from "./TicketPages.js"
 import { ZendeskDesk } from "./zendesk/ZendeskDesk.js"
-import { ZENDESK_SORTABLE_BY, ZENDESK_TYPES } from "./zendesk/ZendeskMapping.js"
+import { ZENDESK_SORTABLE_BY } from "./zendesk/ZendeskMapping.js"
+import { QueueAccess } from "./QueueAccess.js"
 
 import {
   PRIORITY_RANK,
@@ -23,71 +24,28 @@ import {
   cursorOf,
   eventRows,
   groupTag,
-  isUuid,
   offsetOf,
   queueRows,
   sortRefused,
   ticketRows,
   ticketSelect,
-  toQueue,
   toTicket,
   type Actor
 } from "./TicketRows.js"
 import type { QueueRow, TicketRow } from "./TicketRows.js"
 /**
- * Queues on user groups and the built-in desk's tickets: every rule of the document's ticketing
- * section (enablement, effective group membership, client_request_id, requester and assignee,
- * reserved labels, request types, the status table, closed tickets, moves), with the activity
- * timeline written with each change.
+ * Tickets of a queue, on the built-in desk or its connected Zendesk: every rule of the document's
+ * ticketing section (client_request_id, requester and assignee, reserved labels, request types,
+ * the status table, closed tickets, moves), with the activity timeline written with each change.
+ * Who reaches a queue is QueueAccess's; the queues themselves are Queues'.
  */
 export class Tickets extends Effect.Service<Tickets>()("Tickets", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const people = yield* People
     const zendesk = yield* ZendeskDesk
-    const { page, rows } = ticketPages(sql)
-
-    /** Every route: 404 while ticketing is off (for every role), then 403 for no_access. */
-    const enabled = (principal: Principal) =>
-      principal.settings.ticketing_enabled
-        ? requireReader(principal)
-        : Effect.fail(new NotFound({ code: "TICKETING_DISABLED", message: "Ticketing is not enabled for this workspace" }))
-
-    /** Ticketing on, groups on, the group resolvable, and the caller in it (System Admins always). */
-    const access = (principal: Principal, groupId: string) =>
-      Effect.gen(function*() {
-        yield* enabled(principal)
-        if (!principal.settings.user_groups_enabled) return yield* new Forbidden({ code: "GROUP_UNRESOLVABLE", message: "User groups are not enabled for this workspace" })
-        const exists = yield* people.existingGroups(principal.tenantId as TenantId, [groupId])
-        if (!exists.has(groupId)) return yield* new Forbidden({ code: "GROUP_UNRESOLVABLE", message: "The group cannot be resolved in this workspace" })
-        if (SYSTEM_ADMINS.includes(principal.role)) return
-        if (!(yield* people.groupsOf(principal)).includes(groupId)) {
-          return yield* new Forbidden({ code: "NOT_A_QUEUE_MEMBER", message: "You are not a member of this queue's group" })
-        }
-      })
-
-    /** Group admins of the group (the membership flag), group-administering roles and System Admins. */
-    const requireGroupAdmin = (principal: Principal, groupId: string, what: string) =>
-      Effect.gen(function*() {
-        if (GROUP_ADMINS.includes(principal.role) || SYSTEM_ADMINS.includes(principal.role)) return
-        if (!(yield* people.administersGroup(principal, groupId))) {
-          return yield* new Forbidden({ code: "FORBIDDEN", message: `${what} needs a group admin of this group or a System Admin` })
-        }
-      })
-
-    const queueOf = (principal: Principal, groupId: string) =>
-      Effect.gen(function*() {
-        yield* access(principal, groupId)
-        const [q] = yield* sql`SELECT * FROM ticket_queues WHERE tenant_id = ${principal.tenantId} AND group_id = ${groupId}`.pipe(queueRows, Effect.orDie)
-        return q === undefined ? yield* new NotFound({ code: "NO_QUEUE", message: "This group has no ticket queue" }) : q
-      })
-
-    const ticketIn = (queue: QueueRow, id: string, lock = false) =>
-      !isUuid(id) ? Effect.fail(notFound("Ticket")) : sql`${sql.unsafe(ticketSelect)} WHERE t.queue_id = ${queue.id} AND t.id = ${id} AND t.deleted_at IS NULL ${lock ? sql`FOR UPDATE OF t` : sql``}`.pipe(
-        ticketRows,
-        Effect.orDie,
-        Effect.flatMap((rows) => rows[0] === undefined ? Effect.fail(notFound("Ticket")) : Effect.succeed(rows[0]))
-      )
+    const { page } = ticketPages(sql)
+    const { queueOf, ticketIn, requireGroupAdmin } = yield* QueueAccess
 
     const event = (ticketId: string, actor: Actor, e: { kind: string; field?: string; old?: string | null; new?: string | null }) =>
       sql`INSERT INTO ticket_events ${sql.insert({ ticket_id: ticketId, kind: e.kind, field: e.field ?? null, old_value: e.old ?? null, new_value: e.new ?? null, actor: actor.name, actor_type: actor.type })}`
@@ -246,89 +204,8 @@ export class Tickets extends Effect.Service<Tickets>()("Tickets", {
 
     return {
       raiseFor,
-      /** Which of these groups have a queue (the publish check of live_agent_transfer). */
-      groupsWithQueue: (tenantId: string, groupIds: ReadonlyArray<string>) =>
-        groupIds.length === 0
-          ? Effect.succeed(new Set<string>())
-          : sql<{ group_id: string }>`SELECT group_id::text AS group_id FROM ticket_queues WHERE tenant_id = ${tenantId} AND group_id::text IN ${sql.in([...groupIds])}`.pipe(
-            Effect.map((rows) => new Set(rows.map((r) => r.group_id))),
-            Effect.orDie
-          ),
-      queues: (principal: Principal, routable: boolean) =>
-        Effect.gen(function*() {
-          yield* enabled(principal)
-          const rows = yield* sql`SELECT * FROM ticket_queues WHERE tenant_id = ${principal.tenantId} ORDER BY name, id`.pipe(queueRows, Effect.orDie)
-          const existing = yield* people.existingGroups(principal.tenantId as TenantId, rows.map((r) => r.group_id))
-          const mine = SYSTEM_ADMINS.includes(principal.role) ? undefined : new Set(yield* people.groupsOf(principal))
-          return {
-            queues: rows
-              .filter((r) => mine === undefined || mine.has(r.group_id))
-              .filter((r) => !routable || existing.has(r.group_id))
-              .map((r) => toQueue(r, !existing.has(r.group_id)))
-          }
-        }),
-      bind: (principal: Principal, groupId: string, body: typeof QueueCreate.Type) =>
-        Effect.gen(function*() {
-          yield* access(principal, groupId)
-          yield* requireGroupAdmin(principal, groupId, "Binding a queue")
-          if ((body.backend === "builtin") !== (body.connection_id === undefined)) {
-            return yield* unprocessable("CONNECTION_REQUIRED", body.backend === "builtin" ? "A builtin queue has no connection_id" : "An external queue needs a connection_id")
-          }
-          const externalGroupId = body.backend === "external"
-            ? yield* zendesk.groupFor(principal.tenantId, body.connection_id!, body.name, body.external_group_id)
-            : null
-          const label = body.name.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "").slice(0, 60) || "queue"
-          const rows = yield* sql`INSERT INTO ticket_queues ${
-            sql.insert({ id: randomUUID(), tenant_id: principal.tenantId, group_id: groupId, name: body.name, label, backend: body.backend, connection_id: body.connection_id ?? null, external_group_id: externalGroupId, routing_description: body.routing_description ?? null, request_types: body.backend === "external" ? [...ZENDESK_TYPES] : [...(body.request_types ?? [])] })
-          } ON CONFLICT (tenant_id, group_id) DO NOTHING RETURNING *`.pipe(queueRows, Effect.orDie)
-          if (rows[0] === undefined) return yield* conflict("QUEUE_EXISTS", "This group already has a queue")
-          return toQueue(rows[0], false)
-        }),
-      routing: (principal: Principal, groupId: string, description: string) =>
-        Effect.gen(function*() {
-          const queue = yield* queueOf(principal, groupId)
-          const [row] = yield* sql`UPDATE ticket_queues SET routing_description = ${description} WHERE id = ${queue.id} RETURNING *`.pipe(queueRows, Effect.orDie)
-          return toQueue(row!, false)
-        }),
       create,
       list,
-      mine: (principal: Principal, p: typeof MyTicketParams.Type) =>
-        Effect.gen(function*() {
-          yield* enabled(principal)
-          const email = principal.email.toLowerCase()
-          const groups = SYSTEM_ADMINS.includes(principal.role) ? undefined : yield* people.groupsOf(principal)
-          const inGroups = groups !== undefined ? [groups.length === 0 ? sql`false` : sql`q.group_id IN ${sql.in([...groups])}`] : []
-          const scope: Array<Statement.Fragment> = [
-            sql`t.tenant_id = ${principal.tenantId}`,
-            ...inGroups,
-            ...(p.group !== undefined ? [sql`q.group_id = ${p.group}`] : []),
-            p.scope === "created"
-              ? sql`t.requester_email = ${email}`
-              : p.scope === "assigned"
-              ? sql`t.assignee_email = ${email}`
-              : sql`EXISTS (SELECT 1 FROM ticket_comments c WHERE c.ticket_id = t.id AND lower(c.author_email) = ${email})`
-          ]
-          const external = yield* sql`SELECT q.* FROM ticket_queues q WHERE ${
-            sql.and([sql`q.tenant_id = ${principal.tenantId}`, sql`q.backend = 'external'`, ...inGroups, ...(p.group !== undefined ? [sql`q.group_id = ${p.group}`] : [])])
-          }`.pipe(queueRows, Effect.orDie)
-          const listed = { ...p, sort: undefined }
-          if (external.length === 0) {
-            const { sortable_by: _, ...result } = yield* page(scope, listed, `me:${p.scope}`, false)
-            return result
-          }
-          // Connected queues answer from Zendesk: both sources are read newest first up to the end
-          // of this page and merged (Zendesk's search reaches its first 1,000 results).
-          const key = cursorKey(`me:${p.scope}`, { ...listed })
-          const offset = yield* offsetOf(key, p.cursor)
-          const size = Math.min(p.page_size ?? 25, 100)
-          const builtin = (yield* rows(scope, listed, 0, offset + size + 1)).map(toTicket)
-          const byConnection = new Map<string, Array<QueueRow>>()
-          for (const q of external) byConnection.set(q.connection_id ?? "", [...(byConnection.get(q.connection_id ?? "") ?? []), q])
-          const remote = yield* Effect.forEach([...byConnection.values()], (queues) =>
-            zendesk.mine(queues.map(connected), listed, p.scope, email, offset + size + 1), { concurrency: 4 })
-          const merged = [...builtin, ...remote.flat()].sort((a, b) => b.created_at.getTime() - a.created_at.getTime()).slice(offset, offset + size + 1)
-          return { items: merged.slice(0, size), next_cursor: merged.length > size ? cursorOf(key, offset + size) : null }
-        }),
       get: (principal: Principal, groupId: string, id: string) =>
         Effect.flatMap(queueOf(principal, groupId), (q) => q.backend === "external" ? zendesk.get(connected(q), id) : reread(q, id)),
       update: (principal: Principal, groupId: string, id: string, body: typeof TicketPatch.Type) =>

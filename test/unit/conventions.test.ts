@@ -37,3 +37,21 @@ describe("idempotency request hashing", () => {
     assert.notStrictEqual(canonicalJson({ a: [1, 2] }), canonicalJson({ a: [2, 1] }))
   })
 })
+
+describe("source files", () => {
+  it("no source file of the platform passes 400 lines (split along its seams instead)", async () => {
+    const { readdir, readFile } = await import("node:fs/promises")
+    const path = await import("node:path")
+    const root = path.join(import.meta.dirname, "..", "..")
+    const files = (await Promise.all(["schemas", "platform", "runtime", "otel", "services"].map(async (dir) =>
+      (await readdir(path.join(root, dir), { recursive: true })).filter((f) => /\.(ts|mjs)$/.test(f)).map((f) => path.join(root, dir, f))
+    ))).flat()
+    const long: Array<string> = []
+    for (const file of files) {
+      const lines = (await readFile(file, "utf8")).split("\n").length
+      if (lines > 400) long.push(`${path.relative(root, file)}: ${lines}`)
+    }
+    assert.isAbove(files.length, 300)
+    assert.deepStrictEqual(long, [])
+  })
+})

@@ -3,6 +3,8 @@ import { Effect } from "effect"
 import { PlatformApi } from "../../../schemas/Api.js"
 import { PayloadTooLarge } from "../../../schemas/Errors.js"
 import { CurrentPrincipal } from "../../../schemas/Principal.js"
+import { MyTickets } from "../MyTickets.js"
+import { Queues } from "../Queues.js"
 import { Tickets } from "../Tickets.js"
 
 /** Ticketing takes bodies up to 1 MiB (the document's limit; the gateway's own is larger). */
@@ -22,16 +24,16 @@ const withinLimit = (request: HttpServerRequest.HttpServerRequest) =>
     : Effect.flatMap(Effect.orElseSucceed(request.text, () => ""), (text) => Buffer.byteLength(text) > MAX_BODY ? Effect.fail(tooLarge) : Effect.void)
 
 export const TicketingHttp = HttpApiBuilder.group(PlatformApi, "ticketing", (handlers) =>
-  Effect.map(Tickets, (tickets) => {
+  Effect.map(Effect.all([Tickets, Queues, MyTickets]), ([tickets, queues, myTickets]) => {
     const as = <A, E, R>(
       f: (p: typeof CurrentPrincipal.Service) => Effect.Effect<A, E, R>
     ): Effect.Effect<A, E | PayloadTooLarge, R | CurrentPrincipal | HttpServerRequest.HttpServerRequest> =>
       Effect.flatMap(HttpServerRequest.HttpServerRequest, (request): Effect.Effect<A, E | PayloadTooLarge, R | CurrentPrincipal> =>
         Effect.zipRight(withinLimit(request), Effect.flatMap(CurrentPrincipal, f)))
     return handlers
-      .handle("queues", ({ urlParams }) => as((p) => tickets.queues(p, urlParams.routable === true)))
-      .handle("bindQueue", ({ path, payload }) => as((p) => tickets.bind(p, path.groupID, payload)))
-      .handle("routing", ({ path, payload }) => as((p) => tickets.routing(p, path.groupID, payload.routing_description)))
+      .handle("queues", ({ urlParams }) => as((p) => queues.queues(p, urlParams.routable === true)))
+      .handle("bindQueue", ({ path, payload }) => as((p) => queues.bind(p, path.groupID, payload)))
+      .handle("routing", ({ path, payload }) => as((p) => queues.routing(p, path.groupID, payload.routing_description)))
       .handle("createTicket", ({ path, payload }) => as((p) => tickets.create(p, path.groupID, payload)))
       .handle("tickets", ({ path, urlParams }) => as((p) => tickets.list(p, path.groupID, urlParams)))
       .handle("ticket", ({ path }) => as((p) => tickets.get(p, path.groupID, path.ticketID)))
@@ -46,5 +48,5 @@ export const TicketingHttp = HttpApiBuilder.group(PlatformApi, "ticketing", (han
       .handle("comment", ({ path, payload }) => as((p) => tickets.comment(p, path.groupID, path.ticketID, payload)))
       .handle("comments", ({ path }) => as((p) => tickets.comments(p, path.groupID, path.ticketID)))
       .handle("events", ({ path }) => as((p) => tickets.events(p, path.groupID, path.ticketID)))
-      .handle("myTickets", ({ urlParams }) => as((p) => tickets.mine(p, urlParams)))
+      .handle("myTickets", ({ urlParams }) => as((p) => myTickets.mine(p, urlParams)))
   }))

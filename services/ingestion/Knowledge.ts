@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto"
 import { Effect, Layer, Option } from "effect"
 import { badRequest, notFound } from "../../schemas/Errors.js"
 import type { PageParams } from "../../schemas/Pagination.js"
@@ -6,6 +7,7 @@ import type { Principal } from "../../schemas/Principal.js"
 import { KnowledgeSearch } from "../../runtime/agents/KnowledgeSearch.js"
 import { requireBuilder, requireReader } from "../../schemas/Authorization.js"
 import { KnowledgeSnapshots } from "../ports/PublishChecks.js"
+import { chunkText } from "./Chunks.js"
 import { documentType, SUPPORTED_TYPES } from "./Extract.js"
 import type * as ExtractTask from "./ExtractTask.js"
 import { canonicalFolder } from "../../platform/FolderPath.js"
@@ -15,6 +17,19 @@ import { KnowledgeRepo, toDoc, toKb } from "./KnowledgeRepo.js"
 import type { TenantId } from "../../schemas/Ids.js"
 import { DocumentEvents } from "./DocumentEvents.js"
 import { SemanticIndex } from "./SemanticIndex.js"
+
+/**
+ * Plain text or Markdown of at most 64 KiB is read here: decoding, hashing and chunking it is
+ * linear and takes a few milliseconds, less than a trip to the worker pool (whose per-tenant queue
+ * would otherwise turn a burst of small uploads into 429s). Anything larger or parsed goes there.
+ */
+const SMALL_TEXT_BYTES = 64 * 1024
+const isSmallText = (mimeType: string, bytes: Uint8Array) =>
+  (mimeType === "text/plain" || mimeType === "text/markdown") && bytes.byteLength <= SMALL_TEXT_BYTES
+const smallText = (bytes: Uint8Array) => {
+  const text = new TextDecoder().decode(bytes).replaceAll("\0", "")
+  return { text, hash: createHash("sha256").update(text).digest("hex"), chunks: chunkText(text) }
+}
 
 const readTask = workerTask<typeof ExtractTask, "readDocument">(new URL("./ExtractTask.ts", import.meta.url), "readDocument")
 const chunkTask = workerTask<typeof ExtractTask, "chunk">(new URL("./ExtractTask.ts", import.meta.url), "chunk")
@@ -75,9 +90,11 @@ export class Knowledge extends Effect.Service<Knowledge>()("Knowledge", {
         if (type === undefined) {
           return yield* badRequest("UNSUPPORTED_DOCUMENT", `Supported types: ${SUPPORTED_TYPES.join(", ")}`)
         }
-        const { text, hash: contentHash, chunks } = yield* workers.run(readTask, { mimeType: type, bytes: input.bytes }, { tenantId: principal.tenantId }).pipe(
-          Effect.mapError((e) => taskError(e, "UNREADABLE_DOCUMENT", "file"))
-        )
+        const { text, hash: contentHash, chunks } = isSmallText(type, input.bytes)
+          ? smallText(input.bytes)
+          : yield* workers.run(readTask, { mimeType: type, bytes: input.bytes }, { tenantId: principal.tenantId }).pipe(
+            Effect.mapError((e) => taskError(e, "UNREADABLE_DOCUMENT", "file"))
+          )
         if (text.trim().length === 0) return yield* badRequest("EMPTY_DOCUMENT", "No text could be extracted from the document")
         const row = yield* repo.upsertDocument(principal.tenantId, kbId, {
           title: input.title,
@@ -186,7 +203,9 @@ export const KnowledgeSnapshotsLive = Layer.effect(
             const restored = yield* repo.restoreDocument(tenantId, doc.document_id, doc.content_hash)
             if (restored === false) ok = false
             else if (restored !== true) {
-              const chunks = yield* workers.run(chunkTask, { text: restored.content }, { tenantId }).pipe(Effect.orDie)
+              const chunks = restored.content.length <= SMALL_TEXT_BYTES
+                ? chunkText(restored.content)
+                : yield* workers.run(chunkTask, { text: restored.content }, { tenantId }).pipe(Effect.orDie)
               yield* repo.writeChunks(tenantId, restored.kbId, doc.document_id, chunks)
               yield* semantic.embedMissing(doc.document_id)
             }

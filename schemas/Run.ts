@@ -83,6 +83,25 @@ export const RunFilters = Schema.Struct({
 
 export const RunPage = Page(Run)
 
+/** The run history across AI Employees: filters, newest first, an opaque cursor per page (keyset: fast at any depth). */
+export const RunHistoryParams = Schema.Struct({
+  status: Schema.optional(RunStatus),
+  trigger_type: Schema.optional(TriggerType),
+  workflow_id: Schema.optional(WorkflowId),
+  parent_run_id: Schema.optional(Schema.UUID),
+  /** RFC 3339, inclusive lower bound on created_at. */
+  since: Schema.optional(DateTimeParam),
+  /** RFC 3339, exclusive upper bound on created_at. */
+  until: Schema.optional(DateTimeParam),
+  cursor: Schema.optional(Schema.String),
+  page_size: pageSizeParam(50)
+})
+
+export const RunHistory = Schema.Struct({
+  items: Schema.Array(Run),
+  next_cursor: Schema.NullOr(Schema.String)
+}).annotations({ identifier: "RunHistory" })
+
 /** A recent-runs entry: a run, or a chat session's runs folded into its latest. */
 export const RecentRun = Schema.Struct({ ...Run.fields, run_count: Schema.Int })
 export const RecentRuns = Schema.Struct({

@@ -43,6 +43,17 @@ export class RunsApi extends HttpApiGroup.make("runs")
   )
   .add(HttpApiEndpoint.get("listForWorkflow")`/workflows/${workflowId}/runs`.setUrlParams(R.RunFilters).addSuccess(R.RunPage))
   .add(HttpApiEndpoint.get("recent", "/runs").setUrlParams(LimitOffsetParams).addSuccess(R.RecentRuns))
+  .add(
+    HttpApiEndpoint.get("history", "/runs/history")
+      .setUrlParams(R.RunHistoryParams)
+      .addSuccess(R.RunHistory)
+      .annotate(
+        OpenApi.Description,
+        "Every run of the workspace (child runs and each chat turn included; dry runs excluded), newest first, filtered by status, trigger_type, " +
+          "workflow_id, parent_run_id (the child runs of a run) and created_at (since inclusive, until exclusive); `next_cursor` continues " +
+          "(400 INVALID_PAGE_TOKEN for a cursor this list did not issue). Keyset paging: a page costs the same at any depth."
+      )
+  )
   .add(HttpApiEndpoint.post("cancel")`/runs/${HttpApiSchema.param("id", Schema.UUID)}/cancel`.addSuccess(R.CancelResult))
   .add(
     HttpApiEndpoint.get("trace")`/runs/${runId}/trace`

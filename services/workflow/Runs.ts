@@ -3,7 +3,8 @@ import { Effect, Option } from "effect"
 import { conflict, forbidden, notFound } from "../../schemas/Errors.js"
 import type { WorkflowId } from "../../schemas/Ids.js"
 import type { Principal } from "../../schemas/Principal.js"
-import { Run } from "../../schemas/Run.js"
+import { Run, type RunHistoryParams } from "../../schemas/Run.js"
+import { decodeRunCursor, encodeRunCursor } from "./RunCursor.js"
 import { createdHere, type CreatedRun, RunModule, type RunRequest } from "../../runtime/run/RunModule.js"
 import { Idempotency } from "../../platform/Idempotency.js"
 import { requireReader, RUN_ADMINS } from "../../schemas/Authorization.js"
@@ -141,6 +142,19 @@ export class Runs extends Effect.Service<Runs>()("Runs", {
         }
       })
 
+    const history = (principal: Principal, p: typeof RunHistoryParams.Type) =>
+      Effect.gen(function*() {
+        yield* requireReader(principal)
+        const after = p.cursor === undefined ? undefined : yield* decodeRunCursor(p.cursor)
+        const rows = yield* runs.history(principal, { ...p, after, limit: p.page_size })
+        const page = rows.slice(0, p.page_size)
+        const last = page.at(-1)
+        return {
+          items: page.map(toRun),
+          next_cursor: rows.length > p.page_size && last !== undefined ? encodeRunCursor(last.created_at_key, last.id) : null
+        }
+      }).pipe(Effect.withSpan("Runs.history"))
+
     const cancel = (principal: Principal, runId: string) =>
       Effect.gen(function*() {
         const row = yield* runs.get(principal, runId).pipe(
@@ -161,6 +175,6 @@ export class Runs extends Effect.Service<Runs>()("Runs", {
     const externalToolSnapshots = (principal: Principal, runId: string) =>
       visible(principal, runId).pipe(Effect.zipRight(toolCalls.forRun(principal.tenantId, runId)), Effect.map((items) => ({ items })))
 
-    return { start, visible, get, steps, listForWorkflow, recent, cancel, externalToolSnapshots }
+    return { start, visible, get, steps, listForWorkflow, recent, history, cancel, externalToolSnapshots }
   })
 }) {}

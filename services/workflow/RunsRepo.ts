@@ -29,6 +29,8 @@ export type RunRow = typeof RunRow.Type
 
 const runRows = decodeRows("runs", RunRow)
 const recentRunRows = decodeRows("runs", Schema.extend(RunRow, Schema.Struct({ run_count: Schema.Number })))
+/** With `created_at` as text too: microseconds, which a Date would round away (the history's cursor needs them). */
+const historyRows = decodeRows("runs", Schema.extend(RunRow, Schema.Struct({ created_at_key: Schema.String })))
 
 export const toRun = (row: RunRow): Run => ({
   id: row.id,
@@ -143,6 +145,31 @@ export class RunsRepo extends Effect.Service<RunsRepo>()("RunsRepo", {
           WHERE tenant_id = ${scope.tenantId} AND NOT is_dry_run AND parent_run_id IS NULL`
       ]).pipe(Effect.map(([rows, [c]]) => ({ rows, total: c?.total ?? 0 })), Effect.orDie)
 
-    return { get, steps, listForWorkflow, recent }
+    /** A page of the run history after `after` (created_at, id), newest first; one row more than asked tells whether more follow. */
+    const history = (scope: Principal, f: {
+      readonly status?: string | undefined
+      readonly trigger_type?: string | undefined
+      readonly workflow_id?: string | undefined
+      readonly parent_run_id?: string | undefined
+      readonly since?: Date | undefined
+      readonly until?: Date | undefined
+      readonly after?: { readonly createdAt: string; readonly id: string } | undefined
+      readonly limit: number
+    }) =>
+      sql`SELECT *, created_at::text AS created_at_key FROM runs WHERE ${
+        sql.and([
+          sql`tenant_id = ${scope.tenantId}`,
+          sql`NOT is_dry_run`,
+          ...(f.status !== undefined ? [sql`status = ${f.status}`] : []),
+          ...(f.trigger_type !== undefined ? [sql`trigger_type = ${f.trigger_type}`] : []),
+          ...(f.workflow_id !== undefined ? [sql`workflow_id = ${f.workflow_id}`] : []),
+          ...(f.parent_run_id !== undefined ? [sql`parent_run_id = ${f.parent_run_id}`] : []),
+          ...(f.since !== undefined ? [sql`created_at >= ${f.since}`] : []),
+          ...(f.until !== undefined ? [sql`created_at < ${f.until}`] : []),
+          ...(f.after !== undefined ? [sql`(created_at, id) < (${f.after.createdAt}::timestamptz, ${f.after.id}::uuid)`] : [])
+        ])
+      } ORDER BY created_at DESC, id DESC LIMIT ${f.limit + 1}`.pipe(historyRows, Effect.orDie)
+
+    return { get, steps, listForWorkflow, recent, history }
   })
 }) {}

@@ -196,6 +196,42 @@ layer(RunPlatformLive(), { excludeTestServices: true, timeout: "90 seconds" })("
       assert.strictEqual((yield* http("GET", `/api/v1/workflow/workflows/${w.id}/runs`, { token })).body.total, 0, "dry runs are not real runs")
     }))
 
+  it.effect("the run history pages every run once, newest first, with filters; a forged cursor is 400", () =>
+    Effect.gen(function*() {
+      const token = yield* adminToken
+      const model = yield* ScriptedModel
+      model.setScript(() => ({ text: "ok" }))
+      const id = yield* publishedWorkflow(token, { nodes: [respondNode("a")] })
+      const started: Array<string> = []
+      for (let i = 0; i < 7; i++) started.push((yield* startRun(token, id, {})).body.id as string)
+      for (const run of started) yield* waitForStatus(token, run, ["completed"])
+      const platform = yield* TestPlatform
+      // Two runs share a millisecond and differ below it: the cursor keeps PostgreSQL's microseconds.
+      yield* Effect.promise(async () => {
+        const { default: pg } = await import("pg")
+        const client = new pg.Client({ connectionString: platform.databaseUrl })
+        await client.connect()
+        await client.query("UPDATE runs SET created_at = '2026-01-01 00:00:00.000100+00' WHERE id = $1", [started[0]])
+        await client.query("UPDATE runs SET created_at = '2026-01-01 00:00:00.000200+00' WHERE id = $1", [started[1]])
+        await client.end()
+      })
+      const seen: Array<string> = []
+      let cursor: string | null = null
+      do {
+        const page: { body: { items: Array<{ id: string; created_at: string }>; next_cursor: string | null } } = yield* http("GET", `/api/v1/workflow/runs/history?workflow_id=${id}&page_size=2${cursor === null ? "" : `&cursor=${cursor}`}`, { token })
+        seen.push(...page.body.items.map((r) => r.id))
+        cursor = page.body.next_cursor
+      } while (cursor !== null)
+      assert.sameMembers(seen, started)
+      assert.strictEqual(seen.length, 7, "each once")
+      assert.deepStrictEqual(seen.slice(-2), [started[1], started[0]], "newest first, to the microsecond")
+      const completed = yield* http("GET", `/api/v1/workflow/runs/history?status=completed&trigger_type=ui&workflow_id=${id}&since=2026-06-01T00:00:00Z&page_size=100`, { token })
+      assert.strictEqual(completed.body.items.length, 5)
+      const forged = yield* http("GET", `/api/v1/workflow/runs/history?cursor=${Buffer.from("x|y").toString("base64url")}`, { token })
+      assert.strictEqual(forged.status, 400)
+      assert.strictEqual(forged.body.code, "INVALID_PAGE_TOKEN")
+    }))
+
   it.effect("call_aie runs the other AI Employee's active version as a child run and takes its output", () =>
     Effect.gen(function*() {
       const token = yield* adminToken

@@ -29,6 +29,7 @@ export const RunsHttp = HttpApiBuilder.group(PlatformApi, "runs", (handlers) =>
       .handle("externalToolSnapshots", ({ path }) => Effect.flatMap(as, (p) => runs.externalToolSnapshots(p, path.run_id)))
       .handle("listForWorkflow", ({ path, urlParams }) => Effect.flatMap(as, (p) => runs.listForWorkflow(p, path.id, urlParams)))
       .handle("recent", ({ urlParams }) => Effect.flatMap(as, (p) => runs.recent(p, urlParams)))
+      .handle("history", ({ urlParams }) => Effect.flatMap(as, (p) => runs.history(p, urlParams)))
       .handle("cancel", ({ path }) => Effect.flatMap(as, (p) => runs.cancel(p, path.id)))
       .handle("trace", ({ path }) => Effect.flatMap(as, (p) => traces.runTrace(p, path.run_id)))
       .handle("workflowTrace", ({ path, urlParams }) => Effect.flatMap(as, (p) => traces.workflowTrace(p, path.id, urlParams)))

@@ -11,6 +11,7 @@ import m0009 from "./0009_document_triggers.js"
 import m0010 from "./0010_inbound_email.js"
 import m0011 from "./0011_nudges.js"
 import m0012 from "./0012_run_overrides.js"
+import m0013 from "./0013_run_history.js"
 
 export const workflowMigrations: MigrationSet = {
   table: "workflow_migrations",
@@ -26,6 +27,7 @@ export const workflowMigrations: MigrationSet = {
     "0009_document_triggers": m0009,
     "0010_inbound_email": m0010,
     "0011_nudges": m0011,
-    "0012_run_overrides": m0012
+    "0012_run_overrides": m0012,
+    "0013_run_history": m0013
   }
 }

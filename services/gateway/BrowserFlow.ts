@@ -43,6 +43,24 @@ export const applySessionCookies = (
     : HttpServerResponse.mergeCookies(response, sessionCookies(config, tokens, request.cookies[CSRF_COOKIE]))
 }
 
+const SSO_CALLBACK = "/api/v1/auth/auth/sso/callback"
+
+/**
+ * A browser that comes back from its identity provider lands in the console, not on JSON: signed in
+ * (the cookies set above) it goes to `/`; with a second factor to give, to the sign-in page with the
+ * partial token in the fragment (never sent to a server or a log); refused, to the sign-in page
+ * with the reason's code. API clients (no `text/html` in Accept) keep the JSON answer.
+ */
+export const ssoBrowserLanding = (request: HttpServerRequest.HttpServerRequest, path: string, response: HttpServerResponse.HttpServerResponse) => {
+  if (path !== SSO_CALLBACK || !(request.headers.accept ?? "").includes("text/html")) return response
+  const redirect = (location: string) => HttpServerResponse.setHeader(HttpServerResponse.setStatus(response, 303), "location", location)
+  const body = response.body._tag === "Uint8Array" ? Option.getOrUndefined(parseJson(decoder.decode(response.body.body))) : undefined
+  const fields = (typeof body === "object" && body !== null ? body : {}) as { code?: unknown; partial_auth_token?: unknown }
+  if (response.status >= 400) return redirect(`/sign-in?sso_error=${encodeURIComponent(typeof fields.code === "string" ? fields.code : "SSO_FAILED")}`)
+  if (typeof fields.partial_auth_token === "string") return redirect(`/sign-in#totp=${encodeURIComponent(fields.partial_auth_token)}`)
+  return redirect("/")
+}
+
 const EXPOSED = "X-Request-Id, Retry-After, Location, Allow"
 const ALLOWED_HEADERS = `Authorization, Content-Type, X-API-Key, ${CSRF_HEADER}, Idempotency-Key, Last-Event-ID, X-Request-Id`
 

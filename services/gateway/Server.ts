@@ -16,13 +16,16 @@ import type { HttpApp } from "@effect/platform"
 import { Cause, Context, Effect, FiberRef, Layer, Option, Scope } from "effect"
 import { PlatformApi } from "../../schemas/Api.js"
 import { AppConfig, type AppConfigShape } from "../../platform/Config.js"
-import { applySessionCookies, preflight, withCors } from "./BrowserFlow.js"
+import { applySessionCookies, preflight, ssoBrowserLanding, withCors } from "./BrowserFlow.js"
 import { jsonProblem, urlHasNul } from "./BodyChecks.js"
 import { CurrentRequest } from "../../platform/RequestContext.js"
 import { errorResponse, flattenErrorBody } from "./ErrorBodies.js"
 import { RawHttpServer } from "./Listener.js"
 import { databaseUnavailable, makeOutageReport } from "./Outage.js"
 import { allowedMethods } from "./Routes.js"
+import { isConsolePath, loadConsole } from "./Console.js"
+
+type ConsoleApp = Effect.Effect.Success<typeof loadConsole>
 import { Draining } from "../../platform/Draining.js"
 import { Telemetry } from "../../otel/Telemetry.js"
 
@@ -125,7 +128,7 @@ const bodyRefusal = (request: HttpServerRequest.HttpServerRequest, requestId: st
  */
 const gatewayApp = <R>(
   api: HttpApp.Default<never, R>,
-  options: { readonly config: AppConfigShape }
+  options: { readonly config: AppConfigShape; readonly console: ConsoleApp }
 ): HttpApp.Default<never, R> =>
   Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
     const { config } = options
@@ -135,8 +138,12 @@ const gatewayApp = <R>(
       HttpServerResponse.setHeaders(withCors(config, request, response), { "x-request-id": requestId, "x-content-type-options": "nosniff" })
     const refused = headRefusal(config, request, requestId)
     if (refused !== undefined) return Effect.succeed(finish(refused))
+    const page = (request.method === "GET" || request.method === "HEAD") && isConsolePath(pathOf(request.url))
+      ? options.console.serve(request, pathOf(request.url))
+      : undefined
+    if (page !== undefined) return Effect.succeed(finish(page))
     const settle = (response: HttpServerResponse.HttpServerResponse) =>
-      finish(applySessionCookies(config, request, pathOf(request.url), flattenErrorBody(response, requestId)))
+      finish(ssoBrowserLanding(request, pathOf(request.url), applySessionCookies(config, request, pathOf(request.url), flattenErrorBody(response, requestId))))
     // Set, not `locally`: the request's fiber ends with it, so nothing needs restoring.
     const serve = FiberRef.set(CurrentRequest, { requestId, clientAddress: clientAddress(request, config.trustProxy) }).pipe(
       Effect.zipRight(Effect.matchCauseEffect(api, {
@@ -155,6 +162,7 @@ export const serveGateway = Effect.gen(function*() {
   const server = yield* RawHttpServer
   const draining = yield* Draining
   const telemetry = yield* Telemetry
+  const console = yield* loadConsole
   // Runs before the services and the database close: no new connection is accepted, event
   // streams end, in-flight requests get the grace period, then are cut.
   yield* Effect.addFinalizer(() =>
@@ -170,7 +178,7 @@ export const serveGateway = Effect.gen(function*() {
       server.closeIdleConnections()
     }))
   )
-  yield* HttpServer.serveEffect(gatewayApp(api, { config })).pipe(
+  yield* HttpServer.serveEffect(gatewayApp(api, { config, console })).pipe(
     // Also bounds bodies sent without Content-Length (chunked).
     HttpIncomingMessage.withMaxBodySize(Option.some(config.maxBodyBytes)),
     // Requests run in the context they are served from: only what serving needs, not every service

@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process"
-import { chmodSync, mkdtempSync, rmSync } from "node:fs"
+import { chmodSync, existsSync, mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import * as path from "node:path"
 import { Effect, Exit, Option, Scope } from "effect"
@@ -60,6 +60,17 @@ export default async function setup() {
       `no Redis answers at ${redis}: the Redis adapter tests are SKIPPED; suites that need a bus across processes ` +
         "use the PostgreSQL LISTEN/NOTIFY bus instead"
     )
+  }
+  const chromium = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium"
+  if (existsSync(chromium)) {
+    process.env.TEST_CHROMIUM_PATH = chromium
+    // The console the browser tests drive, built from its sources when they changed.
+    const { buildConsole } = await import("../../scripts/build-console.mjs")
+    const built = await buildConsole({ quiet: true })
+    if (built.built) say("built the console for the browser tests")
+  } else {
+    process.env.TEST_CHROMIUM_PATH = ""
+    say(`no Chromium at ${chromium} (apt-get install chromium, or set CHROMIUM_PATH): the console's browser tests are SKIPPED`)
   }
   if (spawnSync("redis-server", ["--version"], { stdio: "ignore" }).status === 0) {
     process.env.TEST_REDIS_SERVER = "1"

@@ -1,0 +1,91 @@
+import { FetchHttpClient, HttpApiClient, HttpClient, HttpClientRequest, HttpClientResponse } from "@effect/platform"
+import { Cause, Effect, Exit, ManagedRuntime, Option } from "effect"
+import { PlatformApi } from "../../../schemas/Api"
+
+/** What every failed call becomes in the console: the API's flat error body with its status. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly details: ReadonlyArray<unknown> = [],
+    readonly retryAfterSeconds?: number
+  ) {
+    super(message)
+  }
+}
+
+const cookie = (name: string) =>
+  document.cookie.split("; ").find((c) => c.startsWith(`${name}=`))?.slice(name.length + 1)
+
+/**
+ * An error answer is read here as the API's error body and fails the call as ApiError, so that
+ * every page sees one shape whatever the endpoint declares.
+ */
+const failOnError = (response: HttpClientResponse.HttpClientResponse) =>
+  response.status < 400
+    ? Effect.succeed(response)
+    : Effect.flatMap(Effect.orElseSucceed(response.json, () => ({})), (body) => {
+      const b = (typeof body === "object" && body !== null ? body : {}) as Record<string, unknown>
+      return Effect.die(
+        new ApiError(
+          response.status,
+          typeof b.code === "string" ? b.code : `HTTP_${response.status}`,
+          typeof b.message === "string" ? b.message : `The request failed (${response.status})`,
+          Array.isArray(b.details) ? b.details : [],
+          typeof b.retry_after_seconds === "number" ? b.retry_after_seconds : undefined
+        )
+      )
+    })
+
+/**
+ * The API client derived from the contract (`schemas/Api.ts`, HttpApiClient): same-origin
+ * requests carrying the session cookies, the CSRF token on writes (double submit).
+ */
+const makeClient = HttpApiClient.make(PlatformApi, {
+  transformClient: (client) =>
+    client.pipe(
+      HttpClient.mapRequest((request) => {
+        const token = cookie("csrf_token")
+        return request.method === "GET" || token === undefined ? request : HttpClientRequest.setHeader(request, "x-csrf-token", decodeURIComponent(token))
+      }),
+      HttpClient.transformResponse(Effect.flatMap(failOnError))
+    )
+})
+
+export type Client = Effect.Effect.Success<typeof makeClient>
+
+const runtime = ManagedRuntime.make(FetchHttpClient.layer)
+const client = runtime.runPromise(makeClient)
+
+const toApiError = (cause: Cause.Cause<unknown>): ApiError => {
+  const defect = Option.getOrUndefined(Cause.dieOption(cause))
+  if (defect instanceof ApiError) return defect
+  const failure = Option.getOrUndefined(Cause.failureOption(cause))
+  const message = failure instanceof Error ? failure.message : Cause.pretty(cause).split("\n")[0] ?? "The request failed"
+  return new ApiError(0, "NETWORK", message)
+}
+
+const once = async <A, E>(f: (c: Client) => Effect.Effect<A, E>): Promise<A> => {
+  const exit = await runtime.runPromiseExit(f(await client))
+  if (Exit.isSuccess(exit)) return exit.value
+  throw toApiError(exit.cause)
+}
+
+let refreshing: Promise<boolean> | undefined
+
+/** The access cookie expired: the refresh cookie gets a new one (one refresh for every call waiting). */
+const refresh = () =>
+  (refreshing ??= once((c) => c.authPublic.refresh({ payload: {} })).then(() => true, () => false).finally(() => {
+    refreshing = undefined
+  }))
+
+/** Calls the API; an expired session is refreshed once and the call tried again. */
+export const api = async <A, E>(f: (c: Client) => Effect.Effect<A, E>): Promise<A> => {
+  try {
+    return await once(f)
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 401 && error.code === "TOKEN_EXPIRED" && await refresh()) return once(f)
+    throw error
+  }
+}

@@ -1,0 +1,67 @@
+import { useQueryClient } from "@tanstack/react-query"
+import { useEffect, useState } from "react"
+
+/** An event of a run's stream as the platform sends it (`type`, `run_id`, and per type `node_id`, `step_id`, `status`, `delta`...). */
+export interface RunEvent {
+  readonly id: number
+  readonly type: string
+  readonly node_id?: string
+  readonly step_id?: string
+  readonly status?: string
+  readonly delta?: string
+  readonly error?: string
+  readonly [key: string]: unknown
+}
+
+const ENDS = new Set(["run_completed", "run_failed", "run_cancelled", "run_skipped"])
+
+/**
+ * A run's live events (SSE). The browser's EventSource reconnects by itself with `Last-Event-ID`
+ * after a dropped connection, and the platform sends each later event exactly once; the stream
+ * closes at the run's end, when the run's queries are read again.
+ */
+export const useRunEvents = (runId: string) => {
+  const [events, setEvents] = useState<ReadonlyArray<RunEvent>>([])
+  const [state, setState] = useState<"connecting" | "open" | "ended" | "retrying">("connecting")
+  const queryClient = useQueryClient()
+  useEffect(() => {
+    setEvents([])
+    setState("connecting")
+    const source = new EventSource(`/api/v1/workflow/runs/${runId}/stream`)
+    const seen = new Set<number>()
+    let pending: Array<RunEvent> = []
+    let frame: number | undefined
+    // Tokens arrive many a second: the list is updated once a frame.
+    const flush = () => {
+      frame = undefined
+      const batch = pending
+      pending = []
+      setEvents((previous) => [...previous, ...batch])
+    }
+    source.onopen = () => setState("open")
+    source.onerror = () => setState(source.readyState === EventSource.CLOSED ? "ended" : "retrying")
+    source.onmessage = (message: MessageEvent<string>) => {
+      const id = Number(message.lastEventId)
+      if (seen.has(id)) return
+      seen.add(id)
+      const data = JSON.parse(message.data) as Record<string, unknown>
+      const event: RunEvent = { ...data, id, type: String(data.type) }
+      pending.push(event)
+      frame ??= requestAnimationFrame(flush)
+      if (event.type === "step_completed" || event.type === "step_failed" || event.type === "run_paused" || event.type === "run_resumed") {
+        void queryClient.invalidateQueries({ queryKey: ["run", runId] })
+      }
+      if (ENDS.has(event.type)) {
+        source.close()
+        setState("ended")
+        void queryClient.invalidateQueries({ queryKey: ["run", runId] })
+        void queryClient.invalidateQueries({ queryKey: ["runs"] })
+      }
+    }
+    return () => {
+      source.close()
+      if (frame !== undefined) cancelAnimationFrame(frame)
+    }
+  }, [runId, queryClient])
+  return { events, state }
+}

@@ -1,0 +1,72 @@
+import type { QueryClient } from "@tanstack/react-query"
+import { createRootRouteWithContext, createRoute, createRouter, lazyRouteComponent, Outlet, redirect } from "@tanstack/react-router"
+import { sessionQuery } from "../api/session"
+import { SignIn } from "../features/auth/SignIn"
+import { Shell } from "./Shell"
+
+const text = (value: unknown) => (typeof value === "string" && value !== "" ? value : undefined)
+
+/** Search parameters as the pages read them: unknown keys dropped, empty values absent. */
+const pick = <K extends string>(keys: ReadonlyArray<K>) => (search: Record<string, unknown>) =>
+  Object.fromEntries(keys.flatMap((k) => (text(search[k]) === undefined ? [] : [[k, text(search[k])]]))) as { [P in K]?: string }
+
+const rootRoute = createRootRouteWithContext<{ readonly queryClient: QueryClient }>()({ component: Outlet })
+
+const signIn = createRoute({ getParentRoute: () => rootRoute, path: "/sign-in", component: SignIn, validateSearch: pick(["next", "sso_error"]) })
+
+/** The signed-in pages: a visitor is sent to sign in first, and back here after. */
+const app = createRoute({
+  getParentRoute: () => rootRoute,
+  id: "app",
+  component: Shell,
+  beforeLoad: async ({ context, location }) => {
+    if ((await context.queryClient.ensureQueryData(sessionQuery)) === null) throw redirect({ to: "/sign-in", search: { next: location.href } })
+  }
+})
+
+const home = createRoute({ getParentRoute: () => app, path: "/", beforeLoad: () => { throw redirect({ to: "/runs" }) } })
+
+const runs = createRoute({
+  getParentRoute: () => app,
+  path: "/runs",
+  validateSearch: pick(["status", "trigger_type", "workflow_id", "since", "cursor"]),
+  component: lazyRouteComponent(() => import("../features/runs/RunsPage"), "RunsPage")
+})
+
+const run = createRoute({
+  getParentRoute: () => app,
+  path: "/runs/$runId",
+  validateSearch: pick(["tab"]),
+  component: lazyRouteComponent(() => import("../features/runs/RunPage"), "RunPage")
+})
+
+const inbox = createRoute({
+  getParentRoute: () => app,
+  path: "/inbox",
+  component: lazyRouteComponent(() => import("../features/inbox/InboxPage"), "InboxPage")
+})
+
+const employees = createRoute({
+  getParentRoute: () => app,
+  path: "/ai-employees",
+  validateSearch: pick(["q", "interaction_type", "archived"]),
+  component: lazyRouteComponent(() => import("../features/employees/EmployeesPage"), "EmployeesPage")
+})
+
+const employee = createRoute({
+  getParentRoute: () => app,
+  path: "/ai-employees/$employeeId",
+  validateSearch: pick(["tab"]),
+  component: lazyRouteComponent(() => import("../features/employees/EmployeePage"), "EmployeePage")
+})
+
+const routeTree = rootRoute.addChildren([signIn, app.addChildren([home, runs, run, inbox, employees, employee])])
+
+export const makeRouter = (queryClient: QueryClient) =>
+  createRouter({ routeTree, context: { queryClient }, defaultPreload: "intent", scrollRestoration: true })
+
+declare module "@tanstack/react-router" {
+  interface Register {
+    router: ReturnType<typeof makeRouter>
+  }
+}

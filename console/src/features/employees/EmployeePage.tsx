@@ -1,0 +1,89 @@
+import { useMutation, useQuery } from "@tanstack/react-query"
+import { Link, useNavigate, useParams, useSearch } from "@tanstack/react-router"
+import { lazy, Suspense } from "react"
+import { api } from "../../api/client"
+import { StatusBadge, When } from "../../ui/Bits"
+import { SchemaForm } from "../../ui/SchemaForm"
+import { ErrorState, Loading, Query } from "../../ui/States"
+import { dagShape } from "./dagShape"
+
+// React Flow and dagre load only where a DAG is drawn.
+const DagView = lazy(() => import("./DagView"))
+
+const TABS = ["overview", "versions", "run"] as const
+type Tab = (typeof TABS)[number]
+
+/** An AI Employee: its status, versions, its DAG drawn, and a run started from its input form. */
+export const EmployeePage = () => {
+  const { employeeId } = useParams({ from: "/app/ai-employees/$employeeId" })
+  const search = useSearch({ from: "/app/ai-employees/$employeeId" })
+  const navigate = useNavigate()
+  const tab: Tab = TABS.includes(search.tab as Tab) ? search.tab as Tab : "overview"
+  const employee = useQuery({ queryKey: ["ai-employee", employeeId], queryFn: () => api((c) => c.workflows.get({ path: { id: employeeId as never } })) })
+  const versions = useQuery({
+    queryKey: ["ai-employee", employeeId, "versions"],
+    queryFn: () => api((c) => c.workflows.versions({ path: { id: employeeId as never }, urlParams: { page: 1, page_size: 100 } })),
+    enabled: tab === "versions"
+  })
+  const start = useMutation({
+    mutationFn: (input: Record<string, unknown>) => api((c) => c.runs.run({ path: { id: employeeId as never }, payload: { input_params: input }, headers: {} })),
+    onSuccess: (run) => navigate({ to: "/runs/$runId", params: { runId: run.id }, search: { tab: "steps" } })
+  })
+  if (employee.isPending) return <Loading label="Loading the AI Employee" />
+  if (employee.error !== null) return <ErrorState error={employee.error} retry={() => void employee.refetch()} />
+  const w = employee.data
+  const dag = dagShape(w.dag_definition)
+  return (
+    <article aria-labelledby="aie-name">
+      <div className="page-head">
+        <h1 id="aie-name">{w.name} <StatusBadge status={w.status} /></h1>
+        <Link to="/runs" search={{ workflow_id: w.id }}>Its runs</Link>
+      </div>
+      {w.description !== undefined && <p>{w.description}</p>}
+      <p className="muted">
+        {w.interaction_type} · {w.active_version !== undefined ? `version ${w.active_version} live` : "not published"} · {w.latest_version} saved · updated <When at={w.updated_at} />
+        {w.archived && " · archived"}
+      </p>
+      <div role="tablist" aria-label="AI Employee views" className="tabs">
+        {TABS.map((t) => (
+          <button key={t} type="button" role="tab" aria-selected={tab === t} id={`aie-tab-${t}`} aria-controls={`aie-panel-${t}`}
+            onClick={() => void navigate({ to: "/ai-employees/$employeeId", params: { employeeId }, search: { tab: t === "overview" ? undefined : t }, replace: true })}>
+            {t === "run" ? "Start a run" : t[0]!.toUpperCase() + t.slice(1)}
+          </button>
+        ))}
+      </div>
+      <section role="tabpanel" id={`aie-panel-${tab}`} aria-labelledby={`aie-tab-${tab}`}>
+        {tab === "overview" && (dag.nodes.length === 0
+          ? <p className="muted">The DAG has no nodes yet.</p>
+          : <Suspense fallback={<Loading label="Drawing the DAG" />}><DagView nodes={dag.nodes} edges={dag.edges} /></Suspense>)}
+        {tab === "versions" && (
+          <Query query={versions}>
+            {(v) => (
+              <table className="grid">
+                <thead><tr><th scope="col">Version</th><th scope="col">Name</th><th scope="col">State</th><th scope="col">Saved</th></tr></thead>
+                <tbody>
+                  {v.items.map((version) => (
+                    <tr key={version.number}>
+                      <td>v{version.number}</td>
+                      <td>{version.name ?? "—"}</td>
+                      <td>{version.active ? <StatusBadge status="published" /> : version.published_at !== undefined ? "published earlier" : <StatusBadge status="draft" />}</td>
+                      <td><When at={version.created_at} /></td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            )}
+          </Query>
+        )}
+        {tab === "run" && (w.active_version === undefined
+          ? <p className="muted">Publish a version to start runs.</p>
+          : (
+            <>
+              <SchemaForm schema={dag.inputSchema} submitLabel="Start run" busy={start.isPending} onSubmit={(values) => start.mutate(values)} />
+              {start.error !== null && <ErrorState error={start.error} />}
+            </>
+          ))}
+      </section>
+    </article>
+  )
+}

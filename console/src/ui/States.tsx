@@ -1,0 +1,33 @@
+import type { ReactNode } from "react"
+import { ApiError } from "../api/client"
+
+export const Loading = ({ label = "Loading" }: { readonly label?: string }) => (
+  <div className="state" role="status" aria-live="polite">
+    <span className="spinner" aria-hidden="true" /> {label}…
+  </div>
+)
+
+export const Empty = ({ children }: { readonly children: ReactNode }) => <div className="state empty">{children}</div>
+
+export const ErrorState = ({ error, retry }: { readonly error: unknown; readonly retry?: () => void }) => {
+  const message = error instanceof ApiError ? `${error.message} (${error.code})` : error instanceof Error ? error.message : String(error)
+  return (
+    <div className="state error" role="alert">
+      <strong>Something went wrong.</strong> {message}
+      {retry !== undefined && <button type="button" onClick={retry}>Try again</button>}
+    </div>
+  )
+}
+
+/** A query's three states, then its data. */
+export const Query = <A,>({ query, children, empty }: {
+  readonly query: { readonly isPending: boolean; readonly error: unknown; readonly data: A | undefined; readonly refetch: () => unknown }
+  readonly children: (data: A) => ReactNode
+  readonly empty?: (data: A) => ReactNode | undefined
+}) => {
+  if (query.isPending) return <Loading />
+  if (query.error !== null && query.error !== undefined) return <ErrorState error={query.error} retry={() => void query.refetch()} />
+  if (query.data === undefined) return <Loading />
+  const nothing = empty?.(query.data)
+  return <>{nothing ?? children(query.data)}</>
+}

@@ -1,0 +1,74 @@
+import { existsSync, mkdirSync } from "node:fs"
+import * as path from "node:path"
+import { Effect } from "effect"
+import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core"
+
+/** Decided by GlobalSetup.ts: Debian's chromium (or CHROMIUM_PATH), or none (browser tests skipped, said so). */
+export const chromiumPath = process.env.TEST_CHROMIUM_PATH ?? ""
+export const browserAvailable = chromiumPath !== "" && existsSync(chromiumPath)
+
+/** Where the tests save screenshots of the console's pages (the README's), when CONSOLE_SCREENSHOTS names a folder. */
+const screenshots = process.env.CONSOLE_SCREENSHOTS
+
+/** Chromium for the file's tests, closed with the scope. */
+export const launchBrowser = Effect.acquireRelease(
+  Effect.promise(() => chromium.launch({ executablePath: chromiumPath, args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"] })),
+  (browser) => Effect.promise(() => browser.close())
+)
+
+export interface WatchedPage {
+  readonly page: Page
+  readonly context: BrowserContext
+  /** Page errors, console errors and warnings, failed requests and error answers seen so far. */
+  readonly problems: () => ReadonlyArray<string>
+  /** Saves a screenshot as `<name>.png` when CONSOLE_SCREENSHOTS is set. */
+  readonly shot: (name: string) => Effect.Effect<void>
+}
+
+/**
+ * A page in a new browser context whose every problem is recorded: uncaught errors, console
+ * errors and warnings, requests that fail, answers of 400 and above (except those `expected`
+ * names, a test's deliberate refusals).
+ */
+export const watchedPage = (browser: Browser, expected: ReadonlyArray<RegExp> = []) =>
+  Effect.acquireRelease(
+    Effect.promise(async (): Promise<WatchedPage> => {
+      const context = await browser.newContext({ viewport: { width: 1360, height: 860 } })
+      const page = await context.newPage()
+      const seen: Array<string> = []
+      page.on("pageerror", (e) => seen.push(`page error: ${e.message}`))
+      page.on("console", (m) => {
+        if (m.type() === "error" || m.type() === "warning") seen.push(`console ${m.type()}: ${m.text()}`)
+      })
+      page.on("requestfailed", (r) => {
+        // A stream closed by the page itself (navigation, run ended) is not a failure.
+        if (!/\/stream$/.test(new URL(r.url()).pathname)) seen.push(`request failed: ${r.method()} ${r.url()} ${r.failure()?.errorText ?? ""}`)
+      })
+      page.on("response", (r) => {
+        if (r.status() >= 400 && !expected.some((e) => e.test(`${r.status()} ${r.url()}`))) seen.push(`HTTP ${r.status()}: ${r.request().method()} ${r.url()}`)
+      })
+      return {
+        page,
+        context,
+        problems: () => [...seen],
+        shot: (name) =>
+          screenshots === undefined
+            ? Effect.void
+            : Effect.promise(async () => {
+              mkdirSync(screenshots, { recursive: true })
+              await page.screenshot({ path: path.join(screenshots, `${name}.png`) })
+            })
+      }
+    }),
+    ({ context }) => Effect.promise(() => context.close())
+  )
+
+/** Signs in through the console's form (email first, then the password). */
+export const signIn = (page: Page, baseUrl: string, email: string, password: string, at = "/") =>
+  Effect.promise(async () => {
+    await page.goto(`${baseUrl}${at}`)
+    await page.getByLabel("Email").fill(email)
+    await page.getByRole("button", { name: "Continue" }).click()
+    await page.getByLabel("Password").fill(password)
+    await page.getByRole("button", { name: "Sign in" }).click()
+  })

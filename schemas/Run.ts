@@ -93,6 +93,8 @@ export const RunHistoryParams = Schema.Struct({
   since: Schema.optional(DateTimeParam),
   /** RFC 3339, exclusive upper bound on created_at. */
   until: Schema.optional(DateTimeParam),
+  /** By created_at: `newest` first (the default) or `oldest` first. A cursor holds to the order it was issued for. */
+  order: Schema.optionalWith(Schema.Literal("newest", "oldest"), { default: () => "newest" as const }),
   cursor: Schema.optional(Schema.String),
   page_size: pageSizeParam(50)
 })

@@ -145,13 +145,13 @@ export class Runs extends Effect.Service<Runs>()("Runs", {
     const history = (principal: Principal, p: typeof RunHistoryParams.Type) =>
       Effect.gen(function*() {
         yield* requireReader(principal)
-        const after = p.cursor === undefined ? undefined : yield* decodeRunCursor(p.cursor)
+        const after = p.cursor === undefined ? undefined : yield* decodeRunCursor(p.cursor, p.order)
         const rows = yield* runs.history(principal, { ...p, after, limit: p.page_size })
         const page = rows.slice(0, p.page_size)
         const last = page.at(-1)
         return {
           items: page.map(toRun),
-          next_cursor: rows.length > p.page_size && last !== undefined ? encodeRunCursor(last.created_at_key, last.id) : null
+          next_cursor: rows.length > p.page_size && last !== undefined ? encodeRunCursor(p.order, last.created_at_key, last.id) : null
         }
       }).pipe(Effect.withSpan("Runs.history"))
 

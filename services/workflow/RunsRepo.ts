@@ -145,7 +145,7 @@ export class RunsRepo extends Effect.Service<RunsRepo>()("RunsRepo", {
           WHERE tenant_id = ${scope.tenantId} AND NOT is_dry_run AND parent_run_id IS NULL`
       ]).pipe(Effect.map(([rows, [c]]) => ({ rows, total: c?.total ?? 0 })), Effect.orDie)
 
-    /** A page of the run history after `after` (created_at, id), newest first; one row more than asked tells whether more follow. */
+    /** A page of the run history after `after` (created_at, id), newest or oldest first; one row more than asked tells whether more follow. */
     const history = (scope: Principal, f: {
       readonly status?: string | undefined
       readonly trigger_type?: string | undefined
@@ -154,6 +154,7 @@ export class RunsRepo extends Effect.Service<RunsRepo>()("RunsRepo", {
       readonly since?: Date | undefined
       readonly until?: Date | undefined
       readonly after?: { readonly createdAt: string; readonly id: string } | undefined
+      readonly order: "newest" | "oldest"
       readonly limit: number
     }) =>
       sql`SELECT *, created_at::text AS created_at_key FROM runs WHERE ${
@@ -166,9 +167,13 @@ export class RunsRepo extends Effect.Service<RunsRepo>()("RunsRepo", {
           ...(f.parent_run_id !== undefined ? [sql`parent_run_id = ${f.parent_run_id}`] : []),
           ...(f.since !== undefined ? [sql`created_at >= ${f.since}`] : []),
           ...(f.until !== undefined ? [sql`created_at < ${f.until}`] : []),
-          ...(f.after !== undefined ? [sql`(created_at, id) < (${f.after.createdAt}::timestamptz, ${f.after.id}::uuid)`] : [])
+          ...(f.after !== undefined
+            ? [f.order === "newest"
+              ? sql`(created_at, id) < (${f.after.createdAt}::timestamptz, ${f.after.id}::uuid)`
+              : sql`(created_at, id) > (${f.after.createdAt}::timestamptz, ${f.after.id}::uuid)`]
+            : [])
         ])
-      } ORDER BY created_at DESC, id DESC LIMIT ${f.limit + 1}`.pipe(historyRows, Effect.orDie)
+      } ORDER BY ${f.order === "newest" ? sql`created_at DESC, id DESC` : sql`created_at ASC, id ASC`} LIMIT ${f.limit + 1}`.pipe(historyRows, Effect.orDie)
 
     return { get, steps, listForWorkflow, recent, history }
   })

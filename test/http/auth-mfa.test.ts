@@ -3,7 +3,7 @@ import { Effect, Layer } from "effect"
 import { currentTotp } from "../../services/auth/Totp.js"
 import { adminToken, createMember, uniqueEmail } from "../support/Fixtures.js"
 import { http, login, loginToken } from "../support/Http.js"
-import { lastCodeFor, SmtpInbox } from "../support/SmtpInbox.js"
+import { mailedCode, SmtpInbox } from "../support/SmtpInbox.js"
 import { TestPlatformLive } from "../support/TestPlatform.js"
 import { cookieValue, setCookies } from "../support/Cookies.js"
 
@@ -11,18 +11,8 @@ const Live = Layer.unwrapEffect(
   Effect.map(SmtpInbox, (inbox) => TestPlatformLive({ env: { SMTP_URL: `smtp://127.0.0.1:${inbox.port}` } }))
 ).pipe(Layer.provideMerge(SmtpInbox.layer))
 
-const wait = (ms: number) => Effect.promise(() => new Promise((r) => setTimeout(r, ms)))
 
-const codeFor = (email: string) =>
-  Effect.gen(function*() {
-    const inbox = yield* SmtpInbox
-    for (let i = 0; i < 50; i++) {
-      const code = lastCodeFor(inbox, email)
-      if (code !== undefined) return code
-      yield* wait(50)
-    }
-    return yield* Effect.dieMessage(`no code mailed to ${email}`)
-  })
+const codeFor = mailedCode
 
 /** A TOTP code from a later 30 s step than any used so far (each step is accepted once). */
 const freshTotp = (secret: string, stepsAhead: number) => currentTotp(secret, Date.now() + stepsAhead * 30_000)

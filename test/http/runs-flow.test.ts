@@ -196,7 +196,7 @@ layer(RunPlatformLive(), { excludeTestServices: true, timeout: "90 seconds" })("
       assert.strictEqual((yield* http("GET", `/api/v1/workflow/workflows/${w.id}/runs`, { token })).body.total, 0, "dry runs are not real runs")
     }))
 
-  it.effect("the run history pages every run once, newest first, with filters; a forged cursor is 400", () =>
+  it.effect("the run history pages every run once, newest or oldest first, with filters; a forged cursor, or one of the other order, is 400", () =>
     Effect.gen(function*() {
       const token = yield* adminToken
       const model = yield* ScriptedModel
@@ -215,16 +215,27 @@ layer(RunPlatformLive(), { excludeTestServices: true, timeout: "90 seconds" })("
         await client.query("UPDATE runs SET created_at = '2026-01-01 00:00:00.000200+00' WHERE id = $1", [started[1]])
         await client.end()
       })
-      const seen: Array<string> = []
-      let cursor: string | null = null
-      do {
-        const page: { body: { items: Array<{ id: string; created_at: string }>; next_cursor: string | null } } = yield* http("GET", `/api/v1/workflow/runs/history?workflow_id=${id}&page_size=2${cursor === null ? "" : `&cursor=${cursor}`}`, { token })
-        seen.push(...page.body.items.map((r) => r.id))
-        cursor = page.body.next_cursor
-      } while (cursor !== null)
+      const pages = (order: string) =>
+        Effect.gen(function*() {
+          const seen: Array<string> = []
+          let cursor: string | null = null
+          do {
+            const page: { body: { items: Array<{ id: string }>; next_cursor: string | null } } = yield* http("GET", `/api/v1/workflow/runs/history?workflow_id=${id}&page_size=2${order}${cursor === null ? "" : `&cursor=${cursor}`}`, { token })
+            seen.push(...page.body.items.map((r) => r.id))
+            cursor = page.body.next_cursor
+          } while (cursor !== null)
+          return seen
+        })
+      const seen = yield* pages("")
       assert.sameMembers(seen, started)
       assert.strictEqual(seen.length, 7, "each once")
       assert.deepStrictEqual(seen.slice(-2), [started[1], started[0]], "newest first, to the microsecond")
+      assert.deepStrictEqual(yield* pages("&order=oldest"), [...seen].reverse(), "oldest first: the same runs the other way")
+      const first = yield* http("GET", `/api/v1/workflow/runs/history?workflow_id=${id}&page_size=2`, { token })
+      const mixed = yield* http("GET", `/api/v1/workflow/runs/history?workflow_id=${id}&order=oldest&cursor=${first.body.next_cursor}`, { token })
+      assert.strictEqual(mixed.status, 400, "a cursor keeps to its order")
+      assert.strictEqual(mixed.body.code, "INVALID_PAGE_TOKEN")
+      assert.strictEqual((yield* http("GET", "/api/v1/workflow/runs/history?order=sideways", { token })).status, 400)
       const completed = yield* http("GET", `/api/v1/workflow/runs/history?status=completed&trigger_type=ui&workflow_id=${id}&since=2026-06-01T00:00:00Z&page_size=100`, { token })
       assert.strictEqual(completed.body.items.length, 5)
       const forged = yield* http("GET", `/api/v1/workflow/runs/history?cursor=${Buffer.from("x|y").toString("base64url")}`, { token })

@@ -30,22 +30,29 @@ export interface WatchedPage {
  * errors and warnings, requests that fail, answers of 400 and above (except those `expected`
  * names, a test's deliberate refusals).
  */
-export const watchedPage = (browser: Browser, expected: ReadonlyArray<RegExp> = []) =>
+export const watchedPage = (browser: Browser, expected: ReadonlyArray<RegExp> = [], options: { readonly foreignOrigins?: ReadonlyArray<string> } = {}) =>
   Effect.acquireRelease(
     Effect.promise(async (): Promise<WatchedPage> => {
       const context = await browser.newContext({ viewport: { width: 1360, height: 860 } })
       const page = await context.newPage()
       const seen: Array<string> = []
-      page.on("pageerror", (e) => seen.push(`page error: ${e.message}`))
+      // Pages of another origin (an identity provider's) are not the console's: what goes wrong there is theirs.
+      const ours = () => !(options.foreignOrigins ?? []).includes(new URL(page.url()).origin)
+      const record = (problem: string) => void (ours() ? seen.push(problem) : undefined)
+      page.on("pageerror", (e) => record(`page error: ${e.message}`))
       page.on("console", (m) => {
-        if (m.type() === "error" || m.type() === "warning") seen.push(`console ${m.type()}: ${m.text()}`)
+        if (m.type() !== "error" && m.type() !== "warning") return
+        // Chromium logs each error answer too: an expected one is not a problem here either.
+        const status = /^Failed to load resource: the server responded with a status of (\d+)/.exec(m.text())?.[1]
+        if (status !== undefined && expected.some((e) => e.test(`${status} ${m.location().url}`))) return
+        record(`console ${m.type()}: ${m.text()}`)
       })
       page.on("requestfailed", (r) => {
         // A stream closed by the page itself (navigation, run ended) is not a failure.
-        if (!/\/stream$/.test(new URL(r.url()).pathname)) seen.push(`request failed: ${r.method()} ${r.url()} ${r.failure()?.errorText ?? ""}`)
+        if (!/\/stream$/.test(new URL(r.url()).pathname)) record(`request failed: ${r.method()} ${r.url()} ${r.failure()?.errorText ?? ""}`)
       })
       page.on("response", (r) => {
-        if (r.status() >= 400 && !expected.some((e) => e.test(`${r.status()} ${r.url()}`))) seen.push(`HTTP ${r.status()}: ${r.request().method()} ${r.url()}`)
+        if (r.status() >= 400 && !expected.some((e) => e.test(`${r.status()} ${r.url()}`))) record(`HTTP ${r.status()}: ${r.request().method()} ${r.url()}`)
       })
       return {
         page,

@@ -15,7 +15,11 @@ interface Pair {
   readonly client: net.Socket
   readonly upstream: net.Socket
   readonly held: Array<() => void>
+  /** The request line the client sent last on this connection (HTTP), e.g. `GET /x HTTP/1.1`. */
+  lastRequest: string
 }
+
+const REQUEST_LINE = /^[A-Z]+ \S+ HTTP\/1\.[01]/
 
 /** A TCP proxy to `target` on a free loopback port whose fault can be changed while it runs. */
 export const faultProxy = (target: { readonly host: string; readonly port: number }) =>
@@ -24,6 +28,8 @@ export const faultProxy = (target: { readonly host: string; readonly port: numbe
       readonly port: number
       readonly set: (fault: Fault, latencyMs?: number) => void
       readonly connections: () => number
+      /** Resets (RST) the open connections whose last HTTP request line matches, leaving the others; how many. */
+      readonly resetWhere: (request: RegExp) => number
       readonly close: () => void
     }>((resume) => {
       let fault: Fault = "pass"
@@ -52,8 +58,12 @@ export const faultProxy = (target: { readonly host: string; readonly port: numbe
       const server = net.createServer((client) => {
         if (fault === "reset") return void client.resetAndDestroy()
         const upstream = net.connect(target.port, target.host)
-        const pair: Pair = { client, upstream, held: [] }
+        const pair: Pair = { client, upstream, held: [], lastRequest: "" }
         pairs.add(pair)
+        client.on("data", (chunk: Buffer) => {
+          const line = REQUEST_LINE.exec(chunk.subarray(0, 2048).toString("latin1"))
+          if (line !== null) pair.lastRequest = line[0]
+        })
         client.on("data", forward(pair, upstream))
         upstream.on("data", forward(pair, client))
         client.on("error", () => drop(pair)).on("close", () => drop(pair))
@@ -77,6 +87,15 @@ export const faultProxy = (target: { readonly host: string; readonly port: numbe
             }
           },
           connections: () => pairs.size,
+          resetWhere: (request) => {
+            const hit = [...pairs].filter((pair) => request.test(pair.lastRequest))
+            for (const pair of hit) {
+              pair.client.resetAndDestroy()
+              pair.upstream.destroy()
+              pairs.delete(pair)
+            }
+            return hit.length
+          },
           close: () => {
             server.close()
             for (const pair of pairs) drop(pair)

@@ -43,3 +43,15 @@ export const lastCodeFor = (inbox: { readonly messages: ReadonlyArray<ReceivedMa
   const mail = [...inbox.messages].reverse().find((m) => m.to.includes(email))
   return mail === undefined ? undefined : /code is (\d{6})/.exec(mail.raw)?.[1]
 }
+
+/** The sign-in code last mailed to `email`, waited for (up to 5 s). */
+export const mailedCode = (email: string) =>
+  Effect.gen(function*() {
+    const inbox = yield* SmtpInbox
+    for (let i = 0; i < 100; i++) {
+      const code = lastCodeFor(inbox, email)
+      if (code !== undefined) return code
+      yield* Effect.sleep("50 millis")
+    }
+    return yield* Effect.dieMessage(`no code mailed to ${email}`)
+  })

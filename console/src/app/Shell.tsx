@@ -2,12 +2,13 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query"
 import { Link, Outlet, useNavigate } from "@tanstack/react-router"
 import { api } from "../api/client"
 import { useSession, useTenants } from "../api/session"
-import { ErrorState, Loading } from "../ui/States"
+import { Empty, ErrorState, Loading } from "../ui/States"
 
 /** How many HITL requests wait for the caller: the inbox badge, kept current every few seconds. */
-export const useInboxCount = () =>
+export const useInboxCount = (enabled: boolean) =>
   useQuery({
     queryKey: ["hitl", "count"],
+    enabled,
     queryFn: () => api((c) => c.hitl.pending({ urlParams: { page: 1, page_size: 1 } })).then((p) => p.total),
     refetchInterval: 5_000
   })
@@ -41,7 +42,7 @@ export const Shell = () => {
   const session = useSession()
   const queryClient = useQueryClient()
   const navigate = useNavigate()
-  const inbox = useInboxCount()
+  const inbox = useInboxCount(session.data?.user.role !== undefined && session.data.user.role !== "no_access")
   const signOut = useMutation({
     mutationFn: () => api((c) => c.authPublic.logout()),
     onSettled: async () => {
@@ -74,7 +75,9 @@ export const Shell = () => {
         </div>
       </header>
       <main id="main" tabIndex={-1}>
-        <Outlet />
+        {user.role === "no_access"
+          ? <Empty>Your account has no access to this workspace. Ask one of its admins for a role, or switch to another workspace.</Empty>
+          : <Outlet />}
       </main>
     </div>
   )

@@ -29,7 +29,7 @@ const home = createRoute({ getParentRoute: () => app, path: "/", beforeLoad: () 
 const runs = createRoute({
   getParentRoute: () => app,
   path: "/runs",
-  validateSearch: pick(["status", "trigger_type", "workflow_id", "since", "cursor"]),
+  validateSearch: pick(["status", "trigger_type", "workflow_id", "since", "order", "cursor"]),
   component: lazyRouteComponent(() => import("../features/runs/RunsPage"), "RunsPage")
 })
 

@@ -10,7 +10,11 @@ const STATUS_TONE: Record<string, string> = {
   failed: "bad",
   cancelled: "muted",
   skipped: "muted",
-  draft: "muted"
+  draft: "muted",
+  open: "busy",
+  responded: "ok",
+  expired: "muted",
+  closed: "muted"
 }
 
 export const StatusBadge = ({ status }: { readonly status: string }) => (

@@ -28,6 +28,9 @@ const parse = (field: Field, text: string): { value?: unknown; error?: string } 
     }
     case "boolean":
       return { value: text === "true" }
+    case "enum":
+      // The offered value itself, number or string, as the schema lists it.
+      return { value: (field.schema.enum as ReadonlyArray<unknown>).find((v) => String(v) === text) }
     case "json":
       try {
         return { value: JSON.parse(text) as unknown }

@@ -13,6 +13,27 @@ const messageOf = (error: unknown) =>
     ? error.code === "TOO_MANY_ATTEMPTS" ? `Too many attempts: try again in ${error.retryAfterSeconds ?? 60} s.` : error.message
     : "The platform could not be reached."
 
+/** This workspace requires an authenticator app the person has not set up: its secret, to add to the app, first. */
+const TotpEnrollment = ({ partial }: { readonly partial: string }) => {
+  const enroll = useMutation({ mutationFn: () => api((c) => c.authPublic.totpEnrollPartial({ payload: { partial_auth_token: partial } })) })
+  if (enroll.data !== undefined) {
+    return (
+      <div className="enroll">
+        <p>Add this key to your authenticator app (or open the link on the device that has it), then enter the code it shows.</p>
+        <p><code aria-label="Authenticator key">{enroll.data.secret}</code></p>
+        <p><a href={enroll.data.otpauth_uri}>Open in the authenticator app</a></p>
+      </div>
+    )
+  }
+  return (
+    <div className="enroll">
+      <p>This workspace requires an authenticator app, and yours is not set up yet.</p>
+      <button type="button" onClick={() => enroll.mutate()} disabled={enroll.isPending}>Set up an authenticator app</button>
+      {enroll.error !== null && <p role="alert" className="error-text">{messageOf(enroll.error)}</p>}
+    </div>
+  )
+}
+
 /**
  * Email first (`auth/begin`), then the method the platform names: a password, a code sent by
  * mail, or the workspace's identity provider (a full-page redirect); then TOTP when the workspace
@@ -90,9 +111,10 @@ export const SignIn = () => {
             <input inputMode="numeric" autoComplete="one-time-code" required autoFocus value={secret} onChange={(e) => setSecret(e.target.value)} />
           </label>
         )}
+        {step.kind === "totp" && !step.enrolled && <TotpEnrollment partial={step.partial} />}
         {step.kind === "totp" && (
           <label>
-            {step.enrolled ? "The code from your authenticator app" : "This workspace requires an authenticator app: enroll it from your profile, then enter its code"}
+            The code from your authenticator app
             <input inputMode="numeric" autoComplete="one-time-code" required autoFocus value={secret} onChange={(e) => setSecret(e.target.value)} />
           </label>
         )}

@@ -45,7 +45,7 @@ export const DagView = ({ nodes, edges }: { readonly nodes: ReadonlyArray<DrawnN
   }, [nodes, edges])
   return (
     <div className="dag-canvas" aria-label="The AI Employee's DAG" role="img">
-      <ReactFlow nodes={drawn.flowNodes} edges={drawn.flowEdges} fitView nodesDraggable={false} nodesConnectable={false} proOptions={{ hideAttribution: true }}>
+      <ReactFlow nodes={drawn.flowNodes} edges={drawn.flowEdges} fitView fitViewOptions={{ maxZoom: 1 }} nodesDraggable={false} nodesConnectable={false} proOptions={{ hideAttribution: true }}>
         <Background />
         <Controls showInteractive={false} />
       </ReactFlow>

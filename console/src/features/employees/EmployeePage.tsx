@@ -5,6 +5,7 @@ import { api } from "../../api/client"
 import { StatusBadge, When } from "../../ui/Bits"
 import { SchemaForm } from "../../ui/SchemaForm"
 import { ErrorState, Loading, Query } from "../../ui/States"
+import { TabPanel, Tabs } from "../../ui/Tabs"
 import { dagShape } from "./dagShape"
 
 // React Flow and dagre load only where a DAG is drawn.
@@ -44,15 +45,15 @@ export const EmployeePage = () => {
         {w.interaction_type} · {w.active_version !== undefined ? `version ${w.active_version} live` : "not published"} · {w.latest_version} saved · updated <When at={w.updated_at} />
         {w.archived && " · archived"}
       </p>
-      <div role="tablist" aria-label="AI Employee views" className="tabs">
-        {TABS.map((t) => (
-          <button key={t} type="button" role="tab" aria-selected={tab === t} id={`aie-tab-${t}`} aria-controls={`aie-panel-${t}`}
-            onClick={() => void navigate({ to: "/ai-employees/$employeeId", params: { employeeId }, search: { tab: t === "overview" ? undefined : t }, replace: true })}>
-            {t === "run" ? "Start a run" : t[0]!.toUpperCase() + t.slice(1)}
-          </button>
-        ))}
-      </div>
-      <section role="tabpanel" id={`aie-panel-${tab}`} aria-labelledby={`aie-tab-${tab}`}>
+      <Tabs
+        tabs={TABS}
+        selected={tab}
+        label="AI Employee views"
+        idPrefix="aie"
+        name={(t) => t === "run" ? "Start a run" : t[0]!.toUpperCase() + t.slice(1)}
+        onSelect={(t) => void navigate({ to: "/ai-employees/$employeeId", params: { employeeId }, search: { tab: t === "overview" ? undefined : t }, replace: true })}
+      />
+      <TabPanel idPrefix="aie" tab={tab}>
         {tab === "overview" && (dag.nodes.length === 0
           ? <p className="muted">The DAG has no nodes yet.</p>
           : <Suspense fallback={<Loading label="Drawing the DAG" />}><DagView nodes={dag.nodes} edges={dag.edges} /></Suspense>)}
@@ -83,7 +84,7 @@ export const EmployeePage = () => {
               {start.error !== null && <ErrorState error={start.error} />}
             </>
           ))}
-      </section>
+      </TabPanel>
     </article>
   )
 }

@@ -1,40 +1,10 @@
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query"
-import { Link } from "@tanstack/react-router"
+import { useQuery } from "@tanstack/react-query"
 import { api } from "../../api/client"
 import { allows, useSession } from "../../api/session"
-import { When } from "../../ui/Bits"
-import { Empty, ErrorState, Query } from "../../ui/States"
+import { Empty, Query } from "../../ui/States"
 import { useEmployeeNames } from "../runs/runsApi"
 import { HitlCard } from "./HitlCard"
-
-const Nudges = () => {
-  const queryClient = useQueryClient()
-  const nudges = useQuery({ queryKey: ["nudges"], queryFn: () => api((c) => c.nudges.list()), refetchInterval: 10_000 })
-  const respond = useMutation({
-    mutationFn: (a: { readonly id: string; readonly value: string }) => api((c) => c.nudges.respond({ path: { id: a.id as never }, payload: { value: a.value } })),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: ["nudges"] })
-  })
-  return (
-    <section aria-labelledby="nudges-title">
-      <h2 id="nudges-title">Nudge cards</h2>
-      <Query query={nudges} empty={(n) => n.items.length === 0 ? <Empty>No open cards.</Empty> : undefined}>
-        {(n) => n.items.map((card) => (
-          <article key={card.id} className="card">
-            <header><h3>{card.title ?? "A card"}</h3><span className="muted">{card.mode} · <When at={card.created_at} /></span></header>
-            {card.body !== null && <p>{card.body}</p>}
-            <p className="muted">From run <Link to="/runs/$runId" params={{ runId: card.run_id }} className="mono">{card.run_id.slice(0, 8)}</Link></p>
-            <div className="answer">
-              {card.actions.map((a) => (
-                <button key={a.value} type="button" disabled={respond.isPending} onClick={() => respond.mutate({ id: card.id, value: a.value })}>{a.label}</button>
-              ))}
-            </div>
-          </article>
-        ))}
-      </Query>
-      {respond.error !== null && <ErrorState error={respond.error} />}
-    </section>
-  )
-}
+import { NudgeCards } from "./NudgeCards"
 
 /** What waits for the caller: HITL requests they may answer, newest first, and their open nudge cards. */
 export const InboxPage = () => {
@@ -58,7 +28,7 @@ export const InboxPage = () => {
           </div>
         )}
       </Query>
-      <Nudges />
+      <NudgeCards />
     </section>
   )
 }

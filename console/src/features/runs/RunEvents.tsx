@@ -31,7 +31,7 @@ export const RunEvents = ({ events, state }: { readonly events: ReadonlyArray<Ru
   }, [events.length, rows])
   return (
     <div>
-      <p className="muted" role="status">
+      <p className="muted events-count" role="status">
         {events.length.toLocaleString()} events · {state === "ended" ? "the run ended" : state === "retrying" ? "reconnecting…" : "live"}
       </p>
       <div

@@ -44,8 +44,8 @@ export const RunFilters = ({ search }: { readonly search: RunSearch }) => {
           onChange={(e) => set("since", e.target.value === "" ? "" : new Date(e.target.value).toISOString())}
         />
       </label>
-      {Object.values(search).some((v) => v !== undefined) && (
-        <button type="button" onClick={() => void navigate({ to: "/runs", search: {} })}>Clear filters</button>
+      {(["status", "trigger_type", "workflow_id", "since"] as const).some((k) => search[k] !== undefined) && (
+        <button type="button" onClick={() => void navigate({ to: "/runs", search: { order: search.order } })}>Clear filters</button>
       )}
     </form>
   )

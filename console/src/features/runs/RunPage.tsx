@@ -6,6 +6,7 @@ import { useRunEvents } from "../../api/runEvents"
 import { allows, useSession } from "../../api/session"
 import { duration, formatDate, Json, StatusBadge } from "../../ui/Bits"
 import { ErrorState, Loading, Query } from "../../ui/States"
+import { TabPanel, Tabs } from "../../ui/Tabs"
 import { stepInputs } from "../traces/spans"
 import { Waterfall } from "../traces/Waterfall"
 import { RunEvents } from "./RunEvents"
@@ -14,16 +15,6 @@ import { isTerminal, useChildRuns, useRun, useSteps, useTrace } from "./runApi"
 
 const TABS = ["overview", "steps", "events", "trace"] as const
 type Tab = (typeof TABS)[number]
-
-const Tabs = ({ tab, onSelect }: { readonly tab: Tab; readonly onSelect: (t: Tab) => void }) => (
-  <div role="tablist" aria-label="Run views" className="tabs">
-    {TABS.map((t) => (
-      <button key={t} type="button" role="tab" aria-selected={tab === t} aria-controls={`panel-${t}`} id={`tab-${t}`} onClick={() => onSelect(t)}>
-        {t[0]!.toUpperCase() + t.slice(1)}
-      </button>
-    ))}
-  </div>
-)
 
 const Field = ({ name, children }: { readonly name: string; readonly children: ReactNode }) => (
   <div><dt>{name}</dt><dd>{children}</dd></div>
@@ -64,14 +55,22 @@ export const RunPage = () => {
         <Link to="/ai-employees/$employeeId" params={{ employeeId: r.workflow_id }}>{r.workflow_name}</Link> · version {r.version} · {r.trigger_type}
         {r.parent_run_id !== undefined && <> · started by <Link to="/runs/$runId" params={{ runId: r.parent_run_id }} className="mono">{r.parent_run_id.slice(0, 8)}</Link></>}
       </p>
-      <Tabs tab={tab} onSelect={(t) => void navigate({ to: "/runs/$runId", params: { runId }, search: { tab: t === "overview" ? undefined : t }, replace: true })} />
-      <section role="tabpanel" id={`panel-${tab}`} aria-labelledby={`tab-${tab}`}>
+      <Tabs
+        tabs={TABS}
+        selected={tab}
+        label="Run views"
+        idPrefix="run"
+        name={(t) => t[0]!.toUpperCase() + t.slice(1)}
+        onSelect={(t) => void navigate({ to: "/runs/$runId", params: { runId }, search: { tab: t === "overview" ? undefined : t }, replace: true })}
+      />
+      <TabPanel idPrefix="run" tab={tab}>
         {tab === "overview" && (
           <>
             <dl className="facts">
               <Field name="Status"><StatusBadge status={r.status} /></Field>
               <Field name="Created">{formatDate(r.created_at)}</Field>
-              <Field name="Duration">{duration(r.started_at, r.finished_at)}</Field>
+              <Field name="Queued">{duration(r.created_at, r.started_at)}</Field>
+              <Field name="Ran">{duration(r.started_at, r.finished_at ?? (r.started_at !== undefined ? new Date() : undefined))}{r.finished_at === undefined && r.started_at !== undefined ? " so far" : ""}</Field>
               <Field name="Version">v{r.version}</Field>
               <Field name="Trigger">{r.trigger_type}</Field>
               {r.error !== undefined && <Field name="Error"><span className="error-text">{r.error}</span></Field>}
@@ -101,7 +100,7 @@ export const RunPage = () => {
         )}
         {tab === "events" && <RunEvents events={events} state={state} />}
         {tab === "trace" && <Query query={trace}>{(t) => <Waterfall resourceSpans={t.traces.resourceSpans} truncated={t.truncated} />}</Query>}
-      </section>
+      </TabPanel>
     </article>
   )
 }

@@ -1,5 +1,5 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query"
-import { Link, useNavigate, useRouter, useSearch } from "@tanstack/react-router"
+import { Link, useNavigate, useSearch } from "@tanstack/react-router"
 import { useState } from "react"
 import { api } from "../../api/client"
 import { allows, useSession } from "../../api/session"
@@ -8,16 +8,16 @@ import { Empty, Query } from "../../ui/States"
 import { RunFilters } from "./RunFilters"
 import { TERMINAL, useRunHistory } from "./runsApi"
 
-/** Every run of the workspace, newest first: filters, cursor pages, and bulk cancel for admins. */
+/** Every run of the workspace, newest (or oldest) first: filters, cursor pages, and bulk cancel for admins. */
 export const RunsPage = () => {
   const search = useSearch({ from: "/app/runs" })
   const navigate = useNavigate()
-  const router = useRouter()
   const session = useSession()
   const history = useRunHistory(search)
   const queryClient = useQueryClient()
   const [selected, setSelected] = useState<ReadonlySet<string>>(new Set())
   const canCancel = allows(session.data?.user.role, "administerRuns")
+  const oldestFirst = search.order === "oldest"
   const cancel = useMutation({
     mutationFn: async (ids: ReadonlyArray<string>) => {
       const results = await Promise.allSettled(ids.map((id) => api((c) => c.runs.cancel({ path: { id } }))))
@@ -59,7 +59,15 @@ export const RunsPage = () => {
                   <th scope="col">Status</th>
                   <th scope="col">Trigger</th>
                   <th scope="col">Version</th>
-                  <th scope="col">Started</th>
+                  <th scope="col" aria-sort={oldestFirst ? "ascending" : "descending"}>
+                    <button
+                      type="button"
+                      className="sort"
+                      onClick={() => void navigate({ to: "/runs", search: { ...search, cursor: undefined, order: oldestFirst ? undefined : "oldest" } })}
+                    >
+                      Started {oldestFirst ? "↑" : "↓"}<span className="visually-hidden">{oldestFirst ? ", oldest first" : ", newest first"}</span>
+                    </button>
+                  </th>
                   <th scope="col">Duration</th>
                 </tr>
               </thead>
@@ -89,13 +97,13 @@ export const RunsPage = () => {
               </tbody>
             </table>
             <nav className="pager" aria-label="Pages">
-              <button type="button" disabled={search.cursor === undefined} onClick={() => router.history.back()}>Newer</button>
+              <button type="button" disabled={search.cursor === undefined} onClick={() => void navigate({ to: "/runs", search: { ...search, cursor: undefined } })}>First page</button>
               <button
                 type="button"
                 disabled={page.next_cursor === null}
                 onClick={() => page.next_cursor !== null && void navigate({ to: "/runs", search: { ...search, cursor: page.next_cursor } })}
               >
-                Older
+                Next page
               </button>
             </nav>
           </>

@@ -21,7 +21,7 @@ export const useSteps = (runId: string, live: boolean) =>
 export const useChildRuns = (runId: string) =>
   useQuery({
     queryKey: ["run", runId, "children"],
-    queryFn: () => api((c) => c.runs.history({ urlParams: { parent_run_id: runId, page_size: 100 } }))
+    queryFn: () => api((c) => c.runs.history({ urlParams: { parent_run_id: runId, page_size: 100, order: "oldest" } }))
   })
 
 export const useTrace = (runId: string, live: boolean) =>

@@ -11,12 +11,13 @@ export interface RunSearch {
   readonly trigger_type?: string | undefined
   readonly workflow_id?: string | undefined
   readonly since?: string | undefined
+  readonly order?: string | undefined
   readonly cursor?: string | undefined
 }
 
 export const PAGE_SIZE = 50
 
-/** A page of the run history with the page's filters; the first page follows new runs. */
+/** A page of the run history with the page's filters and order; the first page of the newest follows new runs. */
 export const useRunHistory = (search: RunSearch) =>
   useQuery({
     queryKey: ["runs", "history", search],
@@ -29,11 +30,12 @@ export const useRunHistory = (search: RunSearch) =>
             ...(search.trigger_type !== undefined ? { trigger_type: search.trigger_type as (typeof TRIGGER_TYPES)[number] } : {}),
             ...(search.workflow_id !== undefined ? { workflow_id: search.workflow_id as never } : {}),
             ...(search.since !== undefined ? { since: new Date(search.since) } : {}),
+            order: search.order === "oldest" ? "oldest" : "newest",
             ...(search.cursor !== undefined ? { cursor: search.cursor } : {})
           }
         })
       ),
-    refetchInterval: search.cursor === undefined ? 5_000 : false,
+    refetchInterval: search.cursor === undefined && search.order !== "oldest" ? 5_000 : false,
     placeholderData: (previous) => previous
   })
 

@@ -4,7 +4,7 @@ import { type SpanRow, waterfall } from "./spans"
 
 const label = (row: SpanRow) => {
   const a = row.attributes
-  if (row.span.name === "llm.call") return `model ${String(a["gen_ai.response.model"] ?? a["gen_ai.request.model"] ?? "")}`
+  if (row.span.name === "llm.call") return `model ${String(a["gen_ai.response.model"] ?? a["gen_ai.request.model"] ?? "call")}`
   return row.span.name
 }
 

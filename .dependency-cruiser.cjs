@@ -42,6 +42,20 @@ module.exports = {
       to: { path: "^(test|bench)/" }
     },
     {
+      name: "console-over-the-contract",
+      comment: "The console knows the platform only through the contract (schemas/) and the API it describes.",
+      severity: "error",
+      from: { path: "^console/" },
+      to: { path: "^(platform|runtime|otel|services|test|bench)/" }
+    },
+    {
+      name: "product-without-console",
+      comment: "The server serves the console's built files; it never imports its sources.",
+      severity: "error",
+      from: { path: "^(schemas|platform|runtime|otel|services)/" },
+      to: { path: "^console/" }
+    },
+    {
       name: "no-circular",
       comment: "Module cycles make layers' initialization order fragile.",
       severity: "error",
@@ -51,9 +65,9 @@ module.exports = {
   ],
   options: {
     doNotFollow: { path: "node_modules" },
-    exclude: { path: "^(node_modules|test/fixtures)/" },
+    exclude: { path: "^(node_modules|test/fixtures|console/dist)/" },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: "tsconfig.json" },
-    enhancedResolveOptions: { extensions: [".ts", ".js"] }
+    enhancedResolveOptions: { extensions: [".ts", ".tsx", ".js"] }
   }
 }

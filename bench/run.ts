@@ -2,6 +2,7 @@
 import { Effect, Logger, LogLevel } from "effect"
 import { gatewayBench } from "./gateway.js"
 import { chatBench } from "./chat.js"
+import { consoleBench } from "./console.js"
 import { evalBench } from "./eval.js"
 import { hitlBench } from "./hitl.js"
 import { hostileBench } from "./hostile.js"
@@ -45,6 +46,9 @@ const main = Effect.gen(function*() {
   }
   if (only === undefined || only === "chat") {
     for (const line of yield* chatBench) yield* Effect.log(line)
+  }
+  if (only === undefined || only === "console") {
+    for (const line of yield* consoleBench) yield* Effect.log(line)
   }
 })
 

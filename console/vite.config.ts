@@ -7,6 +7,9 @@ export default defineConfig({
   root: fileURLToPath(new URL(".", import.meta.url)),
   base: "/",
   esbuild: { jsx: "automatic", jsxImportSource: "react" },
+  // React's production build whatever NODE_ENV the building process has (vitest sets "test", which
+  // Vite would otherwise honour and ship React's development build: twice the size, and slower).
+  define: { "process.env.NODE_ENV": JSON.stringify("production") },
   build: {
     outDir: "dist",
     emptyOutDir: true,

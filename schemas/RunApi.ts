@@ -49,9 +49,9 @@ export class RunsApi extends HttpApiGroup.make("runs")
       .addSuccess(R.RunHistory)
       .annotate(
         OpenApi.Description,
-        "Every run of the workspace (child runs and each chat turn included; dry runs excluded), newest first, filtered by status, trigger_type, " +
+        "Every run of the workspace (child runs and each chat turn included; dry runs excluded), newest first (or `order=oldest`), filtered by status, trigger_type, " +
           "workflow_id, parent_run_id (the child runs of a run) and created_at (since inclusive, until exclusive); `next_cursor` continues " +
-          "(400 INVALID_PAGE_TOKEN for a cursor this list did not issue). Keyset paging: a page costs the same at any depth."
+          "(400 INVALID_PAGE_TOKEN for a cursor this list did not issue, or one issued for the other order). Keyset paging: a page costs the same at any depth."
       )
   )
   .add(HttpApiEndpoint.post("cancel")`/runs/${HttpApiSchema.param("id", Schema.UUID)}/cancel`.addSuccess(R.CancelResult))

@@ -6,7 +6,7 @@ import { createHash } from "node:crypto"
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
-import { gzipSync } from "node:zlib"
+import { brotliCompressSync, constants, gzipSync } from "node:zlib"
 
 const root = path.join(path.dirname(fileURLToPath(import.meta.url)), "..")
 const consoleDir = path.join(root, "console")
@@ -33,12 +33,23 @@ export const shellSize = () => {
   return scripts.reduce((n, s) => n + gzipSync(readFileSync(path.join(dist, s)), { level: 9 }).byteLength, 0)
 }
 
+/** Each text file of the build beside its brotli (`.br`) and gzip (`.gz`) forms at the highest levels, which the gateway serves as they are. */
+const precompress = () => {
+  for (const file of files(dist)) {
+    if (!/\.(js|css|html|svg|json)$/.test(file)) continue
+    const raw = readFileSync(file)
+    writeFileSync(`${file}.br`, brotliCompressSync(raw, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } }))
+    writeFileSync(`${file}.gz`, gzipSync(raw, { level: 9 }))
+  }
+}
+
 export const buildConsole = async ({ force = false, quiet = false } = {}) => {
   const hash = sourceHash()
   if (!force && existsSync(stamp) && readFileSync(stamp, "utf8") === hash) return { built: false }
   const { build } = await import("vite")
   const started = Date.now()
   await build({ configFile: path.join(consoleDir, "vite.config.ts"), logLevel: quiet ? "error" : "warn" })
+  precompress()
   writeFileSync(stamp, hash)
   const size = shellSize()
   if (!quiet) console.log(`console built in ${((Date.now() - started) / 1000).toFixed(1)} s; the shell's JavaScript is ${(size / 1024).toFixed(1)} KiB gzipped`)

@@ -1,4 +1,5 @@
-import { brotliCompressSync, gzipSync } from "node:zlib"
+import { promisify } from "node:util"
+import { brotliCompress, constants, gzip } from "node:zlib"
 import { readdir, readFile } from "node:fs/promises"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
@@ -41,27 +42,43 @@ interface Asset {
 export const isConsolePath = (path: string) =>
   !path.startsWith("/api/") && path !== "/api" && !path.startsWith("/docs") && path !== "/health" && !path.startsWith("/internal/")
 
+const brotli = promisify(brotliCompress)
+const gzipped = promisify(gzip)
+
 /**
- * The built console, read once at start and kept compressed (gzip and brotli): hashed files under
- * `assets/` are cached for a year, the page itself is revalidated on every visit. A client route
- * (`/runs/...`) answers the page, which routes in the browser.
+ * A file's compressed twin as the build wrote it (`scripts/build-console.mjs`, at the highest
+ * levels), or made now off the event loop at a quick level when the build did not.
+ */
+const compressed = (file: string, raw: Uint8Array, kind: "br" | "gz") =>
+  Effect.promise(() =>
+    readFile(`${file}.${kind}`).catch(() =>
+      kind === "br" ? brotli(raw, { params: { [constants.BROTLI_PARAM_QUALITY]: 5 } }) : gzipped(raw, { level: 6 })
+    )
+  ).pipe(Effect.map((bytes) => new Uint8Array(bytes)))
+
+/**
+ * The built console, read once at start with its compressed forms (brotli, gzip): hashed files
+ * under `assets/` are cached for a year, the page itself is revalidated on every visit. A client
+ * route (`/runs/...`) answers the page, which routes in the browser.
  */
 export const loadConsole = Effect.gen(function*() {
   const files = yield* Effect.promise(() => readdir(CONSOLE_DIST, { recursive: true }).catch(() => [] as Array<string>))
   const assets = new Map<string, Asset>()
-  for (const file of files) {
-    const type = TYPES[path.extname(file)]
-    if (type === undefined) continue
-    const raw = new Uint8Array(yield* Effect.promise(() => readFile(path.join(CONSOLE_DIST, file))))
-    const route = `/${file.split(path.sep).join("/")}`
-    assets.set(route, {
-      type,
-      raw,
-      gzip: new Uint8Array(gzipSync(raw, { level: 9 })),
-      br: new Uint8Array(brotliCompressSync(raw)),
-      cache: route.startsWith("/assets/") ? "public, max-age=31536000, immutable" : route === "/index.html" ? "no-cache" : "public, max-age=3600"
-    })
-  }
+  yield* Effect.forEach(files, (file) =>
+    Effect.gen(function*() {
+      const type = TYPES[path.extname(file)]
+      if (type === undefined) return
+      const full = path.join(CONSOLE_DIST, file)
+      const raw = new Uint8Array(yield* Effect.promise(() => readFile(full)))
+      const route = `/${file.split(path.sep).join("/")}`
+      assets.set(route, {
+        type,
+        raw,
+        gzip: yield* compressed(full, raw, "gz"),
+        br: yield* compressed(full, raw, "br"),
+        cache: route.startsWith("/assets/") ? "public, max-age=31536000, immutable" : route === "/index.html" ? "no-cache" : "public, max-age=3600"
+      })
+    }), { concurrency: 8, discard: true })
   const page = assets.get("/index.html")
   if (page === undefined) yield* Effect.logWarning(`The console is not built (no ${CONSOLE_DIST}index.html): run npm run build:console`)
 

@@ -94,7 +94,7 @@ layer(RunPlatformLive(), { excludeTestServices: true, timeout: "150 seconds" })(
       const run = (yield* startRun(token, parent, {})).body.id as string
       yield* waitForStatus(token, run, ["paused"])
       const browser = yield* launchBrowser
-      const { page, problems } = yield* watchedPage(browser)
+      const { page, problems, shot } = yield* watchedPage(browser)
       yield* signIn(page, baseUrl, ADMIN_EMAIL, ADMIN_PASSWORD, `/runs/${run}?tab=trace`)
       yield* Effect.promise(() => page.locator(".wf-mark.hitl\\.paused").first().waitFor())
       assert.strictEqual(yield* Effect.promise(() => page.locator(".wf-mark.hitl\\.resumed").count()), 0)
@@ -113,6 +113,7 @@ layer(RunPlatformLive(), { excludeTestServices: true, timeout: "150 seconds" })(
         await page.locator(".page-head .badge").getByText("failed").waitFor()
       })
       assert.include(yield* Effect.promise(() => page.locator(".wf-row").filter({ hasText: "model test-model" }).first().textContent()), "tokens")
+      yield* shot("run-trace-paused-failed")
 
       yield* Effect.promise(async () => {
         await page.getByRole("tab", { name: "Overview" }).click()

@@ -77,7 +77,6 @@ layer(RunPlatformLive(), { excludeTestServices: true, timeout: "120 seconds" })(
       const spans = yield* Effect.promise(() => page.locator(".wf-row").count())
       assert.isAtLeast(spans, 4, "run, node, agent and model call spans")
       assert.include(yield* Effect.promise(() => page.locator(".wf-row").filter({ hasText: "model test-model" }).textContent()), "tokens")
-      yield* shot("run-trace")
 
       // The same run by its link in a new tab of the session, and in a browser that is signed out.
       const tab = yield* Effect.promise(() => context.newPage())

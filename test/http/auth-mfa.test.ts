@@ -11,7 +11,6 @@ const Live = Layer.unwrapEffect(
   Effect.map(SmtpInbox, (inbox) => TestPlatformLive({ env: { SMTP_URL: `smtp://127.0.0.1:${inbox.port}` } }))
 ).pipe(Layer.provideMerge(SmtpInbox.layer))
 
-
 const codeFor = mailedCode
 
 /** A TOTP code from a later 30 s step than any used so far (each step is accepted once). */

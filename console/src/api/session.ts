@@ -8,10 +8,12 @@ import { api, ApiError } from "./client"
  * readable `csrf_token` cookie beside the session's HttpOnly ones: without it nobody is signed in,
  * and no request is made to find out.
  */
+export const hasSessionCookie = () => document.cookie.split("; ").some((c) => c.startsWith("csrf_token="))
+
 export const sessionQuery = queryOptions({
   queryKey: ["me"],
   queryFn: () =>
-    !document.cookie.split("; ").some((c) => c.startsWith("csrf_token=")) ? Promise.resolve(null) : api((c) => c.authMe.me()).catch((error: unknown) => {
+    !hasSessionCookie() ? Promise.resolve(null) : api((c) => c.authMe.me()).catch((error: unknown) => {
       if (error instanceof ApiError && error.status === 401) return null
       throw error
     }),

@@ -1,5 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query"
-import { Link, Outlet, useNavigate } from "@tanstack/react-router"
+import { Link, Navigate, Outlet, useNavigate } from "@tanstack/react-router"
 import { api } from "../api/client"
 import { useSession, useTenants } from "../api/session"
 import { Empty, ErrorState, Loading } from "../ui/States"
@@ -52,8 +52,8 @@ export const Shell = () => {
   })
   if (session.isPending) return <Loading label="Signing in" />
   if (session.error !== null) return <ErrorState error={session.error} retry={() => void session.refetch()} />
-  // Signed out while here (the session ended): the route's guard sends the next navigation to sign in.
-  if (session.data === null || session.data === undefined) return <Loading label="Signing in" />
+  // The session ended (signed out elsewhere, expired past refreshing): sign in again, then come back.
+  if (session.data === null) return <Navigate to="/sign-in" search={{ next: location.href.slice(location.origin.length) }} replace />
   const user = session.data.user
   const waiting = inbox.data ?? 0
   return (

@@ -1,35 +1,45 @@
 import type { QueryClient } from "@tanstack/react-query"
 import { createRootRouteWithContext, createRoute, createRouter, lazyRouteComponent, Outlet, redirect } from "@tanstack/react-router"
-import { sessionQuery } from "../api/session"
+import { hasSessionCookie, sessionQuery } from "../api/session"
 import { SignIn } from "../features/auth/SignIn"
+import { runHistoryQuery } from "../features/runs/runsApi"
 import { Shell } from "./Shell"
 
 const text = (value: unknown) => (typeof value === "string" && value !== "" ? value : undefined)
 
 /** Search parameters as the pages read them: unknown keys dropped, empty values absent. */
 const pick = <K extends string>(keys: ReadonlyArray<K>) => (search: Record<string, unknown>) =>
-  Object.fromEntries(keys.flatMap((k) => (text(search[k]) === undefined ? [] : [[k, text(search[k])]]))) as { [P in K]?: string }
+  Object.fromEntries(keys.flatMap((k) => (text(search[k]) === undefined ? [] : [[k, text(search[k])]]))) as { [P in K]?: string | undefined }
+
+const pickRunSearch = pick(["status", "trigger_type", "workflow_id", "since", "order", "cursor"])
 
 const rootRoute = createRootRouteWithContext<{ readonly queryClient: QueryClient }>()({ component: Outlet })
 
 const signIn = createRoute({ getParentRoute: () => rootRoute, path: "/sign-in", component: SignIn, validateSearch: pick(["next", "sso_error"]) })
 
-/** The signed-in pages: a visitor is sent to sign in first, and back here after. */
+/**
+ * The signed-in pages: a visitor without a session is sent to sign in first, and back here after.
+ * The session is asked for while the page's own data loads (one round trip, not two); the shell
+ * sends to sign in a session the platform no longer knows.
+ */
 const app = createRoute({
   getParentRoute: () => rootRoute,
   id: "app",
   component: Shell,
-  beforeLoad: async ({ context, location }) => {
-    if ((await context.queryClient.ensureQueryData(sessionQuery)) === null) throw redirect({ to: "/sign-in", search: { next: location.href } })
+  beforeLoad: ({ context, location }) => {
+    if (!hasSessionCookie()) throw redirect({ to: "/sign-in", search: { next: location.href } })
+    void context.queryClient.prefetchQuery(sessionQuery)
   }
 })
 
 const home = createRoute({ getParentRoute: () => app, path: "/", beforeLoad: () => { throw redirect({ to: "/runs" }) } })
 
+// The first page most people see: its first page is asked for as the route matches, beside its code.
 const runs = createRoute({
   getParentRoute: () => app,
   path: "/runs",
-  validateSearch: pick(["status", "trigger_type", "workflow_id", "since", "order", "cursor"]),
+  validateSearch: pickRunSearch,
+  loader: ({ context, location }) => void context.queryClient.prefetchQuery(runHistoryQuery(pickRunSearch(location.search as Record<string, unknown>))),
   component: lazyRouteComponent(() => import("../features/runs/RunsPage"), "RunsPage")
 })
 

@@ -1,4 +1,4 @@
-import { useQuery } from "@tanstack/react-query"
+import { queryOptions, useQuery } from "@tanstack/react-query"
 import { RunStatus, TriggerType } from "../../../../schemas/Run"
 import { api } from "../../api/client"
 
@@ -18,8 +18,8 @@ export interface RunSearch {
 export const PAGE_SIZE = 50
 
 /** A page of the run history with the page's filters and order; the first page of the newest follows new runs. */
-export const useRunHistory = (search: RunSearch) =>
-  useQuery({
+export const runHistoryQuery = (search: RunSearch) =>
+  queryOptions({
     queryKey: ["runs", "history", search],
     queryFn: () =>
       api((c) =>
@@ -35,9 +35,10 @@ export const useRunHistory = (search: RunSearch) =>
           }
         })
       ),
-    refetchInterval: search.cursor === undefined && search.order !== "oldest" ? 5_000 : false,
-    placeholderData: (previous) => previous
+    refetchInterval: search.cursor === undefined && search.order !== "oldest" ? 5_000 : false
   })
+
+export const useRunHistory = (search: RunSearch) => useQuery({ ...runHistoryQuery(search), placeholderData: (previous) => previous })
 
 /** The workspace's AI Employees by id and name (filters, links). */
 export const useEmployeeNames = () =>

@@ -25,6 +25,7 @@ const summary = (e: RunEvent) => {
 export const RunEvents = ({ events, state }: { readonly events: ReadonlyArray<RunEvent>; readonly state: string }) => {
   const parent = useRef<HTMLDivElement>(null)
   const pinned = useRef(true)
+  const lastTop = useRef(0)
   const rows = useVirtualizer({ count: events.length, getScrollElement: () => parent.current, estimateSize: () => 28, overscan: 12 })
   useEffect(() => {
     if (pinned.current && events.length > 0) rows.scrollToIndex(events.length - 1, { align: "end" })
@@ -40,8 +41,12 @@ export const RunEvents = ({ events, state }: { readonly events: ReadonlyArray<Ru
         tabIndex={0}
         aria-label="Run events"
         onScroll={(e) => {
+          // Following stops when the reader scrolls up and resumes at the end; events arriving
+          // between a programmatic scroll and this handler only grow the list, never unpin it.
           const el = e.currentTarget
-          pinned.current = el.scrollHeight - el.scrollTop - el.clientHeight < 40
+          if (el.scrollHeight - el.scrollTop - el.clientHeight < 40) pinned.current = true
+          else if (el.scrollTop < lastTop.current) pinned.current = false
+          lastTop.current = el.scrollTop
         }}
       >
         <ol style={{ height: `${rows.getTotalSize()}px` }}>

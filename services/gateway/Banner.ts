@@ -5,7 +5,7 @@ import { INITIAL_ADMIN_EMAIL, INITIAL_PASSWORD_FILE, type FirstAdmin } from "../
 import { AppConfig } from "../../platform/Config.js"
 
 /**
- * Where everything is: the API, its reference and the first admin's password. Composed before the
+ * Where everything is: the console, the API, its reference and the first admin's password. Composed before the
  * platform answers, so that the line is logged the moment it does (a newcomer's first request may
  * follow at once).
  */
@@ -23,7 +23,7 @@ export const startBanner = (created: Option.Option<FirstAdmin>) =>
       onNone: () => kept ? `first admin: ${INITIAL_ADMIN_EMAIL}, password in ${file}` : undefined
     })
     return Effect.log(
-      [`Builder Platform is ready: API ${base}/api/v1, reference ${base}/docs, OpenAPI ${base}/api/v1/openapi.json`, admin]
+      [`Builder Platform is ready: console ${base}/, API ${base}/api/v1, reference ${base}/docs, OpenAPI ${base}/api/v1/openapi.json`, admin]
         .filter((part) => part !== undefined)
         .join("; ")
     )

@@ -7,8 +7,11 @@ import { TestPlatformLive } from "../support/TestPlatform.js"
 
 // Issue 31, point 2: no work on tenant input runs on the event loop that serves requests. Each
 // hostile input below is answered with a clear 4xx within its limits while this process's event
-// loop (it serves the platform) stays under 100 ms of delay, and nothing of it is left behind.
-const MAX_LAG_MS = 100
+// loop (it serves the platform) is never stalled by it, and nothing of it is left behind. On the
+// event loop these inputs stall it for seconds (13-22 s before the worker pool); off it the delay
+// is scheduling noise, tens of ms, more on a busy machine: 1 s tells the two apart without timing
+// the machine (bench/hostile.ts measures the figures: /health p99 6-21 ms under each bomb).
+const MAX_LAG_MS = 1_000
 
 const integrations = "/api/v1/integrations"
 const docgen = "/api/v1/docgen"

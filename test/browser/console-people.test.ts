@@ -113,7 +113,7 @@ layer(RunPlatformLive(), { excludeTestServices: true, timeout: "150 seconds" })(
       yield* waitForStatus(bToken, runB, ["completed"])
 
       const browser = yield* launchBrowser
-      const { page, problems } = yield* watchedPage(browser)
+      const { page, problems } = yield* watchedPage(browser, [/^404 .*\/api\/v1\/workflow\/runs\/00000000-0000-4000-8000-000000000000$/])
       yield* signIn(page, baseUrl, person.email, person.password)
       const row = (id: string) => page.getByRole("row").filter({ has: page.getByRole("link", { name: id.slice(0, 8) }) })
       yield* Effect.promise(async () => {
@@ -167,6 +167,17 @@ layer(RunPlatformLive(), { excludeTestServices: true, timeout: "150 seconds" })(
         await page.getByRole("heading", { name: `Run ${runB.slice(0, 8)}` }).waitFor()
         await page.getByRole("link", { name: "Inbox" }).click()
         await page.getByText("Nothing waits for you.").waitFor()
+      })
+
+      // A run that is not there, and a page that is not there, say so.
+      yield* Effect.promise(async () => {
+        await page.goto(`${baseUrl}/runs/00000000-0000-4000-8000-000000000000`)
+        await page.getByRole("alert").getByText("NOT_FOUND").waitFor()
+        await page.getByRole("button", { name: "Try again" }).waitFor()
+        await page.goto(`${baseUrl}/no-such-page`)
+        await page.getByRole("heading", { name: "This page does not exist" }).waitFor()
+        await page.getByRole("link", { name: "Go to the runs" }).click()
+        await row(runB).waitFor()
       })
 
       // Signing out ends the session: the pages send a visitor to sign in, and back after.

@@ -20,13 +20,14 @@ const ENDS = new Set(["run_completed", "run_failed", "run_cancelled", "run_skipp
  * after a dropped connection, and the platform sends each later event exactly once; the stream
  * closes at the run's end, when the run's queries are read again.
  */
-export const useRunEvents = (runId: string) => {
+export const useRunEvents = (runId: string, enabled: boolean) => {
   const [events, setEvents] = useState<ReadonlyArray<RunEvent>>([])
   const [state, setState] = useState<"connecting" | "open" | "ended" | "retrying">("connecting")
   const queryClient = useQueryClient()
   useEffect(() => {
     setEvents([])
     setState("connecting")
+    if (!enabled) return
     const source = new EventSource(`/api/v1/workflow/runs/${runId}/stream`)
     const seen = new Set<number>()
     let pending: Array<RunEvent> = []
@@ -62,6 +63,6 @@ export const useRunEvents = (runId: string) => {
       source.close()
       if (frame !== undefined) cancelAnimationFrame(frame)
     }
-  }, [runId, queryClient])
+  }, [runId, enabled, queryClient])
   return { events, state }
 }

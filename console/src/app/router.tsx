@@ -1,5 +1,5 @@
 import type { QueryClient } from "@tanstack/react-query"
-import { createRootRouteWithContext, createRoute, createRouter, lazyRouteComponent, Outlet, redirect } from "@tanstack/react-router"
+import { createRootRouteWithContext, createRoute, createRouter, lazyRouteComponent, Link, Outlet, redirect } from "@tanstack/react-router"
 import { hasSessionCookie, sessionQuery } from "../api/session"
 import { SignIn } from "../features/auth/SignIn"
 import { runHistoryQuery } from "../features/runs/runsApi"
@@ -13,7 +13,14 @@ const pick = <K extends string>(keys: ReadonlyArray<K>) => (search: Record<strin
 
 const pickRunSearch = pick(["status", "trigger_type", "workflow_id", "since", "order", "cursor"])
 
-const rootRoute = createRootRouteWithContext<{ readonly queryClient: QueryClient }>()({ component: Outlet })
+const NotFound = () => (
+  <main className="not-found">
+    <h1>This page does not exist</h1>
+    <p><Link to="/runs">Go to the runs</Link></p>
+  </main>
+)
+
+const rootRoute = createRootRouteWithContext<{ readonly queryClient: QueryClient }>()({ component: Outlet, notFoundComponent: NotFound })
 
 const signIn = createRoute({ getParentRoute: () => rootRoute, path: "/sign-in", component: SignIn, validateSearch: pick(["next", "sso_error"]) })
 

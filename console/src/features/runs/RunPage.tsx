@@ -29,10 +29,11 @@ export const RunPage = () => {
   const session = useSession()
   const run = useRun(runId)
   const live = run.data !== undefined && !isTerminal(run.data.status)
-  const steps = useSteps(runId, live)
-  const children = useChildRuns(runId)
-  const trace = useTrace(runId, live && (tab === "trace" || tab === "steps"))
-  const { events, state } = useRunEvents(runId)
+  const found = run.data !== undefined
+  const steps = useSteps(runId, { enabled: found, live })
+  const children = useChildRuns(runId, found)
+  const trace = useTrace(runId, { enabled: found && (tab === "trace" || tab === "steps"), live })
+  const { events, state } = useRunEvents(runId, found)
   const queryClient = useQueryClient()
   const cancel = useMutation({
     mutationFn: () => api((c) => c.runs.cancel({ path: { id: runId } })),

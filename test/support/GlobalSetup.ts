@@ -61,13 +61,12 @@ export default async function setup() {
         "use the PostgreSQL LISTEN/NOTIFY bus instead"
     )
   }
+  // The console the gateway serves (and the browser tests drive), built from its sources when they changed.
+  const { buildConsole } = await import("../../scripts/build-console.mjs")
+  if ((await buildConsole({ quiet: true })).built) say("built the console")
   const chromium = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium"
   if (existsSync(chromium)) {
     process.env.TEST_CHROMIUM_PATH = chromium
-    // The console the browser tests drive, built from its sources when they changed.
-    const { buildConsole } = await import("../../scripts/build-console.mjs")
-    const built = await buildConsole({ quiet: true })
-    if (built.built) say("built the console for the browser tests")
   } else {
     process.env.TEST_CHROMIUM_PATH = ""
     say(`no Chromium at ${chromium} (apt-get install chromium, or set CHROMIUM_PATH): the console's browser tests are SKIPPED`)

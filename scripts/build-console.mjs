@@ -3,7 +3,7 @@
 // run by npm install (prepare), npm start (prestart) and the test setup. A hash of what the build
 // reads (the console's sources, the API contract in schemas/, the lockfile) is kept in dist.
 import { createHash } from "node:crypto"
-import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { brotliCompressSync, constants, gzipSync } from "node:zlib"
@@ -15,7 +15,7 @@ const stamp = path.join(dist, ".build-hash")
 
 const files = (dir) =>
   readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
-    e.name === "dist" || e.name === "node_modules" ? [] : e.isDirectory() ? files(path.join(dir, e.name)) : [path.join(dir, e.name)]
+    e.name.startsWith("dist") || e.name === "node_modules" ? [] : e.isDirectory() ? files(path.join(dir, e.name)) : [path.join(dir, e.name)]
   )
 
 const sourceHash = () => {
@@ -34,8 +34,8 @@ export const shellSize = () => {
 }
 
 /** Each text file of the build beside its brotli (`.br`) and gzip (`.gz`) forms at the highest levels, which the gateway serves as they are. */
-const precompress = () => {
-  for (const file of files(dist)) {
+const precompress = (dir) => {
+  for (const file of files(dir)) {
     if (!/\.(js|css|html|svg|json)$/.test(file)) continue
     const raw = readFileSync(file)
     writeFileSync(`${file}.br`, brotliCompressSync(raw, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } }))
@@ -48,9 +48,26 @@ export const buildConsole = async ({ force = false, quiet = false } = {}) => {
   if (!force && existsSync(stamp) && readFileSync(stamp, "utf8") === hash) return { built: false }
   const { build } = await import("vite")
   const started = Date.now()
-  await build({ configFile: path.join(consoleDir, "vite.config.ts"), logLevel: quiet ? "error" : "warn" })
-  precompress()
-  writeFileSync(stamp, hash)
+  // Built beside dist and swapped in whole: two builds at once (npm start beside npm test) never
+  // leave a half-written dist, and a running gateway keeps what it read.
+  const next = `${dist}.next-${process.pid}`
+  const old = `${dist}.old-${process.pid}`
+  await build({ configFile: path.join(consoleDir, "vite.config.ts"), logLevel: quiet ? "error" : "warn", build: { outDir: next, emptyOutDir: true } })
+  precompress(next)
+  writeFileSync(path.join(next, ".build-hash"), hash)
+  try {
+    renameSync(dist, old)
+  } catch (error) {
+    if (error?.code !== "ENOENT") throw error
+  }
+  try {
+    renameSync(next, dist)
+  } catch (error) {
+    // Another build swapped its dist in first: the same sources, so keep that one.
+    if (!existsSync(dist)) throw error
+    rmSync(next, { recursive: true, force: true })
+  }
+  rmSync(old, { recursive: true, force: true })
   const size = shellSize()
   if (!quiet) console.log(`console built in ${((Date.now() - started) / 1000).toFixed(1)} s; the shell's JavaScript is ${(size / 1024).toFixed(1)} KiB gzipped`)
   return { built: true, shellBytes: size }

@@ -160,6 +160,7 @@ export const ErrorCatalogue = {
   STARTING: [503, "The process is starting (migrations, bootstrap); retry in a moment"],
   DATABASE_UNAVAILABLE: [503, "PostgreSQL cannot be reached; retry after Retry-After"],
   SHUTTING_DOWN: [503, "The process is draining before it stops; retry on another"],
+  NO_RUNNERS: [503, "No runner process owns shards yet (ROLE=gateway or services): the run cannot be placed; retry after Retry-After"],
   ...PublishBlockerCatalogue
 } as const satisfies Record<string, readonly [number, string]>
 

@@ -1,6 +1,7 @@
-import { Sharding } from "@effect/cluster"
+import { Entity, Sharding } from "@effect/cluster"
 import { SqlClient } from "@effect/sql"
 import { Cause, Context, Effect, Exit, Fiber, Layer, Option, Scope } from "effect"
+import { AppConfig } from "../../platform/Config.js"
 import { isolated } from "../../platform/Isolated.js"
 import { RunTraceStore } from "../../otel/RunTraceStore.js"
 import { Telemetry } from "../../otel/Telemetry.js"
@@ -9,7 +10,7 @@ import { isTerminal } from "../RunStatus.js"
 import { Batch } from "./Batch.js"
 import { endRun } from "./Ending.js"
 import { activate, StaleStart } from "./Interpreter.js"
-import { Journal } from "./Journal.js"
+import { type CommitFence, currentFence, Journal, ShardLost } from "./Journal.js"
 import { childRunId, RunModule } from "./RunModule.js"
 import { RunEndHooks } from "./RunEndHooks.js"
 import { RunEvents } from "./RunEvents.js"
@@ -37,6 +38,9 @@ const RunHandlersLive = Layer.unwrapEffect(Effect.gen(function*() {
     yield* Effect.context<Journal | Versions | NodeRegistry | Telemetry | RunTraceStore | RunEndHooks | RunEvents | SqlClient.SqlClient>()
   )
   const active = new Map<string, Active>()
+  const { role, runnerLeaseSeconds } = yield* AppConfig
+  // Shards whose loss this process has logged: once per loss, not once per run on it.
+  const lost = new Set<string>()
 
   const controls = (entry: Active) => ({
     takeWake: () => {
@@ -84,7 +88,15 @@ const RunHandlersLive = Layer.unwrapEffect(Effect.gen(function*() {
       entry.fiber = fiber
       const exit = yield* Fiber.await(fiber)
       if (active.get(runId) === entry) active.delete(runId)
-      if (Exit.isFailure(exit) && !Cause.isInterruptedOnly(exit.cause)) {
+      const shardLost = Exit.isFailure(exit) ? shardLostIn(exit.cause) : Option.none()
+      if (Option.isSome(shardLost)) {
+        const { address, shardId } = shardLost.value
+        if (lost.has(shardId)) return
+        lost.add(shardId)
+        yield* Effect.logWarning(
+          `Runner ${address} lost shard ${shardId} while it was not answering (its lease ran out and another runner took it over); its runs stopped here without writing and carry on there`
+        )
+      } else if (Exit.isFailure(exit) && !Cause.isInterruptedOnly(exit.cause)) {
         yield* Effect.logWarning(`Run ${runId} stopped on an error; the recovery sweep will take it up again`, exit.cause)
       }
     })
@@ -140,13 +152,22 @@ const RunHandlersLive = Layer.unwrapEffect(Effect.gen(function*() {
       )
     })
 
-  const handlers = RunEntity.of({
-    Run: (envelope) => run(envelope.payload.runId, envelope.payload.fresh),
-    Cancel: (envelope) => cancel(envelope.payload.runId)
-  })
+  // Every commit of a run on a runner process is made under its shard's lease.
+  const handlers = (fence: CommitFence | undefined) => {
+    const fenced = <A, E, R>(effect: Effect.Effect<A, E, R>) => fence === undefined ? effect : Effect.locally(effect, currentFence, fence)
+    return RunEntity.of({
+      Run: (envelope) => {
+        if (fence !== undefined) lost.delete(fence.shardId)
+        return fenced(run(envelope.payload.runId, envelope.payload.fresh))
+      },
+      Cancel: (envelope) => fenced(cancel(envelope.payload.runId))
+    })
+  }
+  const build = Effect.map(Effect.all([Entity.CurrentAddress, Entity.CurrentRunnerAddress]), ([entity, runner]) =>
+    handlers(role === "runners" ? { shardId: entity.shardId.toString(), address: `${runner.host}:${runner.port}`, leaseSeconds: runnerLeaseSeconds } : undefined))
   return Layer.scopedDiscard(
     Effect.flatMap(Sharding.Sharding, (sharding) =>
-      sharding.registerEntity(RunEntity, Effect.succeed(handlers), {
+      sharding.registerEntity(RunEntity, build, {
         concurrency: "unbounded",
         // An idle run entity goes soon (the cluster's reaper looks every 5 s): its state is its rows.
         maxIdleTime: "1 second"
@@ -159,11 +180,14 @@ const RunHandlersLive = Layer.unwrapEffect(Effect.gen(function*() {
   )
 }))
 
+const shardLostIn = (cause: Cause.Cause<unknown>): Option.Option<ShardLost> =>
+  Option.fromNullable(Array.from(Cause.defects(cause)).find((defect): defect is ShardLost => defect instanceof ShardLost))
+
 /**
  * Built seeing only what activations use: the entity manager keeps the context the entity is
  * registered in, and every activation's spans and fibers copy or compare it.
  */
 export const RunEntityLive = isolated(
   RunHandlersLive,
-  RunModule, Journal, Versions, NodeRegistry, Telemetry, RunTraceStore, RunEndHooks, RunEvents, SqlClient.SqlClient, Sharding.Sharding
+  RunModule, Journal, Versions, NodeRegistry, Telemetry, RunTraceStore, RunEndHooks, RunEvents, SqlClient.SqlClient, Sharding.Sharding, AppConfig
 )

@@ -1,4 +1,4 @@
-import { Context, Effect, Layer, Schema } from "effect"
+import { Context, Data, Effect, FiberRef, Layer, Schema } from "effect"
 import { PreparedSql } from "../../platform/PreparedSql.js"
 import { isTerminal, type RunStatus } from "../RunStatus.js"
 import type { Batch } from "./Batch.js"
@@ -19,6 +19,22 @@ SELECT to_jsonb(r) - 'event_seq' AS run, r.wake_seq::float8 AS wake_seq,
 FROM runs r WHERE r.id = $1`
 
 const decode = Schema.decodeUnknown(Journaled)
+
+/**
+ * The shard lease a run's commits are made under (runner processes): a commit writes nothing
+ * unless this runner still holds the run's shard and its lease has not run out, so a runner that
+ * was frozen past its lease, and whose shard another runner took, never writes over the new owner.
+ */
+export interface CommitFence {
+  readonly shardId: string
+  readonly address: string
+  readonly leaseSeconds: number
+}
+
+export const currentFence = FiberRef.unsafeMake<CommitFence | undefined>(undefined)
+
+/** A fenced commit was refused: this runner no longer holds the shard (a defect ending the activation). */
+export class ShardLost extends Data.TaggedError("ShardLost")<{ readonly shardId: string; readonly address: string }> {}
 
 /** The outcome of a commit: the run's status when the commit changed the run row. */
 export interface Committed {
@@ -59,9 +75,7 @@ export class Journal extends Context.Tag("Journal")<Journal, {
         )
 
       const commit = (run: { readonly id: string; readonly tenant_id: string }, batch: Batch, firstSeq: number, guarded = false) =>
-        Effect.suspend(() => {
-          const when = guarded && batch.runUpdate !== undefined ? " WHERE EXISTS (SELECT 1 FROM ru)" : ""
-          const andWhen = when === "" ? "" : " AND EXISTS (SELECT 1 FROM ru)"
+        Effect.flatMap(FiberRef.get(currentFence), (fence) => {
           const params: Array<unknown> = [run.id, run.tenant_id]
           const p = (value: unknown) => {
             params.push(value)
@@ -69,6 +83,17 @@ export class Journal extends Context.Tag("Journal")<Journal, {
           }
           const json = (value: unknown) => `${p(JSON.stringify(value))}::jsonb`
           const ctes: Array<string> = []
+          const conditions: Array<string> = []
+          if (fence !== undefined) {
+            // FOR SHARE: a runner taking the shard over (an upsert of this row) waits for this commit, or this commit sees it.
+            ctes.push(`fence AS (SELECT 1 FROM cluster_locks WHERE shard_id = ${p(fence.shardId)} AND address = ${p(fence.address)}
+              AND acquired_at >= now() - make_interval(secs => ${p(fence.leaseSeconds)}) FOR SHARE)`)
+            conditions.push("EXISTS (SELECT 1 FROM fence)")
+          }
+          const fenced = conditions.length === 0 ? "" : ` AND ${conditions.join(" AND ")}`
+          if (guarded && batch.runUpdate !== undefined) conditions.push("EXISTS (SELECT 1 FROM ru)")
+          const when = conditions.length === 0 ? "" : ` WHERE ${conditions.join(" AND ")}`
+          const andWhen = conditions.length === 0 ? "" : ` AND ${conditions.join(" AND ")}`
           const u = batch.runUpdate
           if (u !== undefined) {
             const set: Array<string> = ["updated_at = now()"]
@@ -83,7 +108,7 @@ export class Journal extends Context.Tag("Journal")<Journal, {
             if (u.dormant !== undefined) set.push(`dormant = ${p(u.dormant)}`)
             if (u.wake_done !== undefined) set.push(`wake_done = greatest(wake_done, ${p(u.wake_done)}::bigint)`)
             const where = u.from === undefined ? "" : ` AND status = ANY(${p(u.from)}::text[])`
-            ctes.push(`ru AS (UPDATE runs SET ${set.join(", ")} WHERE id = $1${where} RETURNING status, wake_seq)`)
+            ctes.push(`ru AS (UPDATE runs SET ${set.join(", ")} WHERE id = $1${where}${fenced} RETURNING status, wake_seq)`)
           }
           if (batch.steps.size > 0) {
             ctes.push(`st AS (INSERT INTO run_steps (id, run_id, tenant_id, node_id, node_type, node_name, status, attempt, output, error,
@@ -132,23 +157,25 @@ export class Journal extends Context.Tag("Journal")<Journal, {
           if (batch.wake.length > 0) {
             ctes.push(`wk AS (UPDATE runs SET wake_seq = wake_seq + 1, updated_at = now() WHERE id = ANY(${p(batch.wake)}::uuid[])${andWhen})`)
           }
-          if (ctes.length === 0) return Effect.succeed({ status: undefined, wakeSeq: undefined, hitlCancelled: 0 } satisfies Committed)
+          if (ctes.length === (fence === undefined ? 0 : 1)) return Effect.succeed({ status: undefined, wakeSeq: undefined, hitlCancelled: 0 } satisfies Committed)
           const select = [
             u !== undefined ? "(SELECT status FROM ru) AS status, (SELECT wake_seq::float8 FROM ru) AS wake_seq" : "NULL AS status, NULL AS wake_seq",
             batch.cancelHitl ? "(SELECT count(*)::int FROM hc) AS hitl_cancelled" : "0 AS hitl_cancelled",
+            fence !== undefined ? "EXISTS (SELECT 1 FROM fence) AS held" : "true AS held",
             // Every parameter must be typed, also when no write used the tenant.
             "$2::uuid AS tenant_id"
           ].join(", ")
-          return sql.query<{ status: RunStatus | null; wake_seq: number | null; hitl_cancelled: number }>(
+          return sql.query<{ status: RunStatus | null; wake_seq: number | null; hitl_cancelled: number; held: boolean }>(
             `WITH ${ctes.join(",\n")}\nSELECT ${select}`,
             params
           ).pipe(
+            Effect.orDie,
+            Effect.tap((rows) => fence !== undefined && rows[0]?.held !== true ? Effect.die(new ShardLost({ shardId: fence.shardId, address: fence.address })) : Effect.void),
             Effect.map((rows): Committed => ({
               status: rows[0]?.status ?? undefined,
               wakeSeq: rows[0]?.wake_seq ?? undefined,
               hitlCancelled: rows[0]?.hitl_cancelled ?? 0
-            })),
-            Effect.orDie
+            }))
           )
         })
 

@@ -13,6 +13,8 @@ import { ExtraNodeTypes, NodeRegistry } from "../nodes/NodeType.js"
 import { RunEntityLive } from "./Activations.js"
 import { Journal } from "./Journal.js"
 import { RecoveryLive } from "./Recovery.js"
+import { ClusterWatchLive } from "./ClusterWatch.js"
+import { RunPlacement } from "./Placement.js"
 import type { RunEndHooks } from "./RunEndHooks.js"
 import { RunEvents } from "./RunEvents.js"
 import { RunModule } from "./RunModule.js"
@@ -28,10 +30,14 @@ export const AgentsLive = AgentRunner.layer.pipe(Layer.provideMerge(ChatModel.la
 
 /**
  * Messages to runs are not stored, so no storage poll delays them; local messages skip
- * serialization. A runner that dies loses its shards after `RUNNER_LEASE_SECONDS` (its locks
- * expire and the health check drops it); the recovery sweep then hands its runs to the others.
+ * serialization. A runner that dies or stops answering (frozen, partitioned, a stalled event
+ * loop) loses its shards after `RUNNER_LEASE_SECONDS`: runner processes hold shards by leases in
+ * `cluster_locks` that they renew, not by session advisory locks (which a frozen process keeps,
+ * its connection being alive); the recovery sweep then hands its runs to the others, and its
+ * journal commits are fenced by the lease (Journal's `CommitFence`).
  */
-const shardingConfig = (leaseSeconds: number) => ({
+const shardingConfig = (leaseSeconds: number, leased: boolean) => ({
+  shardLockDisableAdvisory: leased,
   entityMessagePollInterval: "1 second",
   entityReplyPollInterval: "1 second",
   simulateRemoteSerialization: false,
@@ -47,7 +53,7 @@ const shardingConfig = (leaseSeconds: number) => ({
  */
 const PlacementLive = Layer.unwrapEffect(
   Effect.map(AppConfig, (config) => {
-    const sharding = shardingConfig(config.runnerLeaseSeconds)
+    const sharding = shardingConfig(config.runnerLeaseSeconds, config.role !== "all")
     switch (config.role) {
       case "all":
         return SingleRunner.layer({ runnerStorage: "sql", shardingConfig: sharding })
@@ -70,7 +76,7 @@ const PlacementLive = Layer.unwrapEffect(
 export const ShardingLive = isolated(PlacementLive, AppConfig, SqlClient.SqlClient)
 
 /** What the kernel reads and writes through, besides placement. */
-const JournalLive = Layer.mergeAll(Journal.layer, Versions.layer, RunEvents.layer, RunTraceStore.layer)
+const JournalLive = Layer.mergeAll(Journal.layer, Versions.layer, RunEvents.layer, RunTraceStore.layer, RunPlacement.Default)
 
 /**
  * The run kernel: the run module (the one owner of runs), the run entity's handlers and the
@@ -79,7 +85,7 @@ const JournalLive = Layer.mergeAll(Journal.layer, Versions.layer, RunEvents.laye
  * built-in ones and those of ExtraNodeTypes.
  */
 export const kernelLive = <A, E, R>(hooks: Layer.Layer<RunEndHooks | A, E, R>) =>
-  Layer.mergeAll(RunEntityLive, RecoveryLive).pipe(
+  Layer.mergeAll(RunEntityLive, RecoveryLive, ClusterWatchLive).pipe(
     Layer.provideMerge(Layer.unwrapEffect(
       Effect.map(ExtraNodeTypes, (extra) => NodeRegistry.layer<AgentRunner | Mailer | ManagedSchedules | NudgeCards | MailIntegrations | TicketDesk>([...BuiltinNodes, ...extra]))
     )),

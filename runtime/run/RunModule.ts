@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto"
+import { RunPlacement } from "./Placement.js"
 import { derivedUuid } from "../../platform/DerivedId.js"
 import { PreparedSql } from "../../platform/PreparedSql.js"
 import { Sharding } from "@effect/cluster"
@@ -137,10 +138,12 @@ export class RunModule extends Context.Tag("RunModule")<RunModule, {
       const workflows = yield* RunnableWorkflows
       const versions = yield* Versions
       const sharding = yield* Sharding.Sharding
+      const placement = yield* RunPlacement
       const client = yield* RunEntity.client.pipe(Effect.provideService(Sharding.Sharding, sharding))
 
       const create = (r: RunRequest) =>
         Effect.gen(function*() {
+          yield* placement.check
           const pinned = r.version ?? (yield* workflows.active(r.tenantId, r.workflowId).pipe(
             Effect.map((a) => a === undefined ? undefined : { number: a.version, name: a.name })
           ))

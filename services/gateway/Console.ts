@@ -40,7 +40,7 @@ interface Asset {
 
 /** Paths the API, its reference and the probes answer: everything else is the console's. */
 export const isConsolePath = (path: string) =>
-  !path.startsWith("/api/") && path !== "/api" && !path.startsWith("/docs") && path !== "/health" && !path.startsWith("/internal/")
+  !path.startsWith("/api/") && path !== "/api" && !path.startsWith("/docs") && path !== "/health" && path !== "/ready" && path !== "/metrics" && !path.startsWith("/internal/")
 
 const brotli = promisify(brotliCompress)
 const gzipped = promisify(gzip)

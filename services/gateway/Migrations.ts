@@ -1,6 +1,7 @@
 import { migrationsLayer, runMigrations } from "../../platform/Migrations.js"
 import { platformMigrations } from "../../platform/migrations/index.js"
 import { runMigrationSet } from "../../runtime/run/migrations/index.js"
+import { clusterTables } from "../../runtime/run/ClusterTables.js"
 import { agentMigrations } from "../agent/migrations/index.js"
 import { authMigrations } from "../auth/migrations/index.js"
 import { chatMigrations } from "../chat/migrations/index.js"
@@ -26,6 +27,6 @@ export const allMigrations = [
   ticketingMigrations
 ]
 
-export const migrateAll = runMigrations(allMigrations)
+export const migrateAll = runMigrations(allMigrations, clusterTables)
 
-export const MigrationsLive = migrationsLayer(allMigrations)
+export const MigrationsLive = migrationsLayer(allMigrations, clusterTables)

@@ -31,6 +31,7 @@ import { OutboundGuard } from "../../platform/outbound/OutboundGuard.js"
 import { SystemHttp } from "./SystemHttp.js"
 import { isolated } from "../../platform/Isolated.js"
 import { PgPool } from "../../platform/PreparedSql.js"
+import { RunPlacement } from "../../runtime/run/Placement.js"
 
 /** The database, migrated before any service touches it. */
 const MigratedDatabaseLive = MigrationsLive.pipe(Layer.provideMerge(DatabaseLive))
@@ -67,7 +68,7 @@ const AuthClientLive = Layer.unwrapEffect(
 
 // Each group's handlers run in the context the group was built in (merged into every request's):
 // built seeing only what they use, that merge is small.
-const SystemHttpLive = isolated(SystemHttp, PgPool)
+const SystemHttpLive = isolated(SystemHttp, PgPool, RunPlacement, AppConfig)
 
 const HandlersLive = Layer.mergeAll(SystemHttpLive, AuthHttpLive, WorkflowHttpLive, AgentHttpLive, IngestionHttpLive, ChatHttpLive, IntegrationsHttpLive, EvalHttpLive, DocgenHttpLive, TicketingHttpLive)
 

@@ -27,6 +27,7 @@ import { isConsolePath, loadConsole } from "./Console.js"
 
 type ConsoleApp = Effect.Effect.Success<typeof loadConsole>
 import { Draining } from "../../platform/Draining.js"
+import { NoRunners } from "../../runtime/run/Placement.js"
 import { Telemetry } from "../../otel/Telemetry.js"
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
@@ -62,6 +63,11 @@ const causeToResponse = (cause: Cause.Cause<unknown>, request: HttpServerRequest
       return tooLarge
         ? errorResponse(413, requestId, { code: "PAYLOAD_TOO_LARGE", message: "Request body exceeds the size limit" })
         : errorResponse(400, requestId, { code: "INVALID_BODY", message: "The request body is not valid JSON" })
+    }
+    if (error instanceof NoRunners) {
+      return errorResponse(503, requestId, { code: "NO_RUNNERS", message: "No runner process is up to run this yet; retry shortly" }, {
+        "retry-after": String(error.retryAfterSeconds)
+      })
     }
     if (Cause.isInterruptedOnly(cause)) return HttpServerResponse.empty({ status: 499 })
     const outage = databaseUnavailable(cause)
@@ -166,7 +172,10 @@ export const serveGateway = Effect.gen(function*() {
   // Runs before the services and the database close: no new connection is accepted, event
   // streams end, in-flight requests get the grace period, then are cut.
   yield* Effect.addFinalizer(() =>
-    Effect.zipRight(draining.begin, Effect.async<void>((resume) => {
+    Effect.logWarning(
+      `Shutting down (ROLE=${config.role}): no new connections, event streams end, requests in flight have ${config.shutdownGraceSeconds} s` +
+        (config.role === "runners" || config.role === "all" ? "; runs in flight stop at their last checkpoint and continue on the next start or another runner" : "")
+    ).pipe(Effect.zipRight(draining.begin), Effect.zipRight(Effect.async<void>((resume) => {
       // Keep-alive connections turn idle as their last response goes out: close them as they do.
       const idle = setInterval(() => server.closeIdleConnections(), 100)
       const cut = setTimeout(() => server.closeAllConnections(), config.shutdownGraceSeconds * 1000)
@@ -176,7 +185,7 @@ export const serveGateway = Effect.gen(function*() {
         resume(Effect.void)
       })
       server.closeIdleConnections()
-    }))
+    })))
   )
   yield* HttpServer.serveEffect(gatewayApp(api, { config, console })).pipe(
     // Also bounds bodies sent without Content-Length (chunked).

@@ -93,7 +93,7 @@ layer(ScriptedModel.layer, { excludeTestServices: true, timeout: "150 seconds" }
       }
 
       // PostgreSQL half-open: requests are 503 within DATABASE_QUERY_TIMEOUT_SECONDS (3 s here),
-      // /health within its 2 s; a run in flight is not lost; all recovers when the network does.
+      // /ready within its 2 s (/health, liveness, stays 200); a run in flight is not lost; all recovers when the network does.
       model.setScript((r) => ({ text: `${r.messages[0]?.content ?? ""} done`, chunks: ["x ", "y"], delayMs: 700 }))
       const inFlight = (yield* api("POST", `/api/v1/workflow/workflows/${wf}/run`, { input_params: {} }, token)).body.id as string
       yield* sleep(200)
@@ -101,9 +101,11 @@ layer(ScriptedModel.layer, { excludeTestServices: true, timeout: "150 seconds" }
       const during = yield* timed(api("GET", "/api/v1/auth/users/me", undefined, token))
       assert.strictEqual(during.value.status, 503, during.value.text)
       assert.isBelow(during.ms, 9_000)
-      const health = yield* timed(api("GET", "/health"))
+      const health = yield* timed(api("GET", "/ready"))
       assert.strictEqual(health.value.status, 503)
+      assert.strictEqual(health.value.body.code, "DATABASE_UNAVAILABLE")
       assert.isBelow(health.ms, 3_500)
+      assert.strictEqual((yield* api("GET", "/health")).status, 200)
       pgProxy.set("pass")
       model.setScript((r) => ({ text: `${r.messages[0]?.content ?? ""} done`, chunks: ["x ", "y"] }))
       let after = yield* timed(api("GET", "/api/v1/auth/users/me", undefined, token))

@@ -20,8 +20,8 @@ interface Seen {
 
 /**
  * PostgreSQL itself restarted under load, as `pg_ctl restart -m immediate` does (every backend
- * killed, crash recovery), then down for 10 s: the platform stays up, `/health` turns 503 and back
- * to 200, every request is answered (202, or 503 while the database is away; never a 500 or a
+ * killed, crash recovery), then down for 10 s: the platform stays up (`/health` 200 throughout),
+ * `/ready` turns 503 and back to 200, every request is answered (202, or 503 while the database is away; never a 500 or a
  * hang), and every run that was accepted finishes.
  */
 layer(ScriptedModel.layer, { excludeTestServices: true, timeout: "150 seconds" })("PostgreSQL restarts", (it) => {
@@ -51,6 +51,7 @@ layer(ScriptedModel.layer, { excludeTestServices: true, timeout: "150 seconds" }
         })
       const starts = yield* Ref.make<Array<Seen>>([])
       const health = yield* Ref.make<Array<Seen>>([])
+      const live = yield* Ref.make<Array<Seen>>([])
       const stop = yield* Ref.make(false)
       const loop = (ref: Ref.Ref<Array<Seen>>, call: Effect.Effect<HttpResult>, every: number) =>
         Effect.fork(Effect.gen(function*() {
@@ -61,7 +62,8 @@ layer(ScriptedModel.layer, { excludeTestServices: true, timeout: "150 seconds" }
           }
         }))
       const starting = yield* loop(starts, api("POST", `/api/v1/workflow/workflows/${wf}/run`, { input_params: {} }, token), 40)
-      const probing = yield* loop(health, api("GET", "/health"), 100)
+      const probing = yield* loop(health, api("GET", "/ready"), 100)
+      const living = yield* loop(live, api("GET", "/health"), 100)
 
       yield* sleep(1500)
       yield* postgres.restartImmediate
@@ -69,12 +71,13 @@ layer(ScriptedModel.layer, { excludeTestServices: true, timeout: "150 seconds" }
       yield* postgres.stopImmediate
       yield* sleep(10_000)
       yield* postgres.start
-      // Until /health is 200 again, and a little longer.
+      // Until /ready is 200 again, and a little longer.
       for (let i = 0; i < 100 && (yield* Ref.get(health)).at(-1)?.status !== 200; i++) yield* sleep(100)
       yield* sleep(2000)
       yield* Ref.set(stop, true)
       yield* Fiber.join(starting)
       yield* Fiber.join(probing)
+      yield* Fiber.join(living)
 
       const all = yield* Ref.get(starts)
       const statuses = [...new Set(all.map((s) => s.status))].sort()
@@ -82,9 +85,10 @@ layer(ScriptedModel.layer, { excludeTestServices: true, timeout: "150 seconds" }
       assert.isBelow(Math.max(...all.map((s) => s.ms)), 12_000, "no start waited past the database's time limits")
       assert.isAbove(all.filter((s) => s.status === 503).length, 0, "starts during the outage were refused")
       const probes = (yield* Ref.get(health)).map((h) => h.status)
-      assert.include(probes, 503, "/health turned 503")
-      assert.strictEqual(probes.at(-1), 200, "/health is 200 again")
-      assert.isTrue(probes.every((s) => s === 200 || s === 503), `health: ${[...new Set(probes)].join(", ")}`)
+      assert.include(probes, 503, "/ready turned 503")
+      assert.strictEqual(probes.at(-1), 200, "/ready is 200 again")
+      assert.isTrue(probes.every((s) => s === 200 || s === 503), `ready: ${[...new Set(probes)].join(", ")}`)
+      assert.deepStrictEqual([...new Set((yield* Ref.get(live)).map((h) => h.status))], [200], "the process stayed live")
 
       const accepted = all.flatMap((s) => (s.id !== undefined ? [s.id] : []))
       assert.isAbove(accepted.length, 50)

@@ -23,7 +23,7 @@ const step = (id: string) => ({
 })
 
 layer(ScriptedModel.layer, { excludeTestServices: true, timeout: "240 seconds" })("scale-out", (it) => {
-  it.scoped("three runner processes behind one gateway: one is SIGKILLed under load, its shards move, every run finishes on the others", () =>
+  it.scoped("a gateway and three runners started at once on an empty database; one is frozen (SIGSTOP) under load: its shards move within the lease, every run finishes while it is frozen, and woken it writes nothing", () =>
     Effect.gen(function*() {
       const db = yield* testDatabase
       const model = yield* ScriptedModel
@@ -40,21 +40,21 @@ layer(ScriptedModel.layer, { excludeTestServices: true, timeout: "240 seconds" }
         ...sharedBusEnv(`bptest:${db.name}:`),
         RUNNER_LEASE_SECONDS: "6"
       }
-      const runner = () =>
+      const runnerProcess = () =>
         Effect.gen(function*() {
-          const p = yield* processPlatform({
+          return yield* processPlatform({
             ...common,
             ROLE: "runners",
             PORT: String(yield* freePort),
             RUNNER_PORT: String(yield* freePort),
             DATA_DIR: mkdtempSync(path.join(tmpdir(), "bp-runner-"))
           })
-          yield* p.start
-          return p
         })
-      const runners = [yield* runner(), yield* runner(), yield* runner()]
+      const runners = [yield* runnerProcess(), yield* runnerProcess(), yield* runnerProcess()]
       const gateway = yield* processPlatform({ ...common, ROLE: "gateway", PORT: String(yield* freePort), DATA_DIR: mkdtempSync(path.join(tmpdir(), "bp-gw-")) })
-      yield* gateway.start
+      // All four at the same moment on an empty database: they migrate one after the other under
+      // the migration lock, and all come up.
+      yield* Effect.all([gateway, ...runners].map((p) => p.start), { concurrency: "unbounded", discard: true })
       const api = gateway.api
       const client = new pg.Client({ connectionString: db.url })
       yield* Effect.acquireRelease(Effect.promise(() => client.connect()), () => Effect.promise(() => client.end()))
@@ -65,6 +65,16 @@ layer(ScriptedModel.layer, { excludeTestServices: true, timeout: "240 seconds" }
         ).pipe(Effect.map((r) => r.rows))
       for (let i = 0; i < 200 && (yield* runnerRows()).length < 3; i++) yield* sleep(100)
       assert.strictEqual((yield* runnerRows()).length, 3)
+      for (let i = 0; i < 100 && (yield* api("GET", "/ready")).status !== 200; i++) yield* sleep(100)
+      // Shards spread over the three (the first runner up takes them all, then hands them over).
+      const spread = Effect.promise(() =>
+        client.query<{ n: number }>("SELECT count(*)::int AS n FROM cluster_locks GROUP BY address")
+      ).pipe(Effect.map((r) => r.rows.length === 3 && r.rows.every((row) => row.n >= 60)))
+      for (let i = 0; i < 300 && !(yield* spread); i++) yield* sleep(100)
+      assert.isTrue(yield* spread, "the shards are spread over the three runners")
+      const ready = yield* api("GET", "/ready")
+      assert.strictEqual(ready.status, 200, ready.text)
+      assert.isAbove(ready.body.checks.runners, 0)
 
       const token = (yield* api("POST", "/api/v1/auth/login", { email: "scale@admin.test", password: "scale-admin-password" })).body
         .access_token as string
@@ -92,13 +102,15 @@ layer(ScriptedModel.layer, { excludeTestServices: true, timeout: "240 seconds" }
           assert.strictEqual(r.status, 202, r.text)
           ids.push(r.body.id)
         }), { concurrency: "unbounded", discard: true })
-      const killed = Effect.gen(function*() {
-        // Kill under load whatever the machine's speed: once a third of the runs have reached the
-        // model, each runner holds some of them mid-call.
+      const frozen = runners[1]!
+      const freeze = Effect.gen(function*() {
+        // Freeze under load whatever the machine's speed: once a third of the runs have reached the
+        // model, each runner holds some of them mid-call. SIGSTOP is `docker compose pause`, a VM
+        // freeze or a long GC pause: its connections stay open, it just stops answering.
         while (new Set([...calls.keys()].map((k) => k.split("/")[0])).size < RUNS / 3) yield* sleep(20)
-        yield* runners[1]!.kill
+        frozen.signal("SIGSTOP")
       })
-      yield* Effect.all([load, killed], { concurrency: 2, discard: true })
+      yield* Effect.all([load, freeze], { concurrency: 2, discard: true })
 
       for (const id of ids) {
         const done = yield* waitTerminal(api, token, id, 120_000)
@@ -116,10 +128,34 @@ layer(ScriptedModel.layer, { excludeTestServices: true, timeout: "240 seconds" }
       assert.strictEqual(new Set(times).size, times.length, "no fire time has two runs")
       assert.deepStrictEqual(times.slice(1).map((t, i) => t - times[i]!).filter((gap) => gap !== 1000), [], "one run every second")
       for (const tick of ticks) assert.strictEqual((yield* waitTerminal(api, token, tick.id, 60_000)).status, "completed")
-      // The killed runner had runs in flight; their interrupted nodes ran again on the others.
-      assert.isAbove([...calls.values()].filter((n) => n > 1).length, 0, "no run was in flight on the killed runner")
-      // A dead runner stops heartbeating and leaves the membership once its lease has passed.
-      for (let i = 0; i < 300 && (yield* runnerRows()).length > 2; i++) yield* sleep(100)
-      assert.strictEqual((yield* runnerRows()).length, 2, "the killed runner is out of the cluster")
+      // Every run above completed while the runner was still frozen: its shards went to the others.
+      // It had runs in flight; their interrupted nodes ran again there.
+      assert.isAbove([...calls.values()].filter((n) => n > 1).length, 0, "no run was in flight on the frozen runner")
+      assert.strictEqual((yield* runnerRows()).length, 2, "the frozen runner is out of the cluster")
+      assert.match(gateway.output(), /Runner 127\.0\.0\.1:\d+ stopped answering: no heartbeat for \d+ s/)
+      assert.match(runners[0]!.output() + runners[2]!.output(), /Took over \d+ shard\(s\) of runner 127\.0\.0\.1:\d+, whose lease ran out/)
+
+      // Woken, it notices before it writes: its commits are refused (fenced), it says so once, and
+      // no node of any run was committed twice (no event above repeats).
+      const before = yield* Effect.promise(() => client.query<{ n: number }>("SELECT count(*)::int AS n FROM run_events"))
+      frozen.signal("SIGCONT")
+      for (let i = 0; i < 150 && !/lost shard/.test(frozen.output()); i++) yield* sleep(100)
+      assert.match(frozen.output(), /Runner 127\.0\.0\.1:\d+ lost shard default:\d+ while it was not answering/)
+      assert.notMatch(frozen.output(), /lost shard[^\n]*\n\s+at /, "logged without a stack trace")
+      yield* sleep(2000)
+      const after = yield* Effect.promise(() => client.query<{ n: number }>("SELECT count(*)::int AS n FROM run_events"))
+      assert.strictEqual(after.rows[0]!.n, before.rows[0]!.n, "the woken runner wrote nothing")
+
+      // With no runner left, the gateway is not ready and refuses run starts it cannot place.
+      yield* Effect.all(runners.map((r) => r.kill), { discard: true })
+      for (let i = 0; i < 200 && (yield* api("GET", "/ready")).status === 200; i++) yield* sleep(100)
+      const notReady = yield* api("GET", "/ready")
+      assert.strictEqual(notReady.status, 503, notReady.text)
+      assert.strictEqual(notReady.body.code, "NO_RUNNERS")
+      assert.strictEqual((yield* api("GET", "/health")).status, 200, "still live")
+      const refused = yield* api("POST", `/api/v1/workflow/workflows/${w.body.id}/run`, { input_params: { tag: "late" } }, token)
+      assert.strictEqual(refused.status, 503, refused.text)
+      assert.strictEqual(refused.body.code, "NO_RUNNERS")
+      assert.isNotNull(refused.headers.get("retry-after"))
     }), 230_000)
 })

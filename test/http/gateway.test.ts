@@ -11,6 +11,9 @@ layer(TestPlatformLive({ redis: false }), { excludeTestServices: true })("gatewa
       const r = yield* http("GET", "/health")
       assert.strictEqual(r.status, 200)
       assert.deepStrictEqual(r.body, { status: "ok" })
+      const ready = yield* http("GET", "/ready")
+      assert.strictEqual(ready.status, 200, ready.text)
+      assert.deepStrictEqual(ready.body, { status: "ready", role: "all", checks: { database: "ok", migrations: "ok" } })
     }))
 
   it.effect("every response carries X-Request-Id, taken from the request when given", () =>

@@ -52,9 +52,15 @@ export const waitTerminal = (api: Api, token: string, runId: string, timeoutMs =
 export const processPlatform = (env: Record<string, string>) =>
   Effect.gen(function*() {
     let child: ChildProcess | undefined
+    let logs = ""
+    const keep = (chunk: Buffer) => {
+      logs = (logs + chunk.toString("utf8")).slice(-1_000_000)
+    }
     const baseUrl = `http://127.0.0.1:${env.PORT}`
     const start = Effect.gen(function*() {
-      child = spawn(process.execPath, ["--import", "tsx", "services/gateway/main.ts"], { env, stdio: "ignore" })
+      child = spawn(process.execPath, ["--import", "tsx", "services/gateway/main.ts"], { env, stdio: ["ignore", "pipe", "pipe"] })
+      child.stdout?.on("data", keep)
+      child.stderr?.on("data", keep)
       for (let i = 0; i < 300; i++) {
         // A connection made while the server is still starting can hang: give each try a second.
         const ok = yield* Effect.promise(() =>
@@ -78,5 +84,7 @@ export const processPlatform = (env: Record<string, string>) =>
       child.once("exit", () => resume(Effect.succeed(Date.now())))
     })
     yield* Effect.addFinalizer(() => kill)
-    return { baseUrl, api: apiOf(baseUrl), start, kill, signal, exited }
+    /** What the process wrote to stdout and stderr (its last megabyte). */
+    const output = () => logs
+    return { baseUrl, api: apiOf(baseUrl), start, kill, signal, exited, output }
   })

@@ -6,6 +6,8 @@ import { Context, Duration, Effect, Layer, Option, Runtime, Schedule, type Trace
 import { AppConfig } from "../platform/Config.js"
 import { makeLightTracer } from "./LightTracer.js"
 import { toOtlp } from "./OtlpSpan.js"
+import { ContentFreeProcessor, onceAMinute, ReportingSpanExporter } from "./ExportGuard.js"
+import { serviceIdentity } from "./ServiceIdentity.js"
 import { RUN_ID } from "./RunTraceIds.js"
 
 export const SERVICE_NAME = "builder-platform"
@@ -97,10 +99,16 @@ export class Telemetry extends Context.Tag("Telemetry")<Telemetry, {
       yield* flush.pipe(Effect.repeat(Schedule.spaced(FLUSH_EVERY)), Effect.forkScoped)
       yield* Effect.addFinalizer(() => flush)
 
-      const exporter = Option.map(config.otlpEndpoint, (endpoint) =>
-        new BatchSpanProcessor(new OTLPTraceExporter({ url: `${endpoint.replace(/\/$/, "")}/v1/traces` }), { scheduledDelayMillis: 1000 }))
+      const report = onceAMinute((message) => Runtime.runFork(runtime)(Effect.logWarning(message)))
+      const exporter = Option.map(config.otlpEndpoint, (endpoint): SpanProcessor => {
+        const batch = new BatchSpanProcessor(
+          new ReportingSpanExporter(new OTLPTraceExporter({ url: `${endpoint.replace(/\/$/, "")}/v1/traces` }), report),
+          { scheduledDelayMillis: 1000 }
+        )
+        return config.otelExportContent ? batch : new ContentFreeProcessor(batch)
+      })
       const processors: ReadonlyArray<SpanProcessor> = [store, ...Option.toArray(exporter)]
-      const resource = resourceFromAttributes({ "service.name": SERVICE_NAME })
+      const resource = resourceFromAttributes(serviceIdentity(config).attributes)
       return {
         processors,
         resource,

@@ -2,6 +2,8 @@ import { NodeSdk } from "@effect/opentelemetry"
 import { Effect, Layer } from "effect"
 import { SERVICE_NAME, Telemetry } from "./Telemetry.js"
 import { makeWallClock } from "./WallClock.js"
+import { AppConfig } from "../platform/Config.js"
+import { serviceIdentity } from "./ServiceIdentity.js"
 
 export { SERVICE_NAME }
 
@@ -13,8 +15,11 @@ export { SERVICE_NAME }
  * (`WallClock.ts`).
  */
 export const TracingLive = Layer.unwrapEffect(
-  Effect.map(Telemetry, (telemetry) =>
+  Effect.map(Effect.all([Telemetry, AppConfig]), ([telemetry, config]) =>
     telemetry.exporting
-      ? NodeSdk.layer(() => ({ resource: { serviceName: SERVICE_NAME }, spanProcessor: telemetry.processors }))
+      ? NodeSdk.layer(() => {
+        const identity = serviceIdentity(config)
+        return { resource: { serviceName: identity.serviceName, attributes: identity.attributes }, spanProcessor: telemetry.processors }
+      })
       : Layer.setTracer(telemetry.lightTracer))
 ).pipe(Layer.merge(Layer.setClock(makeWallClock())), Layer.provideMerge(Telemetry.layer))

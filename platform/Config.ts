@@ -66,6 +66,13 @@ export interface AppConfigShape {
   readonly refreshTokenTtlSeconds: number
   readonly maxBodyBytes: number
   readonly shutdownGraceSeconds: number
+  /** `pretty` (the default, for a terminal) or `json` (one object a line, with an access log line per request). */
+  readonly logFormat: "pretty" | "json"
+  readonly logLevel: "trace" | "debug" | "info" | "warning" | "error" | "none"
+  /** Prompt and output bodies in the spans exported over OTLP (never by default; the API's own trace endpoints keep their role rules). */
+  readonly otelExportContent: boolean
+  /** When set, `GET /metrics` asks for `Authorization: Bearer <METRICS_TOKEN>`. */
+  readonly metricsToken: Option.Option<Redacted.Redacted>
   readonly outboundAllowedHosts: ReadonlyArray<string>
   readonly maxJsonDepth: number
   readonly trustProxy: boolean
@@ -229,7 +236,11 @@ const raw = Config.all({
   shutdownGraceSeconds: Config.integer("SHUTDOWN_GRACE_SECONDS").pipe(
     Config.validate({ message: "must be zero or more", validation: (n) => n >= 0 }),
     Config.withDefault(10)
-  )
+  ),
+  logFormat: Config.literal("pretty", "json")("LOG_FORMAT").pipe(Config.withDefault("pretty" as const)),
+  logLevel: Config.literal("trace", "debug", "info", "warning", "error", "none")("LOG_LEVEL").pipe(Config.withDefault("info" as const)),
+  otelExportContent: Config.boolean("OTEL_EXPORT_CONTENT").pipe(Config.withDefault(false)),
+  metricsToken: Config.option(Config.redacted("METRICS_TOKEN"))
 })
 
 const issues = (error: ConfigError.ConfigError): ReadonlyArray<string> =>

@@ -1,4 +1,5 @@
-import { Chunk, Context, Duration, Effect, Layer, Option, Redacted } from "effect"
+import { modelDuration, modelTokens } from "../../otel/Metrics.js"
+import { Chunk, Context, Duration, Effect, Layer, Metric, Option, Redacted } from "effect"
 import { Agent } from "undici"
 import { AppConfig } from "../../platform/Config.js"
 import { OutboundGuard } from "../../platform/outbound/OutboundGuard.js"
@@ -225,7 +226,20 @@ export class ChatModel extends Context.Tag("ChatModel")<ChatModel, ChatModelShap
             e.retryable && !seen.token && retries > 0
               ? Effect.zipRight(Effect.sleep(Duration.millis(delayMs * (0.8 + Math.random() * 0.4))), go(retries - 1, delayMs * 2))
               : Effect.fail(e))
-        return go(3, 250)
+        const began = performance.now()
+        return go(3, 250).pipe(Effect.onExit((exit) => {
+          const timed = Metric.update(
+            modelDuration.pipe(Metric.tagged("gen_ai.request.model", request.model), Metric.tagged("outcome", exit._tag === "Success" ? "ok" : "error")),
+            (performance.now() - began) / 1000
+          )
+          if (exit._tag !== "Success") return timed
+          const usage = exit.value.usage
+          return Effect.all([
+            timed,
+            Metric.update(modelTokens.pipe(Metric.tagged("gen_ai.request.model", request.model), Metric.tagged("gen_ai.token.type", "input")), usage.prompt_tokens),
+            Metric.update(modelTokens.pipe(Metric.tagged("gen_ai.request.model", request.model), Metric.tagged("gen_ai.token.type", "output")), usage.completion_tokens)
+          ], { discard: true })
+        }))
       }
 
       return { complete }

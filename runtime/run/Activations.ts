@@ -2,6 +2,7 @@ import { Entity, Sharding } from "@effect/cluster"
 import { SqlClient } from "@effect/sql"
 import { Cause, Context, Effect, Exit, Fiber, Layer, Option, Scope } from "effect"
 import { AppConfig } from "../../platform/Config.js"
+import { gaugeAdd, runsInFlight } from "../../otel/Metrics.js"
 import { isolated } from "../../platform/Isolated.js"
 import { RunTraceStore } from "../../otel/RunTraceStore.js"
 import { Telemetry } from "../../otel/Telemetry.js"
@@ -83,10 +84,15 @@ const RunHandlersLive = Layer.unwrapEffect(Effect.gen(function*() {
           from = undefined
           if (result === "idle" && !controls(entry).takeWake()) return
         }
-      }).pipe(Effect.mapInputContext((_: Context.Context<never>) => context), Effect.withTracerEnabled(true))
+      }).pipe(
+        Effect.mapInputContext((_: Context.Context<never>) => context),
+        Effect.withTracerEnabled(true),
+        Effect.annotateLogs({ run_id: runId, ...(fresh !== undefined ? { tenant_id: fresh.tenant_id } : {}) })
+      )
+      yield* gaugeAdd(runsInFlight, 1)
       const fiber = yield* Effect.fork(loop)
       entry.fiber = fiber
-      const exit = yield* Fiber.await(fiber)
+      const exit = yield* Fiber.await(fiber).pipe(Effect.ensuring(gaugeAdd(runsInFlight, -1)))
       if (active.get(runId) === entry) active.delete(runId)
       const shardLost = Exit.isFailure(exit) ? shardLostIn(exit.cause) : Option.none()
       if (Option.isSome(shardLost)) {
@@ -148,6 +154,7 @@ const RunHandlersLive = Layer.unwrapEffect(Effect.gen(function*() {
       active.set(runId, entry)
       return yield* recordCancel(runId).pipe(
         Effect.provide(context),
+        Effect.withTracerEnabled(true),
         Effect.ensuring(Effect.sync(() => active.get(runId) === entry && active.delete(runId)))
       )
     })

@@ -1,4 +1,5 @@
-import { Context, Data, Effect, FiberRef, Layer, Schema } from "effect"
+import { Context, Data, Effect, FiberRef, Layer, Metric, Schema } from "effect"
+import { runsEnded, runsPaused, runsStarted } from "../../otel/Metrics.js"
 import { PreparedSql } from "../../platform/PreparedSql.js"
 import { isTerminal, type RunStatus } from "../RunStatus.js"
 import type { Batch } from "./Batch.js"
@@ -36,6 +37,23 @@ export const currentFence = FiberRef.unsafeMake<CommitFence | undefined>(undefin
 /** A fenced commit was refused: this runner no longer holds the shard (a defect ending the activation). */
 export class ShardLost extends Data.TaggedError("ShardLost")<{ readonly shardId: string; readonly address: string }> {}
 
+/** The run a commit is for (its trigger type labels the run metrics). */
+export interface JournalRun {
+  readonly id: string
+  readonly tenant_id: string
+  readonly trigger_type?: string
+}
+
+/** Counts a run transition the commit made: started (pending to running), paused, ended. */
+const countTransition = (run: JournalRun, update: Batch["runUpdate"], status: RunStatus | null | undefined) => {
+  if (update?.to === undefined || status !== update.to) return Effect.void
+  const trigger = run.trigger_type ?? "unknown"
+  if (status === "running") return update.from?.includes("pending") === true ? Metric.update(runsStarted.pipe(Metric.tagged("trigger_type", trigger)), 1) : Effect.void
+  if (status === "paused") return Metric.update(runsPaused.pipe(Metric.tagged("trigger_type", trigger)), 1)
+  if (isTerminal(status)) return Metric.update(runsEnded.pipe(Metric.tagged("trigger_type", trigger), Metric.tagged("status", status)), 1)
+  return Effect.void
+}
+
 /** The outcome of a commit: the run's status when the commit changed the run row. */
 export interface Committed {
   readonly status: RunStatus | undefined
@@ -57,7 +75,7 @@ export class Journal extends Context.Tag("Journal")<Journal, {
    * nothing is written unless the batch's run transition applies (its `from` still holds).
    */
   readonly commit: (
-    run: { readonly id: string; readonly tenant_id: string },
+    run: JournalRun,
     batch: Batch,
     firstSeq: number,
     guarded?: boolean
@@ -74,7 +92,7 @@ export class Journal extends Context.Tag("Journal")<Journal, {
           Effect.orDie
         )
 
-      const commit = (run: { readonly id: string; readonly tenant_id: string }, batch: Batch, firstSeq: number, guarded = false) =>
+      const commit = (run: JournalRun, batch: Batch, firstSeq: number, guarded = false) =>
         Effect.flatMap(FiberRef.get(currentFence), (fence) => {
           const params: Array<unknown> = [run.id, run.tenant_id]
           const p = (value: unknown) => {
@@ -171,6 +189,7 @@ export class Journal extends Context.Tag("Journal")<Journal, {
           ).pipe(
             Effect.orDie,
             Effect.tap((rows) => fence !== undefined && rows[0]?.held !== true ? Effect.die(new ShardLost({ shardId: fence.shardId, address: fence.address })) : Effect.void),
+            Effect.tap((rows) => countTransition(run, u, rows[0]?.status)),
             Effect.map((rows): Committed => ({
               status: rows[0]?.status ?? undefined,
               wakeSeq: rows[0]?.wake_seq ?? undefined,

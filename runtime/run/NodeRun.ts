@@ -1,5 +1,6 @@
+import { nodeDuration } from "../../otel/Metrics.js"
 import { randomUUID } from "node:crypto"
-import { Effect, Either, Option } from "effect"
+import { Effect, Either, Metric, Option } from "effect"
 import type { DagNode } from "../../schemas/Dag.js"
 import { RUN_ID, runRootSpan } from "../../otel/RunTraceIds.js"
 import type { RunContext } from "../dag/Context.js"
@@ -188,6 +189,7 @@ export const runNode = (node: DagNode, env: NodeEnv) =>
         : resolution !== undefined && impl.resume !== undefined
         ? impl.resume(execution, resolution.value)
         : impl.execute(execution)
+    const began = performance.now()
     const result = yield* Effect.gen(function*() {
       spanId = Option.getOrUndefined(Option.map(yield* Effect.option(Effect.currentSpan), (s) => s.spanId))
       if (resolution === undefined) {
@@ -204,6 +206,13 @@ export const runNode = (node: DagNode, env: NodeEnv) =>
         captureStackTrace: false
       }),
       Effect.either
+    )
+    yield* Metric.update(
+      nodeDuration.pipe(
+        Metric.tagged("node.type", node.type),
+        Metric.tagged("outcome", Either.isLeft(result) ? "failed" : result.right._tag === "Wait" ? "waiting" : "completed")
+      ),
+      (performance.now() - began) / 1000
     )
     cut()
     const batch = new Batch()

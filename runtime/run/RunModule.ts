@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto"
 import { RunPlacement } from "./Placement.js"
+import { runRootSpan } from "../../otel/RunTraceIds.js"
 import { derivedUuid } from "../../platform/DerivedId.js"
 import { PreparedSql } from "../../platform/PreparedSql.js"
 import { Sharding } from "@effect/cluster"
@@ -200,6 +201,8 @@ export class RunModule extends Context.Tag("RunModule")<RunModule, {
             r.scheduledFireTime ?? null,
             r.apiKeyId ?? null
           ]).pipe(Effect.orDie)
+          // The request (or whatever traced span creates the run) points at the run's trace.
+          yield* Effect.linkSpanCurrent(runRootSpan(record.id), { "bp.link": "started_run" })
           // A given id may name a run that already existed (ON CONFLICT): only a new id is surely this insert's.
           const { input_params, ...row } = inserted!
           if (r.id !== undefined || status !== "pending" || record.held) return row

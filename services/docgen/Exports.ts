@@ -90,7 +90,7 @@ export class Exports extends Effect.Service<Exports>()("Exports", {
     const round = Effect.gen(function*() {
       const [job] = yield* claim
       if (job === undefined) return yield* Effect.raceFirst(Effect.sleep(Duration.millis(500)), Queue.take(wake))
-      yield* build(job)
+      yield* build(job).pipe(Effect.withTracerEnabled(true))
     })
     yield* keepRunning("Building export jobs", round)
 

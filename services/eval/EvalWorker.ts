@@ -209,7 +209,7 @@ export const EvalWorkerLive = Layer.scopedDiscard(
       const rows = free > 0 ? yield* claim(free) : []
       for (const row of rows) {
         inFlight.add(row.id)
-        yield* FiberSet.run(fibers, scoreOne(row))
+        yield* FiberSet.run(fibers, scoreOne(row).pipe(Effect.withTracerEnabled(true)))
       }
       if (rows.length === 0) yield* Effect.sleep(IDLE)
     })

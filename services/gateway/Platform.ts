@@ -1,6 +1,7 @@
 import { HttpApiBuilder } from "@effect/platform"
-import { Effect, Layer, Option, Redacted } from "effect"
+import { Effect, FiberRef, Layer, Option, Redacted } from "effect"
 import { TracingLive } from "../../otel/Tracing.js"
+import { MetricsEndpoint } from "../../otel/MetricsLive.js"
 import { EventBus } from "../../platform/EventBus.js"
 import { PlatformApi } from "../../schemas/Api.js"
 import { bootstrapAdmin } from "../auth/Bootstrap.js"
@@ -54,6 +55,7 @@ export const ServicesLive = Layer.mergeAll(ChatLive, AgentLive, EvalLive, Docgen
   Layer.provideMerge(Layer.mergeAll(IngestionLive, AgentFilesLive)),
   Layer.provideMerge(AuthLive),
   Layer.provideMerge(PlatformServicesLive),
+  Layer.provideMerge(MetricsEndpoint.Default),
   Layer.provideMerge(InfraLive)
 )
 
@@ -102,5 +104,8 @@ export const PlatformLive = GatewayLive.pipe(
   Layer.provide(TracingLive),
   Layer.provide(MigratedDatabaseLive),
   Layer.provide(ListenerLive),
-  Layer.provide(AppConfig.layer)
+  Layer.provide(AppConfig.layer),
+  // Built untraced: background loops (pollers, sweeps, leases) make no traces while idle. Requests
+  // are traced when spans are exported (serveGateway), runs always, and loops where they do work.
+  Layer.locally(FiberRef.currentTracerEnabled, false)
 )

@@ -1,4 +1,5 @@
 import { HttpApi } from "@effect/platform"
+import * as FindMyWay from "find-my-way-ts"
 import { Context, Option } from "effect"
 import { PlatformApi } from "../../schemas/Api.js"
 import type { Role } from "../../schemas/Roles.js"
@@ -28,6 +29,23 @@ const collect = (): ReadonlyArray<RouteShape> => {
 }
 
 const routes = collect()
+
+// The templates as the API's router matches them (find-my-way, as HttpRouter does): one lookup per request.
+const templates = FindMyWay.make<string>({ ignoreTrailingSlash: true })
+HttpApi.reflect(PlatformApi, {
+  onGroup: () => undefined,
+  onEndpoint: ({ endpoint }) => templates.on(endpoint.method, endpoint.path as `/${string}`, endpoint.path)
+})
+
+/**
+ * The route template a request matched (`/api/v1/workflow/runs/:id`), for metrics and the access
+ * log: never the raw path, whose ids would make every request its own series. `other` for what
+ * no API route matches (the console's files, unknown paths).
+ */
+export const routeTemplate = (method: string, pathname: string): string => {
+  if (pathname === "/metrics") return "/metrics"
+  return templates.find(method === "HEAD" ? "GET" : method, pathname)?.handler ?? "other"
+}
 
 /** The methods the API serves on this path, to tell 405 from 404. */
 export const allowedMethods = (pathname: string): ReadonlyArray<string> => [

@@ -29,6 +29,9 @@ type ConsoleApp = Effect.Effect.Success<typeof loadConsole>
 import { Draining } from "../../platform/Draining.js"
 import { NoRunners } from "../../runtime/run/Placement.js"
 import { Telemetry } from "../../otel/Telemetry.js"
+import { MetricsEndpoint } from "../../otel/MetricsLive.js"
+import { metricsRoute } from "./MetricsHttp.js"
+import { observed } from "./RequestLog.js"
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
 
@@ -134,7 +137,11 @@ const bodyRefusal = (request: HttpServerRequest.HttpServerRequest, requestId: st
  */
 const gatewayApp = <R>(
   api: HttpApp.Default<never, R>,
-  options: { readonly config: AppConfigShape; readonly console: ConsoleApp }
+  options: {
+    readonly config: AppConfigShape
+    readonly console: ConsoleApp
+    readonly metrics: ReturnType<typeof metricsRoute>
+  }
 ): HttpApp.Default<never, R> =>
   Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
     const { config } = options
@@ -144,6 +151,7 @@ const gatewayApp = <R>(
       HttpServerResponse.setHeaders(withCors(config, request, response), { "x-request-id": requestId, "x-content-type-options": "nosniff" })
     const refused = headRefusal(config, request, requestId)
     if (refused !== undefined) return Effect.succeed(finish(refused))
+    if (pathOf(request.url) === "/metrics") return Effect.map(options.metrics(request, requestId), finish)
     const page = (request.method === "GET" || request.method === "HEAD") && isConsolePath(pathOf(request.url))
       ? options.console.serve(request, pathOf(request.url))
       : undefined
@@ -169,6 +177,7 @@ export const serveGateway = Effect.gen(function*() {
   const draining = yield* Draining
   const telemetry = yield* Telemetry
   const console = yield* loadConsole
+  const metrics = metricsRoute(yield* MetricsEndpoint, config.metricsToken)
   // Runs before the services and the database close: no new connection is accepted, event
   // streams end, in-flight requests get the grace period, then are cut.
   yield* Effect.addFinalizer(() =>
@@ -187,7 +196,7 @@ export const serveGateway = Effect.gen(function*() {
       server.closeIdleConnections()
     })))
   )
-  yield* HttpServer.serveEffect(gatewayApp(api, { config, console })).pipe(
+  yield* HttpServer.serveEffect(observed(gatewayApp(api, { config, console, metrics }), config.logFormat === "json")).pipe(
     // Also bounds bodies sent without Content-Length (chunked).
     HttpIncomingMessage.withMaxBodySize(Option.some(config.maxBodyBytes)),
     // Requests run in the context they are served from: only what serving needs, not every service

@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs"
 import { NodeRuntime } from "@effect/platform-node"
-import { Cause, Effect, Layer, Logger } from "effect"
-import { quietRepeats } from "../../platform/QuietLogger.js"
+import { Cause, Effect, Layer } from "effect"
+import { LoggingLive } from "../../platform/Logging.js"
 import { StartupError, startupFailureLine } from "../../platform/StartupError.js"
 import { PlatformLive } from "./Platform.js"
 
@@ -13,7 +13,7 @@ const loadEnvFile = Effect.try({
 /** A start that fails prints one line naming the cause and the fix, and exits non-zero. */
 const main = loadEnvFile.pipe(
   Effect.zipRight(Layer.launch(PlatformLive)),
-  Effect.provide(Logger.replace(Logger.defaultLogger, quietRepeats(Logger.prettyLogger()))),
+  Effect.provide(LoggingLive),
   Effect.tapErrorCause((cause) =>
     Cause.isInterruptedOnly(cause) ? Effect.void : Effect.sync(() => process.stderr.write(`error: ${startupFailureLine(cause)}\n`))
   )

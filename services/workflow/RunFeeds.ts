@@ -63,7 +63,7 @@ export class RunFeeds extends Effect.Service<RunFeeds>()("RunFeeds", {
           }
           const hub = yield* PubSub.unbounded<FeedBatch>()
           // Forked from acquire, which is uninterruptible: the reader must not inherit that.
-          const feed: Feed = { hub, reader: yield* Effect.forkDaemon(Effect.interruptible(read(runId, from, hub))), followers: 1 }
+          const feed: Feed = { hub, reader: yield* Effect.forkDaemon(Effect.interruptible(read(runId, from, hub)).pipe(Effect.withTracerEnabled(false))), followers: 1 }
           feeds.set(runId, feed)
           return feed
         }),

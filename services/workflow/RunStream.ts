@@ -2,6 +2,7 @@ import { HttpServerResponse } from "@effect/platform"
 import { Effect, Stream } from "effect"
 import type { Principal } from "../../schemas/Principal.js"
 import { Draining } from "../../platform/Draining.js"
+import { gaugeAdd, sseOpen } from "../../otel/Metrics.js"
 import { RunFeeds } from "./RunFeeds.js"
 import { Runs } from "./Runs.js"
 
@@ -28,7 +29,8 @@ export class RunStream extends Effect.Service<RunStream>()("RunStream", {
           Stream.merge(Stream.tick("15 seconds").pipe(Stream.map(() => KEEP_ALIVE)), { haltStrategy: "left" }),
           Stream.interruptWhen(draining.started)
         )
-        return HttpServerResponse.stream(body, {
+        const counted = Stream.unwrap(Effect.as(gaugeAdd(sseOpen, 1), body)).pipe(Stream.ensuring(gaugeAdd(sseOpen, -1)))
+        return HttpServerResponse.stream(counted, {
           contentType: "text/event-stream",
           headers: { "cache-control": "no-cache", "x-accel-buffering": "no", connection: "keep-alive" }
         })

@@ -1,0 +1,39 @@
+import { Metric, MetricBoundaries } from "effect"
+
+/**
+ * The platform's metrics, as Effect metrics (recorded from any fiber, no service to carry): the
+ * OpenTelemetry bridge (MetricsLive) reads them for `GET /metrics` and OTLP. Names follow the
+ * OpenTelemetry semantic conventions where one exists (HTTP server, GenAI client); the rest are
+ * `bp.*`. Histograms of durations are in seconds.
+ */
+const seconds = MetricBoundaries.fromIterable([0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10, 30, 60, 120, 300])
+
+export const httpServerDuration = Metric.histogram(
+  "http.server.request.duration",
+  seconds,
+  "Duration of HTTP server requests (seconds), by method, route template and status"
+)
+export const httpServerActive = Metric.gauge("http.server.active_requests", { description: "HTTP requests being served" })
+
+export const runsStarted = Metric.counter("bp.runs.started", { description: "Runs created, by trigger type", incremental: true })
+export const runsEnded = Metric.counter("bp.runs.ended", {
+  description: "Runs that reached a terminal status (completed, failed, cancelled), by trigger type and status",
+  incremental: true
+})
+export const runsPaused = Metric.counter("bp.runs.paused", { description: "Times runs paused (HITL, a wait), by trigger type", incremental: true })
+export const runsInFlight = Metric.gauge("bp.runs.in_flight", { description: "Runs active on this runner process" })
+export const nodeDuration = Metric.histogram("bp.node.duration", seconds, "Duration of node executions (seconds), by node type and outcome")
+
+export const modelTokens = Metric.counter("gen_ai.client.token.usage", {
+  description: "Model tokens, by model and token type (input, output)",
+  incremental: true
+})
+export const modelDuration = Metric.histogram("gen_ai.client.operation.duration", seconds, "Duration of model calls (seconds), by model and outcome")
+
+export const sseOpen = Metric.gauge("bp.sse.streams.open", { description: "Server-sent event streams open on this process" })
+
+export const eventLoopDelay = Metric.gauge("nodejs.eventloop.delay", { description: "Event-loop delay over the last 5 s (seconds), by quantile (p50, p99, max)" })
+export const dbPool = Metric.gauge("db.client.connection.count", { description: "PostgreSQL pool connections, by state (idle, used, pending)" })
+
+/** Adds `by` to a gauge's current value (gauges of things that open and close). */
+export const gaugeAdd = (gauge: Metric.Metric.Gauge<number>, by: number) => Metric.modify(gauge, by)

@@ -38,6 +38,9 @@ export const AgentsLive = AgentRunner.layer.pipe(Layer.provideMerge(ChatModel.la
  */
 const shardingConfig = (leaseSeconds: number, leased: boolean) => ({
   shardLockDisableAdvisory: leased,
+  // On stop, a run's node gets 3 s to reach its checkpoint, then is interrupted (it runs again on
+  // the next owner): the cluster's default (15 s) made a stop outlast Docker's 10 s.
+  entityTerminationTimeout: Duration.seconds(3),
   entityMessagePollInterval: "1 second",
   entityReplyPollInterval: "1 second",
   simulateRemoteSerialization: false,

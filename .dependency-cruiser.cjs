@@ -49,6 +49,20 @@ module.exports = {
       to: { path: "^(platform|runtime|otel|services|test|bench)/" }
     },
     {
+      name: "client-over-the-contract",
+      comment: "The typed client users import is derived from the contract alone: nothing of the server goes with it.",
+      severity: "error",
+      from: { path: "^client/" },
+      to: { path: "^(platform|runtime|otel|services|test|bench|console)/" }
+    },
+    {
+      name: "product-without-client",
+      comment: "The server never depends on its own client.",
+      severity: "error",
+      from: { path: "^(schemas|platform|runtime|otel|services)/" },
+      to: { path: "^client/" }
+    },
+    {
       name: "product-without-console",
       comment: "The server serves the console's built files; it never imports its sources.",
       severity: "error",

@@ -1,4 +1,6 @@
 import { HttpApi, OpenApi } from "@effect/platform"
+import { nameBodySchemas } from "./OpenApiNames.js"
+import { describeOperations } from "./OpenApiSummaries.js"
 import { ApiKeysApi, AuditApi, AuthMeApi, AuthPublicApi, GroupsApi, TenantsApi, UsersApi } from "./AuthApi.js"
 import { BadRequest, Forbidden, NotFound, PayloadTooLarge, TooManyRequests, Unauthorized } from "./Errors.js"
 import { errorCodeTable } from "./ErrorCodes.js"
@@ -60,7 +62,7 @@ export class PlatformApi extends HttpApi.make("builder-platform")
         "Multi-tenant API for building and operating AI Employees. Every error is the flat body " +
         "{code, message, request_id, details?}; request_id is also sent as the X-Request-Id header.\n\n" +
         "## Error codes\n\n" + errorCodeTable(),
-      transform: flattenErrorSchemas
+      transform: (spec) => describeOperations(nameBodySchemas(flattenErrorSchemas(spec)))
     })
   )
 {}

@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { BooleanFromString, IntFromString } from "./QueryParams.js"
 import { pageSizeParam } from "./Pagination.js"
 
 const Metadata = Schema.Record({ key: Schema.String, value: Schema.Unknown })
@@ -41,10 +42,10 @@ export const Document = Schema.Struct({
 
 export const DocumentListParams = Schema.Struct({
   limit: pageSizeParam(25),
-  offset: Schema.optionalWith(Schema.NumberFromString.pipe(Schema.int(), Schema.greaterThanOrEqualTo(0)), { default: () => 0 }),
+  offset: Schema.optionalWith(IntFromString(0), { default: () => 0 }),
   type: Schema.optional(Schema.String),
   parent_document_id: Schema.optional(Schema.UUID),
-  include_content: Schema.optional(Schema.BooleanFromString)
+  include_content: Schema.optional(BooleanFromString)
 })
 
 export const DocumentList = Schema.Struct({ items: Schema.Array(Document), total: Schema.Number, limit: Schema.Number, offset: Schema.Number })

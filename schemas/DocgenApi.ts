@@ -1,16 +1,17 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import { IntFromString } from "./QueryParams.js"
 import { Schema } from "effect"
 import * as D from "./Docgen.js"
 import { Conflict, NotImplemented, PayloadTooLarge, Unprocessable } from "./Errors.js"
 import * as Security from "./Security.js"
 
 const id = HttpApiSchema.param("id", Schema.UUID)
-const versionNumber = HttpApiSchema.param("versionNumber", Schema.NumberFromString.pipe(Schema.int()))
+const versionNumber = HttpApiSchema.param("versionNumber", IntFromString(0))
 const threadId = HttpApiSchema.param("threadId", Schema.UUID)
 const commentId = HttpApiSchema.param("commentId", Schema.UUID)
 const jobId = HttpApiSchema.param("jobId", Schema.UUID)
 const sessionId = HttpApiSchema.param("sessionId", Schema.UUID)
-const slideIndex = HttpApiSchema.param("slide", Schema.NumberFromString.pipe(Schema.int(), Schema.positive()))
+const slideIndex = HttpApiSchema.param("slide", IntFromString(1))
 
 /** Documents written by people and AI Employees: versions, generation, comments, export. */
 export class DocgenApi extends HttpApiGroup.make("docgen")

@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { BooleanFromString } from "./QueryParams.js"
 import { PageParams } from "./Pagination.js"
 
 const JsonObject = Schema.Record({ key: Schema.String, value: Schema.Unknown })
@@ -155,7 +156,7 @@ export const EvalRunFilters = Schema.Struct({
   config_id: Schema.optional(Schema.UUID),
   dataset_id: Schema.optional(Schema.UUID),
   status: Schema.optional(EvalRunStatus),
-  is_preview: Schema.optional(Schema.BooleanFromString)
+  is_preview: Schema.optional(BooleanFromString)
 })
 
 export const ResultStatus = Schema.Literal("pending", "running", "completed", "failed", "cancelled")

@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { IntFromString } from "./QueryParams.js"
 import { Page, pageSizeParam } from "./Pagination.js"
 
 export const KnowledgeBase = Schema.Struct({
@@ -42,7 +43,7 @@ export const DocumentRequest = Schema.Struct({
 })
 
 export const DocumentListParams = Schema.Struct({
-  page: Schema.optionalWith(Schema.NumberFromString.pipe(Schema.int(), Schema.greaterThanOrEqualTo(1)), { default: () => 1 }),
+  page: Schema.optionalWith(IntFromString(1), { default: () => 1 }),
   page_size: pageSizeParam(20),
   folder_prefix: Schema.optional(Schema.String)
 })

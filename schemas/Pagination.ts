@@ -1,16 +1,17 @@
 import { Schema } from "effect"
+import { IntFromString } from "./QueryParams.js"
 
 export const MAX_PAGE_SIZE = 100
 export const DEFAULT_PAGE_SIZE = 20
 
-const PositiveIntFromString = Schema.NumberFromString.pipe(Schema.int(), Schema.greaterThanOrEqualTo(1))
+const PositiveIntFromString = IntFromString(1)
 
 /** A page size above the cap is clamped to 100, not refused. */
 const PageSize = Schema.transform(PositiveIntFromString, Schema.Int, {
   strict: true,
   decode: (n) => Math.min(n, MAX_PAGE_SIZE),
   encode: (n) => n
-})
+}).annotations({ jsonSchema: { type: "integer", minimum: 1, description: `at most ${MAX_PAGE_SIZE} (a larger size is clamped)` } })
 
 /** An optional page size with no default (the list picks one), clamped to MAX_PAGE_SIZE. */
 export const optionalPageSize = Schema.optional(PageSize)
@@ -51,7 +52,7 @@ export const pageOf = <A>(params: PageParams, items: ReadonlyArray<A>, total: nu
 
 export const pageOffset = (params: PageParams) => (params.page - 1) * params.page_size
 
-const NonNegativeIntFromString = Schema.NumberFromString.pipe(Schema.int(), Schema.greaterThanOrEqualTo(0))
+const NonNegativeIntFromString = IntFromString(0)
 
 /** The limit/offset form used by a few lists. */
 export const LimitOffsetParams = Schema.Struct({

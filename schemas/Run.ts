@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { IntFromString } from "./QueryParams.js"
 import { WorkflowId } from "./Ids.js"
 import { DateTimeParam, Page, pageSizeParam } from "./Pagination.js"
 
@@ -73,7 +74,7 @@ export const CancelResult = Schema.Struct({
 })
 
 export const RunFilters = Schema.Struct({
-  page: Schema.optionalWith(Schema.NumberFromString.pipe(Schema.int(), Schema.greaterThanOrEqualTo(1)), { default: () => 1 }),
+  page: Schema.optionalWith(IntFromString(1), { default: () => 1 }),
   page_size: pageSizeParam(20),
   trigger_type: Schema.optional(TriggerType),
   status: Schema.optional(RunStatus),

@@ -1,4 +1,5 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import { BooleanFromString } from "./QueryParams.js"
 import { Schema } from "effect"
 import { Conflict, FailedDependency, ServiceUnavailable, Unprocessable } from "./Errors.js"
 import * as Security from "./Security.js"
@@ -10,7 +11,7 @@ const ticketId = HttpApiSchema.param("ticketID", Schema.String.pipe(Schema.minLe
 
 /** Ticket queues on user groups and the built-in desk (404 everywhere while the workspace's ticketing is off). */
 export class TicketingApi extends HttpApiGroup.make("ticketing")
-  .add(HttpApiEndpoint.get("queues", "/queues").setUrlParams(Schema.Struct({ routable: Schema.optional(Schema.BooleanFromString) })).addSuccess(T.QueueList))
+  .add(HttpApiEndpoint.get("queues", "/queues").setUrlParams(Schema.Struct({ routable: Schema.optional(BooleanFromString) })).addSuccess(T.QueueList))
   .add(
     HttpApiEndpoint.post("bindQueue")`/groups/${groupId}/queue`
       .setPayload(T.QueueCreate)

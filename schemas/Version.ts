@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { IntFromString } from "./QueryParams.js"
 import { DagDefinition, DagWarning } from "./Dag.js"
 import { UserId, WorkflowId } from "./Ids.js"
 import { Page } from "./Pagination.js"
@@ -50,7 +51,7 @@ export const UpdateVersionRequest = Schema.Struct({
 })
 
 export const DocumentDiffParams = Schema.Struct({
-  compare_to: Schema.NumberFromString.pipe(Schema.int(), Schema.greaterThanOrEqualTo(1))
+  compare_to: IntFromString(1)
 })
 
 export const DocumentDiff = Schema.Struct({

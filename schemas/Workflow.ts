@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { BooleanFromString, IntFromString } from "./QueryParams.js"
 import { DagDefinition, DagWarning } from "./Dag.js"
 import { TenantId, UserId, WorkflowId } from "./Ids.js"
 import { optionalPageSize } from "./Pagination.js"
@@ -114,14 +115,8 @@ export const UpdateWorkflowRequest = Schema.Struct({
 export const PatchWorkflowRequest = Schema.partial(Schema.Struct(workflowFields))
 export type PatchWorkflowRequest = typeof PatchWorkflowRequest.Type
 
-const BooleanFromString = Schema.transform(Schema.Literal("true", "false"), Schema.Boolean, {
-  strict: true,
-  decode: (s) => s === "true",
-  encode: (b) => (b ? "true" : "false")
-})
-
 export const ListWorkflowsParams = Schema.Struct({
-  page: Schema.optional(Schema.NumberFromString.pipe(Schema.int(), Schema.greaterThanOrEqualTo(1))),
+  page: Schema.optional(IntFromString(1)),
   page_size: optionalPageSize,
   cursor: Schema.optional(Schema.String),
   interaction_type: Schema.optional(InteractionType),

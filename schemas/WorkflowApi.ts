@@ -1,4 +1,5 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import { IntFromString } from "./QueryParams.js"
 import { Schema } from "effect"
 import { Conflict, Forbidden, NotFound, Unprocessable } from "./Errors.js"
 import { VoiceTreeId, VoiceTreeVersionId, WorkflowId } from "./Ids.js"
@@ -10,7 +11,7 @@ import * as P from "./LlmProvider.js"
 import * as W from "./Workflow.js"
 
 const id = HttpApiSchema.param("id", WorkflowId)
-const version = HttpApiSchema.param("version", Schema.NumberFromString.pipe(Schema.int(), Schema.greaterThanOrEqualTo(1)))
+const version = HttpApiSchema.param("version", IntFromString(1))
 
 /** Workflow routes under /api/v1/workflow. */
 export class WorkflowsApi extends HttpApiGroup.make("workflows")

@@ -1,4 +1,4 @@
-import { HttpApiBuilder } from "@effect/platform"
+import { HttpApiBuilder, OpenApi } from "@effect/platform"
 import { Effect, FiberRef, Layer, Option, Redacted } from "effect"
 import { TracingLive } from "../../otel/Tracing.js"
 import { MetricsEndpoint } from "../../otel/MetricsLive.js"
@@ -74,7 +74,10 @@ const SystemHttpLive = isolated(SystemHttp, PgPool, RunPlacement, AppConfig)
 
 const HandlersLive = Layer.mergeAll(SystemHttpLive, AuthHttpLive, WorkflowHttpLive, AgentHttpLive, IngestionHttpLive, ChatHttpLive, IntegrationsHttpLive, EvalHttpLive, DocgenHttpLive, TicketingHttpLive)
 
-const ApiLive = HttpApiBuilder.api(PlatformApi).pipe(
+/** The API, its OpenAPI document naming this deployment's address (PUBLIC_BASE_URL) as its server. */
+const ApiLive = Layer.unwrapEffect(Effect.map(AppConfig, (config) =>
+  HttpApiBuilder.api(PlatformApi.annotate(OpenApi.Servers, [{ url: config.publicBaseUrl, description: "This deployment (PUBLIC_BASE_URL)" }]))
+)).pipe(
   Layer.provide(HandlersLive),
   Layer.provide(AuthenticationLive),
   Layer.provide(AuthClientLive)

@@ -8,6 +8,7 @@ import { hitlBench } from "./hitl.js"
 import { hostileBench } from "./hostile.js"
 import { integrationsBench } from "./integrations.js"
 import { loadBench } from "./load.js"
+import { operationsBench } from "./operations.js"
 import { runsBench } from "./runs.js"
 import { stackFloorRunsBench } from "./stackFloorRuns.js"
 import { ticketingBench } from "./ticketing.js"
@@ -46,6 +47,9 @@ const main = Effect.gen(function*() {
   }
   if (only === undefined || only === "chat") {
     for (const line of yield* chatBench) yield* Effect.log(line)
+  }
+  if (only === undefined || only === "operations") {
+    for (const line of yield* operationsBench) yield* Effect.log(line)
   }
   if (only === undefined || only === "console") {
     for (const line of yield* consoleBench) yield* Effect.log(line)

@@ -6,7 +6,8 @@ import { defineConfig } from "vite"
 export default defineConfig({
   root: fileURLToPath(new URL(".", import.meta.url)),
   base: "/",
-  esbuild: { jsx: "automatic", jsxImportSource: "react" },
+  // jsxDev off: Vite turns it on whenever NODE_ENV is not "production" (under vitest, "test").
+  esbuild: { jsx: "automatic", jsxImportSource: "react", jsxDev: false },
   // React's production build whatever NODE_ENV the building process has (vitest sets "test", which
   // Vite would otherwise honour and ship React's development build: twice the size, and slower).
   define: { "process.env.NODE_ENV": JSON.stringify("production") },

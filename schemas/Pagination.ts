@@ -4,14 +4,15 @@ import { IntFromString } from "./QueryParams.js"
 export const MAX_PAGE_SIZE = 100
 export const DEFAULT_PAGE_SIZE = 20
 
-const PositiveIntFromString = IntFromString(1)
+// No upper bound: any larger size is clamped (below), never refused.
+const PositiveIntFromString = Schema.NumberFromString.pipe(Schema.int(), Schema.greaterThanOrEqualTo(1))
 
 /** A page size above the cap is clamped to 100, not refused. */
 const PageSize = Schema.transform(PositiveIntFromString, Schema.Int, {
   strict: true,
   decode: (n) => Math.min(n, MAX_PAGE_SIZE),
   encode: (n) => n
-}).annotations({ jsonSchema: { type: "integer", minimum: 1, description: `at most ${MAX_PAGE_SIZE} (a larger size is clamped)` } })
+}).annotations({ jsonSchema: { type: "integer", minimum: 1, description: `at most ${MAX_PAGE_SIZE} used (a larger size is clamped)` } })
 
 /** An optional page size with no default (the list picks one), clamped to MAX_PAGE_SIZE. */
 export const optionalPageSize = Schema.optional(PageSize)

@@ -100,7 +100,8 @@ describe("a database outage", () => {
           assert.strictEqual(answer.body.code, "UNAVAILABLE")
           assert.strictEqual(answer.retryAfter, "5")
         }
-        assert.strictEqual((yield* call(base, "/health")).status, 503)
+        assert.strictEqual((yield* call(base, "/ready")).status, 503, "not ready without its database")
+        assert.strictEqual((yield* call(base, "/health")).status, 200, "but live: nothing to restart")
       }
       const logged = started.output().split("The database is unavailable").length - 1
       assert.strictEqual(logged, 1, started.output())

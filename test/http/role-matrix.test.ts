@@ -26,7 +26,7 @@ const OWN: ReadonlyArray<string> = [
   "POST /api/v1/auth/users/me/totp/activate"
 ]
 /** Routes the document opens to anyone with a credential or none (sign-in, refresh, health, the reference). */
-const OPEN = /^\/(health|api\/v1\/openapi\.json|docs)|^\/api\/v1\/auth\/(auth\/)?(login|refresh|begin|otp|sso|totp\/(verify|enroll))/
+const OPEN = /^\/(health|ready|api\/v1\/openapi\.json|docs)|^\/api\/v1\/auth\/(auth\/)?(login|refresh|begin|otp|sso|totp\/(verify|enroll))/
 
 layer(RunPlatformLive({ TRUST_PROXY: "true" }), { excludeTestServices: true, timeout: "300 seconds" })("the role matrix", (it) => {
   it.effect("no_access answers nothing but its own profile and tenants; every route that declares its roles refuses the others with 403", () =>

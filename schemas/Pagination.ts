@@ -21,7 +21,7 @@ export const optionalPageSize = Schema.optional(PageSize)
 export const pageSizeParam = (fallback: number) => Schema.optionalWith(PageSize, { default: () => fallback })
 
 export const PageParams = Schema.Struct({
-  page: Schema.optionalWith(PositiveIntFromString, { default: () => 1 }),
+  page: Schema.optionalWith(IntFromString(1), { default: () => 1 }),
   page_size: pageSizeParam(DEFAULT_PAGE_SIZE)
 })
 export type PageParams = typeof PageParams.Type

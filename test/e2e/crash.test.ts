@@ -44,12 +44,15 @@ const ServerLive = Layer.scoped(
       Effect.gen(function*() {
         if (child !== undefined && child.exitCode === null && child.signalCode === null) return
         child = spawn(process.execPath, ["--import", "tsx", "services/gateway/main.ts"], { env, stdio: "ignore" })
-        for (let i = 0; i < 200; i++) {
+        // By time, not tries: refused probes are quick, and a start beside the rest of the suite on two
+        // cores can take over 20 s.
+        for (const until = Date.now() + 90_000; Date.now() < until;) {
           // A connection made while the server is still starting can hang: give each try a second.
           const ok = yield* Effect.promise(() =>
             fetch(`${baseUrl}/health`, { signal: AbortSignal.timeout(1000) }).then((r) => r.ok, () => false)
           )
           if (ok) return
+          if (child.exitCode !== null) return yield* Effect.dieMessage(`server exited while starting (code ${child.exitCode})`)
           yield* sleep(100)
         }
         return yield* Effect.dieMessage("server did not start")

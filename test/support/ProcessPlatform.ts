@@ -61,7 +61,8 @@ export const processPlatform = (env: Record<string, string>) =>
       child = spawn(process.execPath, ["--import", "tsx", "services/gateway/main.ts"], { env, stdio: ["ignore", "pipe", "pipe"] })
       child.stdout?.on("data", keep)
       child.stderr?.on("data", keep)
-      for (let i = 0; i < 300; i++) {
+      // By time, not tries: a start beside the rest of the suite on two cores can take over 20 s.
+      for (const until = Date.now() + 90_000; Date.now() < until;) {
         // A connection made while the server is still starting can hang: give each try a second.
         const ok = yield* Effect.promise(() =>
           fetch(`${baseUrl}/health`, { signal: AbortSignal.timeout(1000) }).then((r) => r.ok, () => false)
@@ -69,7 +70,7 @@ export const processPlatform = (env: Record<string, string>) =>
         if (ok) return
         yield* sleep(100)
       }
-      return yield* Effect.dieMessage(`platform (${env.ROLE ?? "all"}) did not start`)
+      return yield* Effect.dieMessage(`platform (${env.ROLE ?? "all"}) did not start: ${logs.slice(-2000)}`)
     })
     const kill = Effect.async<void>((resume) => {
       if (child === undefined || child.exitCode !== null || child.signalCode !== null) return resume(Effect.void)

@@ -4,7 +4,7 @@ import { IntFromString } from "./QueryParams.js"
 export const MAX_PAGE_SIZE = 100
 export const DEFAULT_PAGE_SIZE = 20
 
-// No upper bound: any larger size is clamped (below), never refused.
+// No upper bound: a larger size is clamped (below), never refused.
 const PositiveIntFromString = Schema.NumberFromString.pipe(Schema.int(), Schema.greaterThanOrEqualTo(1))
 
 /** A page size above the cap is clamped to 100, not refused. */

@@ -2,12 +2,7 @@ import type { HttpApp } from "@effect/platform"
 import { HttpServerRequest, type HttpServerResponse } from "@effect/platform"
 import { Effect, Metric } from "effect"
 import { gaugeAdd, httpServerActive, httpServerDuration } from "../../otel/Metrics.js"
-import { routeTemplate } from "./Routes.js"
-
-const pathOf = (url: string) => {
-  const end = url.search(/[?#]/)
-  return end === -1 ? url : url.slice(0, end)
-}
+import { pathOf, routeTemplate } from "./Routes.js"
 
 /**
  * Every request's duration (to its response head: an event stream counts until it opened) in

@@ -37,6 +37,13 @@ HttpApi.reflect(PlatformApi, {
   onEndpoint: ({ endpoint }) => templates.on(endpoint.method, endpoint.path as `/${string}`, endpoint.path)
 })
 
+/** The request target's path, as the router matches it (no URL object on every request). */
+export const pathOf = (url: string) => {
+  if (!url.startsWith("/")) return new URL(url, "http://gateway").pathname
+  const end = url.search(/[?#]/)
+  return end === -1 ? url : url.slice(0, end)
+}
+
 /**
  * The route template a request matched (`/api/v1/workflow/runs/:id`), for metrics and the access
  * log: never the raw path, whose ids would make every request its own series. `other` for what

@@ -22,7 +22,7 @@ import { CurrentRequest } from "../../platform/RequestContext.js"
 import { errorResponse, flattenErrorBody } from "./ErrorBodies.js"
 import { RawHttpServer } from "./Listener.js"
 import { databaseUnavailable, makeOutageReport } from "./Outage.js"
-import { allowedMethods } from "./Routes.js"
+import { allowedMethods, pathOf } from "./Routes.js"
 import { isConsolePath, loadConsole } from "./Console.js"
 
 type ConsoleApp = Effect.Effect.Success<typeof loadConsole>
@@ -90,12 +90,6 @@ const clientAddress = (request: HttpServerRequest.HttpServerRequest, trustProxy:
 
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\b/i
 
-/** The request target's path, as the router matches it (no URL object on every request). */
-const pathOf = (url: string) => {
-  if (!url.startsWith("/")) return new URL(url, "http://gateway").pathname
-  const end = url.search(/[?#]/)
-  return end === -1 ? url : url.slice(0, end)
-}
 
 /** Refusals before anything is read: a refused preflight, a declared body over the limit, a NUL in the URL. */
 const headRefusal = (config: AppConfigShape, request: HttpServerRequest.HttpServerRequest, requestId: string) => {
@@ -151,13 +145,14 @@ const gatewayApp = <R>(
       HttpServerResponse.setHeaders(withCors(config, request, response), { "x-request-id": requestId, "x-content-type-options": "nosniff" })
     const refused = headRefusal(config, request, requestId)
     if (refused !== undefined) return Effect.succeed(finish(refused))
-    if (pathOf(request.url) === "/metrics") return Effect.map(options.metrics(request, requestId), finish)
-    const page = (request.method === "GET" || request.method === "HEAD") && isConsolePath(pathOf(request.url))
-      ? options.console.serve(request, pathOf(request.url))
+    const path = pathOf(request.url)
+    if (path === "/metrics") return Effect.map(options.metrics(request, requestId), finish)
+    const page = (request.method === "GET" || request.method === "HEAD") && isConsolePath(path)
+      ? options.console.serve(request, path)
       : undefined
     if (page !== undefined) return Effect.succeed(finish(page))
     const settle = (response: HttpServerResponse.HttpServerResponse) =>
-      finish(ssoBrowserLanding(request, pathOf(request.url), applySessionCookies(config, request, pathOf(request.url), flattenErrorBody(response, requestId))))
+      finish(ssoBrowserLanding(request, path, applySessionCookies(config, request, path, flattenErrorBody(response, requestId))))
     // Set, not `locally`: the request's fiber ends with it, so nothing needs restoring.
     const serve = FiberRef.set(CurrentRequest, { requestId, clientAddress: clientAddress(request, config.trustProxy) }).pipe(
       Effect.zipRight(Effect.matchCauseEffect(api, {

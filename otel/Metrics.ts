@@ -35,5 +35,20 @@ export const sseOpen = Metric.gauge("bp.sse.streams.open", { description: "Serve
 export const eventLoopDelay = Metric.gauge("nodejs.eventloop.delay", { description: "Event-loop delay over the last 5 s (seconds), by quantile (p50, p99, max)" })
 export const dbPool = Metric.gauge("db.client.connection.count", { description: "PostgreSQL pool connections, by state (idle, used, pending)" })
 
+const MODEL_LABELS = 50
+const seenModels = new Set<string>()
+
+/**
+ * A model's name as a metric label. Tenants name models of their own providers, so the label is
+ * bounded: a plain name (at most 64 characters), among the first 50 this process saw; any other
+ * is `other` (no series explosion, no arbitrary tenant text on `/metrics`).
+ */
+export const modelLabel = (model: string) => {
+  if (seenModels.has(model)) return model
+  if (seenModels.size >= MODEL_LABELS || !/^[\w.:/-]{1,64}$/.test(model)) return "other"
+  seenModels.add(model)
+  return model
+}
+
 /** Adds `by` to a gauge's current value (gauges of things that open and close). */
 export const gaugeAdd = (gauge: Metric.Metric.Gauge<number>, by: number) => Metric.modify(gauge, by)

@@ -1,4 +1,4 @@
-import { modelDuration, modelTokens } from "../../otel/Metrics.js"
+import { modelDuration, modelLabel, modelTokens } from "../../otel/Metrics.js"
 import { Chunk, Context, Duration, Effect, Layer, Metric, Option, Redacted } from "effect"
 import { Agent } from "undici"
 import { AppConfig } from "../../platform/Config.js"
@@ -229,15 +229,15 @@ export class ChatModel extends Context.Tag("ChatModel")<ChatModel, ChatModelShap
         const began = performance.now()
         return go(3, 250).pipe(Effect.onExit((exit) => {
           const timed = Metric.update(
-            modelDuration.pipe(Metric.tagged("gen_ai.request.model", request.model), Metric.tagged("outcome", exit._tag === "Success" ? "ok" : "error")),
+            modelDuration.pipe(Metric.tagged("gen_ai.request.model", modelLabel(request.model)), Metric.tagged("outcome", exit._tag === "Success" ? "ok" : "error")),
             (performance.now() - began) / 1000
           )
           if (exit._tag !== "Success") return timed
           const usage = exit.value.usage
           return Effect.all([
             timed,
-            Metric.update(modelTokens.pipe(Metric.tagged("gen_ai.request.model", request.model), Metric.tagged("gen_ai.token.type", "input")), usage.prompt_tokens),
-            Metric.update(modelTokens.pipe(Metric.tagged("gen_ai.request.model", request.model), Metric.tagged("gen_ai.token.type", "output")), usage.completion_tokens)
+            Metric.update(modelTokens.pipe(Metric.tagged("gen_ai.request.model", modelLabel(request.model)), Metric.tagged("gen_ai.token.type", "input")), usage.prompt_tokens),
+            Metric.update(modelTokens.pipe(Metric.tagged("gen_ai.request.model", modelLabel(request.model)), Metric.tagged("gen_ai.token.type", "output")), usage.completion_tokens)
           ], { discard: true })
         }))
       }

@@ -89,6 +89,8 @@ export interface AppConfigShape {
   readonly workerTenantQueue: number
   readonly workerTaskTimeoutSeconds: number
   readonly workerMemoryMb: number
+  /** Threads started with the platform, every task module loaded, so a first task does not wait for one. */
+  readonly workerWarmThreads: number
 }
 
 const invalid = (name: string, message: string) => Either.left(ConfigError.InvalidData([name], message))
@@ -232,6 +234,10 @@ const raw = Config.all({
   workerMemoryMb: Config.integer("WORKER_MEMORY_MB").pipe(
     Config.validate({ message: "must be at least 64", validation: (n) => n >= 64 }),
     Config.withDefault(512)
+  ),
+  workerWarmThreads: Config.integer("WORKER_WARM_THREADS").pipe(
+    Config.validate({ message: "must be zero or more", validation: (n) => n >= 0 }),
+    Config.withDefault(1)
   ),
   shutdownGraceSeconds: Config.integer("SHUTDOWN_GRACE_SECONDS").pipe(
     Config.validate({ message: "must be zero or more", validation: (n) => n >= 0 }),

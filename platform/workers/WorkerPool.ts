@@ -15,14 +15,17 @@ type TaskModule = Record<string, unknown>
 type Input<F> = F extends (input: infer I) => unknown ? I : never
 type Output<F> = F extends (input: never) => infer O ? Awaited<O> : never
 
+/** Every task module named at import time: a new thread loads them all before its first task asks. */
+const taskModules = new Set<string>()
+
 /**
  * `workerTask<typeof import("./X.js"), "fn">(new URL("./X.ts", import.meta.url), "fn")`: the
  * task's types come from the module (a type-only import, so this process never loads it).
  */
-export const workerTask = <M extends TaskModule, K extends keyof M & string>(module: URL, fn: K): WorkerTask<Input<M[K]>, Output<M[K]>> => ({
-  module: module.href,
-  fn
-})
+export const workerTask = <M extends TaskModule, K extends keyof M & string>(module: URL, fn: K): WorkerTask<Input<M[K]>, Output<M[K]>> => {
+  taskModules.add(module.href)
+  return { module: module.href, fn }
+}
 
 export type WorkerFailure = "refused" | "time" | "memory" | "busy" | "crashed"
 
@@ -68,8 +71,9 @@ export class WorkerPool extends Effect.Service<WorkerPool>()("WorkerPool", {
       Effect.sync(() => {
         const p = new Piscina({
           filename: fileURLToPath(new URL("./worker.mjs", import.meta.url)),
-          minThreads: 0,
+          minThreads: Math.min(threads, config.workerWarmThreads),
           maxThreads: threads,
+          workerData: { preload: config.workerWarmThreads > 0 ? [...taskModules] : [] },
           idleTimeout: 60_000,
           execArgv: [],
           resourceLimits: { maxOldGenerationSizeMb: config.workerMemoryMb, maxYoungGenerationSizeMb: 32, stackSizeMb: 4 }

@@ -1,5 +1,6 @@
 // The entry of every thread of the worker pool (WorkerPool.ts). It is plain JavaScript so that a
 // thread starts without a loader; the task's own module (TypeScript) is imported through tsx.
+import { workerData } from "node:worker_threads"
 import { tsImport } from "tsx/esm/api"
 
 const modules = new Map()
@@ -11,6 +12,12 @@ const load = (module) => {
     modules.set(module, loaded)
   }
   return loaded
+}
+
+// A warm pool (WORKER_WARM_THREADS) names every task module: loading them now spares the first
+// task of each kind the wait. A module that fails to load is forgotten, so its task reports why.
+for (const module of workerData?.preload ?? []) {
+  load(module).catch(() => modules.delete(module))
 }
 
 /** Runs `fn` of `module` on `input`; a refusal (TaskRefusal) comes back as a value, anything else as an error. */

@@ -1,4 +1,4 @@
-import { Either } from "effect"
+import * as Either from "effect/Either"
 import { refuse } from "../../platform/workers/TaskRefusal.js"
 import { applyUpdate, sanitize, sectionsOf, type UpdateProblem } from "./HtmlUpdate.js"
 import { outlineFromHtml, outlineFromMarkdown } from "./Outline.js"

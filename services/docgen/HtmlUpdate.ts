@@ -1,4 +1,4 @@
-import { Either } from "effect"
+import * as Either from "effect/Either"
 import { type DefaultTreeAdapterMap, parseFragment, serialize } from "parse5"
 import sanitizeHtml from "sanitize-html"
 

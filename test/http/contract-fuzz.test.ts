@@ -121,7 +121,7 @@ interface Anomaly {
   readonly body: string
 }
 
-layer(RunPlatformLive({ TRUST_PROXY: "true" }), { excludeTestServices: true, timeout: "300 seconds" })("contract fuzzing", (it) => {
+layer(RunPlatformLive({ TRUST_PROXY: "true", WORKER_WARM_THREADS: "1" }), { excludeTestServices: true, timeout: "300 seconds" })("contract fuzzing", (it) => {
   it.effect(`every operation of the OpenAPI document, ${PER_OPERATION} generated requests each (seed ${SEED}): no 500, every error documented, no injection reaching SQL`, () =>
     Effect.gen(function*() {
       const { baseUrl } = yield* TestPlatform

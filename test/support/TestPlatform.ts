@@ -55,6 +55,8 @@ export const TestPlatformLive = (
         BOOTSTRAP_ADMIN_PASSWORD: ADMIN_PASSWORD,
         BOOTSTRAP_TENANT: "acme",
         SHUTDOWN_GRACE_SECONDS: "1",
+        // Dozens of platforms start in a run of the suite; each would load every task module.
+        WORKER_WARM_THREADS: "0",
         ...(options.redis === false || !redisAvailable ? {} : { REDIS_URL: testRedisUrl, REDIS_KEY_PREFIX: `bptest:${db.name}:` }),
         ...options.env
       }

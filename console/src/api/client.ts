@@ -1,9 +1,11 @@
 import { FetchHttpClient, HttpApi, HttpApiClient, HttpClient, HttpClientRequest, HttpClientResponse } from "@effect/platform"
 import { Cause, Effect, Exit, ManagedRuntime, Option } from "effect"
+import { AgentsApi } from "../../../schemas/AgentApi"
 import { AuthMeApi, AuthPublicApi } from "../../../schemas/AuthApi"
+import { IngestionApi } from "../../../schemas/IngestionApi"
 import { HitlApi, RunsApi } from "../../../schemas/RunApi"
 import { NudgesApi } from "../../../schemas/TriggerApi"
-import { WorkflowsApi } from "../../../schemas/WorkflowApi"
+import { AiEmployeesApi, WorkflowsApi } from "../../../schemas/WorkflowApi"
 
 /**
  * The groups of the contract (`schemas/Api.ts` mounts the same ones) the console calls: a client
@@ -14,6 +16,9 @@ export const ConsoleApi = HttpApi.make("builder-platform")
   .add(AuthPublicApi)
   .add(AuthMeApi)
   .add(WorkflowsApi)
+  .add(AiEmployeesApi)
+  .add(AgentsApi)
+  .add(IngestionApi)
   .add(RunsApi)
   .add(HitlApi)
   .add(NudgesApi)

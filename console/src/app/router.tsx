@@ -77,7 +77,14 @@ const employee = createRoute({
   component: lazyRouteComponent(() => import("../features/employees/EmployeePage"), "EmployeePage")
 })
 
-const routeTree = rootRoute.addChildren([signIn, app.addChildren([home, runs, run, inbox, employees, employee])])
+const builder = createRoute({
+  getParentRoute: () => app,
+  path: "/ai-employees/$employeeId/build",
+  validateSearch: pick(["run"]),
+  component: lazyRouteComponent(() => import("../features/builder/BuilderPage"), "BuilderPage")
+})
+
+const routeTree = rootRoute.addChildren([signIn, app.addChildren([home, runs, run, inbox, employees, employee, builder])])
 
 export const makeRouter = (queryClient: QueryClient) =>
   createRouter({ routeTree, context: { queryClient }, defaultPreload: "intent", scrollRestoration: true })

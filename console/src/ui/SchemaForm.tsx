@@ -46,16 +46,21 @@ const parse = (field: Field, text: string): { value?: unknown; error?: string } 
  * A form generated from a JSON Schema object (a start node's input schema, a HITL form): text,
  * number, choice and yes/no fields by the schema's types, anything else as JSON.
  */
-export const SchemaForm = ({ schema, submitLabel, busy, onSubmit }: {
+export const SchemaForm = ({ schema, submitLabel, busy, onSubmit, initial }: {
   readonly schema: unknown
   readonly submitLabel: string
+  /** Values to start from (a past run's input), instead of the schema's defaults. */
+  readonly initial?: Readonly<Record<string, unknown>> | undefined
   readonly busy?: boolean
   readonly onSubmit: (values: Json) => void
 }) => {
   const id = useId()
   const fields = fieldsOf(schema)
   const [texts, setTexts] = useState<Record<string, string>>(() =>
-    Object.fromEntries(fields.map((f) => [f.name, f.schema.default === undefined ? (kindOf(f.schema) === "boolean" ? "false" : "") : typeof f.schema.default === "string" ? f.schema.default : JSON.stringify(f.schema.default)]))
+    Object.fromEntries(fields.map((f) => {
+      const start = initial?.[f.name] ?? f.schema.default
+      return [f.name, start === undefined ? (kindOf(f.schema) === "boolean" ? "false" : "") : typeof start === "string" ? start : JSON.stringify(start)]
+    }))
   )
   const [errors, setErrors] = useState<Record<string, string>>({})
   const submit = (event: FormEvent) => {

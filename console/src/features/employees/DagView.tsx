@@ -1,36 +1,19 @@
 import "@xyflow/react/dist/style.css"
-import dagre from "@dagrejs/dagre"
 import { Background, Controls, type Edge, type Node, ReactFlow } from "@xyflow/react"
 import { useMemo } from "react"
 import type { DrawnEdge, DrawnNode } from "./dagShape"
-
-const WIDTH = 190
-const HEIGHT = 56
-
-/** Positions by dagre, top to bottom: the DAG laid out automatically. */
-const layout = (nodes: ReadonlyArray<DrawnNode>, edges: ReadonlyArray<DrawnEdge>) => {
-  const g = new dagre.graphlib.Graph()
-  g.setGraph({ rankdir: "TB", nodesep: 40, ranksep: 60 })
-  g.setDefaultEdgeLabel(() => ({}))
-  for (const n of nodes) g.setNode(n.id, { width: WIDTH, height: HEIGHT })
-  for (const e of edges) if (g.hasNode(e.from) && g.hasNode(e.to)) g.setEdge(e.from, e.to)
-  dagre.layout(g)
-  return new Map(nodes.map((n) => {
-    const p = g.node(n.id)
-    return [n.id, { x: (p?.x ?? 0) - WIDTH / 2, y: (p?.y ?? 0) - HEIGHT / 2 }]
-  }))
-}
+import { autoLayout, NODE_WIDTH } from "./layout"
 
 /** The AI Employee's DAG drawn with React Flow: each node's name and type, the edges (conditional ones dashed). */
 export const DagView = ({ nodes, edges }: { readonly nodes: ReadonlyArray<DrawnNode>; readonly edges: ReadonlyArray<DrawnEdge> }) => {
   const drawn = useMemo(() => {
-    const at = layout(nodes, edges)
+    const at = autoLayout(nodes, edges)
     const flowNodes: Array<Node> = nodes.map((n) => ({
       id: n.id,
       position: at.get(n.id) ?? { x: 0, y: 0 },
       data: { label: <span className="dag-node"><strong>{n.name ?? n.id}</strong><span>{n.type}</span></span> },
       className: `dag ${n.type}`,
-      style: { width: WIDTH },
+      style: { width: NODE_WIDTH },
       draggable: false,
       connectable: false
     }))

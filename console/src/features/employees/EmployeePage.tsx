@@ -38,7 +38,10 @@ export const EmployeePage = () => {
     <article aria-labelledby="aie-name">
       <div className="page-head">
         <h1 id="aie-name">{w.name} <StatusBadge status={w.status} /></h1>
-        <Link to="/runs" search={{ workflow_id: w.id }}>Its runs</Link>
+        <span className="head-links">
+          <Link to="/runs" search={{ workflow_id: w.id }}>Its runs</Link>
+          <Link to="/ai-employees/$employeeId/build" params={{ employeeId: w.id }} className="button primary">Open the canvas</Link>
+        </span>
       </div>
       {w.description !== undefined && <p>{w.description}</p>}
       <p className="muted">

@@ -1,14 +1,19 @@
 import { useQuery } from "@tanstack/react-query"
 import { Link, useNavigate, useSearch } from "@tanstack/react-router"
+import { useState } from "react"
 import { InteractionType } from "../../../../schemas/Workflow"
 import { api } from "../../api/client"
+import { allows, useSession } from "../../api/session"
 import { StatusBadge, When } from "../../ui/Bits"
 import { Empty, Query } from "../../ui/States"
+import { CreateEmployee } from "./CreateEmployee"
 
 /** The workspace's AI Employees: search, interaction type, archived ones. */
 export const EmployeesPage = () => {
   const search = useSearch({ from: "/app/ai-employees" })
   const navigate = useNavigate()
+  const session = useSession()
+  const [creating, setCreating] = useState(false)
   const list = useQuery({
     queryKey: ["ai-employees", search],
     queryFn: () =>
@@ -27,7 +32,11 @@ export const EmployeesPage = () => {
   const set = (key: string, value: string) => void navigate({ to: "/ai-employees", search: { ...search, [key]: value === "" ? undefined : value } })
   return (
     <section aria-labelledby="aie-title">
-      <h1 id="aie-title">AI Employees</h1>
+      <div className="page-head">
+        <h1 id="aie-title">AI Employees</h1>
+        {allows(session.data?.user.role, "build") && !creating && <button type="button" className="primary" onClick={() => setCreating(true)}>New AI Employee</button>}
+      </div>
+      {creating && <CreateEmployee onClose={() => setCreating(false)} />}
       <form className="filters" role="search" onSubmit={(e) => e.preventDefault()}>
         <label>Search <input type="search" defaultValue={search.q ?? ""} onChange={(e) => set("q", e.target.value)} placeholder="Name or description" /></label>
         <label>
@@ -46,7 +55,7 @@ export const EmployeesPage = () => {
             <tbody>
               {p.items.map((w) => (
                 <tr key={w.id}>
-                  <td><Link to="/ai-employees/$employeeId" params={{ employeeId: w.id }}>{w.name}</Link>{w.description !== undefined && <div className="muted">{w.description}</div>}</td>
+                  <td>{w.icon !== undefined && <span className="aie-icon" aria-hidden="true">{w.icon} </span>}<Link to="/ai-employees/$employeeId" params={{ employeeId: w.id }}>{w.name}</Link>{w.category !== undefined && <span className="muted small"> · {w.category}</span>}{w.description !== undefined && <div className="muted">{w.description}</div>}</td>
                   <td>{w.interaction_type}</td>
                   <td><StatusBadge status={w.builder_state === "unpublished_changes" ? "published" : w.builder_state} />{w.builder_state === "unpublished_changes" && <span className="muted"> · changes</span>}</td>
                   <td>{w.active_version !== undefined ? `v${w.active_version} live` : "—"} · {w.latest_version} saved</td>

@@ -54,6 +54,7 @@ export const RunPage = () => {
       {cancel.error !== null && <ErrorState error={cancel.error} />}
       <p className="muted">
         <Link to="/ai-employees/$employeeId" params={{ employeeId: r.workflow_id }}>{r.workflow_name}</Link> · version {r.version} · {r.trigger_type}
+        {" · "}<Link to="/ai-employees/$employeeId/build" params={{ employeeId: r.workflow_id }} search={{ run: r.id }}>Open in the editor</Link>
         {r.parent_run_id !== undefined && <> · started by <Link to="/runs/$runId" params={{ runId: r.parent_run_id }} className="mono">{r.parent_run_id.slice(0, 8)}</Link></>}
       </p>
       <Tabs

@@ -3,9 +3,10 @@ import { api } from "../../api/client"
 
 const TERMINAL = new Set(["completed", "failed", "cancelled", "skipped"])
 
-export const useRun = (runId: string) =>
+export const useRun = (runId: string, enabled = true) =>
   useQuery({
     queryKey: ["run", runId],
+    enabled,
     queryFn: () => api((c) => c.runs.get({ path: { run_id: runId } })),
     refetchInterval: (query) => (query.state.data !== undefined && TERMINAL.has(query.state.data.status) ? false : 3_000)
   })

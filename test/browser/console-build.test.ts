@@ -5,6 +5,7 @@ import { browserAvailable, launchBrowser, signIn, watchedPage } from "../support
 import { adminToken } from "../support/Fixtures.js"
 import { http } from "../support/Http.js"
 import { RunPlatformLive } from "../support/RunPlatform.js"
+import { createWorkflow, saveDag } from "../support/Workflows.js"
 import { waitForStatus } from "../support/Runs.js"
 import { ScriptedModel } from "../support/ScriptedModel.js"
 import { ADMIN_EMAIL, ADMIN_PASSWORD, TestPlatform } from "../support/TestPlatform.js"
@@ -113,6 +114,60 @@ layer(RunPlatformLive(), { excludeTestServices: true, timeout: "180 seconds" })(
       })
       const runId = page.url().match(/\/runs\/([0-9a-f-]{36})/)![1]!
       assert.strictEqual((yield* waitForStatus(token, runId, ["completed", "failed"])).status, "completed")
+      assert.deepStrictEqual(problems(), [])
+    }))
+
+  it.scoped.skipIf(!browserAvailable)("a dry run of the draft lights its steps up on the canvas with their outputs; the run opened again in the editor, its input edited and run again", () =>
+    Effect.gen(function*() {
+      const token = yield* adminToken
+      const model = yield* ScriptedModel
+      const { baseUrl } = yield* TestPlatform
+      model.setScript((request) => ({ text: "", chunks: [`Reply to: ${String(request.messages.at(-1)?.content ?? "").slice(-40)}`], delayMs: 700 }))
+      const w = yield* createWorkflow(token, { name: "Two steps" })
+      yield* saveDag(token, w.id, {
+        input_schema: { type: "object", properties: { question: { type: "string", title: "Question" } }, required: ["question"] },
+        nodes: [
+          { id: "draft", type: "agent", name: "Draft", agent_config: { agent_type: "respond", type_version: "v1", system_prompt_template: "Draft: {{workflow_input.question}}" } },
+          { id: "check", type: "agent", name: "Check", agent_config: { agent_type: "respond", type_version: "v1", system_prompt_template: "Check {{nodes.draft.output.text}}" } }
+        ],
+        edges: [{ from: "draft", to: "check" }]
+      })
+      const browser = yield* launchBrowser
+      const { page, problems, shot } = yield* watchedPage(browser)
+      yield* signIn(page, baseUrl, ADMIN_EMAIL, ADMIN_PASSWORD, `/ai-employees/${w.id}/build`)
+      yield* Effect.promise(async () => {
+        await page.getByRole("button", { name: "Test" }).click()
+        await page.getByLabel("Question *").fill("Can I carry leave over?")
+        await page.getByRole("button", { name: "Run the draft" }).click()
+        // The first step lights up while the model answers, before the second has started.
+        await node(page, "draft").and(page.locator('[data-status="running"]')).waitFor({ timeout: 15_000 })
+        assert.isNull(await node(page, "check").getAttribute("data-status"))
+      })
+      yield* shot("builder-dry-run")
+      yield* Effect.promise(async () => {
+        await node(page, "check").and(page.locator('[data-status="completed"]')).waitFor({ timeout: 20_000 })
+        await node(page, "draft").getByText("Reply to:").waitFor()
+        await node(page, "draft").click()
+        await page.getByRole("region", { name: "This step in the run" }).getByText("Reply to:").first().waitFor()
+      })
+      const first = new URL(page.url()).searchParams.get("run")!
+      const run = (yield* http("GET", `/api/v1/workflow/runs/${first}`, { token })).body
+      assert.strictEqual(run.is_dry_run, true)
+      assert.strictEqual(run.status, "completed")
+      // Opened again from the run's page: its data on the nodes, its input the form's; edited and run again.
+      yield* Effect.promise(async () => {
+        await page.goto(`${baseUrl}/runs/${first}`)
+        await page.getByRole("link", { name: "Open in the editor" }).click()
+        await node(page, "check").and(page.locator('[data-status="completed"]')).waitFor()
+        await page.getByRole("button", { name: "Test" }).click()
+        assert.strictEqual(await page.getByLabel("Question *").inputValue(), "Can I carry leave over?")
+        await page.getByLabel("Question *").fill("Can I sell leave days?")
+        await page.getByRole("button", { name: "Run the draft with this input" }).click()
+        await page.waitForURL((url) => url.searchParams.get("run") !== null && url.searchParams.get("run") !== first)
+      })
+      const second = new URL(page.url()).searchParams.get("run")!
+      assert.strictEqual((yield* waitForStatus(token, second, ["completed", "failed"])).status, "completed")
+      assert.isTrue(model.requests.some((r) => r.messages.some((m) => String(m.content).includes("Can I sell leave days?"))), "the edited input reached the model")
       assert.deepStrictEqual(problems(), [])
     }))
 })

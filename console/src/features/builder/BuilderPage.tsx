@@ -14,7 +14,7 @@ import { NodePanel } from "./NodePanel"
 import { newNode, nodeProblems, type NodeTypeInfo, referencesFor } from "./nodeTypes"
 import { useRunOverlay } from "./runOverlay"
 import { StartPanel } from "./StartPanel"
-import { type Located, Problems, TestPanel } from "./TestPanel"
+import { type Located, Problems, StepInRun, TestPanel } from "./TestPanel"
 import { Palette, Toolbar } from "./Toolbar"
 
 /** The canvas of an AI Employee: the route's page, which loads it and the signed-in person. */
@@ -198,6 +198,7 @@ const Editor = ({ workflow, userId, runId, readOnly }: { readonly workflow: Work
                 change(removeNodes(doc, new Set([node.id])))
                 setSelected(undefined)
               }}
+              inRun={overlay.detail.has(node.id) ? <StepInRun detail={overlay.detail.get(node.id)!} /> : undefined}
             />
           )
           : selected === START_ID && !readOnly
@@ -210,7 +211,6 @@ const Editor = ({ workflow, userId, runId, readOnly }: { readonly workflow: Work
               busy={test.isPending}
               error={test.error}
               onRun={(input) => test.mutate(input)}
-              selectedDetail={node !== undefined && overlay.detail.has(node.id) ? { name: node.name ?? node.id, ...overlay.detail.get(node.id) } : undefined}
             />
           )
           : (

@@ -164,7 +164,7 @@ export const Canvas = ({ doc, marks, onChange, onSelect, selected }: {
       >
         <Background />
         <FitOnCount count={doc.nodes.length} />
-        <MiniMap pannable zoomable ariaLabel="Overview of the DAG" />
+        <MiniMap pannable zoomable ariaLabel="Overview of the DAG" nodeColor="#c9d4fa" maskColor="rgba(246, 247, 249, 0.7)" />
         <Controls showInteractive={false} />
       </ReactFlow>
     </div>

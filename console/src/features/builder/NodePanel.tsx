@@ -1,4 +1,4 @@
-import { useEffect, useId, useState } from "react"
+import { type ReactNode, useEffect, useId, useState } from "react"
 import { ObjectFields, SchemaField } from "../../ui/JsonSchemaFields"
 import { AgentTypeFields, InstructionsField, KnowledgeField } from "./AgentFields"
 import type { Finding } from "./Canvas"
@@ -31,13 +31,15 @@ const IdField = ({ id, taken, onRename }: { readonly id: string; readonly taken:
  * the type's schema (agent steps get their type and version, instructions with references, and
  * knowledge bases), an optional pause for a person, and what is wrong with it.
  */
-export const NodePanel = ({ node, findings, references, taken, onChange, onRemove }: {
+export const NodePanel = ({ node, findings, references, taken, onChange, onRemove, inRun }: {
   readonly node: DocNode
   readonly findings: ReadonlyArray<Finding>
   readonly references: ReadonlyArray<Reference>
   readonly taken: (id: string) => boolean
   readonly onChange: (next: DocNode, key: string) => void
   readonly onRemove: () => void
+  /** The node's data in the run laid over the canvas. */
+  readonly inRun?: ReactNode
 }) => {
   const nameId = useId()
   const info = typeInfo(node.type)
@@ -56,6 +58,7 @@ export const NodePanel = ({ node, findings, references, taken, onChange, onRemov
           {findings.map((f, i) => <li key={i} className={f.severity}><strong>{f.severity === "error" ? "Blocks publishing" : "Warning"}</strong> {f.message} <span className="mono muted">{f.code}</span></li>)}
         </ul>
       )}
+      {inRun}
       <div className="field">
         <label htmlFor={nameId}>Name</label>
         <input id={nameId} value={node.name ?? ""} onChange={(e) => onChange({ ...node, name: e.target.value === "" ? undefined : e.target.value } as DocNode, `${node.id}.name`)} />

@@ -31,13 +31,12 @@ export const Problems = ({ findings, onSelect }: { readonly findings: ReadonlyAr
  * inputs; its steps light up on the canvas. With a past run opened, its input is the form's
  * starting point: edit it and run the draft again.
  */
-export const TestPanel = ({ inputSchema, run, busy, error, onRun, selectedDetail }: {
+export const TestPanel = ({ inputSchema, run, busy, error, onRun }: {
   readonly inputSchema: JsonValue
   readonly run: { readonly id: string; readonly status: string; readonly is_dry_run: boolean; readonly version: number; readonly input_params: Readonly<Record<string, unknown>>; readonly error?: string | undefined } | undefined
   readonly busy: boolean
   readonly error: unknown
   readonly onRun: (input: JsonValue) => void
-  readonly selectedDetail?: { readonly name: string; readonly input?: unknown; readonly output?: unknown; readonly error?: string } | undefined
 }) => (
   <aside className="side-panel" aria-label="Test">
     <header><h2>Test the draft</h2><span className="muted">A dry run: no tool with side effects is called</span></header>
@@ -57,13 +56,15 @@ export const TestPanel = ({ inputSchema, run, busy, error, onRun, selectedDetail
       onSubmit={onRun}
     />
     {error !== null && error !== undefined && <ErrorState error={error} />}
-    {selectedDetail !== undefined && (
-      <section aria-label={`What ${selectedDetail.name} was given and gave`}>
-        <h3>{selectedDetail.name} in this run</h3>
-        {selectedDetail.input !== undefined && <Json label="Input" value={selectedDetail.input} />}
-        {selectedDetail.output !== undefined && <Json label="Output" value={selectedDetail.output} />}
-        {selectedDetail.error !== undefined && <p className="error-text">{selectedDetail.error}</p>}
-      </section>
-    )}
   </aside>
+)
+
+/** A step of the run shown on the canvas: what it was given and what it gave (or why it failed). */
+export const StepInRun = ({ detail }: { readonly detail: { readonly input?: unknown; readonly output?: unknown; readonly error?: string } }) => (
+  <section className="step-in-run" aria-label="This step in the run">
+    <h3>In the run shown</h3>
+    {detail.input !== undefined && <Json label="Input" value={detail.input} />}
+    {detail.output !== undefined && <Json label="Output" value={detail.output} />}
+    {detail.error !== undefined && <p className="error-text">{detail.error}</p>}
+  </section>
 )

@@ -26,6 +26,13 @@ export const VersionSummary = Schema.Struct({
   created_at: Schema.Date
 })
 
+/** A version in the history: who saved and published it by name too, where that person is still a member. */
+export const VersionListItem = Schema.Struct({
+  ...VersionSummary.fields,
+  saved_by_name: Schema.optional(Schema.String),
+  published_by_name: Schema.optional(Schema.String)
+})
+
 /** A version's full, self-contained snapshot. */
 export const Version = Schema.Struct({
   ...VersionSummary.fields,
@@ -36,7 +43,7 @@ export const Version = Schema.Struct({
 })
 export type Version = typeof Version.Type
 
-export const VersionList = Page(VersionSummary)
+export const VersionList = Page(VersionListItem)
 
 export const PublishResult = Schema.Struct({
   ...Version.fields,

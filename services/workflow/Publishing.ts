@@ -11,6 +11,7 @@ import { blocksPublish } from "../../runtime/dag/Validate.js"
 import { DagChecks } from "./DagChecks.js"
 import { requireBuilder, requireReader } from "../../schemas/Authorization.js"
 import { requireEditable } from "./Editable.js"
+import { People } from "../ports/People.js"
 import { KnowledgeSnapshots } from "../ports/PublishChecks.js"
 import { toSummary, toVersion, type VersionRow, VersionsRepo } from "./VersionsRepo.js"
 import { configOf, type WorkflowRow, WorkflowsRepo } from "./WorkflowsRepo.js"
@@ -31,6 +32,12 @@ const exposedOutputs = (dag: DagDefinition) =>
       : []
   })
 
+const withNames = <V extends { readonly saved_by: string | null; readonly published_by?: string }>(v: V, names: ReadonlyMap<string, string>) => {
+  const saved = v.saved_by !== null ? names.get(v.saved_by) : undefined
+  const published = v.published_by !== undefined ? names.get(v.published_by) : undefined
+  return { ...v, ...(saved !== undefined ? { saved_by_name: saved } : {}), ...(published !== undefined ? { published_by_name: published } : {}) }
+}
+
 const isUniqueViolation = (e: { cause?: unknown }) => (e.cause as { code?: string } | undefined)?.code === "23505"
 
 /** Publish, version history, revert and the deprecated promote. */
@@ -41,6 +48,7 @@ export class Publishing extends Effect.Service<Publishing>()("Publishing", {
     const versions = yield* VersionsRepo
     const checks = yield* DagChecks
     const knowledge = yield* KnowledgeSnapshots
+    const people = yield* People
 
     const visible = workflows.visible
 
@@ -120,7 +128,11 @@ export class Publishing extends Effect.Service<Publishing>()("Publishing", {
         yield* visible(principal, id)
         yield* requireReader(principal)
         const { rows, total } = yield* versions.list(principal, id, params.page_size, pageOffset(params)).pipe(Effect.orDie)
-        return pageOf(params, rows.map(toSummary), total)
+        // Who saved and published each version, by name: the few people of a page, asked once each.
+        const ids = [...new Set(rows.flatMap((r) => [r.saved_by, r.published_by]).filter((u): u is NonNullable<typeof u> => u !== null))]
+        const found = yield* Effect.forEach(ids, (u) => Effect.map(people.member(principal, u), (m) => [u, Option.map(m, (x) => x.name)] as const), { concurrency: 4 })
+        const names = new Map(found.flatMap(([u, name]) => (Option.isSome(name) ? [[u as string, name.value]] : [])))
+        return pageOf(params, rows.map((r) => withNames(toSummary(r), names)), total)
       })
 
     const get = (principal: Principal, id: WorkflowId, number: number) =>

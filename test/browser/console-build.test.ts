@@ -5,7 +5,7 @@ import { browserAvailable, launchBrowser, signIn, watchedPage } from "../support
 import { adminToken } from "../support/Fixtures.js"
 import { http } from "../support/Http.js"
 import { RunPlatformLive } from "../support/RunPlatform.js"
-import { createWorkflow, saveDag } from "../support/Workflows.js"
+import { createWorkflow, publish, saveDag } from "../support/Workflows.js"
 import { waitForStatus } from "../support/Runs.js"
 import { ScriptedModel } from "../support/ScriptedModel.js"
 import { ADMIN_EMAIL, ADMIN_PASSWORD, TestPlatform } from "../support/TestPlatform.js"
@@ -67,7 +67,7 @@ layer(RunPlatformLive(), { excludeTestServices: true, timeout: "180 seconds" })(
         await page.getByLabel("Instructions *").fill("Polish {{nodes.draft.output.text}}")
       })
       // Drawn once React Flow has measured the nodes: start -> Answer and Answer -> Polish.
-      yield* Effect.promise(() => page.waitForFunction(() => document.querySelectorAll(".react-flow__edge").length === 2))
+      yield* Effect.promise(() => page.waitForFunction("document.querySelectorAll('.react-flow__edge').length === 2"))
       // Undo takes back the whole instructions text at once; redo brings it back.
       yield* Effect.promise(async () => {
         await page.getByRole("button", { name: "Undo" }).click()
@@ -168,6 +168,74 @@ layer(RunPlatformLive(), { excludeTestServices: true, timeout: "180 seconds" })(
       const second = new URL(page.url()).searchParams.get("run")!
       assert.strictEqual((yield* waitForStatus(token, second, ["completed", "failed"])).status, "completed")
       assert.isTrue(model.requests.some((r) => r.messages.some((m) => String(m.content).includes("Can I sell leave days?"))), "the edited input reached the model")
+      assert.deepStrictEqual(problems(), [])
+    }))
+
+  it.scoped.skipIf(!browserAvailable)("versions: the history with who and when, two versions compared on the canvas and as text with their knowledge documents, one renamed, an old one reverted with its knowledge and published", () =>
+    Effect.gen(function*() {
+      const token = yield* adminToken
+      const { baseUrl } = yield* TestPlatform
+      const kb = (yield* http("POST", "/api/v1/ingestion/knowledge-bases", { token, body: { name: "Policies" } })).body.id as string
+      const rule = (yield* http("POST", `/api/v1/ingestion/knowledge-bases/${kb}/documents`, { token, body: { title: "Leave", content: "Leave carries over.", folder_path: "/" } })).body.id as string
+      const agent = (prompt: string) => ({ agent_type: "respond", type_version: "v1", system_prompt_template: prompt })
+      const w = yield* createWorkflow(token, { name: "Versioned helper" })
+      yield* http("PATCH", `/api/v1/workflow/workflows/${w.id}`, {
+        token,
+        body: { knowledge_base_ids: [kb], dag_definition: { nodes: [{ id: "answer", type: "agent", name: "Answer", agent_config: agent("Answer briefly") }, { id: "note", type: "agent", name: "Note", agent_config: agent("Note it") }], edges: [{ from: "answer", to: "note" }] } }
+      })
+      const v1 = (yield* publish(token, w.id)).body.number as number
+      yield* http("POST", `/api/v1/ingestion/knowledge-bases/${kb}/documents`, { token, body: { title: "Leave", content: "Leave expires in March.", folder_path: "/" } })
+      yield* saveDag(token, w.id, {
+        nodes: [{ id: "answer", type: "agent", name: "Answer", agent_config: agent("Answer in detail") }, { id: "check", type: "agent", name: "Check", agent_config: agent("Check it") }],
+        edges: [{ from: "answer", to: "check" }]
+      })
+      const v2 = (yield* publish(token, w.id)).body.number as number
+      const browser = yield* launchBrowser
+      const { page, problems, shot } = yield* watchedPage(browser)
+      yield* signIn(page, baseUrl, ADMIN_EMAIL, ADMIN_PASSWORD, `/ai-employees/${w.id}?tab=versions`)
+      yield* Effect.promise(async () => {
+        const rows = page.locator("table.versions tbody tr")
+        await rows.first().waitFor()
+        assert.strictEqual(await rows.first().getAttribute("data-version"), String(v2), "newest first")
+        await rows.first().getByText("by you").first().waitFor()
+        await page.getByLabel(`Pick version ${v1}`).check()
+        await page.getByLabel(`Pick version ${v2}`).check()
+        await page.getByRole("button", { name: "Compare the two picked" }).click()
+        await page.getByRole("heading", { name: `Version ${v1} → version ${v2}` }).waitFor()
+        // Drawn: Check added, Note removed, Answer changed; listed with the changed field; the knowledge document changed.
+        await node(page, "check").and(page.locator(".diff-added")).waitFor()
+        await node(page, "note").and(page.locator(".diff-removed")).waitFor()
+        await node(page, "answer").and(page.locator(".diff-changed")).waitFor()
+        const changes = page.getByRole("region", { name: "Changes" })
+        await changes.locator('li[data-node-id="answer"]').getByText("agent_config.system_prompt_template").waitFor()
+        await changes.getByText("edge answer → check").waitFor()
+        await page.getByRole("region", { name: "Knowledge documents" }).getByText(rule).waitFor()
+      })
+      yield* shot("versions-compare")
+      // Renamed, then the first version reverted: a new draft that restores the knowledge when published.
+      page.on("dialog", (d) => void d.accept())
+      yield* Effect.promise(async () => {
+        await page.getByRole("link", { name: "Back to the versions" }).click()
+        const first = page.locator(`table.versions tr[data-version="${v1}"]`)
+        await first.getByRole("button", { name: "Rename" }).click()
+        await page.getByRole("form", { name: `Rename version ${v1}` }).getByLabel("Name").fill("Launch")
+        await page.getByRole("form", { name: `Rename version ${v1}` }).getByRole("button", { name: "Save" }).click()
+        await first.getByText("Launch").waitFor()
+        await first.getByRole("button", { name: "Revert to this" }).click()
+        await page.getByText(`Version ${v1} staged as draft version ${v2 + 1}`).waitFor()
+        await page.getByRole("button", { name: `Publish version ${v2 + 1}` }).click()
+        await page.getByText(`Version ${v2 + 1} is live; knowledge rollback done`).waitFor()
+      })
+      const live = (yield* http("GET", `/api/v1/workflow/workflows/${w.id}`, { token })).body
+      assert.strictEqual(live.active_version, v2 + 1)
+      assert.deepStrictEqual(live.dag_definition.nodes.map((n: { id: string }) => n.id), ["answer", "note"])
+      assert.strictEqual((yield* http("GET", `/api/v1/ingestion/knowledge-bases/${kb}/documents/${rule}`, { token })).body.content, "Leave carries over.")
+      // The live version cannot be deleted: it offers no Delete; an older one goes.
+      yield* Effect.promise(async () => {
+        assert.strictEqual(await page.locator(`table.versions tr[data-version="${v2 + 1}"]`).getByRole("button", { name: "Delete" }).count(), 0)
+        await page.locator(`table.versions tr[data-version="${v2}"]`).getByRole("button", { name: "Delete" }).click()
+        await page.locator(`table.versions tr[data-version="${v2}"]`).waitFor({ state: "detached" })
+      })
       assert.deepStrictEqual(problems(), [])
     }))
 })

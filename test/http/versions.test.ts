@@ -41,6 +41,11 @@ layer(TestPlatformLive({ redis: false, env: LLM_ENV }), { excludeTestServices: t
       assert.deepStrictEqual(versions.map((v) => v.number), [5, 4, 3, 2, 1])
       assert.deepStrictEqual(versions.filter((v) => v.active).map((v) => v.number), [5])
       assert.isUndefined(versions.find((v) => v.number === 2)?.published_at)
+      // Who saved and published, by name as well as by id (the console's history shows it).
+      const me = (yield* http("GET", "/api/v1/auth/users/me", { token })).body.user
+      const five = versions.find((v) => v.number === 5) as Record<string, unknown> | undefined
+      assert.strictEqual(five?.saved_by_name, me.name)
+      assert.strictEqual(five?.published_by_name, me.name)
       const one = yield* http("GET", `/api/v1/workflow/workflows/${w.id}/versions/3`, { token })
       assert.deepStrictEqual(one.body.dag_definition, simpleDag("two"))
       assert.strictEqual((yield* http("GET", `/api/v1/workflow/workflows/${w.id}/versions/99`, { token })).status, 404)

@@ -5,7 +5,7 @@ import { AuthMeApi, AuthPublicApi } from "../../../schemas/AuthApi"
 import { IngestionApi } from "../../../schemas/IngestionApi"
 import { HitlApi, RunsApi } from "../../../schemas/RunApi"
 import { NudgesApi } from "../../../schemas/TriggerApi"
-import { AiEmployeesApi, WorkflowsApi } from "../../../schemas/WorkflowApi"
+import { AiEmployeesApi, LlmProvidersApi, WorkflowsApi } from "../../../schemas/WorkflowApi"
 
 /**
  * The groups of the contract (`schemas/Api.ts` mounts the same ones) the console calls: a client
@@ -19,6 +19,7 @@ export const ConsoleApi = HttpApi.make("builder-platform")
   .add(AiEmployeesApi)
   .add(AgentsApi)
   .add(IngestionApi)
+  .add(LlmProvidersApi)
   .add(RunsApi)
   .add(HitlApi)
   .add(NudgesApi)

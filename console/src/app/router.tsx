@@ -84,7 +84,14 @@ const builder = createRoute({
   component: lazyRouteComponent(() => import("../features/builder/BuilderPage"), "BuilderPage")
 })
 
-const routeTree = rootRoute.addChildren([signIn, app.addChildren([home, runs, run, inbox, employees, employee, builder])])
+const compare = createRoute({
+  getParentRoute: () => app,
+  path: "/ai-employees/$employeeId/compare",
+  validateSearch: pick(["from", "to"]),
+  component: lazyRouteComponent(() => import("../features/versions/ComparePage"), "ComparePage")
+})
+
+const routeTree = rootRoute.addChildren([signIn, app.addChildren([home, runs, run, inbox, employees, employee, builder, compare])])
 
 export const makeRouter = (queryClient: QueryClient) =>
   createRouter({ routeTree, context: { queryClient }, defaultPreload: "intent", scrollRestoration: true })

@@ -21,6 +21,8 @@ export interface Marks {
   /** The step's output (or error) in that run, pinned to the node. */
   readonly output?: ReadonlyMap<string, string>
   readonly diff?: ReadonlyMap<string, "added" | "removed" | "changed">
+  /** Edges (`from->to`) only the newer or only the older version of a comparison has. */
+  readonly edgeDiff?: ReadonlyMap<string, "added" | "removed">
 }
 
 interface StepData extends Record<string, unknown> {
@@ -131,9 +133,10 @@ export const Canvas = ({ doc, marks, onChange, onSelect, selected }: {
       id: edgeKey(e, i),
       source: e.from,
       target: e.to,
+      ...(marks.edgeDiff?.has(`${e.from}->${e.to}`) === true ? { className: `edge-${marks.edgeDiff.get(`${e.from}->${e.to}`)}` } : {}),
       ...(e.condition !== undefined ? { label: conditionText(e.condition), style: { strokeDasharray: "6 4" } } : {})
     }))
-  ], [doc])
+  ], [doc, marks.edgeDiff])
   const editable = onChange !== undefined
   return (
     <div className="builder-canvas" aria-label="The AI Employee's DAG">

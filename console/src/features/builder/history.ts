@@ -1,4 +1,4 @@
-import type { Doc } from "./dagDoc"
+import type { Doc } from "./dagDoc.js"
 
 /**
  * The canvas's undo and redo: every change pushes the DAG it replaced; a run of changes with one

@@ -1,6 +1,6 @@
 import { Either, JSONSchema, ParseResult, Schema } from "effect"
-import * as Dag from "../../../../schemas/Dag"
-import type { DocNode, Json } from "./dagDoc"
+import * as Dag from "../../../../schemas/Dag.js"
+import type { DocNode, Json } from "./dagDoc.js"
 
 /**
  * The node types the palette offers, each with the schema of its config block: the same schemas

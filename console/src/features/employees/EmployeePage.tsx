@@ -4,14 +4,18 @@ import { lazy, Suspense } from "react"
 import { api } from "../../api/client"
 import { StatusBadge, When } from "../../ui/Bits"
 import { SchemaForm } from "../../ui/SchemaForm"
-import { ErrorState, Loading, Query } from "../../ui/States"
+import { ErrorState, Loading } from "../../ui/States"
 import { TabPanel, Tabs } from "../../ui/Tabs"
+import { allows, useSession } from "../../api/session"
+import { VersionsPanel } from "../versions/VersionsPanel"
+import { ConfigPanel } from "./ConfigPanel"
+import { SettingsPanel } from "./SettingsPanel"
 import { dagShape } from "./dagShape"
 
 // React Flow and dagre load only where a DAG is drawn.
 const DagView = lazy(() => import("./DagView"))
 
-const TABS = ["overview", "versions", "run"] as const
+const TABS = ["overview", "versions", "run", "settings", "configuration"] as const
 type Tab = (typeof TABS)[number]
 
 /** An AI Employee: its status, versions, its DAG drawn, and a run started from its input form. */
@@ -19,13 +23,9 @@ export const EmployeePage = () => {
   const { employeeId } = useParams({ from: "/app/ai-employees/$employeeId" })
   const search = useSearch({ from: "/app/ai-employees/$employeeId" })
   const navigate = useNavigate()
+  const session = useSession()
   const tab: Tab = TABS.includes(search.tab as Tab) ? search.tab as Tab : "overview"
   const employee = useQuery({ queryKey: ["ai-employee", employeeId], queryFn: () => api((c) => c.workflows.get({ path: { id: employeeId as never } })) })
-  const versions = useQuery({
-    queryKey: ["ai-employee", employeeId, "versions"],
-    queryFn: () => api((c) => c.workflows.versions({ path: { id: employeeId as never }, urlParams: { page: 1, page_size: 100 } })),
-    enabled: tab === "versions"
-  })
   const start = useMutation({
     mutationFn: (input: Record<string, unknown>) => api((c) => c.runs.run({ path: { id: employeeId as never }, payload: { input_params: input }, headers: {} })),
     onSuccess: (run) => navigate({ to: "/runs/$runId", params: { runId: run.id }, search: { tab: "steps" } })
@@ -34,10 +34,11 @@ export const EmployeePage = () => {
   if (employee.error !== null) return <ErrorState error={employee.error} retry={() => void employee.refetch()} />
   const w = employee.data
   const dag = dagShape(w.dag_definition)
+  const canWrite = allows(session.data?.user.role, "build") && w.adopted_at === undefined
   return (
     <article aria-labelledby="aie-name">
       <div className="page-head">
-        <h1 id="aie-name">{w.name} <StatusBadge status={w.status} /></h1>
+        <h1 id="aie-name">{w.icon !== undefined && <span aria-hidden="true">{w.icon} </span>}{w.name} <StatusBadge status={w.status} /></h1>
         <span className="head-links">
           <Link to="/runs" search={{ workflow_id: w.id }}>Its runs</Link>
           <Link to="/ai-employees/$employeeId/build" params={{ employeeId: w.id }} className="button primary">Open the canvas</Link>
@@ -53,32 +54,16 @@ export const EmployeePage = () => {
         selected={tab}
         label="AI Employee views"
         idPrefix="aie"
-        name={(t) => t === "run" ? "Start a run" : t[0]!.toUpperCase() + t.slice(1)}
+        name={(t) => t === "run" ? "Start a run" : t === "configuration" ? "Models and chat" : t[0]!.toUpperCase() + t.slice(1)}
         onSelect={(t) => void navigate({ to: "/ai-employees/$employeeId", params: { employeeId }, search: { tab: t === "overview" ? undefined : t }, replace: true })}
       />
       <TabPanel idPrefix="aie" tab={tab}>
         {tab === "overview" && (dag.nodes.length === 0
           ? <p className="muted">The DAG has no nodes yet.</p>
           : <Suspense fallback={<Loading label="Drawing the DAG" />}><DagView nodes={dag.nodes} edges={dag.edges} /></Suspense>)}
-        {tab === "versions" && (
-          <Query query={versions}>
-            {(v) => (
-              <table className="grid">
-                <thead><tr><th scope="col">Version</th><th scope="col">Name</th><th scope="col">State</th><th scope="col">Saved</th></tr></thead>
-                <tbody>
-                  {v.items.map((version) => (
-                    <tr key={version.number}>
-                      <td>v{version.number}</td>
-                      <td>{version.name ?? "—"}</td>
-                      <td>{version.active ? <StatusBadge status="published" /> : version.published_at !== undefined ? "published earlier" : <StatusBadge status="draft" />}</td>
-                      <td><When at={version.created_at} /></td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            )}
-          </Query>
-        )}
+        {tab === "versions" && <VersionsPanel workflow={w} />}
+        {tab === "settings" && <SettingsPanel workflow={w} canWrite={canWrite} />}
+        {tab === "configuration" && <ConfigPanel id={w.id} canWrite={canWrite && !w.archived} />}
         {tab === "run" && (w.active_version === undefined
           ? <p className="muted">Publish a version to start runs.</p>
           : (

@@ -30,3 +30,17 @@ export const Schedule = Schema.Struct({
   updated_at: Schema.Date
 })
 export type Schedule = typeof Schedule.Type
+
+/** POST /schedule-preview: when a cron expression would fire, before it is saved. */
+export const SchedulePreviewRequest = Schema.Struct({
+  cron: ScheduleRequest.fields.cron,
+  timezone: ScheduleRequest.fields.timezone,
+  count: Schema.optionalWith(Schema.Int.pipe(Schema.between(1, 20)), { default: () => 5 })
+})
+
+export const SchedulePreview = Schema.Struct({
+  cron: Schema.String,
+  timezone: Schema.String,
+  /** The next fire times from now, in UTC (the time zone only decides which instants those are). */
+  next_fire_times: Schema.Array(Schema.Date)
+})

@@ -34,6 +34,16 @@ export class SchedulesApi extends HttpApiGroup.make("schedules")
   )
   .add(HttpApiEndpoint.post("disable")`/workflows/${workflowId}/schedule/disable`.addSuccess(S.Schedule))
   .add(HttpApiEndpoint.del("remove")`/workflows/${workflowId}/schedule`.addSuccess(HttpApiSchema.NoContent))
+  .add(
+    HttpApiEndpoint.post("previewSchedule", "/schedule-preview")
+      .setPayload(S.SchedulePreviewRequest)
+      .addSuccess(S.SchedulePreview)
+      .annotate(
+        OpenApi.Description,
+        "The next `count` (default 5, at most 20) fire times of a cron expression in a time zone, parsed exactly as a saved schedule is; " +
+          "400 INVALID_SCHEDULE naming the field otherwise. Saves nothing."
+      )
+  )
   .addError(Conflict)
   .middleware(Security.Authentication)
   .prefix("/api/v1/workflow")

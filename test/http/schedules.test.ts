@@ -57,6 +57,16 @@ layer(PlatformLive, { excludeTestServices: true, timeout: "60 seconds" })("sched
       assert.strictEqual(badZone.status, 400)
       assert.strictEqual(badZone.body.details[0].field, "timezone")
       assert.strictEqual((yield* http("GET", path, { token: admin })).status, 404)
+      // The preview parses as a save does: the next fire times of 9:00 on weekdays in Berlin, in UTC.
+      const preview = yield* http("POST", "/api/v1/workflow/schedule-preview", { token: admin, body: { cron: "0 9 * * 1-5", timezone: "Europe/Berlin", count: 3 } })
+      assert.strictEqual(preview.status, 200, preview.text)
+      assert.lengthOf(preview.body.next_fire_times, 3)
+      for (const t of preview.body.next_fire_times as Array<string>) {
+        const local = new Date(t).toLocaleString("en-GB", { timeZone: "Europe/Berlin", weekday: "short", hour: "2-digit", minute: "2-digit", hour12: false })
+        assert.match(local, /^(Mon|Tue|Wed|Thu|Fri) 09:00$/)
+      }
+      const wrong = yield* http("POST", "/api/v1/workflow/schedule-preview", { token: admin, body: { cron: "0 0 31 2 *" } })
+      assert.strictEqual(wrong.body.details[0].field, "cron")
 
       const put = yield* http("PUT", path, { token: admin, body: { cron: "0 9 * * 1-5", timezone: "Europe/Berlin", input_params: { team: "ops" } } })
       assert.strictEqual(put.status, 200, put.text)

@@ -3,8 +3,9 @@ import { Cause, Effect, Exit, ManagedRuntime, Option } from "effect"
 import { AgentsApi } from "../../../schemas/AgentApi"
 import { AuthMeApi, AuthPublicApi } from "../../../schemas/AuthApi"
 import { IngestionApi } from "../../../schemas/IngestionApi"
-import { HitlApi, RunsApi } from "../../../schemas/RunApi"
-import { NudgesApi } from "../../../schemas/TriggerApi"
+import { IntegrationsApi, McpServersApi } from "../../../schemas/IntegrationApi"
+import { HitlApi, RunsApi, WebhooksApi } from "../../../schemas/RunApi"
+import { DocumentTriggersApi, InboundEmailApi, NudgesApi, SchedulesApi } from "../../../schemas/TriggerApi"
 import { AiEmployeesApi, LlmProvidersApi, WorkflowsApi } from "../../../schemas/WorkflowApi"
 
 /**
@@ -20,9 +21,15 @@ export const ConsoleApi = HttpApi.make("builder-platform")
   .add(AgentsApi)
   .add(IngestionApi)
   .add(LlmProvidersApi)
+  .add(IntegrationsApi)
+  .add(McpServersApi)
   .add(RunsApi)
   .add(HitlApi)
   .add(NudgesApi)
+  .add(SchedulesApi)
+  .add(WebhooksApi)
+  .add(DocumentTriggersApi)
+  .add(InboundEmailApi)
 
 /** What every failed call becomes in the console: the API's flat error body with its status. */
 export class ApiError extends Error {
@@ -39,6 +46,12 @@ export class ApiError extends Error {
 
 const cookie = (name: string) =>
   document.cookie.split("; ").find((c) => c.startsWith(`${name}=`))?.slice(name.length + 1)
+
+/** The CSRF header a write carries (double submit of the readable cookie). */
+export const csrfHeaders = (): Record<string, string> => {
+  const token = cookie("csrf_token")
+  return token === undefined ? {} : { "x-csrf-token": decodeURIComponent(token) }
+}
 
 /**
  * An error answer is read here as the API's error body and fails the call as ApiError, so that

@@ -67,6 +67,8 @@ export const Shell = () => {
             Inbox {waiting > 0 && <span className="count" aria-label={`${waiting} waiting`}>{waiting}</span>}
           </Link>
           <Link to="/ai-employees" activeProps={{ "aria-current": "page" }}>AI Employees</Link>
+          <Link to="/knowledge" activeProps={{ "aria-current": "page" }}>Knowledge</Link>
+          <Link to="/agents" activeProps={{ "aria-current": "page" }}>Agents</Link>
         </nav>
         <div className="who">
           <TenantSwitcher current={user.tenant_id} />

@@ -91,7 +91,28 @@ const compare = createRoute({
   component: lazyRouteComponent(() => import("../features/versions/ComparePage"), "ComparePage")
 })
 
-const routeTree = rootRoute.addChildren([signIn, app.addChildren([home, runs, run, inbox, employees, employee, builder, compare])])
+const knowledge = createRoute({
+  getParentRoute: () => app,
+  path: "/knowledge",
+  component: lazyRouteComponent(() => import("../features/knowledge/KnowledgePage"), "KnowledgePage")
+})
+
+const knowledgeBase = createRoute({
+  getParentRoute: () => app,
+  path: "/knowledge/$kbId",
+  component: lazyRouteComponent(() => import("../features/knowledge/KnowledgeBasePage"), "KnowledgeBasePage")
+})
+
+const agents = createRoute({
+  getParentRoute: () => app,
+  path: "/agents",
+  component: lazyRouteComponent(() => import("../features/agents/AgentsPage"), "AgentsPage")
+})
+
+const routeTree = rootRoute.addChildren([
+  signIn,
+  app.addChildren([home, runs, run, inbox, employees, employee, builder, compare, knowledge, knowledgeBase, agents])
+])
 
 export const makeRouter = (queryClient: QueryClient) =>
   createRouter({ routeTree, context: { queryClient }, defaultPreload: "intent", scrollRestoration: true })

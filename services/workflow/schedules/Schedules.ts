@@ -6,7 +6,7 @@ import type { WorkflowId } from "../../../schemas/Ids.js"
 import type { Principal } from "../../../schemas/Principal.js"
 import type { ScheduleRequest } from "../../../schemas/Schedule.js"
 import { WorkflowsRepo } from "../WorkflowsRepo.js"
-import { ScheduleStore, toSchedule } from "./ScheduleStore.js"
+import { checkSpec, ScheduleStore, toSchedule } from "./ScheduleStore.js"
 
 /** The schedule endpoints: builders write an AI Employee's schedule; readers see it. */
 export class Schedules extends Effect.Service<Schedules>()("Schedules", {
@@ -59,6 +59,22 @@ export class Schedules extends Effect.Service<Schedules>()("Schedules", {
         Effect.withSpan("Schedules.remove")
       )
 
-    return { put, get, enable, disable, remove }
+    /** The next fire times of a cron expression, parsed as a saved one is (nothing is written). */
+    const preview = (principal: Principal, request: { readonly cron: string; readonly timezone: string; readonly count: number }) =>
+      Effect.zipRight(requireReader(principal), checkSpec(request)).pipe(
+        Effect.map((schedule) => {
+          const next: Array<Date> = []
+          for (let at = new Date(); next.length < request.count;) {
+            const fire = schedule.nextAfter(at)
+            if (fire === undefined) break
+            next.push(fire)
+            at = fire
+          }
+          return { cron: request.cron, timezone: request.timezone, next_fire_times: next }
+        }),
+        Effect.withSpan("Schedules.preview")
+      )
+
+    return { put, get, enable, disable, remove, preview }
   })
 }) {}

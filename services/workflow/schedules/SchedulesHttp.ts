@@ -11,4 +11,5 @@ export const SchedulesHttp = HttpApiBuilder.group(PlatformApi, "schedules", (han
       .handle("get", ({ path }) => Effect.flatMap(CurrentPrincipal, (p) => schedules.get(p, path.id)))
       .handle("enable", ({ path }) => Effect.flatMap(CurrentPrincipal, (p) => schedules.enable(p, path.id)))
       .handle("disable", ({ path }) => Effect.flatMap(CurrentPrincipal, (p) => schedules.disable(p, path.id)))
-      .handle("remove", ({ path }) => Effect.flatMap(CurrentPrincipal, (p) => schedules.remove(p, path.id)))))
+      .handle("remove", ({ path }) => Effect.flatMap(CurrentPrincipal, (p) => schedules.remove(p, path.id)))
+      .handle("previewSchedule", ({ payload }) => Effect.flatMap(CurrentPrincipal, (p) => schedules.preview(p, payload)))))

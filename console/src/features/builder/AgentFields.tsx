@@ -141,3 +141,50 @@ export const KnowledgeField = ({ value, onChange }: { readonly value: ReadonlyAr
     </fieldset>
   )
 }
+
+const useTools = () => ({
+  functions: useQuery({ queryKey: ["callable-functions"], queryFn: () => api((c) => c.integrations.callable()), staleTime: 30_000 }),
+  installed: useQuery({ queryKey: ["integrations"], queryFn: () => api((c) => c.integrations.installed()), staleTime: 30_000 }),
+  mcp: useQuery({ queryKey: ["mcp-servers"], queryFn: () => api((c) => c.mcpServers.list()), staleTime: 30_000 })
+})
+
+const toggled = (list: ReadonlyArray<string>, id: string, on: boolean) => (on ? [...list, id] : list.filter((v) => v !== id))
+
+/**
+ * The tools the step may call: functions of the workspace's installed integrations and its MCP
+ * servers. What still waits for an admin (an integration pending, a server in review) is shown as
+ * such: publishing with it is refused until it is approved.
+ */
+export const ToolsField = ({ actions, servers, onChange }: {
+  readonly actions: ReadonlyArray<string>
+  readonly servers: ReadonlyArray<string>
+  readonly onChange: (next: { readonly action_ids: ReadonlyArray<string>; readonly mcp_server_ids: ReadonlyArray<string> }) => void
+}) => {
+  const { functions, installed, mcp } = useTools()
+  const pending = (installed.data?.items ?? []).filter((i) => i.status !== "active")
+  return (
+    <fieldset className="field-group">
+      <legend>Tools</legend>
+      {(functions.data?.items ?? []).map((f) => (
+        <label key={f.function_id} className="check" title={f.description}>
+          <input type="checkbox" checked={actions.includes(f.function_id)} onChange={(e) => onChange({ action_ids: toggled(actions, f.function_id, e.target.checked), mcp_server_ids: servers })} />{" "}
+          {f.integration_name}.{f.function_name}{f.side_effects && <span className="badge wait">changes data</span>}
+        </label>
+      ))}
+      {pending.map((i) => <span key={i.id} className="muted small">{i.display_name}: {i.status === "pending" ? "pending an admin's approval" : "disabled"}</span>)}
+      {(mcp.data?.items ?? []).map((s) => (
+        <label key={s.id} className="check">
+          <input type="checkbox" checked={servers.includes(s.id)} onChange={(e) => onChange({ action_ids: actions, mcp_server_ids: toggled(servers, s.id, e.target.checked) })} />{" "}
+          MCP {s.name} <span className="muted small">{s.tool_count} tools</span>
+          {s.status !== "active" && <span className="badge wait">{s.status === "pending_review" ? "pending an admin's review" : "disabled"}</span>}
+        </label>
+      ))}
+      {!functions.isPending && !mcp.isPending && (functions.data?.items.length ?? 0) + (mcp.data?.items.length ?? 0) === 0 && (
+        <span className="muted small">No tools yet: an admin installs integrations and registers MCP servers for the workspace.</span>
+      )}
+      {[...actions.filter((a) => !(functions.data?.items ?? []).some((f) => f.function_id === a)), ...servers.filter((s) => !(mcp.data?.items ?? []).some((m) => m.id === s))].map((id) => (
+        <span key={id} className="error-text small mono">{id}: not a tool of this workspace</span>
+      ))}
+    </fieldset>
+  )
+}

@@ -126,7 +126,11 @@ export const Canvas = ({ doc, marks, onChange, onSelect, selected }: {
     ]
   }, [doc, marks, selected, inputs.join("\u0000")])
   const [nodes, setNodes] = useState(derived)
-  useEffect(() => setNodes(derived), [derived])
+  // A node keeps its measured size across updates: React Flow hides a node until it is measured.
+  useEffect(() => setNodes((previous) => {
+    const measured = new Map(previous.map((n) => [n.id, n.measured]))
+    return derived.map((n) => (measured.get(n.id) !== undefined ? { ...n, measured: measured.get(n.id)! } : n))
+  }), [derived])
   const edges = useMemo((): Array<Edge> => [
     ...roots(doc).map((id) => ({ id: `${START_ID}->${id}`, source: START_ID, target: id, deletable: false, selectable: false, className: "start-edge" })),
     ...doc.edges.map((e, i) => ({

@@ -1,6 +1,6 @@
 import { type ReactNode, useEffect, useId, useState } from "react"
 import { ObjectFields, SchemaField } from "../../ui/JsonSchemaFields"
-import { AgentTypeFields, InstructionsField, KnowledgeField } from "./AgentFields"
+import { AgentTypeFields, InstructionsField, KnowledgeField, ToolsField } from "./AgentFields"
 import type { Finding } from "./Canvas"
 import { type DocNode, isRecord, type Json } from "./dagDoc"
 import { HITL_SCHEMA, nodeProblems, type Reference, typeInfo } from "./nodeTypes"
@@ -94,6 +94,21 @@ export const NodePanel = ({ node, findings, references, taken, onChange, onRemov
                 const ids = Array.isArray(config.knowledge_base_ids) ? config.knowledge_base_ids.map(String) : []
                 return <KnowledgeField key={path} value={ids} onChange={(next) => setConfig(next.length === 0 ? withoutKey(config, "knowledge_base_ids") : { ...config, knowledge_base_ids: next }, "knowledge_base_ids")} />
               }
+              if (path === "action_ids") {
+                const list = (k: string) => (Array.isArray(config[k]) ? (config[k] as ReadonlyArray<unknown>).map(String) : [])
+                return (
+                  <ToolsField
+                    key={path}
+                    actions={list("action_ids")}
+                    servers={list("mcp_server_ids")}
+                    onChange={(next) => {
+                      const rest = withoutKey(withoutKey(config, "action_ids"), "mcp_server_ids")
+                      setConfig({ ...rest, ...(next.action_ids.length > 0 ? { action_ids: next.action_ids } : {}), ...(next.mcp_server_ids.length > 0 ? { mcp_server_ids: next.mcp_server_ids } : {}) }, "tools")
+                    }}
+                  />
+                )
+              }
+              if (path === "mcp_server_ids") return null
               return undefined
             }}
           />

@@ -7,6 +7,7 @@ import { SchemaForm } from "../../ui/SchemaForm"
 import { ErrorState, Loading } from "../../ui/States"
 import { TabPanel, Tabs } from "../../ui/Tabs"
 import { allows, useSession } from "../../api/session"
+import { TriggersPanel } from "../triggers/TriggersPanel"
 import { VersionsPanel } from "../versions/VersionsPanel"
 import { ConfigPanel } from "./ConfigPanel"
 import { SettingsPanel } from "./SettingsPanel"
@@ -15,7 +16,7 @@ import { dagShape } from "./dagShape"
 // React Flow and dagre load only where a DAG is drawn.
 const DagView = lazy(() => import("./DagView"))
 
-const TABS = ["overview", "versions", "run", "settings", "configuration"] as const
+const TABS = ["overview", "versions", "run", "triggers", "settings", "configuration"] as const
 type Tab = (typeof TABS)[number]
 
 /** An AI Employee: its status, versions, its DAG drawn, and a run started from its input form. */
@@ -62,6 +63,7 @@ export const EmployeePage = () => {
           ? <p className="muted">The DAG has no nodes yet.</p>
           : <Suspense fallback={<Loading label="Drawing the DAG" />}><DagView nodes={dag.nodes} edges={dag.edges} /></Suspense>)}
         {tab === "versions" && <VersionsPanel workflow={w} />}
+        {tab === "triggers" && <TriggersPanel workflow={w} canWrite={canWrite && !w.archived} />}
         {tab === "settings" && <SettingsPanel workflow={w} canWrite={canWrite} />}
         {tab === "configuration" && <ConfigPanel id={w.id} canWrite={canWrite && !w.archived} />}
         {tab === "run" && (w.active_version === undefined

@@ -75,6 +75,19 @@ layer(RunPlatformLive(), { excludeTestServices: true, timeout: "180 seconds" })(
         await page.getByRole("button", { name: "Redo" }).click()
         assert.strictEqual(await page.getByLabel("Instructions *").inputValue(), "Polish {{nodes.draft.output.text}}")
       })
+      // Copied and pasted under a fresh id, then deleted with the keyboard; auto layout keeps every node.
+      yield* Effect.promise(async () => {
+        await node(page, "step_2").click()
+        await page.keyboard.press("Control+c")
+        await page.keyboard.press("Control+v")
+        await node(page, "step_2_2").waitFor()
+        await node(page, "step_2_2").click()
+        // Held as a person holds a key: React Flow acts on the key being down.
+        await page.keyboard.press("Delete", { delay: 60 })
+        await node(page, "step_2_2").waitFor({ state: "detached" })
+        await page.getByRole("button", { name: "Auto layout" }).click()
+        await node(page, "step_2").click()
+      })
       // Saved: the server's blocker for a reference to a node that does not exist is on that node.
       yield* Effect.promise(async () => {
         await page.getByRole("button", { name: "Save draft" }).click()
@@ -104,6 +117,24 @@ layer(RunPlatformLive(), { excludeTestServices: true, timeout: "180 seconds" })(
       })
       const published = (yield* http("GET", `/api/v1/workflow/workflows/${id}`, { token })).body
       assert.strictEqual(published.builder_state, "published")
+      // Unsaved work survives a reload (the leave prompt accepted) and is offered back; discarded, the saved DAG returns.
+      yield* Effect.promise(async () => {
+        await node(page, "step").click()
+        await page.getByRole("complementary", { name: /^Node / }).getByLabel("Name", { exact: true }).fill("Answer well")
+        await page.getByText("Unsaved changes").waitFor()
+        let asked = ""
+        page.once("dialog", (d) => {
+          asked = d.type()
+          void d.accept()
+        })
+        await page.reload()
+        await page.getByText(/Unsaved changes from .* were restored/).waitFor()
+        assert.strictEqual(asked, "beforeunload")
+        await node(page, "step").getByText("Answer well").waitFor()
+        await page.getByRole("button", { name: "Discard them" }).click()
+        await node(page, "step").getByText("Answer", { exact: true }).waitFor()
+        await page.getByText("All changes saved").waitFor()
+      })
       // The run form of the published version, and the run completing on it.
       yield* Effect.promise(async () => {
         await page.getByRole("link", { name: "Leave helper" }).click()
@@ -147,6 +178,8 @@ layer(RunPlatformLive(), { excludeTestServices: true, timeout: "180 seconds" })(
       yield* Effect.promise(async () => {
         await node(page, "check").and(page.locator('[data-status="completed"]')).waitFor({ timeout: 20_000 })
         await node(page, "draft").getByText("Reply to:").waitFor()
+        // What the step was given, from the run's trace, is on the node too.
+        await node(page, "draft").locator(".step-input").getByText("Can I carry leave over?").waitFor()
         await node(page, "draft").click()
         await page.getByRole("region", { name: "This step in the run" }).getByText("Reply to:").first().waitFor()
       })

@@ -57,6 +57,7 @@ const Editor = ({ workflow, userId, runId, readOnly }: { readonly workflow: Work
   const doc = history.present
   const dirty = !readOnly && !sameDag(doc, base)
   const [selected, setSelected] = useState<string | undefined>(undefined)
+  const [picked, setPicked] = useState<ReadonlyArray<string>>([])
   const [side, setSide] = useState<"test" | "help">(runId !== undefined ? "test" : "help")
   const [server, setServer] = useState<ReadonlyArray<Located>>([])
   const [notice, setNotice] = useState<string | undefined>(undefined)
@@ -109,7 +110,7 @@ const Editor = ({ workflow, userId, runId, readOnly }: { readonly workflow: Work
 
   const findings = useMemo(() => allFindings(doc, server), [doc, server])
   const byNode = useMemo(() => locate(findings), [findings])
-  const marks = useMemo(() => ({ findings: byNode, status: overlay.status, output: overlay.output }), [byNode, overlay.status, overlay.output])
+  const marks = useMemo(() => ({ findings: byNode, status: overlay.status, output: overlay.output, input: overlay.input }), [byNode, overlay.status, overlay.output, overlay.input])
   const node = doc.nodes.find((n) => n.id === selected)
 
   const add = (info: NodeTypeInfo) => {
@@ -134,7 +135,10 @@ const Editor = ({ workflow, userId, runId, readOnly }: { readonly workflow: Work
     const k = e.key.toLowerCase()
     if (k === "z" && !e.shiftKey) dispatch({ kind: "undo" })
     else if ((k === "z" && e.shiftKey) || k === "y") dispatch({ kind: "redo" })
-    else if (k === "c" && node !== undefined) clipboard.current = { nodes: [node], edges: [] }
+    else if (k === "c" && (picked.length > 0 || node !== undefined)) {
+      const ids = new Set(picked.length > 0 ? picked : [node!.id])
+      clipboard.current = { nodes: doc.nodes.filter((n) => ids.has(n.id)), edges: doc.edges.filter((e) => ids.has(e.from) && ids.has(e.to)) }
+    }
     else if (k === "v" && clipboard.current !== undefined) {
       const pasted = paste(doc, clipboard.current.nodes, clipboard.current.edges)
       change(pasted.doc)
@@ -182,7 +186,7 @@ const Editor = ({ workflow, userId, runId, readOnly }: { readonly workflow: Work
       />
       <div className="builder-body">
         <Palette onAdd={add} disabled={readOnly} />
-        <Canvas doc={doc} marks={marks} selected={selected} onSelect={setSelected} {...(readOnly ? {} : { onChange: (d: Doc) => change(d) })} />
+        <Canvas doc={doc} marks={marks} selected={selected} onSelect={setSelected} onPick={setPicked} {...(readOnly ? {} : { onChange: (d: Doc) => change(d) })} />
         {node !== undefined && !readOnly
           ? (
             <NodePanel

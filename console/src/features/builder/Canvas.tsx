@@ -7,6 +7,8 @@ import { typeInfo } from "./nodeTypes"
 
 export const START_ID = "__start"
 
+const DELETE_KEYS = ["Delete", "Backspace"]
+
 export interface Finding {
   readonly code: string
   readonly severity: "warning" | "error"
@@ -20,6 +22,8 @@ export interface Marks {
   readonly status?: ReadonlyMap<string, string>
   /** The step's output (or error) in that run, pinned to the node. */
   readonly output?: ReadonlyMap<string, string>
+  /** What the step was given in that run, short. */
+  readonly input?: ReadonlyMap<string, string>
   readonly diff?: ReadonlyMap<string, "added" | "removed" | "changed">
   /** Edges (`from->to`) only the newer or only the older version of a comparison has. */
   readonly edgeDiff?: ReadonlyMap<string, "added" | "removed">
@@ -31,6 +35,7 @@ interface StepData extends Record<string, unknown> {
   readonly findings: ReadonlyArray<Finding>
   readonly status?: string | undefined
   readonly output?: string | undefined
+  readonly input?: string | undefined
   readonly diff?: string | undefined
 }
 
@@ -53,7 +58,8 @@ const StepNode = ({ data, selected }: NodeProps<Node<StepData>>) => {
         {warnings > 0 && <span className="finding warning" aria-label={`${warnings} warning${warnings === 1 ? "" : "s"}`}>{warnings} warning{warnings === 1 ? "" : "s"}</span>}
         {data.diff !== undefined && <span className="diff-tag">{data.diff}</span>}
       </div>
-      {data.output !== undefined && <div className="step-output">{data.output}</div>}
+      {data.input !== undefined && <div className="step-input"><span className="muted">in</span> {data.input}</div>}
+      {data.output !== undefined && <div className="step-output"><span className="muted">out</span> {data.output}</div>}
       <Handle type="source" position={Position.Bottom} />
     </div>
   )
@@ -103,12 +109,14 @@ export const relayout = (doc: Doc): Doc => {
  * bottom handle to another's top, deleted with Delete or Backspace; the start node (the inputs)
  * leads to every node without an incoming edge. Read-only when `onChange` is absent.
  */
-export const Canvas = ({ doc, marks, onChange, onSelect, selected }: {
+export const Canvas = ({ doc, marks, onChange, onSelect, selected, onPick }: {
   readonly doc: Doc
   readonly marks: Marks
   readonly onChange?: (doc: Doc) => void
   readonly onSelect: (id: string | undefined) => void
   readonly selected: string | undefined
+  /** Every node selected (a box drawn with Shift, Ctrl+click): what copy takes. */
+  readonly onPick?: (ids: ReadonlyArray<string>) => void
 }) => {
   const inputs = Object.keys((doc.input_schema.properties ?? {}) as Record<string, unknown>)
   const derived = useMemo((): Array<Node<StepData>> => {
@@ -121,7 +129,7 @@ export const Canvas = ({ doc, marks, onChange, onSelect, selected }: {
         position: at.of(n),
         selected: selected === n.id,
         style: { width: NODE_WIDTH },
-        data: { node: n, findings: marks.findings?.get(n.id) ?? [], status: marks.status?.get(n.id), output: marks.output?.get(n.id), diff: marks.diff?.get(n.id) }
+        data: { node: n, findings: marks.findings?.get(n.id) ?? [], status: marks.status?.get(n.id), output: marks.output?.get(n.id), input: marks.input?.get(n.id), diff: marks.diff?.get(n.id) }
       }))
     ]
   }, [doc, marks, selected, inputs.join("\u0000")])
@@ -160,11 +168,12 @@ export const Canvas = ({ doc, marks, onChange, onSelect, selected }: {
           if (selected !== undefined && ids.has(selected)) onSelect(undefined)
         }}
         onNodeClick={(_, n) => onSelect(n.id)}
+        onSelectionChange={({ nodes: picked }) => onPick?.(picked.map((n) => n.id).filter((id) => id !== START_ID))}
         onPaneClick={() => onSelect(undefined)}
         nodesDraggable={editable}
         nodesConnectable={editable}
         elementsSelectable
-        deleteKeyCode={editable ? ["Delete", "Backspace"] : null}
+        deleteKeyCode={editable ? DELETE_KEYS : null}
         fitView
         fitViewOptions={{ maxZoom: 1 }}
         proOptions={{ hideAttribution: true }}

@@ -22,7 +22,7 @@ export const useRunOverlay = (runId: string | undefined) => {
   const trace = useTrace(id, { enabled: found && !live, live: false })
   const { events } = useRunEvents(id, found && live)
   const inputs = useMemo(() => (trace.data !== undefined ? stepInputs(trace.data.traces.resourceSpans) : new Map<string, Readonly<Record<string, unknown>>>()), [trace.data])
-  const { status, output, detail } = useMemo(() => {
+  const { status, output, input, detail } = useMemo(() => {
     const status = new Map<string, string>()
     for (const e of events) {
       if (e.node_id === undefined) continue
@@ -32,15 +32,19 @@ export const useRunOverlay = (runId: string | undefined) => {
       if (e.type === "step_skipped") status.set(e.node_id, "skipped")
     }
     const output = new Map<string, string>()
+    const input = new Map<string, string>()
     const detail = new Map<string, { readonly input?: unknown; readonly output?: unknown; readonly error?: string }>()
     for (const s of steps.data?.items ?? []) {
       // A step the stream has not reported yet takes its stored status; a later event wins.
       if (!status.has(s.node_id) || isTerminal(s.status)) status.set(s.node_id, s.status)
       const text = s.error ?? short(s.output)
       if (text !== undefined) output.set(s.node_id, text)
+      const given = inputs.get(s.step_id)
+      const shown = short(given?.input ?? given?.instructions)
+      if (shown !== undefined) input.set(s.node_id, shown)
       detail.set(s.node_id, { ...(inputs.has(s.step_id) ? { input: inputs.get(s.step_id) } : {}), ...(s.output !== undefined ? { output: s.output } : {}), ...(s.error !== undefined ? { error: s.error } : {}) })
     }
-    return { status, output, detail }
+    return { status, output, input, detail }
   }, [events, steps.data, inputs])
-  return { run: run.data, error: run.error, status, output, detail }
+  return { run: run.data, error: run.error, status, output, input, detail }
 }

@@ -265,6 +265,7 @@ layer(RunPlatformLive(), { excludeTestServices: true, timeout: "180 seconds" })(
       assert.strictEqual((yield* http("GET", `/api/v1/ingestion/knowledge-bases/${kb}/documents/${rule}`, { token })).body.content, "Leave carries over.")
       // The live version cannot be deleted: it offers no Delete; an older one goes.
       yield* Effect.promise(async () => {
+        await page.locator(`table.versions tr[data-version="${v2 + 1}"]`).getByText("live").waitFor()
         assert.strictEqual(await page.locator(`table.versions tr[data-version="${v2 + 1}"]`).getByRole("button", { name: "Delete" }).count(), 0)
         await page.locator(`table.versions tr[data-version="${v2}"]`).getByRole("button", { name: "Delete" }).click()
         await page.locator(`table.versions tr[data-version="${v2}"]`).waitFor({ state: "detached" })

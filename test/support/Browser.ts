@@ -48,8 +48,10 @@ export const watchedPage = (browser: Browser, expected: ReadonlyArray<RegExp> = 
         record(`console ${m.type()}: ${m.text()}`)
       })
       page.on("requestfailed", (r) => {
-        // A stream closed by the page itself (navigation, run ended) is not a failure.
-        if (!/\/stream$/.test(new URL(r.url()).pathname)) record(`request failed: ${r.method()} ${r.url()} ${r.failure()?.errorText ?? ""}`)
+        // A stream closed by the page itself (run ended) is not a failure, nor is a request the
+        // page gave up on (a navigation away, a query cancelled): Chromium says ERR_ABORTED.
+        const why = r.failure()?.errorText ?? ""
+        if (!/\/stream$/.test(new URL(r.url()).pathname) && why !== "net::ERR_ABORTED") record(`request failed: ${r.method()} ${r.url()} ${why}`)
       })
       page.on("response", (r) => {
         if (r.status() >= 400 && !expected.some((e) => e.test(`${r.status()} ${r.url()}`))) record(`HTTP ${r.status()}: ${r.request().method()} ${r.url()}`)

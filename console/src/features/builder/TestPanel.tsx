@@ -14,6 +14,7 @@ export const Problems = ({ findings, onSelect }: { readonly findings: ReadonlyAr
   findings.length === 0 ? null : (
     <section className="problems" aria-label="Problems">
       <h3>{findings.some((f) => f.severity === "error") ? "Publishing is blocked" : "Warnings"}</h3>
+      <p className="muted small">As the last save or publish found them, and each node's fields as they are now.</p>
       <ul className="findings">
         {findings.map((f, i) => (
           <li key={i} className={f.severity}>

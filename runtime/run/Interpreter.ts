@@ -87,6 +87,9 @@ export const activate = (runId: string, controls: ActivationControls, fresh?: Ru
       endRun(state, status, error, batch, commit, controls.wake).pipe(Effect.as("idle" as Activation))
 
     if (version === undefined) return yield* finish("failed", `Version ${loaded.run.version} of the AI Employee is gone`, new Batch())
+    if (version.problems.length > 0) {
+      return yield* finish("failed", `Version ${loaded.run.version} cannot run: ${version.problems.join("; ")}`, new Batch())
+    }
     if (state.status === "pending") {
       state.carry.run({ from: ["pending"], to: "running" })
       state.status = "running"

@@ -1,4 +1,4 @@
-import { Context, Effect, Either, Layer, Schema } from "effect"
+import { Context, Effect, Either, Layer, ParseResult, Schema } from "effect"
 import { type DagNode, DagNode as DagNodeSchema, type Edge, Edge as EdgeSchema } from "../../schemas/Dag.js"
 import { defaultWorkflowConfig, type WorkflowConfig } from "../../schemas/Workflow.js"
 import { asRecord } from "../../schemas/Records.js"
@@ -12,21 +12,54 @@ export interface RunnableVersion {
   readonly outputs: ReadonlyArray<{ readonly name: string; readonly value: string }>
   readonly inputSchema: unknown
   readonly config: WorkflowConfig
+  /**
+   * The nodes and edges of the stored DAG that do not decode (a draft left unfinished, a shape
+   * no schema reads any more), each named: a version with any never runs, since running the
+   * rest would end `completed` without them.
+   */
+  readonly problems: ReadonlyArray<string>
 }
 
-const decodeAll = <A, I>(schema: Schema.Schema<A, I>, items: unknown): ReadonlyArray<A> =>
-  (Array.isArray(items) ? items : []).flatMap((item) => {
-    const decoded = Schema.decodeUnknownEither(schema)(item)
-    return Either.isRight(decoded) ? [decoded.right] : []
-  })
+const firstLine = (error: ParseResult.ParseError) => {
+  const issue = ParseResult.ArrayFormatter.formatErrorSync(error)[0]
+  const text = issue === undefined ? error.message : `${issue.path.length > 0 ? `${issue.path.join(".")}: ` : ""}${issue.message}`
+  return text.length > 300 ? `${text.slice(0, 300)}…` : text
+}
+
+const decodeAll = <A, I>(schema: Schema.Schema<A, I>, items: unknown, name: (item: unknown, index: number) => string) => {
+  const problems: Array<string> = []
+  const decoded = (Array.isArray(items) ? items : []).flatMap((item, index) =>
+    Either.match(Schema.decodeUnknownEither(schema, { errors: "first" })(item), {
+      onLeft: (error) => {
+        problems.push(`${name(item, index)}: ${firstLine(error)}`)
+        return []
+      },
+      onRight: (a) => [a]
+    })
+  )
+  return { decoded, problems }
+}
+
+const nodeName = (item: unknown, index: number) => {
+  const n = asRecord(item)
+  return typeof n.id === "string" ? `node '${n.id}'${typeof n.type === "string" ? ` (${n.type})` : ""}` : `node ${index + 1}`
+}
+
+const edgeName = (item: unknown, index: number) => {
+  const e = asRecord(item)
+  return `edge ${index + 1}${typeof e.from === "string" && typeof e.to === "string" ? ` ${e.from} -> ${e.to}` : ""}`
+}
 
 export const runnableVersion = (dagValue: unknown, configValue: unknown): RunnableVersion => {
   const dag = asRecord(dagValue)
-  const nodes = decodeAll(DagNodeSchema, dag.nodes)
+  // Each node against its own type's schema, so the message names what is wrong with it.
+  const nodes = decodeAll(DagNodeSchema, dag.nodes, nodeName)
+  const edges = decodeAll(EdgeSchema, dag.edges, edgeName)
   return {
-    nodes,
-    byId: new Map(nodes.map((n) => [n.id, n])),
-    edges: decodeAll(EdgeSchema, dag.edges),
+    nodes: nodes.decoded,
+    byId: new Map(nodes.decoded.map((n) => [n.id, n])),
+    edges: edges.decoded,
+    problems: [...nodes.problems, ...edges.problems],
     outputs: (Array.isArray(dag.outputs) ? dag.outputs : []).flatMap((o: unknown) => {
       const out = asRecord(o)
       return typeof out.name === "string" && typeof out.value === "string" ? [{ name: out.name, value: out.value }] : []

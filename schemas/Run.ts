@@ -2,8 +2,9 @@ import { Schema } from "effect"
 import { IntFromString } from "./QueryParams.js"
 import { WorkflowId } from "./Ids.js"
 import { DateTimeParam, Page, pageSizeParam } from "./Pagination.js"
+import { RunStatus, StepStatus } from "./RunLifecycle.js"
 
-export const RunStatus = Schema.Literal("pending", "running", "paused", "completed", "failed", "cancelled", "skipped")
+export { RunStatus }
 export const TriggerType = Schema.Literal("ui", "api", "schedule", "webhook", "feedback", "document", "app_public", "email", "eval").annotations({
   description: "eval: a row of an evaluation run (the platform's addition to the documented values; filter it out with trigger_type)"
 })
@@ -47,7 +48,7 @@ export const Step = Schema.Struct({
   node_id: Schema.String,
   node_type: Schema.String,
   node_name: Schema.optional(Schema.String),
-  status: Schema.Literal("running", "completed", "failed", "skipped", "cancelled"),
+  status: StepStatus,
   attempt: Schema.Int,
   output: Schema.optional(Schema.Unknown),
   error: Schema.optional(Schema.String),

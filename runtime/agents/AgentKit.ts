@@ -9,6 +9,7 @@ import { ModelRegistry } from "../models/ModelRegistry.js"
 import { NodeFailure, type NodeResult } from "../nodes/NodeType.js"
 import { asRecord } from "../../schemas/Records.js"
 import { RUN_ID } from "../../otel/RunTraceIds.js"
+import type { RunEventType } from "../../schemas/RunLifecycle.js"
 
 export type AgentConfig = typeof AgentConfigSchema.Type
 
@@ -24,7 +25,7 @@ export interface AgentCall {
   readonly userId?: string | null | undefined
   readonly emitToken: (delta: string) => Effect.Effect<void>
   /** Step events (tool calls); absent outside a run (the agents API's test executions). */
-  readonly emitEvent?: ((type: string, payload: Record<string, unknown>) => Effect.Effect<void>) | undefined
+  readonly emitEvent?: ((type: RunEventType, payload: Record<string, unknown>) => Effect.Effect<void>) | undefined
 }
 
 /** One agent type's behaviour. */

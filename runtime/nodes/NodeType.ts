@@ -3,6 +3,7 @@ import type { DagNode, NodeType as NodeTypeName } from "../../schemas/Dag.js"
 import type { WorkflowConfig } from "../../schemas/Workflow.js"
 import type { RunContext } from "../dag/Context.js"
 import type { TokenUsage } from "../models/ChatModel.js"
+import type { RunEventType } from "../../schemas/RunLifecycle.js"
 
 /** Everything a node execution may read or emit. */
 export interface NodeExecution {
@@ -25,7 +26,7 @@ export interface NodeExecution {
   } | null
   readonly emitToken: (delta: string) => Effect.Effect<void>
   /** A step event other than text (`tool_called`), on the run's stream in order with the tokens. */
-  readonly emitEvent: (type: string, payload: Record<string, unknown>) => Effect.Effect<void>
+  readonly emitEvent: (type: RunEventType, payload: Record<string, unknown>) => Effect.Effect<void>
   /**
    * Creates (once: the id is derived from the run and node) a child run of another AI Employee's
    * active version; the caller waits for it with `{kind: "child", key: <child run id>}`.

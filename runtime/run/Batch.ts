@@ -1,4 +1,4 @@
-import type { RunStatus } from "../RunStatus.js"
+import { illegalSources, type RunEventType, type RunStatus, type StepStatus } from "../../schemas/RunLifecycle.js"
 import type { TokenUsage } from "../models/ChatModel.js"
 
 export interface StepWrite {
@@ -6,7 +6,7 @@ export interface StepWrite {
   readonly node_id: string
   readonly node_type: string
   readonly node_name: string | null
-  readonly status: "running" | "completed" | "failed" | "skipped" | "cancelled"
+  readonly status: StepStatus
   readonly attempt: number
   readonly position: number
   readonly output?: unknown
@@ -18,7 +18,7 @@ export interface StepWrite {
 }
 
 export interface EventWrite {
-  readonly type: string
+  readonly type: RunEventType
   readonly payload: Record<string, unknown>
   /** One event per key and run: a node run again after a crash does not repeat it. */
   readonly key: string
@@ -84,13 +84,20 @@ export class Batch {
     return this
   }
 
-  event(type: string, payload: Record<string, unknown>, key: string, spanId: string | undefined) {
+  event(type: RunEventType, payload: Record<string, unknown>, key: string, spanId: string | undefined) {
     this.events.push({ type, payload, key, spanId })
     return this
   }
 
   /** Successive transitions compose: the first one's `from` guards the statement, the last one's `to` is written. */
   run(update: RunWrite) {
+    // A status move the lifecycle's table does not allow is never written: it is a bug of the caller.
+    if (update.to !== undefined) {
+      const illegal = illegalSources(update.from ?? [], update.to)
+      if (update.from === undefined || update.from.length === 0 || illegal.length > 0) {
+        throw new Error(`A run may not move from ${(update.from ?? []).join("/") || "any status"} to ${update.to} (schemas/RunLifecycle.ts)`)
+      }
+    }
     const from = this.runUpdate?.from ?? update.from
     this.runUpdate = { ...this.runUpdate, ...update, ...(from !== undefined ? { from } : {}) }
     return this

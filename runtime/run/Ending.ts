@@ -9,6 +9,7 @@ import type { Committed } from "./Journal.js"
 import { RunEvents } from "./RunEvents.js"
 import { type EndFollowUp, noFollowUp, type RunEnding, RunEndHooks } from "./RunEndHooks.js"
 import type { RunState } from "./RunState.js"
+import { finalEventOf } from "../../schemas/RunLifecycle.js"
 
 export type EndStatus = RunEnding["status"]
 
@@ -65,7 +66,7 @@ export const endRun = (
     // What followers add goes before the final event: streams stop at run_completed / run_failed / run_cancelled.
     const followed = (follow: EndFollowUp) => {
       for (const e of follow.events) batch.event(e.type, e.payload, e.key, undefined)
-      batch.event(`run_${status}`, status === "failed" ? { status, error } : { status }, `run_${status}`, undefined)
+      batch.event(finalEventOf(status), status === "failed" ? { status, error } : { status }, finalEventOf(status), undefined)
       return commit(batch).pipe(Effect.as(follow))
     }
     const follow = state.run.session_id === null

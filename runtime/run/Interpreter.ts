@@ -1,7 +1,7 @@
 import { Cause, Data, Effect, Fiber, Queue } from "effect"
 import { Telemetry } from "../../otel/Telemetry.js"
 import { settleSkips } from "../dag/Plan.js"
-import { isTerminal } from "../RunStatus.js"
+import { isTerminal } from "../../schemas/RunLifecycle.js"
 import type { NodeFailure } from "../nodes/NodeType.js"
 import { Batch } from "./Batch.js"
 import { endRun } from "./Ending.js"

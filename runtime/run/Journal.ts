@@ -1,7 +1,7 @@
 import { Context, Data, Effect, FiberRef, Layer, Metric, Schema } from "effect"
 import { runsEnded, runsPaused, runsStarted } from "../../otel/Metrics.js"
 import { PreparedSql } from "../../platform/PreparedSql.js"
-import { isTerminal, type RunStatus } from "../RunStatus.js"
+import { isTerminal, type RunStatus } from "../../schemas/RunLifecycle.js"
 import type { Batch } from "./Batch.js"
 import { Journaled } from "./RunRecord.js"
 

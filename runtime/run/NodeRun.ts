@@ -9,6 +9,7 @@ import { type NodeExecution, NodeFailure, type NodeImplementation, NodeRegistry 
 import { Batch, type EventWrite } from "./Batch.js"
 import type { Committed } from "./Journal.js"
 import type { RunState } from "./RunState.js"
+import type { RunEventType } from "../../schemas/RunLifecycle.js"
 
 /** What a node's turn came to; its writes are committed by the loop (with the run's end when it is the last). */
 export type Outcome =
@@ -157,7 +158,7 @@ export const runNode = (node: DagNode, env: NodeEnv) =>
         return Effect.asVoid(env.commit(batch))
       })
     /** An event of the step (a tool call): committed at once, after the text streamed before it. */
-    const emitEvent = (type: string, payload: Record<string, unknown>) =>
+    const emitEvent = (type: RunEventType, payload: Record<string, unknown>) =>
       Effect.suspend(() => {
         cut()
         tokens.push({ type, payload: { ...payload, ...step }, key: `${type}:${node.id}:${tokenKey}:${n++}`, spanId })

@@ -2,6 +2,7 @@ import { Context, Effect, Layer } from "effect"
 import type { DagNode } from "../../schemas/Dag.js"
 import type { RunContext } from "../dag/Context.js"
 import type { RunRecord } from "./RunRecord.js"
+import type { RunEventType } from "../../schemas/RunLifecycle.js"
 
 /** How a run ended, with what a follower needs to make sense of it. */
 export interface RunEnding {
@@ -18,7 +19,7 @@ export interface RunEnding {
 
 /** What a follower adds to the run's end: events in the same commit, and work once it is committed. */
 export interface EndFollowUp {
-  readonly events: ReadonlyArray<{ readonly type: string; readonly payload: Record<string, unknown>; readonly key: string }>
+  readonly events: ReadonlyArray<{ readonly type: RunEventType; readonly payload: Record<string, unknown>; readonly key: string }>
   readonly afterCommit: Effect.Effect<void>
 }
 

@@ -11,7 +11,7 @@ import { badRequest, type BadRequest, conflict, type Conflict } from "../../sche
 import { checkJsonSchema } from "../dag/JsonSchema.js"
 import { RunnableWorkflows } from "./Ports.js"
 import { type CancelResult, RunEntity } from "./RunEntity.js"
-import type { RunStatus } from "../RunStatus.js"
+import { finalEventOf, type RunStatus } from "../../schemas/RunLifecycle.js"
 import type { RunRecord } from "./RunRecord.js"
 import { Versions } from "./Versions.js"
 
@@ -201,6 +201,12 @@ export class RunModule extends Context.Tag("RunModule")<RunModule, {
             r.scheduledFireTime ?? null,
             r.apiKeyId ?? null
           ]).pipe(Effect.orDie)
+          // A run recorded as skipped never runs: its one event ends its stream (seq 1, written once).
+          if (status === "skipped") {
+            yield* sql`INSERT INTO run_events (run_id, seq, dedupe_key, type, payload)
+              VALUES (${record.id}, 1, ${finalEventOf("skipped")}, ${finalEventOf("skipped")}, ${JSON.stringify({ status, skip_reason: r.skipReason })}::jsonb)
+              ON CONFLICT DO NOTHING`.pipe(Effect.orDie)
+          }
           // The request (or whatever traced span creates the run) points at the run's trace.
           yield* Effect.linkSpanCurrent(runRootSpan(record.id), { "bp.link": "started_run" })
           // A given id may name a run that already existed (ON CONFLICT): only a new id is surely this insert's.

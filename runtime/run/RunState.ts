@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto"
 import type { RunContext } from "../dag/Context.js"
 import type { NodeState } from "../dag/Plan.js"
-import type { RunStatus } from "../RunStatus.js"
+import type { RunStatus } from "../../schemas/RunLifecycle.js"
 import { Batch, type StepWrite } from "./Batch.js"
 import type { ChildState, HitlState, Journaled, RunRecord, WaitState } from "./RunRecord.js"
 import { asRecord } from "../../schemas/Records.js"

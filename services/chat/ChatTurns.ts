@@ -146,7 +146,7 @@ export class ChatTurns extends Context.Tag("ChatTurns")<ChatTurns, {
           }
           yield* sql`UPDATE chat_sessions SET last_activity_at = now() WHERE id = ${turn.session_id}`
           const event = {
-            type: "assistant_message",
+            type: "assistant_message" as const,
             key: "assistant_message",
             payload: {
               message_id: turn.assistant_message_id,

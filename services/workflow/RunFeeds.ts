@@ -1,8 +1,8 @@
 import { Effect, Fiber, Option, PubSub, type Scope, Stream } from "effect"
 import { EventBus } from "../../platform/EventBus.js"
 import { eventJson, RunEvents, runChannel, type StoredEvent } from "../../runtime/run/RunEvents.js"
+import { isFinalEvent } from "../../schemas/RunLifecycle.js"
 
-const FINAL = ["run_completed", "run_failed", "run_cancelled"]
 const encoder = new TextEncoder()
 
 /** Events read together, with their Server-Sent Events text encoded once for every follower. */
@@ -15,7 +15,7 @@ export interface FeedBatch {
 }
 
 const batchOf = (runId: string, events: ReadonlyArray<StoredEvent>): FeedBatch => {
-  const end = events.findIndex((e) => FINAL.includes(e.type))
+  const end = events.findIndex((e) => isFinalEvent(e.type))
   const kept = end === -1 ? events : events.slice(0, end + 1)
   return {
     events: kept,

@@ -5,6 +5,7 @@ import { adminToken, createMember } from "../support/Fixtures.js"
 import { http, loginToken } from "../support/Http.js"
 import { ParkNode } from "../support/ParkNode.js"
 import { eventually, publishedWorkflow, sleep } from "../support/RunPlatform.js"
+import { readStream } from "../support/Runs.js"
 import { ScriptedModel } from "../support/ScriptedModel.js"
 import { TestPlatform, TestPlatformLive } from "../support/TestPlatform.js"
 import { createWorkflow, publish, respondNode, saveDag } from "../support/Workflows.js"
@@ -166,6 +167,9 @@ layer(PlatformLive, { excludeTestServices: true, timeout: "60 seconds" })("sched
       const skipped = runs.find((r) => r.status === "skipped")!
       assert.match(skipped.skip_reason ?? "", /overlap_policy skip/)
       assert.isDefined(skipped.scheduled_fire_time)
+      // Its stream replays its one event and closes (it used to stay open: a skipped run wrote no event).
+      const stream = yield* readStream(admin, skipped.id, { timeoutMs: 5_000 })
+      assert.deepStrictEqual(stream.events.map((e) => [e.id, e.data.type, e.data.status]), [[1, "run_skipped", "skipped"]])
       const filtered = yield* http("GET", `/api/v1/workflow/workflows/${id}/runs?status=skipped`, { token: admin })
       assert.isAtLeast(filtered.body.total, 2)
     }))

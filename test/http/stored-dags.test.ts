@@ -1,6 +1,7 @@
 import { assert, layer } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import pg from "pg"
+import { RunStreamEvent } from "../../schemas/RunLifecycle.js"
 import { adminToken } from "../support/Fixtures.js"
 import { http } from "../support/Http.js"
 import { publishedWorkflow, RunPlatformLive } from "../support/RunPlatform.js"
@@ -68,6 +69,10 @@ layer(RunPlatformLive(), { excludeTestServices: true, timeout: "60 seconds" })("
       const steps = (yield* http("GET", `/api/v1/workflow/runs/${run}/steps`, { token })).body.items as Array<{ node_id: string; status: string }>
       assert.deepStrictEqual(steps.map((s) => [s.node_id, s.status]), [["classify", "completed"], ["answer", "completed"]])
       assert.deepStrictEqual(done.named_outputs, { answer: "Refunds take 5 days." })
+      // Every event of its stream is one the lifecycle module describes, payload included.
+      const stream = yield* readStream(token, run)
+      const types = stream.events.map((e) => Schema.decodeUnknownSync(RunStreamEvent)(e.data).type)
+      assert.deepStrictEqual([types[0], types.at(-1)], ["step_started", "run_completed"])
     }))
 
   it.effect("a node or edge no schema reads fails the run at once, naming it: a dry run of such a draft, and a published version changed underneath", () =>

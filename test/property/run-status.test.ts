@@ -1,6 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { FastCheck } from "effect"
-import { isTerminal, next, type RunEvent, type RunStatus } from "../../runtime/RunStatus.js"
+import { Batch } from "../../runtime/run/Batch.js"
+import { illegalSources, isTerminal, next, reaches, RunStatuses, type RunStatus, type RunTransition as RunEvent } from "../../schemas/RunLifecycle.js"
 
 const events: ReadonlyArray<RunEvent> = ["start", "pause", "resume", "complete", "fail", "cancel", "skip"]
 
@@ -34,5 +35,31 @@ describe("run status state machine", () => {
     assert.strictEqual(next("paused", "resume"), "running")
     assert.strictEqual(next("paused", "cancel"), "cancelled")
     assert.isUndefined(next("paused", "complete"))
+  })
+
+  it.prop("one write may take several steps of the table at once, never one the table does not have", {
+    seq: FastCheck.array(FastCheck.constantFrom(...events), { maxLength: 12 })
+  }, ({ seq }) => {
+    let status: RunStatus = "pending"
+    const start = status
+    for (const event of seq) {
+      const to = next(status, event)
+      if (to === undefined) continue
+      status = to
+      assert.isTrue(reaches(start, status) || start === status, `pending reaches ${status}`)
+    }
+  })
+
+  it("the kernel's journal refuses a status write the table does not allow", () => {
+    for (const from of RunStatuses) {
+      for (const to of RunStatuses) {
+        const write = () => new Batch().run({ from: [from], to })
+        if (illegalSources([from], to).length === 0) write()
+        else assert.throws(write, /may not move/, `${from} -> ${to}`)
+      }
+    }
+    assert.throws(() => new Batch().run({ to: "completed" }), /may not move/, "a status write names where it moves from")
+    assert.throws(() => new Batch().run({ from: ["completed"], to: "running" }))
+    new Batch().run({ from: ["pending", "running"], to: "completed" })
   })
 })

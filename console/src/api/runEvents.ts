@@ -1,5 +1,6 @@
 import { useQueryClient } from "@tanstack/react-query"
 import { useEffect, useState } from "react"
+import { isFinalEvent } from "../../../schemas/RunLifecycle"
 
 /** An event of a run's stream as the platform sends it (`type`, `run_id`, and per type `node_id`, `step_id`, `status`, `delta`...). */
 export interface RunEvent {
@@ -13,7 +14,6 @@ export interface RunEvent {
   readonly [key: string]: unknown
 }
 
-const ENDS = new Set(["run_completed", "run_failed", "run_cancelled", "run_skipped"])
 
 /**
  * A run's live events (SSE). The browser's EventSource reconnects by itself with `Last-Event-ID`
@@ -52,7 +52,7 @@ export const useRunEvents = (runId: string, enabled: boolean) => {
       if (event.type === "step_completed" || event.type === "step_failed" || event.type === "run_paused" || event.type === "run_resumed") {
         void queryClient.invalidateQueries({ queryKey: ["run", runId] })
       }
-      if (ENDS.has(event.type)) {
+      if (isFinalEvent(event.type)) {
         source.close()
         setState("ended")
         void queryClient.invalidateQueries({ queryKey: ["run", runId] })

@@ -125,7 +125,7 @@ export const consoleBench = Effect.scoped(Effect.gen(function*() {
   for (const [name, path] of Object.entries(apiPaths)) {
     yield* api(path)
     apiTimes[name] = []
-    for (let i = 0; i < ROUNDS; i++) apiTimes[name]!.push(yield* api(path))
+    for (let i = 0; i < ROUNDS; i++) apiTimes[name].push(yield* api(path))
   }
 
   const browser = yield* Effect.acquireRelease(

@@ -43,7 +43,7 @@ const measure = async (c: Case, concurrency: number) => {
   await Promise.all(Array.from({ length: concurrency }, worker))
   const seconds = (performance.now() - started) / 1000
   latencies.sort((a, b) => a - b)
-  const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * p))]!.toFixed(2)
+  const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * p))].toFixed(2)
   return `${c.name.padEnd(28)} ${String(c.requests).padStart(6)} req  ${(c.requests / seconds).toFixed(0).padStart(6)} req/s  p50 ${pct(0.5)} ms  p99 ${pct(0.99)} ms`
 }
 

@@ -54,7 +54,7 @@ export const hitlBench = Effect.scoped(Effect.gen(function*() {
     () => json(base, token, "POST", `/api/v1/workflow/workflows/${plain.id}/run`, { input_params: {} }),
     { concurrency: 32, discard: true }
   )
-  while ((yield* query<{ n: number }>(`SELECT count(*)::int AS n FROM runs WHERE status <> 'completed'`))[0]!.n > 0) {
+  while ((yield* query<{ n: number }>(`SELECT count(*)::int AS n FROM runs WHERE status <> 'completed'`))[0].n > 0) {
     yield* Effect.sleep("200 millis")
   }
   yield* Effect.sleep("12 seconds")
@@ -68,7 +68,7 @@ export const hitlBench = Effect.scoped(Effect.gen(function*() {
     () => json(base, token, "POST", `/api/v1/workflow/workflows/${workflowId}/run`, { input_params: {} }),
     { concurrency: 32, discard: true }
   )
-  while ((yield* query<{ n: number }>(`SELECT count(*)::int AS n FROM runs WHERE status = 'paused'`))[0]!.n < PAUSED) {
+  while ((yield* query<{ n: number }>(`SELECT count(*)::int AS n FROM runs WHERE status = 'paused'`))[0].n < PAUSED) {
     yield* Effect.sleep("200 millis")
   }
   const pausedAfter = (performance.now() - t0) / 1000

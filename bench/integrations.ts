@@ -80,7 +80,7 @@ export const integrationsBench = Effect.scoped(Effect.gen(function*() {
   const modelBase = yield* toolModel
   const { base, token } = yield* benchPlatform({ DATABASE_URL: db.url, LLM_BASE_URL: modelBase, LLM_MODELS: "bench-model", OUTBOUND_ALLOWED_HOSTS: "127.0.0.2" })
   const entry = yield* json(base, token, "POST", "/api/v1/integrations/catalog/import-spec", { name: "instant", spec_url: `${apiBase}/openapi.json` })
-  const fn = (entry.functions as Array<{ id: string }>)[0]!.id
+  const fn = (entry.functions as Array<{ id: string }>)[0].id
   const install = (yield* json(base, token, "POST", "/api/v1/integrations/integrations", { catalog_id: entry.id })).id as string
   yield* Effect.promise(() => fetch(`${base}/api/v1/integrations/integrations/${install}/credentials`, {
     method: "PUT",
@@ -124,7 +124,7 @@ export const integrationsBench = Effect.scoped(Effect.gen(function*() {
     const [event] = (yield* Effect.promise(() =>
       client.query<{ duration: number }>("SELECT (payload->>'duration_ms')::float8 AS duration FROM run_events WHERE run_id = $1 AND type = 'tool_called'", [run.id])
     )).rows
-    inRun.push(Number(event!.duration))
+    inRun.push(Number(event.duration))
   }
   const d = ms(direct)
   const r = ms(inRun)

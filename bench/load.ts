@@ -172,7 +172,7 @@ export const loadBench = Effect.scoped(Effect.gen(function*() {
   for (let i = 0; i < 200 && (yield* Effect.promise(requests)).length < STREAM_RUNS; i++) yield* sleep(100)
   const arrivals = new Map<string, Array<number>>()
   let open = 0
-  const followers = yield* Effect.fork(Effect.forEach(Array.from({ length: STREAMS }, (_, i) => paused[i % paused.length]!), (runId) => follow(base, token, runId, arrivals, () => void open++), { concurrency: "unbounded" }))
+  const followers = yield* Effect.fork(Effect.forEach(Array.from({ length: STREAMS }, (_, i) => paused[i % paused.length]), (runId) => follow(base, token, runId, arrivals, () => void open++), { concurrency: "unbounded" }))
   // Measured once every stream is open and the platform is idle again.
   for (let i = 0; i < 600 && open < STREAMS; i++) yield* sleep(100)
   yield* sleep(2000)
@@ -194,7 +194,7 @@ export const loadBench = Effect.scoped(Effect.gen(function*() {
   }).sort((a, b) => a - b)
   const perRun = new Map<string, number>()
   for (const r of rows) perRun.set(r.run_id, (perRun.get(r.run_id) ?? 0) + 1)
-  const short = counts.filter((n, i) => n !== perRun.get(paused[i % paused.length]!)).length
+  const short = counts.filter((n, i) => n !== perRun.get(paused[i % paused.length])).length
 
   return [
     `load: ${CONNECTIONS} connections, ${TRIES} tries of ${SECONDS} s after a 2 s warm-up, medians; autocannon in this process, each server in its own`,

@@ -60,7 +60,7 @@ const cluster = (leaseSeconds: number) =>
     const ready = Date.now() - started
     const client = new pg.Client({ connectionString: db.url })
     yield* Effect.acquireRelease(Effect.promise(() => client.connect()), () => Effect.promise(() => client.end()))
-    return { base: bases[0]!, runners, client, allLive, ready }
+    return { base: bases[0], runners, client, allLive, ready }
   })
 
 const token = (base: string) =>
@@ -83,7 +83,7 @@ const takeover = (leaseSeconds: number) =>
       dag_definition: { nodes: [{ id: "a", type: "agent", name: "a", agent_config: { agent_type: "respond", type_version: "v1", system_prompt_template: "x" } }], edges: [] }
     })
     yield* json(base, bearer, "POST", `/api/v1/workflow/workflows/${w.id}/publish`)
-    const frozen = runners[1]!
+    const frozen = runners[1]
     const frozenAt = Date.now()
     frozen.child.kill("SIGSTOP")
     const ids = yield* Effect.forEach(Array.from({ length: RUNS }), () =>
@@ -93,11 +93,11 @@ const takeover = (leaseSeconds: number) =>
     while (movedMs === 0 || doneMs === 0) {
       if (movedMs === 0) {
         const held = yield* Effect.promise(() => client.query<{ n: number }>("SELECT count(*)::int AS n FROM cluster_locks WHERE address = $1", [frozen.address]))
-        if (held.rows[0]!.n === 0) movedMs = Date.now() - frozenAt
+        if (held.rows[0].n === 0) movedMs = Date.now() - frozenAt
       }
       if (doneMs === 0) {
         const open = yield* Effect.promise(() => client.query<{ n: number }>("SELECT count(*)::int AS n FROM runs WHERE id = ANY($1::uuid[]) AND status <> 'completed'", [ids]))
-        if (open.rows[0]!.n === 0) doneMs = Date.now() - frozenAt
+        if (open.rows[0].n === 0) doneMs = Date.now() - frozenAt
       }
       yield* sleep(100)
     }

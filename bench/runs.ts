@@ -66,7 +66,7 @@ export const runsBench = Effect.scoped(Effect.gen(function*() {
       Effect.map((r) => r.id as string)
     )
   const unfinished = query<{ n: number }>(`SELECT count(*)::int AS n FROM runs WHERE status NOT IN ('completed', 'failed', 'cancelled')`).pipe(
-    Effect.map((rows) => rows[0]!.n)
+    Effect.map((rows) => rows[0].n)
   )
   const { ids, nodeCpu, pgCpu, statements, wall } = yield* concurrentRuns({ start, unfinished, trace, warmup: WARMUP, runs: RUNS, concurrency: CONCURRENCY })
   if (process.env.BENCH_STATEMENTS === "1") {

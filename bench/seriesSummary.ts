@@ -14,11 +14,11 @@ const PATTERNS: Record<string, RegExp> = {
 const median = (values: ReadonlyArray<number>) => {
   const sorted = [...values].sort((a, b) => a - b)
   const mid = Math.floor(sorted.length / 2)
-  return sorted.length === 0 ? NaN : sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2
+  return sorted.length === 0 ? NaN : sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2
 }
 
 const tries = new Map<string, Array<number>>()
-for (const line of readFileSync(process.argv[2]!, "utf8").split("\n")) {
+for (const line of readFileSync(process.argv[2], "utf8").split("\n")) {
   const name = line.slice(0, line.indexOf(":"))
   const found = PATTERNS[name]?.exec(line)
   if (found !== undefined && found !== null) tries.set(name, [...(tries.get(name) ?? []), Number(found[1])])

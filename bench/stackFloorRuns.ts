@@ -158,7 +158,7 @@ export const stackFloorRunsBench = Effect.scoped(Effect.gen(function*() {
         for (let i = 0; i < nodes.length; i++) {
           const text = yield* modelCall
           if (JOURNAL) {
-            yield* journalNode(runId, nodes[i]!, i, text)
+            yield* journalNode(runId, nodes[i], i, text)
             continue
           }
           yield* prepared(`INSERT INTO run_steps (id, run_id, node_id, status, output, token_usage) VALUES ($1, $2, $3, 'completed', $4, $5)`, [

@@ -60,7 +60,7 @@ export const triggersBench = Effect.scoped(Effect.gen(function*() {
         })
     ), { concurrency: 32, discard: true })
   const accepted = (performance.now() - t0) / 1000
-  while ((yield* query<{ n: number }>(`SELECT count(*)::int AS n FROM runs WHERE workflow_id = $1 AND status = 'completed'`, [hooked]))[0]!.n < WEBHOOKS) {
+  while ((yield* query<{ n: number }>(`SELECT count(*)::int AS n FROM runs WHERE workflow_id = $1 AND status = 'completed'`, [hooked]))[0].n < WEBHOOKS) {
     yield* Effect.sleep("50 millis")
   }
   const completed = (performance.now() - t0) / 1000
@@ -82,8 +82,8 @@ export const triggersBench = Effect.scoped(Effect.gen(function*() {
            EXTRACT(EPOCH FROM (started_at - scheduled_fire_time)) * 1000 AS started
     FROM runs WHERE scheduled_fire_time >= $1 AND workflow_id = ANY($2::uuid[])`, [watchFrom, ids])
   const distinct = (yield* query<{ n: number }>(`SELECT count(DISTINCT (workflow_id, scheduled_fire_time))::int AS n FROM runs
-    WHERE scheduled_fire_time IS NOT NULL`))[0]!.n
-  const all = (yield* query<{ n: number }>(`SELECT count(*)::int AS n FROM runs WHERE scheduled_fire_time IS NOT NULL`))[0]!.n
+    WHERE scheduled_fire_time IS NOT NULL`))[0].n
+  const all = (yield* query<{ n: number }>(`SELECT count(*)::int AS n FROM runs WHERE scheduled_fire_time IS NOT NULL`))[0].n
   return [
     `webhooks: ${WEBHOOKS} signed deliveries, 32 in flight`,
     `  RESULT_WEBHOOK_ACCEPTED ${(WEBHOOKS / accepted).toFixed(1)} deliveries/s answered 202 (${accepted.toFixed(1)} s)`,

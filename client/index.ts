@@ -1,5 +1,5 @@
 import { FetchHttpClient, HttpApiClient, HttpApiSchema, HttpClient, HttpClientRequest, HttpClientResponse } from "@effect/platform"
-import { Effect, Layer, Schema } from "effect"
+import { Effect, type Layer, type Schema } from "effect"
 import { PlatformApi } from "../schemas/Api.js"
 import * as Errors from "../schemas/Errors.js"
 

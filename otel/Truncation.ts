@@ -27,7 +27,7 @@ const stringValues = (doc: TraceDocument): Array<Holder> => {
     for (const sl of rl.scopeLogs) {
       for (const log of sl.logRecords) {
         fromAttributes(log.attributes)
-        if ("stringValue" in log.body) out.push(log.body as Holder)
+        if ("stringValue" in log.body) out.push(log.body)
       }
     }
   }
@@ -38,7 +38,7 @@ const stringValues = (doc: TraceDocument): Array<Holder> => {
 const cutTo = (values: ReadonlyArray<Holder>, originals: ReadonlyArray<string>, limit: number) => {
   let cut = false
   values.forEach((h, i) => {
-    const original = originals[i]!
+    const original = originals[i]
     h.stringValue = original.length > limit ? original.slice(0, limit) + TRUNCATION_MARK : original
     cut ||= original.length > limit
   })
@@ -59,7 +59,7 @@ export const fitToCap = (
   // The document's braces are shared with the envelope's; `truncated` may flip to true.
   capBytes -= byteSize({ ...envelope, truncated: false }) + 4
   if (byteSize(doc) <= capBytes) return { document: doc, truncated: false }
-  const copy = structuredClone(doc) as TraceDocument
+  const copy = structuredClone<TraceDocument>(doc)
   const values = stringValues(copy)
   const originals = values.map((v) => v.stringValue)
   const longest = Math.max(0, ...originals.map((o) => o.length))

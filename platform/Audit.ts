@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { Effect, Layer, Schema } from "effect"
+import { Effect, type Layer, Schema } from "effect"
 import { randomUUID } from "node:crypto"
 import { AuditEvent } from "../schemas/Auth.js"
 import type { PageParams } from "../schemas/Pagination.js"

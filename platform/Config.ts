@@ -125,7 +125,7 @@ export const parseModelEntry = (entry: string): Either.Either<PlatformModel, str
   const [cost, speed] = [Number(tiers[2]), Number(tiers[3])]
   const isTier = (n: number): n is Tier => n >= 1 && n <= 3
   return isTier(cost) && isTier(speed)
-    ? Either.right({ id: tiers[1]!, cost, speed })
+    ? Either.right({ id: tiers[1], cost, speed })
     : Either.left(`"${entry}" has tiers outside 1-3 (the form is name or name:cost:speed)`)
 }
 

@@ -39,12 +39,12 @@ export class Mailer extends Effect.Service<Mailer>()("Mailer", {
         } ON CONFLICT (id) DO NOTHING RETURNING id`
         if (inserted.length === 0) {
           const [earlier] = yield* sql<{ status: string }>`SELECT status FROM mail_outbox WHERE id = ${id}`
-          if (earlier?.status === "sent" || earlier?.status === "outbox") return { id, status: earlier.status as MailStatus }
+          if (earlier?.status === "sent" || earlier?.status === "outbox") return { id, status: earlier.status }
         }
         if (Option.isNone(transport)) {
           yield* Effect.logInfo(`SMTP_URL is not set: mail to ${mail.to} kept in the outbox (${id})`)
           yield* sql`UPDATE mail_outbox SET status = 'outbox' WHERE id = ${id}`
-          return { id, status: "outbox" as MailStatus }
+          return { id, status: "outbox" }
         }
         const sent = yield* Effect.tryPromise(() =>
           transport.value.sendMail({
@@ -58,11 +58,11 @@ export class Mailer extends Effect.Service<Mailer>()("Mailer", {
         ).pipe(Effect.either)
         if (sent._tag === "Right") {
           yield* sql`UPDATE mail_outbox SET status = 'sent', sent_at = now() WHERE id = ${id}`
-          return { id, status: "sent" as MailStatus }
+          return { id, status: "sent" }
         }
         yield* Effect.logWarning(`Sending mail ${id} failed; it stays in the outbox`, sent.left)
         yield* sql`UPDATE mail_outbox SET status = 'failed', error = ${String(sent.left.error)} WHERE id = ${id}`
-        return { id, status: "failed" as MailStatus }
+        return { id, status: "failed" }
       }).pipe(Effect.orDie, Effect.withSpan("Mailer.send"))
 
     return { send }

@@ -70,7 +70,7 @@ const knownResources = (() => {
   return byShape
 })()
 
-const pascal = (text: string) => text.split(/[^A-Za-z0-9]+/).filter((w) => w !== "").map((w) => w[0]!.toUpperCase() + w.slice(1)).join("")
+const pascal = (text: string) => text.split(/[^A-Za-z0-9]+/).filter((w) => w !== "").map((w) => w[0].toUpperCase() + w.slice(1)).join("")
 
 /**
  * Names every request and response body: an inline object schema becomes a component, named as
@@ -78,7 +78,7 @@ const pascal = (text: string) => text.split(/[^A-Za-z0-9]+/).filter((w) => w !==
  * (`RunsCancelResponse`); arrays name their items the same way.
  */
 export const nameBodySchemas = (spec: Json): Json => {
-  const components = ((spec.components as Json | undefined) ?? {}) as Json
+  const components = ((spec.components as Json | undefined) ?? {})
   const schemas = ((components.schemas as Json | undefined) ?? {}) as Record<string, Json>
   const hoist = (schema: Json, fallback: string): Json => {
     if (schema.type === "array" && schema.items !== undefined && typeof schema.items === "object") {

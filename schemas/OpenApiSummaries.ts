@@ -42,9 +42,9 @@ const tagName = (tag: string) => (tag === "System" ? tag : sentence(words(tag)))
 const commonPrefix = (paths: ReadonlyArray<string>) => {
   if (paths.length === 0) return "/"
   const split = paths.map((p) => p.split("/"))
-  const first = split[0]!
+  const first = split[0]
   let n = 0
-  while (n < first.length && !first[n]!.startsWith("{") && split.every((s) => s[n] === first[n])) n += 1
+  while (n < first.length && !first[n].startsWith("{") && split.every((s) => s[n] === first[n])) n += 1
   return first.slice(0, n).join("/") || "/"
 }
 

@@ -47,9 +47,9 @@ export const embeddedIPv4 = (address: string): string | undefined => {
   const dotted = /^(?:::ffff:|::|64:ff9b::)(\d+\.\d+\.\d+\.\d+)$/.exec(lower)
   if (dotted !== null) return dotted[1]
   const mapped = /^(?:::ffff:|64:ff9b::)([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(lower)
-  if (mapped !== null) return hex(mapped[1]!, mapped[2]!)
+  if (mapped !== null) return hex(mapped[1], mapped[2])
   const sixToFour = /^2002:([0-9a-f]{1,4}):([0-9a-f]{1,4}):/.exec(lower)
-  if (sixToFour !== null) return hex(sixToFour[1]!, sixToFour[2]!)
+  if (sixToFour !== null) return hex(sixToFour[1], sixToFour[2])
   return undefined
 }
 
@@ -79,7 +79,7 @@ export const parseAllowlist = (entries: ReadonlyArray<string>): Allowlist => {
   for (const raw of entries) {
     const entry = raw.trim().toLowerCase()
     const [network, prefix] = entry.split("/")
-    if (prefix !== undefined && isIP(network!) !== 0) blocks.addSubnet(network!, Number(prefix), isIPv4(network!) ? "ipv4" : "ipv6")
+    if (prefix !== undefined && isIP(network) !== 0) blocks.addSubnet(network, Number(prefix), isIPv4(network) ? "ipv4" : "ipv6")
     else if (isIP(entry) !== 0) blocks.addAddress(entry, isIPv4(entry) ? "ipv4" : "ipv6")
     else if (entry.startsWith("*.")) suffixes.push(entry.slice(1))
     else if (entry.length > 0) names.push(entry)
@@ -102,7 +102,7 @@ export const isAllowlistEntry = (raw: string) => {
   const entry = raw.trim()
   const [network, prefix] = entry.split("/")
   if (prefix !== undefined) {
-    const version = isIP(network!)
+    const version = isIP(network)
     const bits = Number(prefix)
     return version !== 0 && Number.isInteger(bits) && bits >= 0 && bits <= (version === 4 ? 32 : 128)
   }

@@ -38,14 +38,14 @@ export const checkedAddress = (allowlist: Allowlist, hostname: string) =>
       return host
     }
     const answers = yield* Effect.tryPromise(() => lookup(host, { all: true, verbatim: true }))
-    if (allowlist.allowsHost(host)) return answers[0]!.address
+    if (allowlist.allowsHost(host)) return answers[0].address
     for (const answer of answers) {
       const reason = refusalReason(answer.address)
       if (reason !== undefined && !allowlist.allowsAddress(answer.address)) {
         return yield* new OutboundAddressRefused({ host, address: answer.address, reason })
       }
     }
-    return answers[0]!.address
+    return answers[0].address
   })
 
 export interface OutboundGuardShape {

@@ -12,7 +12,7 @@ const asText = (value: unknown) =>
  */
 export const renderString = (template: string, context: RunContext): unknown => {
   const whole = WHOLE.exec(template)
-  if (whole !== null) return resolvePath(context, whole[1]!)
+  if (whole !== null) return resolvePath(context, whole[1])
   return template.replace(ANY, (_m, path: string) => asText(resolvePath(context, path)))
 }
 

@@ -31,7 +31,7 @@ export const LiveAgentTransferNode = defineNode(
           tenantId: execution.tenantId,
           groupId: config.group_id,
           key: `transfer:${execution.runId}:${execution.node.id}`,
-          title: summary.split("\n")[0]!.slice(0, 200) || `Conversation handed over by ${execution.workflowId}`,
+          title: summary.split("\n")[0].slice(0, 200) || `Conversation handed over by ${execution.workflowId}`,
           description: `${summary}${transcript.length > 0 ? `\n\nConversation:\n${transcript.join("\n")}` : ""}`,
           requesterId: execution.startedBy
         }).pipe(Effect.mapError((e) => new NodeFailure({ message: `The conversation could not be handed over: ${e.message}` })))

@@ -56,7 +56,7 @@ export const activate = (runId: string, controls: ActivationControls, fresh?: Ru
     const telemetry = yield* Telemetry
     const events = yield* RunEvents
     const loaded = fresh !== undefined ? nothingJournaled(fresh) : yield* journal.load(runId)
-    if (loaded === undefined || isTerminal(loaded.run.status) || loaded.run.held) return "idle" as Activation
+    if (loaded === undefined || isTerminal(loaded.run.status) || loaded.run.held) return "idle"
     const version = yield* versions.get(loaded.run.workflow_id, loaded.run.version)
     const lock = yield* Effect.makeSemaphore(1)
     const state = new RunState(loaded, version ?? emptyVersion)
@@ -155,15 +155,15 @@ export const activate = (runId: string, controls: ActivationControls, fresh?: Ru
         batch.run({ dormant: state.status === "running", wake_done: state.wakeSeen })
         const committed = yield* commit(batch)
         const woken = (committed.wakeSeq ?? 0) > state.wakeSeen
-        return (controls.takeWake() || woken ? "again" : "idle") as Activation
+        return (controls.takeWake() || woken ? "again" : "idle")
       }
       // A node's checkpoint rides on the next node's start commit when one starts now; else it is committed at once.
       if (ready.length > 0) state.carry.absorb(batch)
       else if (!batch.isEmpty) yield* commit(batch)
       if (ready.length === 1 && running === 0) {
         // A lone ready node runs on this fiber: a sequential DAG forks nothing.
-        state.settle(ready[0]!, "running")
-        received = yield* runNode(version.byId.get(ready[0]!)!, env)
+        state.settle(ready[0], "running")
+        received = yield* runNode(version.byId.get(ready[0])!, env)
         continue
       }
       messages ??= yield* Queue.unbounded<Message>()

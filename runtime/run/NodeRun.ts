@@ -59,10 +59,10 @@ const gate = (node: DagNode, env: NodeEnv): Outcome | "pass" => {
   }
   if (request.status === "pending" || request.status === "claimed") return { tag: "waiting", nodeId: node.id, batch: new Batch() }
   resumeIfLastPause(node.id, env)
-  const response = request.status === "completed" ? request.response ?? null : null
+  const response: { readonly approved?: unknown } | null = request.status === "completed" ? request.response ?? null : null
   state.nodesContext[node.id] = { ...state.nodesContext[node.id], hitl: response }
   const approved = request.status === "completed" &&
-    (hitl.type !== "approval" || (response as { approved?: unknown } | null)?.approved === true)
+    (hitl.type !== "approval" || (response)?.approved === true)
   if (approved) return "pass"
   const batch = new Batch()
   batch.step(state.closedStep(node, "skipped"))

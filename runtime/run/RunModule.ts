@@ -210,7 +210,7 @@ export class RunModule extends Context.Tag("RunModule")<RunModule, {
           // The request (or whatever traced span creates the run) points at the run's trace.
           yield* Effect.linkSpanCurrent(runRootSpan(record.id), { "bp.link": "started_run" })
           // A given id may name a run that already existed (ON CONFLICT): only a new id is surely this insert's.
-          const { input_params, ...row } = inserted!
+          const { input_params, ...row } = inserted
           if (r.id !== undefined || status !== "pending" || record.held) return row
           // The input as stored (jsonb orders keys its own way), so that every activation sees the same object.
           return { ...row, fresh: { ...record, input_params } }

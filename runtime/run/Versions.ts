@@ -65,7 +65,7 @@ export const runnableVersion = (dagValue: unknown, configValue: unknown): Runnab
       return typeof out.name === "string" && typeof out.value === "string" ? [{ name: out.name, value: out.value }] : []
     }),
     inputSchema: dag.input_schema,
-    config: { ...defaultWorkflowConfig, ...asRecord(configValue) } as WorkflowConfig
+    config: { ...defaultWorkflowConfig, ...asRecord(configValue) }
   }
 }
 

@@ -66,7 +66,7 @@ export class AgentsRepo extends Effect.Service<AgentsRepo>()("AgentsRepo", {
       insertDefinition: (scope: Principal, id: string, d: DefinitionInput) =>
         sql`INSERT INTO agent_definitions ${
           sql.insert({ ...json(d), id, tenant_id: scope.tenantId, created_by: scope.userId })
-        } RETURNING *`.pipe(definitionRows).pipe(Effect.map((rows) => rows[0]!), Effect.orDie),
+        } RETURNING *`.pipe(definitionRows).pipe(Effect.map((rows) => rows[0]), Effect.orDie),
       getDefinition: (scope: Principal, id: string) =>
         sql`SELECT * FROM agent_definitions WHERE tenant_id = ${scope.tenantId} AND id = ${id}`.pipe(definitionRows).pipe(
           Effect.map((rows) => Option.fromNullable(rows[0])),
@@ -98,7 +98,7 @@ export class AgentsRepo extends Effect.Service<AgentsRepo>()("AgentsRepo", {
       finishExecution: (id: string, r: { status: "completed" | "failed"; output: unknown; tokens: number; breakdown: unknown; error: string | null }) =>
         sql`UPDATE test_executions SET status = ${r.status}, output = ${JSON.stringify(r.output ?? null)}::jsonb,
             tokens_used = ${r.tokens}, token_breakdown = ${JSON.stringify(r.breakdown)}::jsonb, error = ${r.error}, finished_at = now()
-          WHERE id = ${id} RETURNING *`.pipe(executionRows).pipe(Effect.map((rows) => rows[0]!), Effect.orDie),
+          WHERE id = ${id} RETURNING *`.pipe(executionRows).pipe(Effect.map((rows) => rows[0]), Effect.orDie),
       getExecution: (scope: Principal, id: string) =>
         sql`SELECT * FROM test_executions WHERE tenant_id = ${scope.tenantId} AND id = ${id}`.pipe(executionRows).pipe(
           Effect.map((rows) => Option.fromNullable(rows[0])),

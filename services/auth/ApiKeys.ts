@@ -7,7 +7,6 @@ import type { PageParams } from "../../schemas/Pagination.js"
 import { pageOf } from "../../schemas/Pagination.js"
 import type { Principal } from "../../schemas/Principal.js"
 import { Audit } from "../../platform/Audit.js"
-import type { ApiKeyRow } from "./ApiKeysRepo.js"
 import { ApiKeysRepo, toApiKey } from "./ApiKeysRepo.js"
 import { generateApiKey } from "./ApiKeySecret.js"
 import { requireAccess, requireJwt, requireRole, TENANT_ADMINS } from "../../schemas/Authorization.js"
@@ -66,7 +65,7 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("ApiKeys", {
         if (Option.isNone(row)) return yield* notFound("API key")
         yield* requireAccess(principal)
         if (row.value.owner_user_id !== principal.userId) yield* requireRole(principal, TENANT_ADMINS)
-        return row.value as ApiKeyRow
+        return row.value
       })
 
     const update = (principal: Principal, id: ApiKeyId, patch: {

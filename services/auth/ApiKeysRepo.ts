@@ -84,7 +84,7 @@ export class ApiKeysRepo extends Effect.Service<ApiKeysRepo>()("ApiKeysRepo", {
           resource_scope: json(key.resource_scope),
           expires_at: key.expires_at ?? null
         })
-      } RETURNING ${columns(sql)}`.pipe(apiKeyRows).pipe(Effect.map((rows) => rows[0]!), Effect.orDie)
+      } RETURNING ${columns(sql)}`.pipe(apiKeyRows).pipe(Effect.map((rows) => rows[0]), Effect.orDie)
 
     const list = (scope: Principal, params: PageParams) =>
       Effect.all([

@@ -101,7 +101,7 @@ export class GroupsRepo extends Effect.Service<GroupsRepo>()("GroupsRepo", {
           ON CONFLICT (group_id, user_id) DO UPDATE SET is_group_admin = EXCLUDED.is_group_admin
           RETURNING *)
         SELECT up.group_id, up.user_id, u.email, u.name, up.is_group_admin, up.created_at
-        FROM up JOIN users u ON u.id = up.user_id`.pipe(memberRows).pipe(Effect.map((rows) => rows[0]!), Effect.orDie)
+        FROM up JOIN users u ON u.id = up.user_id`.pipe(memberRows).pipe(Effect.map((rows) => rows[0]), Effect.orDie)
 
     const removeMember = (scope: Principal, groupId: string, userId: string) =>
       sql`DELETE FROM group_members WHERE tenant_id = ${scope.tenantId} AND group_id = ${groupId}

@@ -83,7 +83,7 @@ export class MessagesRepo extends Effect.Service<MessagesRepo>()("MessagesRepo",
     }) =>
       sql`INSERT INTO chat_messages ${
         sql.insert({ ...m, role: "user", user_context: m.user_context === null ? null : JSON.stringify(m.user_context) })
-      } RETURNING *`.pipe(messageRows).pipe(Effect.map((rows) => rows[0]!), Effect.orDie)
+      } RETURNING *`.pipe(messageRows).pipe(Effect.map((rows) => rows[0]), Effect.orDie)
 
     const insertAssistant = (m: {
       id: string
@@ -167,7 +167,7 @@ export class MessagesRepo extends Effect.Service<MessagesRepo>()("MessagesRepo",
 
     const setFeedback = (id: string, f: { sentiment: string; category: string | null }) =>
       sql`UPDATE chat_messages SET sentiment = ${f.sentiment}, feedback_category = ${f.category}, feedback_at = now()
-        WHERE id = ${id} RETURNING *`.pipe(messageRows).pipe(Effect.map((rows) => rows[0]!), Effect.orDie)
+        WHERE id = ${id} RETURNING *`.pipe(messageRows).pipe(Effect.map((rows) => rows[0]), Effect.orDie)
 
     const setFeedbackText = (id: string, text: string) =>
       sql`UPDATE chat_messages SET feedback_text = ${text}, feedback_at = now()
@@ -175,7 +175,7 @@ export class MessagesRepo extends Effect.Service<MessagesRepo>()("MessagesRepo",
 
     const setFeedbackRun = (id: string, runId: string) =>
       sql`UPDATE chat_messages SET feedback_run_id = ${runId} WHERE id = ${id} RETURNING *`.pipe(messageRows).pipe(
-        Effect.map((rows) => rows[0]!),
+        Effect.map((rows) => rows[0]),
         Effect.orDie
       )
 

@@ -27,8 +27,8 @@ const sessionRows = decodeRows("chat_sessions", SessionRow)
 
 export const toSession = (r: SessionRow): ChatSession => ({
   id: r.id as ChatSession["id"],
-  tenant_id: r.tenant_id as ChatSession["tenant_id"],
-  workflow_id: r.workflow_id as ChatSession["workflow_id"],
+  tenant_id: r.tenant_id,
+  workflow_id: r.workflow_id,
   user_id: r.user_id as ChatSession["user_id"],
   title: r.title,
   input_params: r.input_params,
@@ -65,7 +65,7 @@ export class SessionsRepo extends Effect.Service<SessionsRepo>()("SessionsRepo",
           single_shot: s.single_shot ?? false,
           input_params: JSON.stringify(s.input_params)
         })
-      } RETURNING *`.pipe(sessionRows).pipe(Effect.map((rows) => rows[0]!), Effect.orDie)
+      } RETURNING *`.pipe(sessionRows).pipe(Effect.map((rows) => rows[0]), Effect.orDie)
 
     const get = (tenantId: TenantId, id: string) =>
       sql`SELECT * FROM chat_sessions WHERE tenant_id = ${tenantId} AND id = ${id} AND deleted_at IS NULL`.pipe(sessionRows).pipe(
@@ -111,7 +111,7 @@ export class SessionsRepo extends Effect.Service<SessionsRepo>()("SessionsRepo",
         } ON CONFLICT DO NOTHING RETURNING *`.pipe(sessionRows)
         if (created !== undefined) return created
         const [raced] = yield* find
-        return raced!
+        return raced
       }).pipe(Effect.orDie)
 
     const rename = (tenantId: TenantId, id: string, title: string) =>

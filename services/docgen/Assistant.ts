@@ -80,7 +80,7 @@ export class Assistant extends Effect.Service<Assistant>()("Assistant", {
         const [row] = yield* sql`INSERT INTO docgen_chat_sessions ${
           sql.insert({ id: randomUUID(), tenant_id: principal.tenantId, owner_id: principal.userId, document_id: documentId, workflow_id: workflowId, title: body.title ?? (doc !== undefined ? `About ${doc.title}` : "Questions") })
         } RETURNING *`.pipe(sessionRows, Effect.orDie)
-        return toSession(row!)
+        return toSession(row)
       })
 
     const messages = (sessionId: string) =>
@@ -99,7 +99,7 @@ export class Assistant extends Effect.Service<Assistant>()("Assistant", {
           replacement_text: m.replacement_text ?? null,
           sources: JSON.stringify(m.sources ?? [])
         })
-      } RETURNING id, role, content, mode, selected_html, replacement_text, sources, created_at`.pipe(messageRows, Effect.orDie, Effect.map((rows) => rows[0]!))
+      } RETURNING id, role, content, mode, selected_html, replacement_text, sources, created_at`.pipe(messageRows, Effect.orDie, Effect.map((rows) => rows[0]))
 
     const send = (principal: Principal, documentId: string | null, sessionId: string, body: typeof ChatMessageCreate.Type) =>
       Effect.gen(function*() {
@@ -156,7 +156,7 @@ export class Assistant extends Effect.Service<Assistant>()("Assistant", {
         Effect.gen(function*() {
           yield* find(principal, documentId, id)
           const [row] = yield* sql`UPDATE docgen_chat_sessions SET title = ${title}, updated_at = now() WHERE id = ${id} RETURNING *`.pipe(sessionRows, Effect.orDie)
-          return toSession(row!)
+          return toSession(row)
         }),
       remove: (principal: Principal, documentId: string | null, id: string) =>
         Effect.gen(function*() {

@@ -64,7 +64,7 @@ export class Comments extends Effect.Service<Comments>()("Comments", {
         yield* documents.find(documents.writerOf(principal), documentId)
         const [row] = yield* sql`SELECT * FROM docgen_threads WHERE id = ${threadId} AND document_id = ${documentId}`.pipe(threadRows, Effect.orDie)
         if (row === undefined) return yield* notFound("Comment thread")
-        return (yield* withComments([row]))[0]!
+        return (yield* withComments([row]))[0]
       })
 
     return {

@@ -93,7 +93,7 @@ export class Documents extends Effect.Service<Documents>()("Documents", {
         const [row] = yield* sql`UPDATE docgen_documents SET content_html = ${html}, version = ${number}, updated_at = now(),
           title = ${patch.title ?? doc.title}, metadata = ${JSON.stringify(patch.metadata ?? doc.metadata)}::jsonb
           WHERE id = ${doc.id} RETURNING *`.pipe(documentRows)
-        return row!
+        return row
       })
 
     const insert = (writer: Writer, body: { title: string; content_html?: string | undefined; metadata?: Record<string, unknown> | undefined; type?: string | undefined; workflow_id?: string | undefined; session_id?: string | undefined; parent_document_id?: string | null | undefined }) =>
@@ -115,7 +115,7 @@ export class Documents extends Effect.Service<Documents>()("Documents", {
           })
         } RETURNING *`.pipe(documentRows, Effect.orDie)
         yield* sql`INSERT INTO docgen_versions ${sql.insert({ document_id: id, number: 1, source: "manual_save", change_description: "Created", user_id: writer.userId, content_html: html })}`.pipe(Effect.orDie)
-        return row!
+        return row
       })
 
     const create = (principal: Principal, body: typeof DocumentCreate.Type) =>
@@ -180,7 +180,7 @@ export class Documents extends Effect.Service<Documents>()("Documents", {
         }
         const [row] = yield* sql`UPDATE docgen_documents SET title = ${patch.title ?? current.title},
           metadata = ${JSON.stringify(patch.metadata ?? current.metadata)}::jsonb, updated_at = now() WHERE id = ${id} RETURNING *`.pipe(documentRows, Effect.orDie)
-        return toDocument(row!)
+        return toDocument(row)
       }).pipe(Effect.withSpan("Documents.update"))
 
     const save = (principal: Principal, id: string, body: typeof ManualSave.Type) =>

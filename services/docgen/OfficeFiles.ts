@@ -54,7 +54,7 @@ const slideRefs = async (zip: JSZip): Promise<Array<SlideRef>> => {
   return refs
 }
 
-const textsOf = (xml: string) => [...xml.matchAll(/<a:t>([\s\S]*?)<\/a:t>/g)].map((m) => unescapeXml(m[1]!))
+const textsOf = (xml: string) => [...xml.matchAll(/<a:t>([\s\S]*?)<\/a:t>/g)].map((m) => unescapeXml(m[1]))
 
 export interface SlideText {
   readonly index: number
@@ -103,12 +103,12 @@ const setSlideList = async (zip: JSZip, refs: ReadonlyArray<SlideRef>) => {
 
 /** The slides in a new order (`order` lists every slide's current 1-based index once). */
 export const reorderSlides = (bytes: Uint8Array, order: ReadonlyArray<number>) =>
-  rewrite(bytes, (zip, refs) => setSlideList(zip, order.map((n) => refs[n - 1]!)))
+  rewrite(bytes, (zip, refs) => setSlideList(zip, order.map((n) => refs[n - 1])))
 
 /** Removes a slide: its entry, its relationship, its part and its content type. */
 export const deleteSlide = (bytes: Uint8Array, index: number) =>
   rewrite(bytes, async (zip, refs) => {
-    const gone = refs[index - 1]!
+    const gone = refs[index - 1]
     await setSlideList(zip, refs.filter((r) => r !== gone))
     const relsPath = "ppt/_rels/presentation.xml.rels"
     const rels = await zip.file(relsPath)!.async("string")
@@ -122,7 +122,7 @@ export const deleteSlide = (bytes: Uint8Array, index: number) =>
 /** Replaces a slide's text runs in order (runs beyond `texts` keep their text). */
 export const editSlide = (bytes: Uint8Array, index: number, texts: ReadonlyArray<string>) =>
   rewrite(bytes, async (zip, refs) => {
-    const ref = refs[index - 1]!
+    const ref = refs[index - 1]
     const xml = await zip.file(ref.path)!.async("string")
     let n = 0
     zip.file(ref.path, xml.replace(/<a:t>[\s\S]*?<\/a:t>/g, (run) => {

@@ -2,7 +2,6 @@ import { type DefaultTreeAdapterMap, parseFragment } from "parse5"
 import type { OutlineSection } from "../../schemas/Docgen.js"
 
 type ParentNode = DefaultTreeAdapterMap["parentNode"]
-type Element = DefaultTreeAdapterMap["element"]
 
 interface Item {
   readonly title: string
@@ -42,7 +41,7 @@ export const outlineFromHtml = (html: string): ReadonlyArray<OutlineSection> => 
   const visit = (node: ParentNode, listDepth: number) => {
     for (const child of node.childNodes) {
       if (!("tagName" in child)) continue
-      const el = child as Element
+      const el = child
       const heading = /^h([1-6])$/.exec(el.tagName)
       if (heading !== null) {
         headingLevel = Number(heading[1])
@@ -70,12 +69,12 @@ export const outlineFromMarkdown = (markdown: string): ReadonlyArray<OutlineSect
   for (const line of markdown.split(/\r?\n/)) {
     const heading = /^(#{1,6})\s+(.+?)\s*#*\s*$/.exec(line)
     if (heading !== null) {
-      headingLevel = heading[1]!.length
-      items.push({ title: heading[2]!, level: headingLevel })
+      headingLevel = heading[1].length
+      items.push({ title: heading[2], level: headingLevel })
       continue
     }
     const item = /^(\s*)(?:[-*+]|\d+[.)])\s+(.+)$/.exec(line)
-    if (item !== null) items.push({ title: item[2]!.trim(), level: headingLevel + 1 + Math.floor(item[1]!.replace(/\t/g, "  ").length / 2) })
+    if (item !== null) items.push({ title: item[2].trim(), level: headingLevel + 1 + Math.floor(item[1].replace(/\t/g, "  ").length / 2) })
   }
   return tree(items)
 }

@@ -91,7 +91,7 @@ export class SectionProfiles extends Effect.Service<SectionProfiles>()("SectionP
           const [row] = yield* sql`INSERT INTO docgen_section_profiles ${
             sql.insert({ id: randomUUID(), tenant_id: principal.tenantId, name: body.name, description: body.description, instructions: body.instructions, keywords: [...body.keywords] })
           } RETURNING *`.pipe(profileRows, Effect.orDie)
-          return toProfile(row!)
+          return toProfile(row)
         }),
       update: (principal: Principal, id: string, body: typeof SectionProfilePatch.Type) =>
         Effect.gen(function*() {
@@ -100,7 +100,7 @@ export class SectionProfiles extends Effect.Service<SectionProfiles>()("SectionP
           const [row] = yield* sql`UPDATE docgen_section_profiles SET name = ${body.name ?? current.name}, description = ${body.description ?? current.description},
             instructions = ${body.instructions ?? current.instructions}, keywords = ${[...(body.keywords ?? current.keywords)]}::text[], updated_at = now()
             WHERE id = ${id} RETURNING *`.pipe(profileRows, Effect.orDie)
-          return toProfile(row!)
+          return toProfile(row)
         }),
       remove: (principal: Principal, id: string) =>
         Effect.gen(function*() {

@@ -72,7 +72,7 @@ export class Templates extends Effect.Service<Templates>()("Templates", {
         const [row] = yield* sql`UPDATE docgen_templates SET file = ${Buffer.from(bytes)}, size_bytes = ${bytes.byteLength}, html = ${derived.html},
           text = ${derived.text}, slots = ${[...derived.slots]}::text[], slide_count = ${derived.slideCount}, updated_at = now()
           WHERE id = ${id} RETURNING ${sql.unsafe(columns)}`.pipe(templateRows, Effect.orDie)
-        return row!
+        return row
       })
 
     const upload = (principal: Principal, input: { name: string | undefined; mode: string | undefined; filename: string; bytes: Uint8Array }) =>
@@ -97,7 +97,7 @@ export class Templates extends Effect.Service<Templates>()("Templates", {
             created_by: principal.userId
           })
         } RETURNING ${sql.unsafe(columns)}`.pipe(templateRows, Effect.orDie)
-        return toTemplate(row!)
+        return toTemplate(row)
       }).pipe(Effect.withSpan("Templates.upload"))
 
     const create = (principal: Principal, body: typeof TemplateCreate.Type) =>
@@ -107,7 +107,7 @@ export class Templates extends Effect.Service<Templates>()("Templates", {
         const [row] = yield* sql`INSERT INTO docgen_templates ${
           sql.insert({ id: randomUUID(), tenant_id: principal.tenantId, name: body.name, kind: "html", mode: body.mode, size_bytes: Buffer.byteLength(html), html, text: html.replace(/<[^>]*>/g, " "), slots: slotsIn(html), created_by: principal.userId })
         } RETURNING ${sql.unsafe(columns)}`.pipe(templateRows, Effect.orDie)
-        return toTemplate(row!)
+        return toTemplate(row)
       })
 
     const slideList = (principal: Principal, bytes: Uint8Array) => Effect.map(onWorker(principal, DocgenTasks.slides, { bytes }), (items) => ({ items }))
@@ -141,7 +141,7 @@ export class Templates extends Effect.Service<Templates>()("Templates", {
           const current = yield* find(principal, id)
           const [row] = yield* sql`UPDATE docgen_templates SET name = ${body.name ?? current.name}, mode = ${body.mode ?? current.mode}, updated_at = now()
             WHERE id = ${id} RETURNING ${sql.unsafe(columns)}`.pipe(templateRows, Effect.orDie)
-          return toTemplate(row!)
+          return toTemplate(row)
         }),
       remove: (principal: Principal, id: string) =>
         Effect.gen(function*() {
@@ -166,7 +166,7 @@ export class Templates extends Effect.Service<Templates>()("Templates", {
           return yield* sql.withTransaction(Effect.gen(function*() {
             yield* sql`UPDATE docgen_templates SET is_default = false WHERE tenant_id = ${principal.tenantId} AND is_default`
             const [row] = yield* sql`UPDATE docgen_templates SET is_default = true, updated_at = now() WHERE id = ${id} RETURNING ${sql.unsafe(columns)}`.pipe(templateRows)
-            return toTemplate(row!)
+            return toTemplate(row)
           })).pipe(Effect.orDie)
         }),
       duplicate: (principal: Principal, id: string) =>
@@ -176,7 +176,7 @@ export class Templates extends Effect.Service<Templates>()("Templates", {
           const [row] = yield* sql`INSERT INTO docgen_templates (id, tenant_id, name, kind, mode, file, size_bytes, html, text, slots, slide_count, created_by)
             SELECT ${randomUUID()}, tenant_id, name || ' (Copy)', kind, mode, file, size_bytes, html, text, slots, slide_count, ${principal.userId}
             FROM docgen_templates WHERE id = ${id} RETURNING ${sql.unsafe(columns)}`.pipe(templateRows, Effect.orDie)
-          return toTemplate(row!)
+          return toTemplate(row)
         }),
       reextract: (principal: Principal, id: string) =>
         Effect.gen(function*() {
@@ -204,7 +204,7 @@ export class Templates extends Effect.Service<Templates>()("Templates", {
         Effect.gen(function*() {
           yield* requireBuilder(principal)
           const { bytes } = yield* slideAt(principal, id, index)
-          return (yield* rewrite(principal, id, bytes, { op: "edit", index, texts })).items[index - 1]!
+          return (yield* rewrite(principal, id, bytes, { op: "edit", index, texts })).items[index - 1]
         }),
       removeSlide: (principal: Principal, id: string, index: number) =>
         Effect.gen(function*() {

@@ -76,7 +76,7 @@ export class Configs extends Effect.Service<Configs>()("Configs", {
         Effect.gen(function*() {
           yield* checked(principal, body)
           const [row] = yield* sql`INSERT INTO eval_configs ${sql.insert({ id: randomUUID(), tenant_id: principal.tenantId, ...fields(body) })} RETURNING *`.pipe(configRows, Effect.orDie)
-          return toConfig(row!)
+          return toConfig(row)
         }),
       replace: (principal: Principal, id: string, body: typeof ConfigRequest.Type) =>
         Effect.gen(function*() {
@@ -87,7 +87,7 @@ export class Configs extends Effect.Service<Configs>()("Configs", {
             target_node_id = ${f.target_node_id}, rubric_id = ${f.rubric_id}, judge_model = ${f.judge_model}, simulator_model = ${f.simulator_model},
             simulator_instructions = ${f.simulator_instructions}, max_turns = ${f.max_turns}, search_config = ${f.search_config}::jsonb, updated_at = now()
             WHERE id = ${id} RETURNING *`.pipe(configRows, Effect.orDie)
-          return toConfig(row!)
+          return toConfig(row)
         }),
       remove: (principal: Principal, id: string) =>
         Effect.gen(function*() {

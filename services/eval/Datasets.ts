@@ -94,7 +94,7 @@ export class Datasets extends Effect.Service<Datasets>()("Datasets", {
       Effect.gen(function*() {
         yield* requireBuilder(principal)
         yield* find(principal, id)
-        const csv = body.csv_data ?? (yield* sql<{ csv_data: string }>`SELECT csv_data FROM eval_datasets WHERE id = ${id}`.pipe(Effect.orDie))[0]!.csv_data
+        const csv = body.csv_data ?? (yield* sql<{ csv_data: string }>`SELECT csv_data FROM eval_datasets WHERE id = ${id}`.pipe(Effect.orDie))[0].csv_data
         const { headers, records } = yield* checked(principal, csv)
         const column = (name: string) => headers.indexOf(name)
         const simulatorColumn = body.simulator_instructions_column ?? (headers.includes("simulator_instructions") ? "simulator_instructions" : undefined)

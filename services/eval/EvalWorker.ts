@@ -48,19 +48,19 @@ export const EvalWorkerLive = Layer.scopedDiscard(
         if (cached !== undefined) return Either.right(cached)
         const [run] = yield* sql<{ tenant_id: string; workflow_id: string; config_id: string; version: number; created_by: string | null }>`
           SELECT tenant_id, workflow_id, config_id, version, created_by FROM eval_runs WHERE id = ${runId}`
-        const [cfg] = yield* sql`SELECT * FROM eval_configs WHERE id = ${run!.config_id}`.pipe(configRows)
-        const [rubric] = yield* sql`SELECT * FROM eval_rubrics WHERE id = ${cfg!.rubric_id}`.pipe(rubricRows)
-        const [name] = yield* sql<{ name: string }>`SELECT name FROM workflows WHERE id = ${run!.workflow_id}`
-        const version = yield* runnable.version(run!.workflow_id, run!.version)
-        if (version === undefined) return Either.left(`Version ${run!.version} of the AI Employee no longer exists`)
+        const [cfg] = yield* sql`SELECT * FROM eval_configs WHERE id = ${run.config_id}`.pipe(configRows)
+        const [rubric] = yield* sql`SELECT * FROM eval_rubrics WHERE id = ${cfg.rubric_id}`.pipe(rubricRows)
+        const [name] = yield* sql<{ name: string }>`SELECT name FROM workflows WHERE id = ${run.workflow_id}`
+        const version = yield* runnable.version(run.workflow_id, run.version)
+        if (version === undefined) return Either.left(`Version ${run.version} of the AI Employee no longer exists`)
         const ctx: ScoringContext = {
           evalRunId: runId,
-          tenantId: run!.tenant_id,
-          workflowId: run!.workflow_id,
-          createdBy: run!.created_by,
-          config: cfg!,
-          rubric: rubric!,
-          version: { number: run!.version, name: name?.name ?? "", dag: version.dag, config: asWorkflowConfig(version.config) }
+          tenantId: run.tenant_id,
+          workflowId: run.workflow_id,
+          createdBy: run.created_by,
+          config: cfg,
+          rubric: rubric,
+          version: { number: run.version, name: name?.name ?? "", dag: version.dag, config: asWorkflowConfig(version.config) }
         }
         const unusable = yield* scoring.unusable(ctx)
         if (unusable !== undefined) return Either.left(unusable)
@@ -134,9 +134,9 @@ export const EvalWorkerLive = Layer.scopedDiscard(
           completed_rows = completed_rows + ${outcome.status === "completed" ? 1 : 0},
           failed_rows = failed_rows + ${outcome.status === "failed" ? 1 : 0}
           WHERE id = ${row.run_id} RETURNING completed_rows, failed_rows, total_rows`
-        const done = counts!.completed_rows + counts!.failed_rows >= counts!.total_rows
+        const done = counts.completed_rows + counts.failed_rows >= counts.total_rows
         if (done) yield* refreshAggregates(row.run_id, true)
-        return !done && (counts!.completed_rows + counts!.failed_rows) % AGGREGATE_EVERY === 0
+        return !done && (counts.completed_rows + counts.failed_rows) % AGGREGATE_EVERY === 0
       })).pipe(
         // Between the first row and the last, the statistics follow every AGGREGATE_EVERY rows, outside the row's
         // transaction (the run's row stays unlocked); the last row's transaction computes the final ones.

@@ -86,7 +86,7 @@ export class Rubrics extends Effect.Service<Rubrics>()("Rubrics", {
             variable_catalog: body.variable_catalog === undefined ? null : JSON.stringify(body.variable_catalog)
           })
         } RETURNING *`.pipe(rubricRows, Effect.orDie)
-        return toRubric(row!)
+        return toRubric(row)
       })
 
     const replace = (principal: Principal, id: string, body: typeof RubricRequest.Type) =>
@@ -97,7 +97,7 @@ export class Rubrics extends Effect.Service<Rubrics>()("Rubrics", {
           rubric_schema = ${JSON.stringify(body.rubric_schema)}::jsonb, rubric_instructions = ${body.rubric_instructions},
           variable_catalog = ${body.variable_catalog === undefined ? null : JSON.stringify(body.variable_catalog)}::jsonb, updated_at = now()
           WHERE id = ${id} RETURNING *`.pipe(rubricRows, Effect.orDie)
-        return toRubric(row!)
+        return toRubric(row)
       })
 
     const remove = (principal: Principal, id: string) =>

@@ -54,7 +54,7 @@ const SIMULATION_DONE = "[DONE]"
 
 const replyText = (output: unknown) => (isRecord(output) && typeof output.text === "string" ? output.text : JSON.stringify(output ?? null))
 
-export const asWorkflowConfig = (config: unknown): WorkflowConfig => ({ ...defaultWorkflowConfig, ...(isRecord(config) ? config : {}) }) as WorkflowConfig
+export const asWorkflowConfig = (config: unknown): WorkflowConfig => ({ ...defaultWorkflowConfig, ...(isRecord(config) ? config : {}) })
 
 /**
  * Scores one dataset row: runs the target (a real run of the pinned version with trigger_type

@@ -1,4 +1,4 @@
-import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { type HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Option } from "effect"
 import { clearedCookies, CSRF_COOKIE, CSRF_HEADER, isAllowedOrigin, sessionCookies } from "../../platform/BrowserSession.js"
 import type { AppConfigShape } from "../../platform/Config.js"

@@ -34,7 +34,7 @@ const routes = collect()
 const templates = FindMyWay.make<string>({ ignoreTrailingSlash: true })
 HttpApi.reflect(PlatformApi, {
   onGroup: () => undefined,
-  onEndpoint: ({ endpoint }) => templates.on(endpoint.method, endpoint.path as `/${string}`, endpoint.path)
+  onEndpoint: ({ endpoint }) => templates.on(endpoint.method, endpoint.path, endpoint.path)
 })
 
 /** The request target's path, as the router matches it (no URL object on every request). */

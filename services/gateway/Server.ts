@@ -6,7 +6,7 @@ import {
   HttpApiScalar,
   HttpIncomingMessage,
   HttpPlatform,
-  HttpRouter,
+  type HttpRouter,
   HttpServer,
   HttpServerRequest,
   HttpServerResponse,

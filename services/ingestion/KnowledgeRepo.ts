@@ -85,7 +85,7 @@ export class KnowledgeRepo extends Effect.Service<KnowledgeRepo>()("KnowledgeRep
       insertKb: (tenantId: TenantId, userId: string, kb: { name: string; description: string }) =>
         sql`INSERT INTO knowledge_bases ${sql.insert({ id: randomUUID(), tenant_id: tenantId, created_by: userId, ...kb })} RETURNING id`.pipe(
           Effect.flatMap((rows) => sql`${kbSelect} WHERE k.id = ${(rows[0] as { id: string }).id}`.pipe(kbRows)),
-          Effect.map((rows) => rows[0]!),
+          Effect.map((rows) => rows[0]),
           Effect.orDie
         ),
       getKb: (tenantId: TenantId, id: string) =>
@@ -149,7 +149,7 @@ export class KnowledgeRepo extends Effect.Service<KnowledgeRepo>()("KnowledgeRep
             })
           }`
           const [row] = yield* sql`${docSelect} WHERE d.id = ${id}`.pipe(docRows)
-          return row!
+          return row
         })).pipe(Effect.orDie),
       getDocument: (tenantId: TenantId, kbId: string, id: string) =>
         sql<DocRow & { content: string }>`SELECT d.*, v.content,

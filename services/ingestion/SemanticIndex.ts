@@ -40,7 +40,7 @@ export class SemanticIndex extends Effect.Service<SemanticIndex>()("SemanticInde
             const chunks = yield* repo.missing(model, BACKFILL_BATCH, documentId)
             if (chunks.length === 0) return 0
             const vectors = yield* embeddings.embed(chunks.map((c) => `${c.title}\n${c.text}`))
-            yield* repo.store(model, chunks.map((chunk, i) => ({ chunk, vector: vectors[i]! })))
+            yield* repo.store(model, chunks.map((chunk, i) => ({ chunk, vector: vectors[i] })))
             return chunks.length
           }).pipe(
             Effect.catchAll((e) => Effect.logWarning(`Embedding chunks failed; they will be retried: ${e.message}`).pipe(Effect.as(0))),
@@ -61,7 +61,7 @@ export class SemanticIndex extends Effect.Service<SemanticIndex>()("SemanticInde
         if (Option.isNone(embeddings.model)) return []
         const model = embeddings.model.value
         const [vector] = yield* embeddings.embed([query])
-        const rows = yield* repo.blended({ tenantId, kbIds, query, vector: vector!, model, candidates: Math.max(topK * 4, 20), pgvector })
+        const rows = yield* repo.blended({ tenantId, kbIds, query, vector: vector, model, candidates: Math.max(topK * 4, 20), pgvector })
         const best = Math.max(0, ...rows.map((r) => Number(r.lexical)))
         return rows
           .map((r) => ({

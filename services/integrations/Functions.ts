@@ -108,7 +108,7 @@ export class Functions extends Effect.Service<Functions>()("Functions", {
         if (found.length !== 1) {
           return yield* notFound(found.length > 1 ? "A single function of that name (name it <integration>.<function>)" : "Function")
         }
-        return found[0]!
+        return found[0]
       })
 
     const credentialsFor = (tenantId: string, integrationId: string) =>

@@ -86,7 +86,7 @@ export const callHttp = (call: HttpCall): Effect.Effect<CallOutcome> =>
     return yield* Effect.tryPromise({
       try: async (signal) => {
         const response = await request(url, {
-          method: call.method as Dispatcher.HttpMethod,
+          method: call.method,
           headers,
           ...(placed.body !== undefined ? { body: JSON.stringify(placed.body) } : {}),
           dispatcher: call.dispatcher,

@@ -48,7 +48,7 @@ export class OAuthConnections extends Effect.Service<OAuthConnections>()("OAuthC
         if (Option.isNone(auth) || auth.value.type !== "oauth2") {
           return yield* unprocessable("OAUTH_NOT_CONFIGURED", "This integration does not sign in with OAuth 2.0")
         }
-        const client = Option.getOrElse(yield* secrets.credentials(tenantId, integrationId), () => ({} as Record<string, unknown>))
+        const client = Option.getOrElse(yield* secrets.credentials(tenantId, integrationId), (): Record<string, unknown> => ({}))
         if (typeof client.client_id !== "string") {
           return yield* unprocessable("OAUTH_NOT_CONFIGURED", "Store the OAuth client (client_id, client_secret) as the integration's credentials first")
         }
@@ -87,7 +87,7 @@ export class OAuthConnections extends Effect.Service<OAuthConnections>()("OAuthC
           sql.insert({ integration_id: integrationId, user_id: userId, sealed, scope: typeof body.scope === "string" ? body.scope : null, expires_at: expiresAt })
         } ON CONFLICT (integration_id, user_id) DO UPDATE SET sealed = EXCLUDED.sealed, scope = COALESCE(EXCLUDED.scope, integration_connections.scope),
           expires_at = EXCLUDED.expires_at, updated_at = now() RETURNING *`.pipe(connectionRows, Effect.orDie)
-        return { row: row!, tokens }
+        return { row: row, tokens }
       })
 
     const view = (row: ConnectionRow, tokens: Tokens) => ({

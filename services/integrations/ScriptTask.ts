@@ -57,7 +57,7 @@ const evaluate = (module: QuickJSWASMModule, call: ScriptCall): ScriptOutcome =>
   if (result.error !== undefined) {
     const dumped: unknown = vm.dump(result.error)
     result.error.dispose()
-    const message = typeof dumped === "object" && dumped !== null && "message" in dumped ? String((dumped as { message: unknown }).message) : String(dumped)
+    const message = typeof dumped === "object" && dumped !== null && "message" in dumped ? String((dumped).message) : String(dumped)
     const interrupted = message.includes("interrupted") || Date.now() - started >= call.cpuMs
     outcome = failed(interrupted ? `The script ran over its ${call.cpuMs} ms CPU limit and was stopped` : `The script failed: ${message}`, logs)
   } else {

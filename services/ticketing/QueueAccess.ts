@@ -2,7 +2,6 @@ import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { GROUP_ADMINS, requireReader } from "../../schemas/Authorization.js"
 import { Forbidden, NotFound, notFound } from "../../schemas/Errors.js"
-import type { TenantId } from "../../schemas/Ids.js"
 import type { Principal } from "../../schemas/Principal.js"
 import { People } from "../ports/People.js"
 import { isUuid, queueRows, SYSTEM_ADMINS, ticketRows, ticketSelect } from "./TicketRows.js"
@@ -29,7 +28,7 @@ export class QueueAccess extends Effect.Service<QueueAccess>()("QueueAccess", {
       Effect.gen(function*() {
         yield* enabled(principal)
         if (!principal.settings.user_groups_enabled) return yield* new Forbidden({ code: "GROUP_UNRESOLVABLE", message: "User groups are not enabled for this workspace" })
-        const exists = yield* people.existingGroups(principal.tenantId as TenantId, [groupId])
+        const exists = yield* people.existingGroups(principal.tenantId, [groupId])
         if (!exists.has(groupId)) return yield* new Forbidden({ code: "GROUP_UNRESOLVABLE", message: "The group cannot be resolved in this workspace" })
         if (SYSTEM_ADMINS.includes(principal.role)) return
         if (!(yield* people.groupsOf(principal)).includes(groupId)) {

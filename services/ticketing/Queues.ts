@@ -2,7 +2,6 @@ import { randomUUID } from "node:crypto"
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { conflict, unprocessable } from "../../schemas/Errors.js"
-import type { TenantId } from "../../schemas/Ids.js"
 import type { Principal } from "../../schemas/Principal.js"
 import type { QueueCreate } from "../../schemas/Ticketing.js"
 import { People } from "../ports/People.js"
@@ -32,7 +31,7 @@ export class Queues extends Effect.Service<Queues>()("Queues", {
         Effect.gen(function*() {
           yield* enabled(principal)
           const rows = yield* sql`SELECT * FROM ticket_queues WHERE tenant_id = ${principal.tenantId} ORDER BY name, id`.pipe(queueRows, Effect.orDie)
-          const existing = yield* people.existingGroups(principal.tenantId as TenantId, rows.map((r) => r.group_id))
+          const existing = yield* people.existingGroups(principal.tenantId, rows.map((r) => r.group_id))
           const mine = SYSTEM_ADMINS.includes(principal.role) ? undefined : new Set(yield* people.groupsOf(principal))
           return {
             queues: rows
@@ -62,7 +61,7 @@ export class Queues extends Effect.Service<Queues>()("Queues", {
         Effect.gen(function*() {
           const queue = yield* queueOf(principal, groupId)
           const [row] = yield* sql`UPDATE ticket_queues SET routing_description = ${description} WHERE id = ${queue.id} RETURNING *`.pipe(queueRows, Effect.orDie)
-          return toQueue(row!, false)
+          return toQueue(row, false)
         })
     }
   })

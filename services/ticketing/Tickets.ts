@@ -95,7 +95,7 @@ export class Tickets extends Effect.Service<Tickets>()("Tickets", {
           if (body.tags !== undefined && labels.join(",") !== t.labels.join(",")) changes.push(["labels", t.labels.join(","), labels.join(",")])
           const priority = body.priority ?? t.priority
           yield* sql`UPDATE tickets SET title = ${body.title ?? t.title}, description = ${body.description ?? t.description},
-            priority = ${priority}, priority_rank = ${PRIORITY_RANK[priority]!}, type = ${body.type ?? t.type}, labels = ${[...labels]}::text[],
+            priority = ${priority}, priority_rank = ${PRIORITY_RANK[priority]}, type = ${body.type ?? t.type}, labels = ${[...labels]}::text[],
             updated_at = now() WHERE id = ${id}`
           for (const [field, old, next] of changes) yield* event(id, actor, { kind: "field_change", field, old, new: next })
           return yield* reread(queue, id)
@@ -135,7 +135,7 @@ export class Tickets extends Effect.Service<Tickets>()("Tickets", {
               title: body.title,
               description: body.description,
               priority: body.priority,
-              priority_rank: PRIORITY_RANK[body.priority]!,
+              priority_rank: PRIORITY_RANK[body.priority],
               type: body.type ?? null,
               labels,
               requester_email: (body.requester_email ?? principal.email).toLowerCase(),
@@ -153,7 +153,7 @@ export class Tickets extends Effect.Service<Tickets>()("Tickets", {
         // (which the caller can read: it reached the queue).
         const [earlier] = yield* sql`${sql.unsafe(ticketSelect)} WHERE t.queue_id = ${queue.id} AND t.client_request_id = ${body.client_request_id!}
           AND t.deleted_at IS NULL`.pipe(ticketRows, Effect.orDie)
-        return toTicket(earlier!)
+        return toTicket(earlier)
       }).pipe(Effect.withSpan("Tickets.create"))
 
     const list = (principal: Principal, groupId: string, p: typeof TicketListParams.Type) =>
@@ -199,7 +199,7 @@ export class Tickets extends Effect.Service<Tickets>()("Tickets", {
         })).pipe(Effect.orDie)
         const [ticket] = yield* sql`${sql.unsafe(ticketSelect)} WHERE t.queue_id = ${queue.id} AND t.client_request_id = ${r.key}
           AND t.deleted_at IS NULL`.pipe(ticketRows, Effect.orDie)
-        return { id: ticket!.id, number: ticket!.number, groupTag: groupTag(ticket!.label) }
+        return { id: ticket.id, number: ticket.number, groupTag: groupTag(ticket.label) }
       })
 
     return {
@@ -226,7 +226,7 @@ export class Tickets extends Effect.Service<Tickets>()("Tickets", {
           return yield* write(principal, groupId, id, (queue, t, actor) =>
             Effect.gen(function*() {
               if (t.status !== status) {
-                yield* sql`UPDATE tickets SET status = ${status}, status_rank = ${STATUS_RANK[status]!}, updated_at = now() WHERE id = ${id}`
+                yield* sql`UPDATE tickets SET status = ${status}, status_rank = ${STATUS_RANK[status]}, updated_at = now() WHERE id = ${id}`
                 yield* event(id, actor, { kind: "field_change", field: "status", old: t.status, new: status })
               }
               return yield* reread(queue, id)
@@ -304,7 +304,7 @@ export class Tickets extends Effect.Service<Tickets>()("Tickets", {
                 RETURNING id, body, visibility, author_email, created_at`.pipe(commentRows)
               yield* event(id, actor, { kind: body.visibility === "public" ? "comment" : "work_note", new: body.body.slice(0, 500) })
               yield* sql`UPDATE tickets SET updated_at = now() WHERE id = ${id}`
-              return row!
+              return row
             }))
         }),
       comments: (principal: Principal, groupId: string, id: string) =>

@@ -96,7 +96,7 @@ export class Publishing extends Effect.Service<Publishing>()("Publishing", {
           const reuse = Option.isSome(latest) && latest.value.published_at === null &&
             sameDag(latest.value.dag_definition, row.dag_definition)
           const draft: VersionRow = reuse
-            ? (latest as Option.Some<VersionRow>).value
+            ? (latest).value
             : yield* versions.insert(principal, id, {
               number: row.latest_version + 1,
               dag_definition: row.dag_definition,

@@ -89,7 +89,7 @@ export class RunFeeds extends Effect.Service<RunFeeds>()("RunFeeds", {
         let last = backlog.at(-1)?.seq ?? lastEventId
         const newer = (batch: FeedBatch): Option.Option<FeedBatch> => {
           if (batch.last <= last) return Option.none()
-          const fresh = batch.events[0]!.seq > last ? batch : batchOf(runId, batch.events.filter((e) => e.seq > last))
+          const fresh = batch.events[0].seq > last ? batch : batchOf(runId, batch.events.filter((e) => e.seq > last))
           last = fresh.last
           return Option.some(fresh)
         }

@@ -86,7 +86,7 @@ export class VersionsRepo extends Effect.Service<VersionsRepo>()("VersionsRepo",
           published_by: v.published_by ?? null,
           active: v.active ?? false
         })
-      } RETURNING *`.pipe(versionRows).pipe(Effect.map((rows) => rows[0]!))
+      } RETURNING *`.pipe(versionRows).pipe(Effect.map((rows) => rows[0]))
 
     const get = (scope: Principal, workflowId: string, number: number) =>
       sql`SELECT * FROM workflow_versions
@@ -121,7 +121,7 @@ export class VersionsRepo extends Effect.Service<VersionsRepo>()("VersionsRepo",
               exposed_outputs = ${JSON.stringify(stamp.exposed_outputs)},
               knowledge_base_snapshot = ${JSON.stringify(stamp.knowledge_base_snapshot)}
               WHERE tenant_id = ${scope.tenantId} AND workflow_id = ${workflowId} AND number = ${number} RETURNING *`.pipe(versionRows)
-        return rows[0]!
+        return rows[0]
       })
 
     const rename = (scope: Principal, workflowId: string, number: number, patch: {

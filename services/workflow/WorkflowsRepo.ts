@@ -136,7 +136,7 @@ export class WorkflowsRepo extends Effect.Service<WorkflowsRepo>()("WorkflowsRep
           adopted_at: row.adopted_at ?? null,
           adopted_from_workflow_id: row.adopted_from_workflow_id ?? null
         })
-      } RETURNING *`.pipe(workflowRows).pipe(Effect.map((rows) => rows[0]!), Effect.orDie)
+      } RETURNING *`.pipe(workflowRows).pipe(Effect.map((rows) => rows[0]), Effect.orDie)
 
     /** Archived ones included: callers decide what archived means for them. */
     const get = (scope: Pick<Principal, "tenantId">, id: string) =>
@@ -179,7 +179,7 @@ export class WorkflowsRepo extends Effect.Service<WorkflowsRepo>()("WorkflowsRep
           : value
       }
       return sql`UPDATE workflows SET ${sql.update({ ...set, updated_at: new Date() })}
-        WHERE tenant_id = ${scope.tenantId} AND id = ${id} RETURNING *`.pipe(workflowRows).pipe(Effect.map((rows) => rows[0]!))
+        WHERE tenant_id = ${scope.tenantId} AND id = ${id} RETURNING *`.pipe(workflowRows).pipe(Effect.map((rows) => rows[0]))
     }
 
     const setArchived = (scope: Principal, id: string, archived: boolean) =>

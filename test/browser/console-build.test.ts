@@ -45,7 +45,7 @@ layer(RunPlatformLive(), { excludeTestServices: true, timeout: "180 seconds" })(
         await page.getByRole("toolbar", { name: "Canvas" }).waitFor()
         await page.getByText("All changes saved").waitFor()
       })
-      const id = page.url().match(/ai-employees\/([0-9a-f-]{36})\/build/)![1]!
+      const id = page.url().match(/ai-employees\/([0-9a-f-]{36})\/build/)![1]
       // The start node: one required input.
       yield* Effect.promise(async () => {
         await node(page, "__start").click()
@@ -143,7 +143,7 @@ layer(RunPlatformLive(), { excludeTestServices: true, timeout: "180 seconds" })(
         await page.getByRole("button", { name: "Start run" }).click()
         await page.waitForURL(/\/runs\/[0-9a-f-]{36}/)
       })
-      const runId = page.url().match(/\/runs\/([0-9a-f-]{36})/)![1]!
+      const runId = page.url().match(/\/runs\/([0-9a-f-]{36})/)![1]
       assert.strictEqual((yield* waitForStatus(token, runId, ["completed", "failed"])).status, "completed")
       assert.deepStrictEqual(problems(), [])
     }))

@@ -14,7 +14,7 @@ import { respondNode } from "../support/Workflows.js"
 // connection, a run of 5,000 events, the trace waterfall while the run runs, child runs.
 
 /** The number in "5,006 events · live". */
-const eventCount = (text: string | null) => Number((text ?? "").split(" events")[0]!.replace(/\D/g, ""))
+const eventCount = (text: string | null) => Number((text ?? "").split(" events")[0].replace(/\D/g, ""))
 
 layer(RunPlatformLive(), { excludeTestServices: true, timeout: "150 seconds" })("the console in a browser: a run live", (it) => {
   it.scoped.skipIf(!browserAvailable)("the event stream resumes after a dropped connection with Last-Event-ID, losing and repeating nothing; 5,000 events stay a short virtual list", () =>

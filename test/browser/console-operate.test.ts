@@ -62,7 +62,7 @@ layer(RunPlatformLive(), { excludeTestServices: true, timeout: "120 seconds" })(
       const streamed = yield* Effect.promise(() => page.locator("pre.streaming").textContent())
       assert.notInclude(streamed ?? "", "year.", "shown before the model finished")
       yield* Effect.promise(() => page.locator(".page-head .badge").getByText("completed").waitFor({ timeout: 20_000 }))
-      const runId = page.url().match(/\/runs\/([0-9a-f-]{36})/)![1]!
+      const runId = page.url().match(/\/runs\/([0-9a-f-]{36})/)![1]
       assert.strictEqual((yield* waitForStatus(token, runId, ["completed"])).status, "completed")
       yield* Effect.promise(async () => {
         await page.getByText("Twenty-five days of paid leave a year.").first().waitFor()
@@ -131,14 +131,14 @@ layer(RunPlatformLive(), { excludeTestServices: true, timeout: "120 seconds" })(
         for (const run of three) await page.getByLabel(`Select run ${run.slice(0, 8)}`).check()
       })
       const firstRow = () => Effect.promise(() => page.locator("tbody tr").first().locator("a.mono").textContent())
-      assert.strictEqual(yield* firstRow(), three[2]!.slice(0, 8), "newest first")
+      assert.strictEqual(yield* firstRow(), three[2].slice(0, 8), "newest first")
       yield* shot("runs")
       yield* Effect.promise(async () => {
         await page.getByRole("button", { name: /^Started/ }).click()
         await page.waitForURL(/order=oldest/)
-        await page.locator("tbody tr").first().locator("a.mono").getByText(three[0]!.slice(0, 8)).waitFor()
+        await page.locator("tbody tr").first().locator("a.mono").getByText(three[0].slice(0, 8)).waitFor()
         await page.getByRole("button", { name: /^Started/ }).click()
-        await page.locator("tbody tr").first().locator("a.mono").getByText(three[2]!.slice(0, 8)).waitFor()
+        await page.locator("tbody tr").first().locator("a.mono").getByText(three[2].slice(0, 8)).waitFor()
       })
       yield* Effect.promise(async () => {
         await page.getByRole("button", { name: "Cancel 3 selected" }).click()

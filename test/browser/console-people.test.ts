@@ -54,7 +54,7 @@ layer(RunPlatformLive(), { excludeTestServices: true, timeout: "150 seconds" })(
       const runs: Record<string, string> = {}
       for (const [name, id] of Object.entries({ choice, text, form, nudger })) {
         runs[name] = (yield* startRun(token, id, {})).body.id as string
-        yield* waitForStatus(token, runs[name]!, ["paused"])
+        yield* waitForStatus(token, runs[name], ["paused"])
       }
       const browser = yield* launchBrowser
       const { page, problems, shot } = yield* watchedPage(browser)

@@ -93,7 +93,7 @@ layer(ScriptedModel.layer, { excludeTestServices: true, timeout: "240 seconds" }
       const start = (n: number) =>
         Effect.gen(function*() {
           const tag = `r${n}`
-          const kind = KINDS[n % KINDS.length]!
+          const kind = KINDS[n % KINDS.length]
           for (;;) {
             const r = yield* tolerant(api("POST", `/api/v1/workflow/workflows/${ids[kind]}/run`, { input_params: { tag } }, token, {
               headers: { "idempotency-key": tag }

@@ -26,7 +26,7 @@ const dockerfile = readFileSync(path.join(root, "Dockerfile"), "utf8")
 const instruction = (name: string) => dockerfile.split("\n").filter((l) => l.startsWith(`${name} `)).map((l) => l.slice(name.length + 1))
 const execForm = (name: string) => JSON.parse(instruction(name).at(-1)!) as Array<string>
 // The image's init (tini) runs here from the host: without it the PID 1 test cannot start.
-const initAvailable = existsSync(execForm("ENTRYPOINT")[0]!)
+const initAvailable = existsSync(execForm("ENTRYPOINT")[0])
 if (!initAvailable) console.log(`[container] ${execForm("ENTRYPOINT")[0]} is not installed (apt-get install tini): the PID 1 test is SKIPPED`)
 
 interface ComposeService {
@@ -59,7 +59,7 @@ describe("container", () => {
     for (const name of ["gateway", "runner-1", "runner-2", "runner-3"]) assert.deepStrictEqual(services[name]?.profiles, ["scale"], name)
     const scaled = services
     for (const name of ["platform", "gateway", "runner-1", "runner-2", "runner-3"]) {
-      const service = services[name]!
+      const service = services[name]
       assert.isDefined(service.build, `${name} builds the image`)
       assert.strictEqual(service.restart, "unless-stopped", name)
       assert.include(service.healthcheck?.test.join(" ") ?? "", "/ready", name)

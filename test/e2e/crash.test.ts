@@ -8,6 +8,7 @@ import pg from "pg"
 import { freePort } from "../../platform/FreePort.js"
 import { request } from "../support/Http.js"
 import { platformEnv, waitTerminal } from "../support/ProcessPlatform.js"
+import { sleep } from "../support/RunPlatform.js"
 import { parseSse } from "../support/Runs.js"
 import { ScriptedModel } from "../support/ScriptedModel.js"
 import { testDatabase } from "../support/TestDatabase.js"
@@ -21,9 +22,6 @@ class Server extends Context.Tag("CrashServer")<Server, {
   readonly start: () => Effect.Effect<void>
   readonly kill: () => Effect.Effect<void>
 }>() {}
-
-const sleep = (ms: number) => Effect.promise(() => new Promise((r) => setTimeout(r, ms)))
-
 const ServerLive = Layer.scoped(
   Server,
   Effect.gen(function*() {
@@ -44,13 +42,9 @@ const ServerLive = Layer.scoped(
       Effect.gen(function*() {
         if (child !== undefined && child.exitCode === null && child.signalCode === null) return
         child = spawn(process.execPath, ["--import", "tsx", "services/gateway/main.ts"], { env, stdio: "ignore" })
-        // By time, not tries: refused probes are quick, and a start beside the rest of the suite on two
-        // cores can take over 20 s.
+        // By time, not tries (a start beside the suite on two cores can take 20 s); a second a try (a probe can hang).
         for (const until = Date.now() + 90_000; Date.now() < until;) {
-          // A connection made while the server is still starting can hang: give each try a second.
-          const ok = yield* Effect.promise(() =>
-            fetch(`${baseUrl}/health`, { signal: AbortSignal.timeout(1000) }).then((r) => r.ok, () => false)
-          )
+          const ok = yield* Effect.promise(() => fetch(`${baseUrl}/health`, { signal: AbortSignal.timeout(1000) }).then((r) => r.ok, () => false))
           if (ok) return
           if (child.exitCode !== null) return yield* Effect.dieMessage(`server exited while starting (code ${child.exitCode})`)
           yield* sleep(100)
@@ -396,7 +390,7 @@ layer(ServerLive, { excludeTestServices: true, timeout: "180 seconds" })("crash 
       assert.isAtLeast(times.filter((t) => t < killedAt).length, 3)
       assert.isAtLeast(times.filter((t) => t > restartedAt).length, 3, "the schedule fires after the restart")
       // While it ran the schedule fired every second; across the downtime only the catch-up window's fires ran.
-      const gaps = times.slice(1).map((t, i) => t - times[i]!)
+      const gaps = times.slice(1).map((t, i) => t - times[i])
       assert.isAtMost(gaps.filter((g) => g !== 1000).length, 1, gaps.join(","))
       for (const run of runs) {
         const done = yield* waitTerminal(api, token, run.id)

@@ -53,11 +53,17 @@ const proxiedDatabase = Effect.gen(function*() {
   return { db, proxy }
 })
 
+interface Answer {
+  readonly status: number
+  readonly retryAfter: string | null
+  readonly body: Record<string, unknown>
+}
+
 const call = (base: string, pathname: string, init: RequestInit = {}) =>
   Effect.promise(() =>
     fetch(`${base}${pathname}`, { ...init, signal: AbortSignal.timeout(8000) }).then(
-      async (r) => ({ status: r.status, retryAfter: r.headers.get("retry-after"), body: await r.json().catch(() => ({})) as Record<string, unknown> }),
-      (e: unknown) => ({ status: 0, retryAfter: null, body: { error: String(e) } as Record<string, unknown> })
+      async (r): Promise<Answer> => ({ status: r.status, retryAfter: r.headers.get("retry-after"), body: await r.json().catch(() => ({})) as Record<string, unknown> }),
+      (e: unknown): Answer => ({ status: 0, retryAfter: null, body: { error: String(e) } })
     )
   )
 

@@ -59,7 +59,7 @@ const runQuickStart = (dir: string, base: string, env: Record<string, string>) =
     const readme = await fs.readFile(path.join(dir, "README.md"), "utf8")
     const marker = readme.indexOf("<!-- quickstart:api -->")
     assert.isAtLeast(marker, 0, "the README marks its quick-start commands")
-    const block = readme.slice(marker).split("```sh\n")[1]!.split("```")[0]!
+    const block = readme.slice(marker).split("```sh\n")[1].split("```")[0]
     const script = block.replace("BASE=http://127.0.0.1:8080", `BASE=${base}`)
     const { stdout } = await exec("bash", ["-euo", "pipefail", "-c", script], { cwd: dir, env, timeout: 60_000 })
     return stdout

@@ -38,7 +38,7 @@ layer(ScriptedModel.layer, { excludeTestServices: true, timeout: "120 seconds" }
       yield* api("PATCH", `/api/v1/workflow/workflows/${wf}`, { dag_definition: { nodes: [ask], edges: [] } }, token)
       assert.strictEqual((yield* api("POST", `/api/v1/workflow/workflows/${wf}/publish`, undefined, token)).status, 200)
       const runs = yield* Effect.forEach(Array.from({ length: 20 }), () => Effect.map(api("POST", `/api/v1/workflow/workflows/${wf}/run`, { input_params: {} }, token), (r) => r.body.id as string), { concurrency: 10 })
-      const streams = yield* Effect.forEach(Array.from({ length: STREAMS }, (_, i) => runs[i % runs.length]!), (runId) =>
+      const streams = yield* Effect.forEach(Array.from({ length: STREAMS }, (_, i) => runs[i % runs.length]), (runId) =>
         Effect.promise(async () => {
           const response = await fetch(`${baseUrl}/api/v1/workflow/runs/${runId}/stream`, { headers: { authorization: `Bearer ${token}` } })
           const reader = response.body!.getReader()

@@ -144,10 +144,10 @@ layer(ScriptedModel.layer, { excludeTestServices: true, timeout: "120 seconds" }
       assert.isTrue(records.every((r) => typeof r.level === "string" && typeof r.time === "string" && typeof r.message === "string"))
       const access = records.find((r) => r.message === "request" && r.route === "/api/v1/workflow/workflows/:id/run")
       assert.isDefined(access)
-      assert.strictEqual(access!.method, "POST")
-      assert.strictEqual(access!.status, 202)
-      assert.isNumber(access!.duration_ms)
-      assert.strictEqual(access!.request_id, started.headers.get("x-request-id"))
+      assert.strictEqual(access.method, "POST")
+      assert.strictEqual(access.status, 202)
+      assert.isNumber(access.duration_ms)
+      assert.strictEqual(access.request_id, started.headers.get("x-request-id"))
 
       // The collector goes away: the failure is logged, once a minute, not per export.
       yield* Effect.promise(() => new Promise<void>((r) => otlp.server.close(() => r())))

@@ -102,7 +102,7 @@ layer(ScriptedModel.layer, { excludeTestServices: true, timeout: "240 seconds" }
           assert.strictEqual(r.status, 202, r.text)
           ids.push(r.body.id)
         }), { concurrency: "unbounded", discard: true })
-      const frozen = runners[1]!
+      const frozen = runners[1]
       const freeze = Effect.gen(function*() {
         // Freeze under load whatever the machine's speed: once a third of the runs have reached the
         // model, each runner holds some of them mid-call. SIGSTOP is `docker compose pause`, a VM
@@ -126,14 +126,14 @@ layer(ScriptedModel.layer, { excludeTestServices: true, timeout: "240 seconds" }
       const times = ticks.map((r) => Date.parse(r.scheduled_fire_time)).sort((a, b) => a - b)
       assert.isAtLeast(times.length, 3)
       assert.strictEqual(new Set(times).size, times.length, "no fire time has two runs")
-      assert.deepStrictEqual(times.slice(1).map((t, i) => t - times[i]!).filter((gap) => gap !== 1000), [], "one run every second")
+      assert.deepStrictEqual(times.slice(1).map((t, i) => t - times[i]).filter((gap) => gap !== 1000), [], "one run every second")
       for (const tick of ticks) assert.strictEqual((yield* waitTerminal(api, token, tick.id, 60_000)).status, "completed")
       // Every run above completed while the runner was still frozen: its shards went to the others.
       // It had runs in flight; their interrupted nodes ran again there.
       assert.isAbove([...calls.values()].filter((n) => n > 1).length, 0, "no run was in flight on the frozen runner")
       assert.strictEqual((yield* runnerRows()).length, 2, "the frozen runner is out of the cluster")
       assert.match(gateway.output(), /Runner 127\.0\.0\.1:\d+ stopped answering: no heartbeat for \d+ s/)
-      assert.match(runners[0]!.output() + runners[2]!.output(), /Took over \d+ shard\(s\) of runner 127\.0\.0\.1:\d+, whose lease ran out/)
+      assert.match(runners[0].output() + runners[2].output(), /Took over \d+ shard\(s\) of runner 127\.0\.0\.1:\d+, whose lease ran out/)
 
       // Woken, it notices before it writes: its commits are refused (fenced), it says so once, and
       // no node of any run was committed twice (no event above repeats).
@@ -144,7 +144,7 @@ layer(ScriptedModel.layer, { excludeTestServices: true, timeout: "240 seconds" }
       assert.notMatch(frozen.output(), /lost shard[^\n]*\n\s+at /, "logged without a stack trace")
       yield* sleep(2000)
       const after = yield* Effect.promise(() => client.query<{ n: number }>("SELECT count(*)::int AS n FROM run_events"))
-      assert.strictEqual(after.rows[0]!.n, before.rows[0]!.n, "the woken runner wrote nothing")
+      assert.strictEqual(after.rows[0].n, before.rows[0].n, "the woken runner wrote nothing")
 
       // With no runner left, the gateway is not ready and refuses run starts it cannot place.
       yield* Effect.all(runners.map((r) => r.kill), { discard: true })

@@ -36,7 +36,7 @@ const failsWith = (started: Started, ...expected: ReadonlyArray<string>) =>
     assert.notMatch(output, /\n\s+at .+:\d+:\d+/, "no stack trace")
     assert.notInclude(output, "UnknownException")
     assert.notInclude(output, "An unknown error occurred")
-    return errors[0]!
+    return errors[0]
   })
 
 /** Holds a loopback port for the duration of the scope. */

@@ -53,14 +53,14 @@ layer(RunPlatformLive(), { excludeTestServices: true, timeout: "60 seconds" })("
       assert.strictEqual(created.status, 201)
       const id = created.body.id as string
       const dag = created.body.dag_definition as { nodes: Array<Record<string, unknown>>; [k: string]: unknown }
-      assert.strictEqual((dag.nodes[0]!.agent_config as { preset: string }).preset, "search_and_respond")
+      assert.strictEqual((dag.nodes[0].agent_config as { preset: string }).preset, "search_and_respond")
       const first = yield* publish(token, id)
       assert.strictEqual(first.status, 200, first.text)
       const run = yield* startRun(token, id, { message: "hello" })
       const done = yield* waitForStatus(token, run.body.id, ["completed", "failed"])
       assert.strictEqual(done.status, "completed", JSON.stringify(done))
       // The preset's default instructions fill in only what the step leaves empty.
-      assert.include((model.requests.at(-1)!.messages[0]!.content ?? ""), "Answer the question using only the knowledge base")
+      assert.include((model.requests.at(-1)!.messages[0].content ?? ""), "Answer the question using only the knowledge base")
 
       // Trying the retired preset is allowed for this AI Employee, which already has such a step.
       const tried = yield* http("POST", "/api/v1/agent/agents/test-execute", {

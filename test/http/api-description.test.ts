@@ -48,8 +48,8 @@ layer(TestPlatformLive({ redis: false }), { excludeTestServices: true, timeout: 
           assert.isDefined(named, `${at} ${status}: its body is a named schema`)
         }
       }
-      const runStart = spec.paths["/api/v1/workflow/workflows/{id}/run"]!.post!
-      assert.strictEqual(runStart.responses["202"]!.content!["application/json"]!.schema.$ref, "#/components/schemas/Run")
+      const runStart = spec.paths["/api/v1/workflow/workflows/{id}/run"].post
+      assert.strictEqual(runStart.responses["202"].content!["application/json"].schema.$ref, "#/components/schemas/Run")
       for (const name of ["Run", "Workflow", "WorkflowPage", "RunPage", "Version", "HitlPage"]) assert.property(spec.components.schemas, name)
       const query = operations.flatMap(({ at, op }) => (op.parameters ?? []).filter((p) => p.in === "query").map((p) => ({ at, ...p })))
       for (const p of query.filter((q) => ["page", "page_size", "limit", "offset", "compare_to"].includes(q.name))) {
@@ -81,7 +81,7 @@ layer(TestPlatformLive({ redis: false }), { excludeTestServices: true, timeout: 
       const dir = path.join(root, ".data", "client-example")
       mkdirSync(dir, { recursive: true })
       const file = path.join(dir, "example.ts")
-      writeFileSync(file, example!)
+      writeFileSync(file, example)
       const { ok, out } = yield* run(process.execPath, ["--import", "tsx", file], { cwd: root, env: { ...process.env, BP_URL: baseUrl, BP_TOKEN: token } })
       assert.isTrue(ok, out)
       assert.match(out, /created Typed client example; \d+ AI Employee\(s\), first page of \d+/)

@@ -241,8 +241,8 @@ layer(TestPlatformLive({ redis: false }), { excludeTestServices: true })("auth: 
         return result.rows as Array<{ to_address: string; body_text: string; status: string }>
       })
       assert.strictEqual(rows.length, 1)
-      assert.strictEqual(rows[0]!.status, "outbox")
-      const code = /code is (\d{6})/.exec(rows[0]!.body_text)?.[1]
+      assert.strictEqual(rows[0].status, "outbox")
+      const code = /code is (\d{6})/.exec(rows[0].body_text)?.[1]
       assert.isString(code)
       const ok = yield* http("POST", "/api/v1/auth/auth/otp/verify", { body: { email, code } })
       assert.strictEqual(ok.status, 200)

@@ -15,13 +15,13 @@ layer(TestPlatformLive({ redis: false, env: { CORS_ORIGINS: FRONT_END } }), { ex
   it.effect("login sets HttpOnly, SameSite=Lax cookies; the refresh cookie is scoped to the refresh path", () =>
     Effect.gen(function*() {
       const cookies = yield* browserLogin
-      assert.match(cookies.access_token!, /HttpOnly/)
-      assert.match(cookies.access_token!, /SameSite=Lax/)
-      assert.match(cookies.access_token!, /Path=\//)
-      assert.match(cookies.refresh_token!, /HttpOnly/)
-      assert.match(cookies.refresh_token!, /Path=\/api\/v1\/auth\/refresh/)
-      assert.notMatch(cookies.csrf_token!, /HttpOnly/, "the page reads the CSRF token")
-      assert.notMatch(cookies.access_token!, /Secure/, "plain http: no Secure flag")
+      assert.match(cookies.access_token, /HttpOnly/)
+      assert.match(cookies.access_token, /SameSite=Lax/)
+      assert.match(cookies.access_token, /Path=\//)
+      assert.match(cookies.refresh_token, /HttpOnly/)
+      assert.match(cookies.refresh_token, /Path=\/api\/v1\/auth\/refresh/)
+      assert.notMatch(cookies.csrf_token, /HttpOnly/, "the page reads the CSRF token")
+      assert.notMatch(cookies.access_token, /Secure/, "plain http: no Secure flag")
     }))
 
   it.effect("with no credential header the access cookie is the Bearer credential", () =>
@@ -99,7 +99,7 @@ layer(TestPlatformLive({ redis: false, env: { CORS_ORIGINS: FRONT_END } }), { ex
       assert.strictEqual(r.status, 204)
       const cleared = setCookies(r.headers)
       for (const name of ["access_token", "refresh_token", "csrf_token"]) {
-        assert.match(cleared[name]!, /Max-Age=0/, name)
+        assert.match(cleared[name], /Max-Age=0/, name)
         assert.strictEqual(cookieValue(cleared[name]), "")
       }
     }))
@@ -134,7 +134,7 @@ layer(TestPlatformLive({ redis: false, env: { PUBLIC_BASE_URL: "https://builder.
     it.effect("cookies are Secure when PUBLIC_BASE_URL is https", () =>
       Effect.gen(function*() {
         const cookies = yield* browserLogin
-        for (const name of ["access_token", "refresh_token", "csrf_token"]) assert.match(cookies[name]!, /Secure/, name)
+        for (const name of ["access_token", "refresh_token", "csrf_token"]) assert.match(cookies[name], /Secure/, name)
       }))
   }
 )

@@ -177,7 +177,7 @@ layer(RunPlatformLive(), { excludeTestServices: true, timeout: "90 seconds" })("
       yield* answerOf(memberToken, first.body.session_id, second.body.assistant_message_id)
       const call = model.requests.filter((r) => !isTitleRequest(r)).at(-1)!
       assert.deepStrictEqual(conversationOf(call), ["user: first", "assistant: re: first", "user: second"])
-      assert.include(call.messages[0]!.content!, member.id)
+      assert.include(call.messages[0].content!, member.id)
       const followed = yield* readUntil(memberToken, second.body.run_id, "run_completed")
       assert.isTrue(followed.some((e) => e.data.type === "assistant_message"))
       const streamed = yield* http("GET", `/api/v1/chat/runs/${second.body.run_id}/stream`, { apiKey: key })
@@ -244,14 +244,14 @@ layer(RunPlatformLive(), { excludeTestServices: true, timeout: "90 seconds" })("
       yield* answerOf(key, s2.body.session_id, s2.body.assistant_message_id, "apiKey")
       assert.deepStrictEqual(conversationOf(model.requests.filter((r) => !isTitleRequest(r)).at(-1)!), ["user: single two"])
       const stored = yield* query<{ external_subject: string }>("SELECT external_subject FROM chat_sessions WHERE id = $1", [s1.body.session_id])
-      assert.notInclude(stored[0]!.external_subject.toLowerCase(), "pat@example.test")
+      assert.notInclude(stored[0].external_subject.toLowerCase(), "pat@example.test")
     }))
 
   it.effect("per-turn user_context and impersonation need the tenant flag; PII is tokenized and kept sealed", () =>
     Effect.gen(function*() {
       const token = yield* adminToken
       const model = yield* ScriptedModel
-      model.setScript((r) => isTitleRequest(r) ? { text: "T" } : { text: `Noted, ${/\[PII_NAME_[0-9a-f]+\]/.exec(r.messages[0]!.content!)?.[0]}` })
+      model.setScript((r) => isTitleRequest(r) ? { text: "T" } : { text: `Noted, ${/\[PII_NAME_[0-9a-f]+\]/.exec(r.messages[0].content!)?.[0]}` })
       const wf = yield* chatWorkflow(token, chatDag("Customer {{workflow_input.user_context.name}} ({{workflow_input.user_context.note}})"))
       const session = yield* newSession(token, wf)
       const context = { name: "Ada Lovelace", note: "call +44 20 7946 0958 or mail ada@analytical.test", tier: "gold" }
@@ -266,7 +266,7 @@ layer(RunPlatformLive(), { excludeTestServices: true, timeout: "90 seconds" })("
       assert.strictEqual(on.status, 202, on.text)
       const answer = yield* answerOf(token, session.id, on.body.assistant_message_id)
       assert.strictEqual(answer.content, "Noted, Ada Lovelace")
-      const prompt = model.requests.filter((r) => !isTitleRequest(r)).at(-1)!.messages[0]!.content!
+      const prompt = model.requests.filter((r) => !isTitleRequest(r)).at(-1)!.messages[0].content!
       for (const secret of ["Ada Lovelace", "7946", "ada@analytical.test"]) assert.notInclude(prompt, secret)
       assert.match(prompt, /\[PII_NAME_[0-9a-f]{10}\] \(call \[PII_PHONE_[0-9a-f]{10}\] or mail \[PII_EMAIL_[0-9a-f]{10}\]\)/)
       const stored = yield* query<{ user_context: unknown; input_params: unknown }>(
@@ -277,7 +277,7 @@ layer(RunPlatformLive(), { excludeTestServices: true, timeout: "90 seconds" })("
       for (const secret of ["Ada Lovelace", "7946", "ada@analytical"]) assert.notInclude(raw, secret)
       assert.include(raw, "gold")
       const assistantRaw = yield* query<{ content: string }>("SELECT content FROM chat_messages WHERE id = $1", [answer.id])
-      assert.match(assistantRaw[0]!.content, /^Noted, \[PII_NAME_/)
+      assert.match(assistantRaw[0].content, /^Noted, \[PII_NAME_/)
       const sealed = yield* query<{ sealed_value: string; kind: string }>(
         "SELECT kind, sealed_value FROM chat_pii_tokens WHERE session_id = $1 ORDER BY kind",
         [session.id]
@@ -306,7 +306,7 @@ layer(RunPlatformLive(), { excludeTestServices: true, timeout: "90 seconds" })("
     Effect.gen(function*() {
       const token = yield* adminToken
       const model = yield* ScriptedModel
-      model.setScript((r) => isTitleRequest(r) ? { text: "T" } : { text: `final: ${r.messages[0]!.content}` })
+      model.setScript((r) => isTitleRequest(r) ? { text: "T" } : { text: `final: ${r.messages[0].content}` })
       const dag = {
         nodes: [{
           ...respondNode("answer", "Use {{nodes.answer.hitl.value}}"),

@@ -39,7 +39,7 @@ layer(RunPlatformLive({ CHAT_RECONCILE_SECONDS: "1" }), { excludeTestServices: t
       assert.deepStrictEqual(rebuilt.sources, original.sources)
       assert.deepStrictEqual(rebuilt.response_buttons, [{ label: "Thanks", value: "Thanks" }])
       const [user] = yield* messagesOf(token, session.id)
-      assert.strictEqual(user!.status, "answered")
+      assert.strictEqual(user.status, "answered")
     }))
 
   it.effect("a queue left without a running turn is started again", () =>

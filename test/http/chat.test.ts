@@ -122,7 +122,7 @@ layer(RunPlatformLive(), { excludeTestServices: true, timeout: "90 seconds" })("
       assert.include(answer.content, "could not answer")
       assert.isString(answer.error)
       const [user] = yield* messagesOf(token, session.id)
-      assert.strictEqual(user!.status, "failed")
+      assert.strictEqual(user.status, "failed")
       assert.strictEqual((yield* http("GET", `/api/v1/chat/sessions/${session.id}`, { token })).body.title, "")
     }))
 
@@ -202,7 +202,7 @@ layer(RunPlatformLive(), { excludeTestServices: true, timeout: "90 seconds" })("
         "assistant:after 6"
       ])
       const calls = model.requests.filter((r) => !isTitleRequest(r)).slice(-2)
-      assert.deepStrictEqual(conversationOf(calls[0]!), ["user: first", "assistant: one", "user: second"])
+      assert.deepStrictEqual(conversationOf(calls[0]), ["user: first", "assistant: one", "user: second"])
     }))
 
   it.effect("the chat stream carries the run's events and the answer, resumes with Last-Event-ID, and is the owner's", () =>
@@ -223,7 +223,7 @@ layer(RunPlatformLive(), { excludeTestServices: true, timeout: "90 seconds" })("
       const message = full.events.find((e) => e.data.type === "assistant_message")!
       assert.strictEqual(message.data.message_id, sent.body.assistant_message_id)
       assert.strictEqual(message.data.content, "streamed answer here")
-      const from = full.events[2]!.id
+      const from = full.events[2].id
       const resumed = yield* readStream(token, sent.body.run_id, { path, lastEventId: from })
       assert.deepStrictEqual(resumed.events.map((e) => e.id), full.events.filter((e) => e.id > from).map((e) => e.id))
 

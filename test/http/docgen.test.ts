@@ -1,7 +1,7 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { adminToken, createMember } from "../support/Fixtures.js"
-import { http, loginToken } from "../support/Http.js"
+import { http, loginToken, type Json } from "../support/Http.js"
 import { eventually, publishedWorkflow, RunPlatformLive } from "../support/RunPlatform.js"
 import { parseSse, waitForStatus } from "../support/Runs.js"
 import { type ChatCompletionRequest, ScriptedModel } from "../support/ScriptedModel.js"
@@ -315,7 +315,7 @@ layer(RunPlatformLive(), { excludeTestServices: true, timeout: "60 seconds" })("
           for (const [k, v] of Object.entries(fields)) form.append(k, v)
           form.append("file", new Blob([bytes]), filename)
           const res = await fetch(`${platform.baseUrl}${api}/templates/upload`, { method: "POST", headers: { authorization: `Bearer ${token}` }, body: form })
-          return { status: res.status, body: await res.json() as Record<string, any> }
+          return { status: res.status, body: await res.json() as Record<string, Json> }
         })
       const docxBytes = yield* Effect.promise(() =>
         Packer.toBuffer(new DocxDocument({ sections: [{ children: [new Paragraph({ children: [new TextRun("Dear {{name}},")] }), new Paragraph({ children: [new TextRun("Welcome to {{ company }}.")] })] }] }))

@@ -99,7 +99,7 @@ layer(RunPlatformLive(), { excludeTestServices: true, timeout: "60 seconds" })("
       assert.strictEqual(doc.status, 201, doc.text)
       const runs = yield* eventually(Effect.map(documentRuns(admin, onCreate), (r) => r.length > 0 ? r : undefined), "the document run")
       const run = yield* eventually(
-        Effect.map(http("GET", `/api/v1/workflow/runs/${runs[0]!.id}`, { token: admin }), (r) => r.body.status === "completed" ? r.body : undefined),
+        Effect.map(http("GET", `/api/v1/workflow/runs/${runs[0].id}`, { token: admin }), (r) => r.body.status === "completed" ? r.body : undefined),
         "the run to complete"
       )
       assert.strictEqual(run.trigger_type, "document")

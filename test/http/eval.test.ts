@@ -1,7 +1,7 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { adminToken } from "../support/Fixtures.js"
-import { http } from "../support/Http.js"
+import { http, type Json } from "../support/Http.js"
 import { eventually, publishedWorkflow, RunPlatformLive, sleep } from "../support/RunPlatform.js"
 import { type ChatCompletionRequest, ScriptedModel } from "../support/ScriptedModel.js"
 import { TestPlatform } from "../support/TestPlatform.js"
@@ -18,7 +18,7 @@ const rubricSchema = {
 const system = (r: ChatCompletionRequest) => String(r.messages[0]?.content ?? "")
 const isJudge = (r: ChatCompletionRequest) => system(r).includes("Score the answer below")
 const isSimulator = (r: ChatCompletionRequest) => system(r).startsWith("You play a user")
-const judged = (r: ChatCompletionRequest) => JSON.parse(String(r.messages[1]?.content ?? "{}")) as Record<string, any>
+const judged = (r: ChatCompletionRequest) => JSON.parse(String(r.messages[1]?.content ?? "{}")) as Record<string, Json>
 
 /** The judge's scores for question qN: accuracy N % 5 + 1, helpful when N is even. */
 const scoresOf = (question: string) => {
@@ -31,7 +31,7 @@ const percentile = (values: ReadonlyArray<number>, p: number) => {
   const sorted = [...values].sort((a, b) => a - b)
   const pos = p * (sorted.length - 1)
   const low = Math.floor(pos)
-  return sorted[low]! + (pos - low) * ((sorted[Math.min(low + 1, sorted.length - 1)] ?? sorted[low]!) - sorted[low]!)
+  return sorted[low] + (pos - low) * ((sorted[Math.min(low + 1, sorted.length - 1)] ?? sorted[low]) - sorted[low])
 }
 const stats = (values: ReadonlyArray<number>) => ({
   mean: values.reduce((a, b) => a + b, 0) / values.length,
@@ -50,7 +50,7 @@ const upload = (token: string, workflowId: string, csv: string, name = "golden")
       form.append("workflow_id", workflowId)
       form.append("file", new Blob([csv], { type: "text/csv" }), "golden.csv")
       const res = await fetch(`${platform.baseUrl}${api}/datasets`, { method: "POST", headers: { authorization: `Bearer ${token}` }, body: form })
-      return { status: res.status, body: await res.json() as Record<string, any> }
+      return { status: res.status, body: await res.json() as Record<string, Json> }
     }))
 
 const untilEnded = (token: string, runId: string, timeoutMs = 30_000) =>
@@ -173,11 +173,11 @@ layer(RunPlatformLive({ EVAL_CONCURRENCY: "4" }), { excludeTestServices: true, t
       const created = yield* http("POST", `${api}/runs`, { token, body: { config_id: agentConfig.body.id, dataset_id: ids.datasetId } })
       const run = yield* untilEnded(token, created.body.id)
       assert.deepInclude(run, { status: "completed", completed_rows: 2, failed_rows: 1 })
-      const results = (yield* http("GET", `${api}/runs/${run.id}/results`, { token })).body.items as Array<Record<string, any>>
+      const results = (yield* http("GET", `${api}/runs/${run.id}/results`, { token })).body.items as Array<Record<string, Json>>
       assert.deepStrictEqual(results.map((r) => r.status), ["completed", "failed", "completed"])
-      assert.deepStrictEqual(results[0]!.actual_output, { text: "node reply" })
-      assert.isNull(results[0]!.workflow_run_id, "the node ran alone, not as a run")
-      assert.include(results[1]!.error, "did not match the rubric schema twice")
+      assert.deepStrictEqual(results[0].actual_output, { text: "node reply" })
+      assert.isNull(results[0].workflow_run_id, "the node ran alone, not as a run")
+      assert.include(results[1].error, "did not match the rubric schema twice")
       assert.strictEqual(judgeCalls, 4, "one retry for the off-schema row")
     }))
 
@@ -198,7 +198,7 @@ layer(RunPlatformLive({ EVAL_CONCURRENCY: "4" }), { excludeTestServices: true, t
       const gone = yield* untilEnded(token, (yield* http("POST", `${api}/runs`, { token, body: { config_id: nodeConfig.body.id, dataset_id: ids.datasetId } })).body.id)
       assert.deepInclude(gone, { status: "failed", completed_rows: 0, failed_rows: 3 })
       assert.match(gone.error, /has no agent node 'answer'/)
-      const goneResults = (yield* http("GET", `${api}/runs/${gone.id}/results`, { token })).body.items as Array<Record<string, any>>
+      const goneResults = (yield* http("GET", `${api}/runs/${gone.id}/results`, { token })).body.items as Array<Record<string, Json>>
       assert.deepStrictEqual(goneResults.map((r) => r.status), ["failed", "failed", "failed"])
 
       // Own providers only, and the workspace has none: nothing can judge.

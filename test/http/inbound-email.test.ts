@@ -117,7 +117,7 @@ layer(PlatformLive, { excludeTestServices: true, timeout: "60 seconds" })("inbou
       const sent = yield* send(message)
       assert.isTrue(sent.ok, sent.response)
       const [first] = yield* eventually(Effect.map(emailRuns(admin, id), (runs) => runs.length > 0 ? runs : undefined), "the run")
-      const run = yield* ended(admin, first!.id)
+      const run = yield* ended(admin, first.id)
       assert.strictEqual(run.status, "completed")
       assert.strictEqual(run.trigger_type, "email")
       const input = run.input_params
@@ -190,9 +190,9 @@ layer(PlatformLive, { excludeTestServices: true, timeout: "60 seconds" })("inbou
       const message = { from: "carol@example.com", subject: "Broken printer", text: "It jams.", messageId: "<printer@example.com>" }
       assert.isTrue((yield* send({ ...message, to: `${first}@${DOMAIN}` })).ok)
       const [a] = yield* eventually(Effect.map(emailRuns(admin, first), (r) => r.length > 0 ? r : undefined), "the first run")
-      assert.deepStrictEqual((yield* ended(admin, a!.id)).named_outputs, { outcome_ref: "TICKET-42" })
+      assert.deepStrictEqual((yield* ended(admin, a.id)).named_outputs, { outcome_ref: "TICKET-42" })
       assert.isTrue((yield* send({ ...message, to: `${second}@${DOMAIN}` })).ok)
       const [b] = yield* eventually(Effect.map(emailRuns(admin, second), (r) => r.length > 0 ? r : undefined), "the later run")
-      assert.strictEqual((yield* ended(admin, b!.id)).input_params.outcome_ref, "TICKET-42")
+      assert.strictEqual((yield* ended(admin, b.id)).input_params.outcome_ref, "TICKET-42")
     }))
 })

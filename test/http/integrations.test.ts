@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net"
 import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { adminToken, createMember, createTenant } from "../support/Fixtures.js"
-import { http, loginToken } from "../support/Http.js"
+import { http, loginToken, type Json } from "../support/Http.js"
 import { flood, hostileServer } from "../support/Flood.js"
 import { PEER_API_KEY, PEER_TOKEN, PEER_USER, peerApi } from "../support/PeerApi.js"
 import { RunPlatformLive } from "../support/RunPlatform.js"
@@ -53,7 +53,7 @@ layer(RunPlatformLive(env), { excludeTestServices: true, timeout: "60 seconds" }
       assert.strictEqual(imported.status, 201, imported.text)
       assert.deepInclude(imported.body, { name: "peer", display_name: "Peer Orders", scope: "custom", base_url: peer.baseUrl })
       assert.deepStrictEqual(imported.body.auth, { type: "api_key", in: "header", name: "X-API-Key" })
-      const fns = Object.fromEntries((imported.body.functions as Array<{ name: string }>).map((f) => [f.name, f])) as Record<string, any>
+      const fns = Object.fromEntries((imported.body.functions as Array<{ name: string }>).map((f) => [f.name, f])) as Record<string, Json>
       assert.deepStrictEqual(Object.keys(fns).sort(), ["big", "createOrder", "getOrder", "hop", "slow"].map((n) => n.toLowerCase()).sort())
       assert.deepStrictEqual(fns.createorder.input_schema.required, ["item", "quantity"], "the $ref'd body schema is inlined")
       assert.isTrue(fns.createorder.side_effects)

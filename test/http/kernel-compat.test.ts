@@ -64,17 +64,17 @@ layer(ScriptedModel.layer, { excludeTestServices: true, timeout: "120 seconds" }
           .map((r) => [r.workflow_name, r.id])
       ) as Record<string, string>
       // Running mid-node, waiting on a child, pending: they go on by themselves.
-      assert.deepStrictEqual((yield* waitTerminal(api, token, runs["Old chain"]!)).output, { text: "HOLD done" })
-      assert.deepStrictEqual((yield* waitTerminal(api, token, runs["Old parent"]!)).output, { text: "Q done" })
-      assert.strictEqual((yield* waitTerminal(api, token, runs["Old child"]!)).status, "completed")
-      assert.deepStrictEqual((yield* waitTerminal(api, token, runs["Old pending"]!)).output, { text: "Z done" })
+      assert.deepStrictEqual((yield* waitTerminal(api, token, runs["Old chain"])).output, { text: "HOLD done" })
+      assert.deepStrictEqual((yield* waitTerminal(api, token, runs["Old parent"])).output, { text: "Q done" })
+      assert.strictEqual((yield* waitTerminal(api, token, runs["Old child"])).status, "completed")
+      assert.deepStrictEqual((yield* waitTerminal(api, token, runs["Old pending"])).output, { text: "Z done" })
 
       // Paused on an approval: still answerable, and it resumes.
       const pending = (yield* api("GET", "/api/v1/workflow/hitl/pending?page_size=100", undefined, token)).body.items
       const approval = pending.find((i: { run_id: string }) => i.run_id === runs["Old approval"])
       assert.isDefined(approval)
       assert.strictEqual((yield* api("POST", `/api/v1/workflow/hitl/${approval.request_id}/respond`, { response: { approved: true } }, token)).status, 200)
-      assert.deepStrictEqual((yield* waitTerminal(api, token, runs["Old approval"]!)).output, { text: "C done" })
+      assert.deepStrictEqual((yield* waitTerminal(api, token, runs["Old approval"])).output, { text: "C done" })
 
       // Nodes the old kernel completed are not run again; the ones it left in flight are.
       assert.deepStrictEqual([...calls].sort(), ["C", "H", "HOLD", "HOLD", "Q", "Z"])

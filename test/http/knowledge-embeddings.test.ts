@@ -56,7 +56,7 @@ layer(RunPlatformLive({ LLM_EMBEDDING_MODEL: "test-embed", EMBEDDING_BACKFILL_SE
       for (const [query, expected] of paraphrases) {
         const items = yield* search(token, kb, query)
         assert.strictEqual(items[0]?.title, expected, `"${query}" -> ${JSON.stringify(items.map((i) => i.title))}`)
-        assert.isAbove(items[0]!.score, 0.5)
+        assert.isAbove(items[0].score, 0.5)
       }
       for (const [query, expected] of queries) {
         const items = yield* search(token, kb, query)
@@ -79,9 +79,9 @@ layer(RunPlatformLive({ LLM_EMBEDDING_MODEL: "test-embed", EMBEDDING_BACKFILL_SE
       model.setEmbedder(conceptEmbedder)
       const kb = yield* newKb(token, "Flaky")
       model.failEmbeddings(400)
-      const doc = yield* http("POST", `${base}/${kb}/documents`, { token, body: { title: "Refund policy", content: corpus[0]![1] } })
+      const doc = yield* http("POST", `${base}/${kb}/documents`, { token, body: { title: "Refund policy", content: corpus[0][1] } })
       assert.strictEqual(doc.status, 201)
-      yield* http("POST", `${base}/${kb}/documents`, { token, body: { title: "Onboarding checklist", content: corpus[11]![1] } })
+      yield* http("POST", `${base}/${kb}/documents`, { token, body: { title: "Onboarding checklist", content: corpus[11][1] } })
       // The query cannot be embedded either: full-text only, which matches "get" in the onboarding text.
       assert.deepStrictEqual((yield* search(token, kb, "can I get my money returned")).map((i) => i.title), ["Onboarding checklist"])
       model.failEmbeddings(undefined)
@@ -89,6 +89,6 @@ layer(RunPlatformLive({ LLM_EMBEDDING_MODEL: "test-embed", EMBEDDING_BACKFILL_SE
         search(token, kb, "can I get my money returned").pipe(Effect.map((items) => (items[0]?.title === "Refund policy" ? items : undefined))),
         "the backfill to embed the refund policy"
       )
-      assert.strictEqual(found[0]!.title, "Refund policy")
+      assert.strictEqual(found[0].title, "Refund policy")
     }))
 })

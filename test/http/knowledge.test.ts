@@ -150,7 +150,7 @@ layer(RunPlatformLive(), { excludeTestServices: true, timeout: "60 seconds" })("
       assert.strictEqual(r.body.output.text, "You can get a refund within 30 days [1].")
       assert.strictEqual(r.body.output.citations[0].title, "Refund policy")
       assert.isString(r.body.output.citations[0].chunk_id)
-      assert.include(model.requests.at(-1)!.messages[0]!.content!, "Refunds go back to the original payment method")
+      assert.include(model.requests.at(-1)!.messages[0].content!, "Refunds go back to the original payment method")
     }))
 
   it.effect("publish snapshots the knowledge-base set; document-diff compares; revert brings the content back", () =>

@@ -2,7 +2,7 @@ import { fileURLToPath } from "node:url"
 import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { adminToken, createMember } from "../support/Fixtures.js"
-import { http, loginToken } from "../support/Http.js"
+import { http, loginToken, type Json } from "../support/Http.js"
 import { MCP_CLIENT, MCP_TOKEN, mcpPeer } from "../support/McpPeer.js"
 import { PEER_API_KEY, peerApi } from "../support/PeerApi.js"
 import { RunPlatformLive } from "../support/RunPlatform.js"
@@ -157,7 +157,7 @@ layer(RunPlatformLive({ OUTBOUND_ALLOWED_HOSTS: "127.0.0.2", MCP_STDIO_COMMANDS:
       assert.strictEqual(orders.calls.filter((c) => c.url.startsWith("/orders/A-7")).length, 1)
 
       const snapshots = yield* http("GET", `/api/v1/workflow/runs/${run}/external-tool-snapshots`, { token: admin })
-      const byName = Object.fromEntries((snapshots.body.items as Array<Record<string, any>>).map((s) => [s.name, s]))
+      const byName = Object.fromEntries((snapshots.body.items as Array<Record<string, Json>>).map((s) => [s.name, s]))
       assert.deepStrictEqual(Object.keys(byName).sort(), ["echo", "explode", "getorder"])
       assert.deepInclude(byName.getorder, { kind: "function", status: "success", input: { id: "A-7" } })
       assert.deepInclude(byName.echo, { kind: "mcp", status: "success", server_id: server, input: { text: "hello" } })

@@ -1,7 +1,7 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { adminToken, createMember } from "../support/Fixtures.js"
-import { http, loginToken } from "../support/Http.js"
+import { http, loginToken, type Json } from "../support/Http.js"
 import { eventually, publishedWorkflow, RunPlatformLive, sleep } from "../support/RunPlatform.js"
 import { waitForStatus } from "../support/Runs.js"
 import { ScriptedModel } from "../support/ScriptedModel.js"
@@ -10,7 +10,7 @@ import { respondNode } from "../support/Workflows.js"
 const nudge = (id: string, config: Record<string, unknown>) => ({ id, type: "notify_user", notify_user_config: { operation: "send", ...config } })
 
 const cardsOf = (token: string) =>
-  http("GET", "/api/v1/workflow/nudges", { token }).pipe(Effect.map((r) => r.body.items as ReadonlyArray<Record<string, any>>))
+  http("GET", "/api/v1/workflow/nudges", { token }).pipe(Effect.map((r) => r.body.items as ReadonlyArray<Record<string, Json>>))
 
 const start = (token: string, workflowId: string) =>
   http("POST", `/api/v1/workflow/workflows/${workflowId}/run`, { token, body: { input_params: {} } }).pipe(Effect.map((r) => r.body.id as string))
@@ -43,18 +43,18 @@ layer(RunPlatformLive(), { excludeTestServices: true, timeout: "60 seconds" })("
       yield* waitForStatus(admin, run, ["paused"])
       const [card] = yield* eventually(Effect.map(cardsOf(memberToken), (c) => c.length > 0 ? c : undefined), "the member's card")
       assert.deepInclude(card, { run_id: run, mode: "park", card_ref: "ask", title: "Refund for ui?", status: "open" })
-      assert.isNotNull(card!.expires_at)
+      assert.isNotNull(card.expires_at)
       assert.deepStrictEqual(yield* cardsOf(admin), [], "cards are for their recipients only")
-      assert.strictEqual((yield* http("POST", `/api/v1/workflow/nudges/${card!.id}/respond`, { token: admin, body: { value: "approve" } })).status, 404)
+      assert.strictEqual((yield* http("POST", `/api/v1/workflow/nudges/${card.id}/respond`, { token: admin, body: { value: "approve" } })).status, 404)
 
-      const wrong = yield* http("POST", `/api/v1/workflow/nudges/${card!.id}/respond`, { token: memberToken, body: { value: "maybe" } })
+      const wrong = yield* http("POST", `/api/v1/workflow/nudges/${card.id}/respond`, { token: memberToken, body: { value: "maybe" } })
       assert.strictEqual(wrong.status, 400)
       assert.strictEqual(wrong.body.code, "INVALID_NUDGE_RESPONSE")
-      const answered = yield* http("POST", `/api/v1/workflow/nudges/${card!.id}/respond`, { token: memberToken, body: { value: "approve" } })
+      const answered = yield* http("POST", `/api/v1/workflow/nudges/${card.id}/respond`, { token: memberToken, body: { value: "approve" } })
       assert.strictEqual(answered.status, 200, answered.text)
       assert.strictEqual(answered.body.status, "responded")
       assert.strictEqual(answered.body.response, "approve")
-      const again = yield* http("POST", `/api/v1/workflow/nudges/${card!.id}/respond`, { token: memberToken, body: { value: "decline" } })
+      const again = yield* http("POST", `/api/v1/workflow/nudges/${card.id}/respond`, { token: memberToken, body: { value: "decline" } })
       assert.strictEqual(again.status, 409)
       assert.strictEqual(again.body.code, "NUDGE_CLOSED")
 

@@ -76,7 +76,7 @@ layer(Live, { excludeTestServices: true, timeout: "60 seconds" })("OTLP export",
       const run = yield* startRun(token, id, { message: "hello" })
       yield* waitForStatus(token, run.body.id, ["completed"])
       const served = (yield* http("GET", `/api/v1/workflow/runs/${run.body.id}/trace`, { token })).body as TraceBody
-      const traceId = spansOf(served)[0]!.traceId
+      const traceId = spansOf(served)[0].traceId
       assert.strictEqual(traceId, traceIdOf(run.body.id))
       const names = ["run Helper", "node answer", "agent.run", "llm.call"]
       const arrived = yield* eventually(
@@ -90,7 +90,7 @@ layer(Live, { excludeTestServices: true, timeout: "60 seconds" })("OTLP export",
       for (const span of spansOf(served)) {
         const exported = arrived.find((s) => s.spanId === span.spanId)
         assert.isDefined(exported, span.name)
-        assert.strictEqual(exported!.parentSpanId ?? undefined, span.parentSpanId ?? undefined)
+        assert.strictEqual(exported.parentSpanId ?? undefined, span.parentSpanId ?? undefined)
       }
       // Operators also get the SQL and service spans of the run in the same trace.
       assert.isAbove(arrived.length, spansOf(served).length)

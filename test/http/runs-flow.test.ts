@@ -335,9 +335,9 @@ layer(RunPlatformLive(), { excludeTestServices: true, timeout: "60 seconds" })("
       const id = yield* publishedWorkflow(token, { nodes: [respondNode("a")] })
       const run = yield* startRun(token, id, {})
       const channel = `${platform.env.REDIS_KEY_PREFIX}bus:run:${run.body.id}`
-      const redis = new Redis(platform.env.REDIS_URL!)
+      const redis = new Redis(platform.env.REDIS_URL)
       const subscribers = () =>
-        Effect.promise(() => redis.pubsub("NUMSUB", channel).then((r) => Number((r as Array<unknown>)[1])))
+        Effect.promise(() => redis.pubsub("NUMSUB", channel).then((r) => Number((r)[1])))
       const controller = new AbortController()
       const response = yield* Effect.promise(() =>
         fetch(`${platform.baseUrl}/api/v1/workflow/runs/${run.body.id}/stream`, {

@@ -63,7 +63,7 @@ layer(Live, { excludeTestServices: true, timeout: "60 seconds" })("runs", (it) =
       const ids = s.events.map((e) => e.id)
       assert.deepStrictEqual(ids, [...ids].sort((a, b) => a - b))
       assert.strictEqual(new Set(ids).size, ids.length)
-      const started = s.events[0]!.data
+      const started = s.events[0].data
       assert.strictEqual(started.run_id, r.body.id)
       assert.isString(started.step_id)
       assert.strictEqual(started.node_id, "answer")
@@ -71,7 +71,7 @@ layer(Live, { excludeTestServices: true, timeout: "60 seconds" })("runs", (it) =
       const text = s.events.filter((e) => e.data.type === "token").map((e) => e.data.delta).join("")
       assert.strictEqual(text, "Echo: {\"message\":\"one two three\"}")
       // Resuming after an id gives exactly the later events.
-      const resumed = yield* readStream(token, r.body.id, { lastEventId: ids[1]! })
+      const resumed = yield* readStream(token, r.body.id, { lastEventId: ids[1] })
       assert.deepStrictEqual(resumed.events.map((e) => e.id), ids.slice(2))
     }))
 

@@ -90,7 +90,7 @@ layer(RunPlatformLive(), { excludeTestServices: true, timeout: "60 seconds" })("
       assert.strictEqual((yield* readStream(token, dry)).events.at(-1)?.data.type, "run_failed", "its stream ends")
 
       // A published version whose stored DAG lost a field (written around the API).
-      const id = yield* publishedWorkflow(token, { nodes: [unreadable.nodes[0]!], edges: [] })
+      const id = yield* publishedWorkflow(token, { nodes: [unreadable.nodes[0]], edges: [] })
       const changed = yield* sql(databaseUrl, `UPDATE workflow_versions SET dag_definition = jsonb_set(dag_definition::jsonb, '{edges}', '[{"from": "draft"}]')::jsonb WHERE workflow_id = $1 AND active`, [id])
       assert.strictEqual(changed, 1)
       const run = (yield* startRun(token, id, {})).body.id as string

@@ -12,7 +12,7 @@ const TERMINAL = ["run_completed", "run_failed", "run_cancelled"]
 
 const step = (id: string) => ({ id, type: "agent", name: id, agent_config: { agent_type: "respond", type_version: "v1", system_prompt_template: `Step ${id}` } })
 const NODES = ["a", "b", "c", "d", "e", "f"]
-const dag = { nodes: NODES.map(step), edges: NODES.slice(1).map((id, i) => ({ from: NODES[i]!, to: id })) }
+const dag = { nodes: NODES.map(step), edges: NODES.slice(1).map((id, i) => ({ from: NODES[i], to: id })) }
 
 /**
  * One client of a run's stream that hangs up at random points (after a random number of bytes,
@@ -81,7 +81,7 @@ layer(RunPlatformLive(), { excludeTestServices: true, timeout: "240 seconds" })(
         assert.strictEqual((yield* waitForStatus(token, runId, ["completed", "failed"])).status, "completed")
         const whole = (yield* readStream(token, runId)).events.map((e) => e.id)
         assert.isAbove(whole.length, 20, "a run streams many events")
-        assert.deepStrictEqual(clients[i]!.seen, whole, `run ${runId}: the resumed reads are the stream, in order, each event once`)
+        assert.deepStrictEqual(clients[i].seen, whole, `run ${runId}: the resumed reads are the stream, in order, each event once`)
       }
     }))
 })

@@ -24,7 +24,7 @@ layer(RunPlatformLive({ TRUST_PROXY: "true" }), { excludeTestServices: true, tim
       const a = yield* createMember(env, "system_admin", { tenantId: tenantA })
       const aToken = yield* loginToken(a.email, a.password)
       yield* seedTenant(aToken, tenantA)
-      const tenantB = (yield* createTenant(env, `matrix-b-${Date.now().toString(36)}`)).id as string
+      const tenantB = (yield* createTenant(env, `matrix-b-${Date.now().toString(36)}`)).id
       const attackers: Array<{ role: Role; headers: { token?: string; apiKey?: string } }> = []
       for (const role of Roles.filter((r) => r !== "env_admin")) {
         const m = yield* createMember(env, role, { tenantId: tenantB })

@@ -48,7 +48,7 @@ layer(Platform, { excludeTestServices: true, timeout: "60 seconds" })("ticketing
       assert.strictEqual(bound.status, 201, bound.text)
       const created = s.zendesk.groups.find((g) => g.name === `Customer Care ${s.suffix}`)
       assert.isDefined(created, "a Zendesk group named like the queue is created when none exists")
-      assert.deepInclude(bound.body, { backend: "external", connection_id: s.connection, external_group_id: created!.id, request_types: ["problem", "incident", "question", "task"] })
+      assert.deepInclude(bound.body, { backend: "external", connection_id: s.connection, external_group_id: created.id, request_types: ["problem", "incident", "question", "task"] })
       const other = yield* bind(s.billing, { name: "Billing", backend: "external", connection_id: s.connection, external_group_id: 500 })
       assert.strictEqual(other.body.external_group_id, 500, "an existing Zendesk group can be named")
 
@@ -59,7 +59,7 @@ layer(Platform, { excludeTestServices: true, timeout: "60 seconds" })("ticketing
       })
       assert.strictEqual(raised.status, 201, raised.text)
       const zt = s.zendesk.tickets.get(Number(raised.body.id))!
-      assert.deepInclude(zt, { subject: "Printer on fire", description: "Third floor", priority: "urgent", type: "incident", group_id: created!.id, external_id: `zd-${s.suffix}` })
+      assert.deepInclude(zt, { subject: "Printer on fire", description: "Third floor", priority: "urgent", type: "incident", group_id: created.id, external_id: `zd-${s.suffix}` })
       assert.deepStrictEqual(zt.tags, ["hardware"], "the queue's own tag is dropped, not sent")
       assert.deepInclude(raised.body, { number: zt.id, status: "OPEN", priority: "CRITICAL", labels: ["hardware"], requester_email: s.agent.email.toLowerCase(), group_id: s.support })
       // 50 parallel duplicates of one client_request_id: one Zendesk ticket.
@@ -237,9 +237,9 @@ layer(Platform, { excludeTestServices: true, timeout: "60 seconds" })("ticketing
       yield* answerOf(s.admin, session.id, sent.body.assistant_message_id)
       const raised = [...s.zendesk.tickets.values()].filter((t) => t.group_id === queue.body.external_group_id)
       assert.strictEqual(raised.length, 1)
-      assert.strictEqual(raised[0]!.subject, "Refund decision needed")
-      assert.include(raised[0]!.description, "Customer: I want my money back")
-      const events = (yield* http("GET", `${api}/groups/${s.support}/tickets/${raised[0]!.id}/events`, { token: s.admin })).body.items
+      assert.strictEqual(raised[0].subject, "Refund decision needed")
+      assert.include(raised[0].description, "Customer: I want my money back")
+      const events = (yield* http("GET", `${api}/groups/${s.support}/tickets/${raised[0].id}/events`, { token: s.admin })).body.items
       assert.deepInclude(events[0], { kind: "create", actor_type: "ai_employee" })
       assert.strictEqual((yield* http("GET", `/api/v1/chat/sessions/${session.id}`, { token: s.admin })).body.status, "transferred")
     }))

@@ -48,7 +48,7 @@ layer(RunPlatformLive({ TRACE_MAX_BYTES: String(CAP) }), { excludeTestServices: 
       const model = yield* ScriptedModel
       model.setScript(() => ({ text: "ok" }))
       const nodes = Array.from({ length: 12 }, (_, i) => respondNode(`step_${i}`))
-      const edges = nodes.slice(1).map((n, i) => ({ from: nodes[i]!.id, to: n.id }))
+      const edges = nodes.slice(1).map((n, i) => ({ from: nodes[i].id, to: n.id }))
       const id = yield* publishedWorkflow(token, { nodes, edges })
       const runId = yield* finished(token, id)
       const r = yield* runTrace(token, runId)

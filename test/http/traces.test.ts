@@ -86,9 +86,9 @@ layer(RunPlatformLive(), { excludeTestServices: true, timeout: "90 seconds" })("
       assert.strictEqual(called.spanId, act.spanId)
       assert.match(String(called.body.stringValue), /^Step 'act' called builtin\.knowledge_search: success in [\d.]+ ms$/)
       assert.isTrue(logs.every((l) => l.traceId === traceIdOf(run.id)))
-      assert.strictEqual(logs[0]!.spanId, ask.spanId)
+      assert.strictEqual(logs[0].spanId, ask.spanId)
       assert.strictEqual(logs.at(-1)!.spanId, root.spanId)
-      assert.strictEqual(logs[0]!.body.stringValue, "Step 'ask' started")
+      assert.strictEqual(logs[0].body.stringValue, "Step 'ask' started")
       assert.strictEqual((yield* runTrace(token, "00000000-0000-4000-8000-000000000000")).status, 404)
     }))
 
@@ -186,15 +186,15 @@ layer(RunPlatformLive(), { excludeTestServices: true, timeout: "90 seconds" })("
       yield* waitForStatus(token, run.body.id, ["completed"])
       const done = yield* spanNamed((yield* runTrace(token, run.body.id)).body as TraceBody, "run Helper")
       assert.deepStrictEqual(done.events.map((e) => e.name), ["hitl.paused", "hitl.resumed"])
-      assert.strictEqual(attr(done.events[0]!, "hitl.request_id"), request.request_id)
-      assert.strictEqual(attr(done.events[1]!, "node.id"), "ask")
+      assert.strictEqual(attr(done.events[0], "hitl.request_id"), request.request_id)
+      assert.strictEqual(attr(done.events[1], "node.id"), "ask")
 
       const parent = yield* publishedWorkflow(token, { nodes: [{ id: "delegate", type: "call_aie", call_aie_config: { workflow_id: yield* publishedWorkflow(token, { nodes: [respondNode("child")] }) } }] })
       const parentRun = yield* completedRun(token, parent)
       const parentTrace = (yield* runTrace(token, parentRun.id)).body as TraceBody
       const delegate = yield* spanNamed(parentTrace, "node delegate")
       const childId = String(attr(delegate, "bp.child_run_id"))
-      assert.strictEqual(delegate.links[0]!.traceId, traceIdOf(childId))
+      assert.strictEqual(delegate.links[0].traceId, traceIdOf(childId))
       const childTrace = (yield* runTrace(token, childId)).body as TraceBody
       const childRoot = spansOf(childTrace).find((s) => s.parentSpanId === undefined)!
       assert.strictEqual(attr(childRoot, "bp.parent_run_id"), parentRun.id)

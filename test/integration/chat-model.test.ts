@@ -35,7 +35,7 @@ layer(Live, { excludeTestServices: true })("OpenAI-compatible chat model", (it) 
       const sent = scripted.requests.at(-1) as unknown as Record<string, unknown>
       assert.deepStrictEqual((sent.response_format as { type: string }).type, "json_schema")
       assert.strictEqual((sent.tools as Array<{ function: { name: string } }>)[0]?.function.name, "lookup")
-      assert.isTrue(sent.stream as boolean)
+      assert.isTrue(sent.stream)
     }))
 
   it.effect("collects streamed tool calls", () =>

@@ -25,6 +25,6 @@ layer(Live, { excludeTestServices: true })("Mailer", (it) => {
       assert.deepStrictEqual([first.status, second.status], ["sent", "sent"])
       assert.strictEqual(inbox.messages.filter((m) => m.to.includes("once@example.test")).length, 1)
       const rows = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM mail_outbox WHERE id = ${id}`
-      assert.strictEqual(rows[0]!.n, 1)
+      assert.strictEqual(rows[0].n, 1)
     }))
 })

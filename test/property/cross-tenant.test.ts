@@ -115,7 +115,7 @@ layer(Live, { excludeTestServices: true, timeout: "120 seconds" })("cross-tenant
       Effect.gen(function*() {
         const world = yield* World
         const [attacker, victim] = fromA ? [world.a, world.b] : [world.b, world.a]
-        const op = operations[operation] ?? tenantOperations[operation]!
+        const op = operations[operation] ?? tenantOperations[operation]
         // An env_admin administers every tenant by design; the tenant-level routes are exempt for it.
         if (role === "env_admin" && operation in tenantOperations) return
         const credential = attacker.credentials[role]

@@ -189,8 +189,8 @@ layer(WorldLive, { excludeTestServices: true, timeout: "300 seconds" })("run ker
       const answer = (index: number, approve: boolean) =>
         Effect.gen(function*() {
           const { api, runs, token } = world.current()
-          const id = ids[index]!
-          if (s.runs[index]!.kind === "park") {
+          const id = ids[index]
+          if (s.runs[index].kind === "park") {
             if (yield* runs.resolveWait(id, "wait", approve ? "yes" : "no")) yield* runs.wake(id)
             return
           }
@@ -210,7 +210,7 @@ layer(WorldLive, { excludeTestServices: true, timeout: "300 seconds" })("run ker
             const { api, token } = world.current()
             const r = yield* api("POST", `/api/v1/workflow/runs/${ids[a.run]}/cancel`, undefined, token)
             assert.include([200, 409], r.status, r.text)
-            if (r.status === 200) cancelled.add(ids[a.run]!)
+            if (r.status === 200) cancelled.add(ids[a.run])
             break
           }
           case "crash":

@@ -45,7 +45,7 @@ layer(TestPlatformLive({ redis: false, env: LLM_ENV }), { excludeTestServices: t
               .items as Array<Row>
             // With every version deleted there is nothing to pick: only save and publish apply.
             if (history.length === 0 && "pick" in step) continue
-            const target = history.length === 0 ? 0 : history[("pick" in step ? step.pick : 0) % history.length]!.number
+            const target = history.length === 0 ? 0 : history[("pick" in step ? step.pick : 0) % history.length].number
             const activeBefore = history.find((v) => v.active)?.number
             switch (step.kind) {
               case "save":

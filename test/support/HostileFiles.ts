@@ -2,6 +2,7 @@ import { monitorEventLoopDelay } from "node:perf_hooks"
 import { Effect } from "effect"
 import { strToU8, zipSync } from "fflate"
 import { TestPlatform } from "./TestPlatform.js"
+import type { Json } from "./Http.js"
 
 const CONTENT_TYPES = `<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="xml" ContentType="application/xml"/></Types>`
 
@@ -68,7 +69,7 @@ export const upload = (path: string, token: string, bytes: Uint8Array, filename:
       form.append("file", new Blob([bytes]), filename)
       const res = await fetch(`${platform.baseUrl}${path}`, { method: "POST", headers: { authorization: `Bearer ${token}` }, body: form })
       const text = await res.text()
-      return { status: res.status, body: (text.startsWith("{") ? JSON.parse(text) : undefined) as Record<string, any> | undefined, text }
+      return { status: res.status, body: (text.startsWith("{") ? JSON.parse(text) : undefined) as Record<string, Json> | undefined, text }
     }))
 
 /**

@@ -1,7 +1,11 @@
 import { Effect } from "effect"
 import { TestPlatform } from "./TestPlatform.js"
 
-export interface HttpResult<B = any> {
+/** A JSON answer as the tests read it: any shape, each field checked by the assertion that reads it. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the one place: JSON of any shape, read field by field
+export type Json = any
+
+export interface HttpResult<B = Json> {
   readonly status: number
   readonly body: B
   readonly headers: Headers

@@ -82,7 +82,7 @@ export const peerApi = (redirectTo: string) =>
           if (url.pathname === "/me") return basic ? json(200, { user: PEER_USER.username }) : json(401, { error: "basic auth required" })
           const order = /^\/orders\/([^/]+)$/.exec(url.pathname)
           if (req.method === "GET" && order !== null) {
-            return key ? json(200, { id: decodeURIComponent(order[1]!), verbose: url.searchParams.get("verbose"), status: "shipped" }) : json(401, { error: "api key required" })
+            return key ? json(200, { id: decodeURIComponent(order[1]), verbose: url.searchParams.get("verbose"), status: "shipped" }) : json(401, { error: "api key required" })
           }
           if (req.method === "POST" && url.pathname === "/orders") {
             if (!key && !bearer) return json(401, { error: "credential required" })

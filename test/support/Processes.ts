@@ -72,11 +72,11 @@ export const probe = (url: string, timeoutMs = 2000): Effect.Effect<Probe> =>
     fetch(url, { signal: AbortSignal.timeout(timeoutMs) }).then(
       async (r) => {
         await r.arrayBuffer().catch(() => undefined)
-        return r.status as Probe
+        return r.status
       },
       (e: unknown) => {
         const text = String((e as { cause?: { code?: string } })?.cause?.code ?? (e as Error)?.name ?? e)
-        return (/ECONNREFUSED/.test(text) ? "refused" : /Timeout|Abort/i.test(text) ? "timeout" : "reset") as Probe
+        return (/ECONNREFUSED/.test(text) ? "refused" : /Timeout|Abort/i.test(text) ? "timeout" : "reset")
       }
     )
   )

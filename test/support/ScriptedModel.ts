@@ -33,7 +33,7 @@ export const bagOfWords: Embedder = (text) => {
   for (const word of text.toLowerCase().match(/[a-z0-9]+/g) ?? []) {
     let h = 0
     for (const ch of word) h = (h * 31 + ch.charCodeAt(0)) >>> 0
-    v[h % 64]! += 1
+    v[h % 64] += 1
   }
   return v
 }

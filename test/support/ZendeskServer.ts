@@ -137,7 +137,7 @@ export class ZendeskServer extends Context.Tag("ZendeskServer")<ZendeskServer, Z
         for (const term of terms) {
           const m = /^([a-z_]+)(>=|<=|[:<>])(.*)$/.exec(term)
           const key = m === null ? "text" : `${m[1]}${m[2] === ":" ? "" : m[2]}`
-          const value = (m === null ? term : m[3]!).replace(/^"|"$/g, "")
+          const value = (m === null ? term : m[3]).replace(/^"|"$/g, "")
           byKey.set(key, [...(byKey.get(key) ?? []), value])
         }
         const any = (key: string, test: (v: string) => boolean) => !byKey.has(key) || byKey.get(key)!.some(test)
@@ -271,7 +271,7 @@ export class ZendeskServer extends Context.Tag("ZendeskServer")<ZendeskServer, Z
           const sortBy = url.searchParams.get("sort_by") ?? "created_at"
           const direction = url.searchParams.get("sort_order") === "asc" ? 1 : -1
           const rank = (t: ZTicket) =>
-            sortBy === "priority" ? PRIORITY_RANK[t.priority ?? "normal"]! : sortBy === "status" ? STATUS_RANK[t.status]! : Date.parse(sortBy === "updated_at" ? t.updated_at : t.created_at)
+            sortBy === "priority" ? PRIORITY_RANK[t.priority ?? "normal"] : sortBy === "status" ? STATUS_RANK[t.status] : Date.parse(sortBy === "updated_at" ? t.updated_at : t.created_at)
           const found = [...state.tickets.values()].filter((t) => matches(t, query)).sort((a, b) => (rank(a) - rank(b)) * direction || (a.id - b.id) * direction)
           return page(res, url, "results", found.map((t) => ({ ...t, result_type: "ticket" })))
         }

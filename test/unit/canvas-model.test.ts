@@ -18,7 +18,7 @@ describe("the canvas model", () => {
     assert.isUndefined(connect(doc, "a", "a"))
     assert.isUndefined(connect(doc, "a", "b"), "already there")
     assert.deepStrictEqual(connect(doc, "a", "c")?.edges.at(-1), { from: "a", to: "c" })
-    const renamed = updateNode(doc, "b", { ...doc.nodes[1]!, id: "middle" })
+    const renamed = updateNode(doc, "b", { ...doc.nodes[1], id: "middle" })
     assert.deepStrictEqual(renamed.edges, [{ from: "a", to: "middle" }, { from: "middle", to: "c" }])
     assert.deepStrictEqual(removeNodes(doc, new Set(["b"])).edges, [])
     assert.isTrue(sameDag(docOf({ edges: [], nodes: [agent("a")] }), docOf({ nodes: [{ name: "a", agent_config: { system_prompt_template: "x", type_version: "v1", agent_type: "respond" }, type: "agent", id: "a" }], edges: [] })), "key order does not matter")
@@ -38,7 +38,7 @@ describe("the canvas model", () => {
     h = historyReducer(h, { kind: "undo" })
     assert.strictEqual(h.present, doc)
     h = historyReducer(h, { kind: "redo" })
-    assert.strictEqual((h.present.nodes[0]!.agent_config as { system_prompt_template: string }).system_prompt_template, "Hey")
+    assert.strictEqual((h.present.nodes[0].agent_config as { system_prompt_template: string }).system_prompt_template, "Hey")
   })
 
   it("checks a node against its own type's schema, by field; offers the references upstream of it", () => {
@@ -56,7 +56,7 @@ describe("the canvas model", () => {
     const after = docOf({ nodes: [{ ...agent("a", "new"), position: { x: 5, y: 5 } }, agent("new")], edges: [{ from: "a", to: "new" }] })
     const diff = diffDags(before, after)
     assert.deepStrictEqual(diff.nodes.map((n) => [n.id, n.kind]), [["a", "changed"], ["new", "added"], ["gone", "removed"]])
-    assert.deepStrictEqual(diff.nodes[0]!.fields, [{ path: "agent_config.system_prompt_template", before: "old", after: "new" }])
+    assert.deepStrictEqual(diff.nodes[0].fields, [{ path: "agent_config.system_prompt_template", before: "old", after: "new" }])
     assert.deepStrictEqual(diff.edgesAdded, [{ from: "a", to: "new" }])
     assert.deepStrictEqual(diff.edgesRemoved, [{ from: "a", to: "gone" }])
     assert.deepStrictEqual(mergedDoc(before, after).nodes.map((n) => n.id), ["a", "new", "gone"])

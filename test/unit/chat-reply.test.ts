@@ -9,7 +9,7 @@ const agent = (id: string, agent_type: string): DagNode => ({
   id,
   type: "agent",
   agent_config: { agent_type, type_version: "v1", system_prompt_template: "" }
-} as DagNode)
+})
 
 const ctx = (nodes: RunContext["nodes"]): RunContext => ({ workflow_input: {}, nodes, run: { id: "r", trigger_type: "ui" } })
 

@@ -38,7 +38,7 @@ const collect = (): [Array<ReadableSpan>, SpanProcessor] => {
 const serialized = (span: ReadableSpan): OtlpSpan =>
   (JSON.parse(new TextDecoder().decode(JsonTraceSerializer.serializeRequest([span]))) as {
     resourceSpans: Array<{ scopeSpans: Array<{ spans: Array<OtlpSpan> }> }>
-  }).resourceSpans[0]!.scopeSpans[0]!.spans[0]!
+  }).resourceSpans[0].scopeSpans[0].spans[0]
 
 /** What may differ between two runs of the same program: ids and times. */
 const shape = (span: OtlpSpan) =>
@@ -72,8 +72,8 @@ describe("OTLP spans", () => {
       const kept = sdkSpans.filter((s) => typeof s.attributes[KEEP] === "string")
       assert.deepStrictEqual(lightSpans.map((s) => s.name), kept.map((s) => s.name))
       lightSpans.forEach((span, i) => {
-        assert.deepStrictEqual(shape(otlpSpan(span)), shape(otlpSpan(kept[i]!)), span.name)
-        assert.strictEqual(span.instrumentationScope.name, kept[i]!.instrumentationScope.name)
+        assert.deepStrictEqual(shape(otlpSpan(span)), shape(otlpSpan(kept[i])), span.name)
+        assert.strictEqual(span.instrumentationScope.name, kept[i].instrumentationScope.name)
       })
       const root = lightSpans.find((s) => s.name === "root")!
       const child = lightSpans.find((s) => s.name === "child")!

@@ -24,7 +24,7 @@ describe("planning", () => {
   it("roots are ready first; nothing downstream runs before its upstream settles", () => {
     const step = planStep(ids, edges, new Map(), ctx())
     assert.deepStrictEqual(step, { ready: ["classify"], skip: [] })
-    const running = planStep(ids, edges, new Map([["classify", "running" as NodeState]]), ctx())
+    const running = planStep(ids, edges, new Map([["classify", "running"]]), ctx())
     assert.deepStrictEqual(running, { ready: [], skip: [] })
   })
 

@@ -60,7 +60,7 @@ describe("CredentialsCipher (AES-256-GCM)", () => {
       const moved = yield* Effect.either(cipher.decrypt(sealed, "sso:tenant-b"))
       assert.isTrue(Either.isLeft(moved))
       const raw = Buffer.from(sealed.slice(3), "base64")
-      raw[raw.length - 1] = raw[raw.length - 1]! ^ 1
+      raw[raw.length - 1] = raw[raw.length - 1] ^ 1
       const tampered = yield* Effect.either(cipher.decrypt(`v1:${raw.toString("base64")}`, "sso:tenant-a"))
       assert.isTrue(Either.isLeft(tampered))
     }).pipe(Effect.provide(CredentialsCipher.Default), Effect.provide(configLayer())))

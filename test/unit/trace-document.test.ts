@@ -25,7 +25,7 @@ const doc = (spans: ReadonlyArray<OtlpSpan>, logs: ReadonlyArray<ReturnType<type
 })
 
 const size = (d: unknown) => Buffer.byteLength(JSON.stringify({ ...(d as object), truncated: true }))
-const values = (d: TraceDocument) => d.traces.resourceSpans[0]!.scopeSpans[0]!.spans[0]!.attributes as Array<{ key: string; value: { stringValue: string } }>
+const values = (d: TraceDocument) => d.traces.resourceSpans[0].scopeSpans[0].spans[0].attributes as Array<{ key: string; value: { stringValue: string } }>
 
 describe("trace detail by role", () => {
   it("classifies every attribute; unknown keys count as content", () => {
@@ -68,11 +68,11 @@ describe("trace size cap", () => {
     assert.isTrue(fitted.truncated)
     assert.isAtMost(size(fitted.document), 3000)
     const [big, medium, small] = values(fitted.document).map((a) => a.value.stringValue)
-    assert.isTrue(big!.endsWith(TRUNCATION_MARK))
+    assert.isTrue(big.endsWith(TRUNCATION_MARK))
     assert.strictEqual(medium, "m".repeat(800))
     assert.strictEqual(small, "s".repeat(10))
     // The original is not changed.
-    assert.strictEqual(values(d)[0]!.value.stringValue.length, 5000)
+    assert.strictEqual(values(d)[0].value.stringValue.length, 5000)
   })
 
   it("drops the logs when cutting values is not enough, and gives up when even that is not", () => {

@@ -1,4 +1,4 @@
-import { FetchHttpClient, HttpApi, HttpApiClient, HttpClient, HttpClientRequest, HttpClientResponse } from "@effect/platform"
+import { FetchHttpClient, HttpApi, HttpApiClient, HttpClient, HttpClientRequest, type HttpClientResponse } from "@effect/platform"
 import { Cause, Effect, Exit, ManagedRuntime, Option } from "effect"
 import { AgentsApi } from "../../../schemas/AgentApi"
 import { AuthMeApi, AuthPublicApi } from "../../../schemas/AuthApi"

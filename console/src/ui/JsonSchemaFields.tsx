@@ -27,7 +27,7 @@ const resolve = (schema: Json, root: Json): Json => {
   if (typeof ref !== "string") return schema
   const name = ref.replace(/^#\/\$defs\//, "")
   const defs = isRecord(root.$defs) ? root.$defs : {}
-  return isRecord(defs[name]) ? resolve(defs[name] as Json, root) : {}
+  return isRecord(defs[name]) ? resolve(defs[name], root) : {}
 }
 
 const variants = (schema: Json) => (Array.isArray(schema.anyOf) ? schema.anyOf.filter(isRecord) : [])
@@ -48,7 +48,7 @@ const matches = (v: Json, value: unknown) => {
   if (!isRecord(value)) return false
   const props = isRecord(v.properties) ? v.properties : {}
   return Object.entries(props).every(([k, p]) => !(isRecord(p) && Array.isArray(p.enum) && p.enum.length === 1) || value[k] === p.enum[0]) &&
-    (Array.isArray(v.required) ? v.required : []).every((k) => typeof k === "string" && (k in value || (isRecord(props[k]) && Array.isArray((props[k] as Json).enum))))
+    (Array.isArray(v.required) ? v.required : []).every((k) => typeof k === "string" && (k in value || (isRecord(props[k]) && Array.isArray((props[k]).enum))))
 }
 
 const firstOf = (v: Json): Json => {
@@ -128,11 +128,11 @@ export const SchemaField = (props: Props) => {
         <legend>{title}</legend>
         <label className="field">
           <span>Kind</span>
-          <select value={String(at)} onChange={(e) => set(firstOf(union[Number(e.target.value)]!))}>
+          <select value={String(at)} onChange={(e) => set(firstOf(union[Number(e.target.value)]))}>
             {union.map((v, i) => <option key={i} value={i}>{variantName(v)}</option>)}
           </select>
         </label>
-        <ObjectFields {...props} schema={union[at]!} value={isRecord(value) ? value : firstOf(union[at]!)} />
+        <ObjectFields {...props} schema={union[at]} value={isRecord(value) ? value : firstOf(union[at])} />
         {note}
       </fieldset>
     )

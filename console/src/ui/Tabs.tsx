@@ -22,7 +22,7 @@ export const Tabs = <T extends string>({ tabs, selected, onSelect, label, name, 
       : undefined
     if (to === undefined) return
     e.preventDefault()
-    onSelect(tabs[to]!)
+    onSelect(tabs[to])
     list.current?.querySelectorAll<HTMLButtonElement>("[role=tab]")[to]?.focus()
   }
   return (

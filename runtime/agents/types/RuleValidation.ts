@@ -3,7 +3,7 @@ import { Condition } from "../../../schemas/Dag.js"
 import { holds } from "../../dag/Conditions.js"
 import { resolvePath } from "../../dag/Context.js"
 import { NodeFailure } from "../../nodes/NodeType.js"
-import { AgentKit, type AgentTypeRun, instructions, type Usage, userTurn } from "../AgentKit.js"
+import { AgentKit, type AgentTypeRun, instructions, userTurn } from "../AgentKit.js"
 import { asRecord } from "../../../schemas/Records.js"
 import { GeneratedFiles, ruleReport, type RuleRow, XLSX_CONTENT_TYPE } from "../RuleReport.js"
 
@@ -31,7 +31,7 @@ export const ruleValidation = Effect.gen(function*() {
 
   const judge = (call: Parameters<AgentTypeRun>[0], rules: ReadonlyArray<Rule>) =>
     Effect.gen(function*() {
-      if (rules.length === 0) return { verdicts: new Map<string, { passed: boolean; reason: string }>(), usage: {} as Usage }
+      if (rules.length === 0) return { verdicts: new Map<string, { passed: boolean; reason: string }>(), usage: {} }
       const ids = rules.map((r) => r.id)
       const schema = {
         type: "object",

@@ -168,7 +168,7 @@ export class McpServers extends Effect.Service<McpServers>()("McpServers", {
               updated_at = now() WHERE id = ${row.id} RETURNING *`
           : sql`UPDATE mcp_servers SET discovery_error = ${found.left.message}, updated_at = now() WHERE id = ${row.id} RETURNING *`
         ).pipe(serverRows, Effect.orDie)
-        return updated!
+        return updated
       }).pipe(Effect.withSpan("McpServers.discover", { attributes: { "mcp.server": row.id } }))
 
     const requireAdmin = (principal: Principal) => requireRole(principal, INTEGRATION_ADMINS, "MCP server lifecycle changes need an administrator")
@@ -189,7 +189,7 @@ export class McpServers extends Effect.Service<McpServers>()("McpServers", {
             created_by: principal.userId
           })
         } RETURNING *`.pipe(serverRows, Effect.orDie)
-        return toServer(yield* discover(row!, principal.userId))
+        return toServer(yield* discover(row, principal.userId))
       }).pipe(Effect.withSpan("McpServers.create"))
 
     const update = (principal: Principal, id: string, body: typeof McpServerPatch.Type) =>
@@ -218,7 +218,7 @@ export class McpServers extends Effect.Service<McpServers>()("McpServers", {
         if (changed && current.status === "active") {
           yield* audit.record(principal, { tenantId: principal.tenantId, action: "mcp_server.review_required", resourceType: "mcp_server", resourceId: id, details: { server_url: serverUrl } })
         }
-        return toServer(changed ? yield* discover(row!, principal.userId) : row!)
+        return toServer(changed ? yield* discover(row, principal.userId) : row)
       }).pipe(Effect.withSpan("McpServers.update"))
 
     const remove = (principal: Principal, id: string) =>
@@ -242,9 +242,9 @@ export class McpServers extends Effect.Service<McpServers>()("McpServers", {
           ? sql`UPDATE mcp_servers SET status = 'active', approved_server_url = server_url, approved_transport = transport, updated_at = now()
               WHERE id = ${id} RETURNING *`
           : sql`UPDATE mcp_servers SET status = ${to}, updated_at = now() WHERE id = ${id} RETURNING *`).pipe(serverRows, Effect.orDie)
-        yield* audit.record(principal, { tenantId: principal.tenantId, action: `mcp_server.${to === "active" ? "activated" : "disabled"}`, resourceType: "mcp_server", resourceId: id, details: { server_url: updated!.server_url } })
+        yield* audit.record(principal, { tenantId: principal.tenantId, action: `mcp_server.${to === "active" ? "activated" : "disabled"}`, resourceType: "mcp_server", resourceId: id, details: { server_url: updated.server_url } })
         // Approved now: its tools are listed with its credentials.
-        return toServer(to === "active" && row.status === "pending_review" ? yield* discover(updated!, principal.userId) : updated!)
+        return toServer(to === "active" && row.status === "pending_review" ? yield* discover(updated, principal.userId) : updated)
       })
 
     const refresh = (principal: Principal, id: string) =>

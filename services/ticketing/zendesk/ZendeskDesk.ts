@@ -139,7 +139,7 @@ export class ZendeskDesk extends Effect.Service<ZendeskDesk>()("ZendeskDesk", {
     const update = (s: Session, queue: ConnectedQueue, id: number, ticket: Record<string, unknown>) =>
       Effect.flatMap(s.call({ method: "PUT", path: `/api/v2/tickets/${id}.json`, body: { ticket } }), decode(TicketEnvelope)).pipe(
         Effect.flatMap(({ ticket: t }) => shown(s, queue, [t])),
-        Effect.map((list) => list[0]!)
+        Effect.map((list) => list[0])
       )
 
     /** A write to a ticket that is not solved or closed (those take none: 409). */
@@ -181,7 +181,7 @@ export class ZendeskDesk extends Effect.Service<ZendeskDesk>()("ZendeskDesk", {
           }),
           decode(TicketEnvelope)
         )
-        if (t.key === undefined) return (yield* shown(s, queue, [(yield* post).ticket]))[0]!
+        if (t.key === undefined) return (yield* shown(s, queue, [(yield* post).ticket]))[0]
         const key = t.key
         const recorded = sql<{ external_id: string }>`SELECT external_id::text AS external_id FROM ticket_external_requests
           WHERE queue_id = ${queue.id} AND client_request_id = ${key}`.pipe(Effect.orDie, Effect.map((rows) => rows[0]?.external_id))
@@ -194,7 +194,7 @@ export class ZendeskDesk extends Effect.Service<ZendeskDesk>()("ZendeskDesk", {
           return String(ticket.id)
         })).pipe(Effect.catchTag("SqlError", Effect.die)))
         const ticket = yield* Effect.flatMap(s.call({ method: "GET", path: `/api/v2/tickets/${made}.json` }), decode(TicketEnvelope))
-        return (yield* shown(s, queue, [ticket.ticket]))[0]!
+        return (yield* shown(s, queue, [ticket.ticket]))[0]
       }).pipe(Effect.withSpan("ZendeskDesk.raise"))
 
     /** Every item of a paged Zendesk listing (pages of 100, at most MAX_PAGES of them). */
@@ -256,7 +256,7 @@ export class ZendeskDesk extends Effect.Service<ZendeskDesk>()("ZendeskDesk", {
       get: (queue: ConnectedQueue, id: string) =>
         Effect.gen(function*() {
           const s = yield* session(queue)
-          return (yield* shown(s, queue, [yield* fetch(s, queue, id)]))[0]!
+          return (yield* shown(s, queue, [yield* fetch(s, queue, id)]))[0]
         }),
 
       /** A page of the queue, `size` results from `offset`, Zendesk's search sorted as asked. */
@@ -270,7 +270,7 @@ export class ZendeskDesk extends Effect.Service<ZendeskDesk>()("ZendeskDesk", {
       /** The first `limit` tickets, newest first, of the caller's scope over these queues of one connection. */
       mine: (queues: ReadonlyArray<ConnectedQueue>, p: typeof TicketListParams.Type, scope: "created" | "assigned" | "commented", email: string, limit: number) =>
         Effect.gen(function*() {
-          const s = yield* session(queues[0]!)
+          const s = yield* session(queues[0])
           const term = scope === "created" ? `requester:${email}` : scope === "assigned" ? `assignee:${email}` : `commenter:${email}`
           const byGroup = new Map(queues.map((q) => [q.external_group_id, q]))
           const found = yield* search(s, searchQuery(queues.map((q) => q.external_group_id ?? 0), { ...p, sort: undefined }, [term]), searchSort({}), 0, limit)

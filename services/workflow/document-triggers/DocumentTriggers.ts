@@ -71,7 +71,7 @@ export class DocumentTriggers extends Effect.Service<DocumentTriggers>()("Docume
               created_by: principal.userId
             })
           } RETURNING *`.pipe(bindingRows, Effect.orDie)
-          return toTrigger(row!)
+          return toTrigger(row)
         })).pipe(Effect.catchTag("SqlError", Effect.die))),
         Effect.withSpan("DocumentTriggers.create")
       )
@@ -85,7 +85,7 @@ export class DocumentTriggers extends Effect.Service<DocumentTriggers>()("Docume
             folder_prefix = ${body.folder_prefix.trim()}, mime_type_allowlist = ${[...body.mime_type_allowlist]}::text[],
             fire_on = ${body.fire_on}, enabled = ${body.enabled}, last_error = NULL, updated_at = now()
             WHERE id = ${id} RETURNING *`.pipe(bindingRows, Effect.orDie)
-          return toTrigger(row!)
+          return toTrigger(row)
         })).pipe(Effect.catchTag("SqlError", Effect.die))),
         Effect.withSpan("DocumentTriggers.replace")
       )
@@ -97,7 +97,7 @@ export class DocumentTriggers extends Effect.Service<DocumentTriggers>()("Docume
           bindingRows,
           Effect.orDie
         )),
-        Effect.map((rows) => toTrigger(rows[0]!))
+        Effect.map((rows) => toTrigger(rows[0]))
       )
 
     return {

@@ -114,7 +114,7 @@ export class LlmProviders extends Effect.Service<LlmProviders>()("LlmProviders",
             enabled = ${patch.enabled ?? sql`enabled`},
             updated_at = now()
           WHERE tenant_id = ${principal.tenantId} AND id = ${id} RETURNING *`.pipe(providerRows).pipe(Effect.orDie)
-        return view(row!)
+        return view(row)
       })
 
     const remove = (principal: Principal, id: string) =>

@@ -80,7 +80,7 @@ export const NudgeCardsLive = Layer.effect(
             expires_at = COALESCE(nudge_cards.expires_at, EXCLUDED.expires_at), reminder_every_seconds = EXCLUDED.reminder_every_seconds,
             reminder_max = EXCLUDED.reminder_max, updated_at = now()
           RETURNING *`.pipe(cardRows)
-          return toCard(row!)
+          return toCard(row)
         }).pipe(Effect.orDie),
       update: (runId, cardRef, content) =>
         sql`UPDATE nudge_cards SET title = COALESCE(${content.title ?? null}, title), body = COALESCE(${content.body ?? null}, body),

@@ -111,7 +111,7 @@ export class Nudges extends Effect.Service<Nudges>()("Nudges", {
             input: { nudge: { card_id: row.id, card_ref: row.card_ref, value: value ?? null, responded_by: principal.email, source_run_id: row.run_id } }
           })
           const [linked] = yield* sql`UPDATE nudge_cards SET triggered_run_id = ${run.id} WHERE id = ${row.id} RETURNING *`.pipe(cardRows, Effect.orDie)
-          return { row: linked!, start: run.id }
+          return { row: linked, start: run.id }
         })).pipe(Effect.catchTag("SqlError", Effect.die))
         if (answered.row.mode === "park") yield* modules.wake(answered.row.run_id)
         if (answered.start !== undefined) yield* modules.launch(answered.start)

@@ -83,7 +83,7 @@ export class ScheduleStore extends Effect.Service<ScheduleStore>()("ScheduleStor
           last_error = NULL, updated_at = now()
         RETURNING *`.pipe(scheduleRows, Effect.orDie)
         yield* changed
-        return row!
+        return row
       })
 
     /** Enables (from the next fire after now) or disables; none when there is no schedule. */

@@ -74,9 +74,9 @@ export class VoiceTrees extends Effect.Service<VoiceTrees>()("VoiceTrees", {
         const [bumped] = yield* sql<{ next_number: number }>`UPDATE voice_trees SET next_number = next_number + 1
           WHERE id = ${tree.id} RETURNING next_number`
         const rows = yield* sql`INSERT INTO voice_tree_versions ${
-          sql.insert({ id: randomUUID(), tree_id: tree.id, number: bumped!.next_number, content: JSON.stringify(content) })
+          sql.insert({ id: randomUUID(), tree_id: tree.id, number: bumped.next_number, content: JSON.stringify(content) })
         } RETURNING *`.pipe(treeVersionRows)
-        return rows[0]!
+        return rows[0]
       })
 
     const create = (principal: Principal, input: { name: string; content?: Record<string, unknown> | undefined }) =>
@@ -86,8 +86,8 @@ export class VoiceTrees extends Effect.Service<VoiceTrees>()("VoiceTrees", {
           const [tree] = yield* sql`INSERT INTO voice_trees ${
             sql.insert({ id: randomUUID(), tenant_id: principal.tenantId, name: input.name })
           } RETURNING *`.pipe(treeRows)
-          if (input.content !== undefined) yield* addVersionRow(tree!, input.content)
-          return yield* view(tree!)
+          if (input.content !== undefined) yield* addVersionRow(tree, input.content)
+          return yield* view(tree)
         }))
       }).pipe(Effect.orDie, Effect.withSpan("VoiceTrees.create"))
 
@@ -144,7 +144,7 @@ export class VoiceTrees extends Effect.Service<VoiceTrees>()("VoiceTrees", {
           yield* sql`UPDATE voice_tree_versions SET published_at = COALESCE(published_at, now()) WHERE id = ${target.id}`
           const [updated] = yield* sql`UPDATE voice_trees SET active_version_id = ${target.id}
             WHERE id = ${tree.id} RETURNING *`.pipe(treeRows)
-          return yield* view(updated!)
+          return yield* view(updated)
         }))
       }).pipe(Effect.catchTag("SqlError", Effect.die))
 

@@ -83,7 +83,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("Webhooks", {
         const [row] = yield* sql`INSERT INTO webhooks ${
           sql.insert({ id, tenant_id: principal.tenantId, workflow_id: workflowId, secret_enc: sealed, created_by: principal.userId })
         } RETURNING *`.pipe(webhookRows, Effect.orDie)
-        return { ...view(row!), secret }
+        return { ...view(row), secret }
       }).pipe(Effect.withSpan("Webhooks.create"))
 
     const list = (principal: Principal, workflowId: WorkflowId) =>
@@ -105,7 +105,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("Webhooks", {
 
     const deliver = (id: WebhookId, headers: { readonly signature: string | undefined; readonly deliveryId: string | undefined }, request: HttpServerRequest.HttpServerRequest) =>
       Effect.gen(function*() {
-        const contentType = (request.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase()
+        const contentType = (request.headers["content-type"] ?? "").split(";")[0].trim().toLowerCase()
         if (contentType !== "application/json") {
           return yield* new UnsupportedMediaType({ code: "UNSUPPORTED_MEDIA_TYPE", message: "Webhook deliveries are application/json" })
         }

@@ -85,7 +85,7 @@ export const AgentsPage = () => {
     }
   })
   const remove = useMutation({
-    mutationFn: (id: string) => api((c) => c.agents.deleteDefinition({ path: { id: id as never } })),
+    mutationFn: (id: string) => api((c) => c.agents.deleteDefinition({ path: { id: id } })),
     onSuccess: () => void queryClient.invalidateQueries({ queryKey: ["agent-definitions"] })
   })
   const canWrite = allows(session.data?.user.role, "build")

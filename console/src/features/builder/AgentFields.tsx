@@ -93,7 +93,7 @@ export const InstructionsField = ({ value, onChange, references, problem }: {
         onKeyDown={(e) => {
           if ((e.key === "Enter" || e.key === "Tab") && offered.length > 0) {
             e.preventDefault()
-            insert(offered[0]!.path)
+            insert(offered[0].path)
           }
           if (e.key === "Escape") setCaret(undefined)
         }}

@@ -118,8 +118,8 @@ export const Canvas = ({ doc, marks, onChange, onSelect, selected, onPick }: {
   /** Every node selected (a box drawn with Shift, Ctrl+click): what copy takes. */
   readonly onPick?: (ids: ReadonlyArray<string>) => void
 }) => {
-  const inputs = Object.keys((doc.input_schema.properties ?? {}) as Record<string, unknown>)
   const derived = useMemo((): Array<Node<StepData>> => {
+    const inputs = Object.keys((doc.input_schema.properties ?? {}))
     const at = positionsOf(doc)
     return [
       { id: START_ID, type: "step", position: at.start, data: { inputs, findings: marks.findings?.get(START_ID) ?? [] }, deletable: false, selected: selected === START_ID, style: { width: NODE_WIDTH } },
@@ -132,7 +132,7 @@ export const Canvas = ({ doc, marks, onChange, onSelect, selected, onPick }: {
         data: { node: n, findings: marks.findings?.get(n.id) ?? [], status: marks.status?.get(n.id), output: marks.output?.get(n.id), input: marks.input?.get(n.id), diff: marks.diff?.get(n.id) }
       }))
     ]
-  }, [doc, marks, selected, inputs.join("\u0000")])
+  }, [doc, marks, selected])
   const [nodes, setNodes] = useState(derived)
   // A node keeps its measured size across updates: React Flow hides a node until it is measured.
   useEffect(() => setNodes((previous) => {

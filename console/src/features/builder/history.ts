@@ -30,11 +30,11 @@ export const historyReducer = (state: History, action: HistoryAction): History =
     case "undo":
       return state.past.length === 0
         ? state
-        : { past: state.past.slice(0, -1), present: state.past[state.past.length - 1]!, future: [state.present, ...state.future], lastKey: undefined }
+        : { past: state.past.slice(0, -1), present: state.past[state.past.length - 1], future: [state.present, ...state.future], lastKey: undefined }
     case "redo":
       return state.future.length === 0
         ? state
-        : { past: [...state.past, state.present], present: state.future[0]!, future: state.future.slice(1), lastKey: undefined }
+        : { past: [...state.past, state.present], present: state.future[0], future: state.future.slice(1), lastKey: undefined }
     case "reset":
       return startHistory(action.doc)
   }

@@ -115,7 +115,7 @@ const ChatConfig = ({ id, config, disabled }: { readonly id: string; readonly co
             welcome_message: welcome.trim() === "" ? null : welcome,
             welcome_buttons: lines(buttons).map((l) => {
               const [label, value] = l.split(/\s*=\s*/, 2)
-              return { label: label!, value: value ?? label! }
+              return { label: label, value: value ?? label }
             }),
             feedback_enabled: feedback,
             feedback_categories: lines(categories),

@@ -55,7 +55,7 @@ export const EmployeePage = () => {
         selected={tab}
         label="AI Employee views"
         idPrefix="aie"
-        name={(t) => t === "run" ? "Start a run" : t === "configuration" ? "Models and chat" : t[0]!.toUpperCase() + t.slice(1)}
+        name={(t) => t === "run" ? "Start a run" : t === "configuration" ? "Models and chat" : t[0].toUpperCase() + t.slice(1)}
         onSelect={(t) => void navigate({ to: "/ai-employees/$employeeId", params: { employeeId }, search: { tab: t === "overview" ? undefined : t }, replace: true })}
       />
       <TabPanel idPrefix="aie" tab={tab}>

@@ -51,7 +51,7 @@ export const RunEvents = ({ events, state }: { readonly events: ReadonlyArray<Ru
       >
         <ol style={{ height: `${rows.getTotalSize()}px` }}>
           {rows.getVirtualItems().map((item) => {
-            const e = events[item.index]!
+            const e = events[item.index]
             return (
               <li key={item.key} className={`event ${e.type}`} style={{ transform: `translateY(${item.start}px)` }} data-type={e.type}>
                 <span className="mono muted">#{e.id}</span> <strong>{e.type}</strong> <span>{summary(e)}</span>

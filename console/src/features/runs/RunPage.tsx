@@ -62,7 +62,7 @@ export const RunPage = () => {
         selected={tab}
         label="Run views"
         idPrefix="run"
-        name={(t) => t[0]!.toUpperCase() + t.slice(1)}
+        name={(t) => t[0].toUpperCase() + t.slice(1)}
         onSelect={(t) => void navigate({ to: "/runs/$runId", params: { runId }, search: { tab: t === "overview" ? undefined : t }, replace: true })}
       />
       <TabPanel idPrefix="run" tab={tab}>

@@ -1,6 +1,6 @@
 // The project's linter (`npm run lint`, part of `npm run build` and of CI): typescript-eslint with
-// type information (floating promises, `any`), Effect's own plugin, React's hooks rules in the
-// console, and the house limits (a file under 400 lines).
+// type information (floating promises, `any`), Effect's own plugin with its dprint formatter,
+// React's hooks rules in the console, and the house limits (a file under 400 lines).
 import effect from "@effect/eslint-plugin"
 import reactHooks from "eslint-plugin-react-hooks"
 import tseslint from "typescript-eslint"
@@ -24,7 +24,19 @@ export default tseslint.config(
       "@typescript-eslint/no-unnecessary-type-assertion": "error",
       "@typescript-eslint/consistent-type-imports": ["error", { fixStyle: "inline-type-imports", disallowTypeAnnotations: false }],
       "no-restricted-imports": ["error", { paths: [{ name: "@effect/schema", message: "Schemas come from effect/Schema." }] }],
-      "@effect/no-import-from-barrel-package": "off"
+      "@effect/no-import-from-barrel-package": "off",
+      // The formatter: dprint's TypeScript plugin, as the Effect repositories run it.
+      "@effect/dprint": ["error", {
+        config: {
+          indentWidth: 2,
+          lineWidth: 160,
+          semiColons: "asi",
+          quoteStyle: "alwaysDouble",
+          trailingCommas: "never",
+          operatorPosition: "maintain",
+          "arrowFunction.useParentheses": "force"
+        }
+      }]
     }
   },
   {

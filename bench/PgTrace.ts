@@ -43,7 +43,9 @@ export const makePgTrace = (database: () => string | undefined) => {
     if (enabled && client.database === database() && !text.includes(BENCH_MARK)) log.push({ text, inTransaction })
   })
   const commits = (statements: ReadonlyArray<Statement>) =>
-    statements.filter((s) => !s.inTransaction && !head(s.text).startsWith("BEGIN") && !head(s.text).startsWith("SAVEPOINT") && !head(s.text).startsWith("RELEASE")).length
+    statements.filter((s) =>
+      !s.inTransaction && !head(s.text).startsWith("BEGIN") && !head(s.text).startsWith("SAVEPOINT") && !head(s.text).startsWith("RELEASE")
+    ).length
   return {
     start: () => {
       log.length = 0
@@ -55,8 +57,7 @@ export const makePgTrace = (database: () => string | undefined) => {
     },
     commits,
     /** Statements that write (the rest are reads, committed as well when outside a transaction). */
-    writes: (statements: ReadonlyArray<Statement>) =>
-      statements.filter((s) => /\b(INSERT|UPDATE|DELETE)\b/i.test(s.text) && !s.inTransaction).length
+    writes: (statements: ReadonlyArray<Statement>) => statements.filter((s) => /\b(INSERT|UPDATE|DELETE)\b/i.test(s.text) && !s.inTransaction).length
   }
 }
 

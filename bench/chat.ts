@@ -11,7 +11,6 @@ import { benchDatabase, benchPlatform, instantModel, json, percentile } from "./
 const SESSIONS = Number(process.env.BENCH_CHAT_SESSIONS ?? 32)
 const MESSAGES = Number(process.env.BENCH_CHAT_MESSAGES ?? 5)
 
-
 export const chatBench = Effect.scoped(Effect.gen(function*() {
   const db = yield* benchDatabase
   const model = yield* instantModel
@@ -46,12 +45,19 @@ export const chatBench = Effect.scoped(Effect.gen(function*() {
   const sessions = yield* Effect.forEach(Array.from({ length: SESSIONS }), () => session(), { concurrency: 8 })
   const baseline = yield* answered
   const started = performance.now()
-  yield* Effect.forEach(sessions, (id) =>
-    Effect.forEach(Array.from({ length: MESSAGES }, (_, i) => i), (i) =>
-      json(base, token, "POST", `/api/v1/chat/sessions/${id}/messages`, { content: `message ${i}` }), { discard: true }), {
-    concurrency: "unbounded",
-    discard: true
-  })
+  yield* Effect.forEach(
+    sessions,
+    (id) =>
+      Effect.forEach(
+        Array.from({ length: MESSAGES }, (_, i) => i),
+        (i) => json(base, token, "POST", `/api/v1/chat/sessions/${id}/messages`, { content: `message ${i}` }),
+        { discard: true }
+      ),
+    {
+      concurrency: "unbounded",
+      discard: true
+    }
+  )
   const total = SESSIONS * MESSAGES
   while ((yield* answered) - baseline < total) yield* Effect.sleep("20 millis")
   const wall = (performance.now() - started) / 1000

@@ -25,7 +25,8 @@ const EVENTS = 5_000
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium"
 
 const median = (xs: ReadonlyArray<number>) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0
-const figure = (name: string, xs: ReadonlyArray<number>) => `${name}: median ${median(xs).toFixed(0)} ms, worst ${Math.max(...xs).toFixed(0)} ms (${xs.length} rounds)`
+const figure = (name: string, xs: ReadonlyArray<number>) =>
+  `${name}: median ${median(xs).toFixed(0)} ms, worst ${Math.max(...xs).toFixed(0)} ms (${xs.length} rounds)`
 
 /**
  * Resolves, inside the page, when `selector` matches at least `count` elements (and, with `notFirst`,
@@ -51,9 +52,16 @@ const openTimed = (browser: Browser, state: string, url: string, selector: strin
     await page.goto(url, { waitUntil: "commit" })
     const ms = await drawnAfter(page, 0, selector)
     if (process.env.BENCH_CONSOLE_DETAIL !== undefined) {
-      console.log(ms, await page.evaluate<string>(`JSON.stringify(performance.getEntries().map((e) => [e.name.replace(location.origin, ""), Math.round(e.startTime), Math.round(e.responseEnd ?? (e.startTime + e.duration)), e.encodedBodySize]))`))
+      console.log(
+        ms,
+        await page.evaluate<string>(
+          `JSON.stringify(performance.getEntries().map((e) => [e.name.replace(location.origin, ""), Math.round(e.startTime), Math.round(e.responseEnd ?? (e.startTime + e.duration)), e.encodedBodySize]))`
+        )
+      )
     }
-    const scripts = await page.evaluate<number>(`performance.getEntriesByType("resource").filter((e) => e.name.endsWith(".js")).reduce((n, e) => n + e.encodedBodySize, 0)`)
+    const scripts = await page.evaluate<number>(
+      `performance.getEntriesByType("resource").filter((e) => e.name.endsWith(".js")).reduce((n, e) => n + e.encodedBodySize, 0)`
+    )
     return { page, ms, scripts }
   })
 
@@ -76,7 +84,9 @@ export const consoleBench = Effect.scoped(Effect.gen(function*() {
   while ((yield* query("SELECT status FROM runs WHERE id = $1", [real.id])).rows[0]?.status !== "completed") yield* Effect.sleep("50 millis")
 
   // The real run's events, its token repeated to 5,000 (what a long streamed answer journals).
-  const events = (yield* query("SELECT type, payload FROM run_events WHERE run_id = $1 ORDER BY seq", [real.id])).rows as Array<{ type: string; payload: Record<string, unknown> }>
+  const events = (yield* query("SELECT type, payload FROM run_events WHERE run_id = $1 ORDER BY seq", [real.id])).rows as Array<
+    { type: string; payload: Record<string, unknown> }
+  >
   const token0 = events.find((e) => e.type === "token")!
   const long = [
     ...events.filter((e) => e.type === "step_started"),
@@ -114,11 +124,15 @@ export const consoleBench = Effect.scoped(Effect.gen(function*() {
       if (!r.ok) throw new Error(`${path}: ${r.status}`)
       return performance.now() - t
     })
-  const deep = (yield* query("SELECT created_at::text AS key, id FROM runs WHERE tenant_id = $1 ORDER BY created_at DESC, id DESC OFFSET 90000 LIMIT 1", [tenant])).rows[0] as { key: string; id: string }
+  const deep =
+    (yield* query("SELECT created_at::text AS key, id FROM runs WHERE tenant_id = $1 ORDER BY created_at DESC, id DESC OFFSET 90000 LIMIT 1", [tenant]))
+      .rows[0] as { key: string; id: string }
   const apiPaths = {
     "API first page (50)": "/api/v1/workflow/runs/history?page_size=50",
     "API status=failed, trigger=webhook": "/api/v1/workflow/runs/history?page_size=50&status=failed&trigger_type=webhook",
-    "API one AI Employee, since a day ago": `/api/v1/workflow/runs/history?page_size=50&workflow_id=${ids[1]}&since=${new Date(Date.now() - 86_400_000).toISOString()}`,
+    "API one AI Employee, since a day ago": `/api/v1/workflow/runs/history?page_size=50&workflow_id=${ids[1]}&since=${
+      new Date(Date.now() - 86_400_000).toISOString()
+    }`,
     "API a page 90,000 runs deep (cursor)": `/api/v1/workflow/runs/history?page_size=50&cursor=${encodeRunCursor("newest", deep.key, deep.id)}`
   }
   const apiTimes: Record<string, Array<number>> = {}
@@ -174,7 +188,7 @@ export const consoleBench = Effect.scoped(Effect.gen(function*() {
       await page.getByRole("button", { name: "Next page" }).click()
       paged.push(await drawnAfter(page, s3, rows, 1, top))
       await page.goto(`${base}/runs/${real.id}?tab=events`, { waitUntil: "commit" })
-      runPage.push(await drawnAfter(page, 0, 'li.event[data-type="run_completed"]'))
+      runPage.push(await drawnAfter(page, 0, "li.event[data-type=\"run_completed\"]"))
       await page.context().close()
     })
   }

@@ -3,9 +3,9 @@
  * scored against a one-step AI Employee (each row a real run, then the judge) with a model that
  * answers at once: rows scored per second, from the run's creation to its completion.
  */
+import { Effect } from "effect"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
-import { Effect } from "effect"
 import { benchDatabase, benchPlatform, json } from "./support.js"
 
 const ROWS = Number(process.env.BENCH_EVAL_ROWS ?? 1_000)
@@ -48,7 +48,10 @@ export const evalBench = Effect.scoped(Effect.gen(function*() {
   const { base, token } = yield* benchPlatform({ DATABASE_URL: db.url, LLM_BASE_URL: baseUrl, LLM_MODELS: "bench-model", EVAL_CONCURRENCY: concurrency })
   const w = yield* json(base, token, "POST", "/api/v1/workflow/workflows", { name: "Graded" })
   yield* json(base, token, "PATCH", `/api/v1/workflow/workflows/${w.id}`, {
-    dag_definition: { nodes: [{ id: "a", type: "agent", agent_config: { agent_type: "respond", type_version: "v1", system_prompt_template: "Answer {{workflow_input.q}}" } }], edges: [] }
+    dag_definition: {
+      nodes: [{ id: "a", type: "agent", agent_config: { agent_type: "respond", type_version: "v1", system_prompt_template: "Answer {{workflow_input.q}}" } }],
+      edges: []
+    }
   })
   yield* json(base, token, "POST", `/api/v1/workflow/workflows/${w.id}/publish`)
   const form = new FormData()
@@ -56,7 +59,9 @@ export const evalBench = Effect.scoped(Effect.gen(function*() {
   form.append("workflow_id", String(w.id))
   form.append("file", new Blob([["q", ...Array.from({ length: ROWS }, (_, i) => `question ${i}`)].join("\n")], { type: "text/csv" }), "bench.csv")
   const dataset = yield* Effect.promise(() =>
-    fetch(`${base}/api/v1/eval/datasets`, { method: "POST", headers: { authorization: `Bearer ${token}` }, body: form }).then((r) => r.json() as Promise<{ id: string }>)
+    fetch(`${base}/api/v1/eval/datasets`, { method: "POST", headers: { authorization: `Bearer ${token}` }, body: form }).then((r) =>
+      r.json() as Promise<{ id: string }>
+    )
   )
   yield* json(base, token, "POST", `/api/v1/eval/datasets/${dataset.id}/mapping`, { input_map: { q: "q" } })
   const rubric = yield* json(base, token, "POST", "/api/v1/eval/rubrics", {
@@ -76,6 +81,8 @@ export const evalBench = Effect.scoped(Effect.gen(function*() {
   const seconds = (performance.now() - t0) / 1000
   return [
     `eval: ${ROWS} rows, each a real run of a one-step AI Employee and a judge call, EVAL_CONCURRENCY ${concurrency}`,
-    `  RESULT_EVAL_ROWS ${(ROWS / seconds).toFixed(1)} rows/s (${seconds.toFixed(1)} s; ${String(state.completed_rows)} completed, ${String(state.failed_rows)} failed)`
+    `  RESULT_EVAL_ROWS ${(ROWS / seconds).toFixed(1)} rows/s (${seconds.toFixed(1)} s; ${String(state.completed_rows)} completed, ${
+      String(state.failed_rows)
+    } failed)`
   ]
 }))

@@ -3,14 +3,14 @@
  * Uses BENCH_DATABASE_ADMIN_URL (default postgres://postgres@127.0.0.1:5432/postgres) to create
  * and drop a database of its own. Figures go in bench/README.md.
  */
+import { ConfigProvider, Effect, Layer } from "effect"
 import { randomBytes } from "node:crypto"
 import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import * as path from "node:path"
-import { ConfigProvider, Effect, Layer } from "effect"
 import pg from "pg"
-import { PlatformLive } from "../services/gateway/Platform.js"
 import { freePort } from "../platform/FreePort.js"
+import { PlatformLive } from "../services/gateway/Platform.js"
 
 const ADMIN_URL = process.env.BENCH_DATABASE_ADMIN_URL ?? "postgres://postgres@127.0.0.1:5432/postgres"
 
@@ -44,7 +44,9 @@ const measure = async (c: Case, concurrency: number) => {
   const seconds = (performance.now() - started) / 1000
   latencies.sort((a, b) => a - b)
   const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * p))].toFixed(2)
-  return `${c.name.padEnd(28)} ${String(c.requests).padStart(6)} req  ${(c.requests / seconds).toFixed(0).padStart(6)} req/s  p50 ${pct(0.5)} ms  p99 ${pct(0.99)} ms`
+  return `${c.name.padEnd(28)} ${String(c.requests).padStart(6)} req  ${(c.requests / seconds).toFixed(0).padStart(6)} req/s  p50 ${pct(0.5)} ms  p99 ${
+    pct(0.99)
+  } ms`
 }
 
 const main = Effect.gen(function*() {

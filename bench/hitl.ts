@@ -94,7 +94,11 @@ export const hitlBench = Effect.scoped(Effect.gen(function*() {
   resumes.sort((a, b) => a - b)
   return [
     `paused runs: ${PAUSED} runs waiting on an approval (all paused after ${pausedAfter.toFixed(1)} s)`,
-    `  RESULT_PAUSED_RSS ${mb(memory.rss)} resident (${mb(baseline)} before them, after ${WARMUP} runs that completed; heap used ${mb(memory.heapUsed)}, ${mb(before.heapUsed)} before)`,
-    `  RESULT_RESUME approval -> run completed p50 ${percentile(resumes, 0.5).toFixed(1)} ms, p99 ${percentile(resumes, 0.99).toFixed(1)} ms (${resumes.length} runs, one at a time)`
+    `  RESULT_PAUSED_RSS ${mb(memory.rss)} resident (${mb(baseline)} before them, after ${WARMUP} runs that completed; heap used ${mb(memory.heapUsed)}, ${
+      mb(before.heapUsed)
+    } before)`,
+    `  RESULT_RESUME approval -> run completed p50 ${percentile(resumes, 0.5).toFixed(1)} ms, p99 ${
+      percentile(resumes, 0.99).toFixed(1)
+    } ms (${resumes.length} runs, one at a time)`
   ]
 }))

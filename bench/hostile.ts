@@ -4,10 +4,10 @@
  * the bomb again and again for BENCH_HOSTILE_SECONDS (5): /health p50 / p99 / max next to the same
  * figure with no bomb, and how the bombs were answered.
  */
+import { Effect } from "effect"
 import { execFile } from "node:child_process"
 import { fileURLToPath } from "node:url"
 import { promisify } from "node:util"
-import { Effect } from "effect"
 import { docxBomb, openApiRefBomb, pptxSlideBomb } from "../test/support/HostileFiles.js"
 import { benchDatabase, benchPlatform, json } from "./support.js"
 
@@ -59,11 +59,19 @@ export const hostileBench = Effect.scoped(Effect.gen(function*() {
     name: "hostile",
     functions: [
       { name: "spin", kind: "script", source: "while (true) {}" },
-      { name: "overflow", kind: "script", source: "const a = []; for (let i = 0; i < 300000; i++) a.push({ i, s: 'x' + i }); const f = () => f() + 1; return f()" }
+      {
+        name: "overflow",
+        kind: "script",
+        source: "const a = []; for (let i = 0; i < 300000; i++) a.push({ i, s: 'x' + i }); const f = () => f() + 1; return f()"
+      }
     ]
   })
   const install = yield* json(base, token, "POST", "/api/v1/integrations/integrations", { catalog_id: entry.id })
-  for (const fn of ["spin", "overflow"]) yield* Effect.promise(() => fetch(`${base}/api/v1/integrations/integrations/${String(install.id)}/functions/${fn}/enable`, { method: "POST", headers: auth }))
+  for (const fn of ["spin", "overflow"]) {
+    yield* Effect.promise(() =>
+      fetch(`${base}/api/v1/integrations/integrations/${String(install.id)}/functions/${fn}/enable`, { method: "POST", headers: auth })
+    )
+  }
 
   const cases: ReadonlyArray<readonly [string, Send | undefined, number]> = [
     ["no bomb", undefined, 1],
@@ -72,7 +80,11 @@ export const hostileBench = Effect.scoped(Effect.gen(function*() {
     ["PPTX: one slide listed 2,000 times", uploadFile(pptxSlideBomb(2_000), "bomb.pptx"), 1],
     ["4 endless scripts in parallel", post("/api/v1/integrations/execute", { function_name: "hostile.spin", input: {} }), 4],
     ["scripts that allocate then overflow their stack", post("/api/v1/integrations/execute", { function_name: "hostile.overflow", input: {} }), 1],
-    ["a document of 100,000 nested elements", post("/api/v1/docgen/documents", { title: "Nested", content_html: `<section id="s">${"<div>".repeat(100_000)}</section>` }), 1]
+    [
+      "a document of 100,000 nested elements",
+      post("/api/v1/docgen/documents", { title: "Nested", content_html: `<section id="s">${"<div>".repeat(100_000)}</section>` }),
+      1
+    ]
   ]
   const lines = ["| input | /health p50 | p99 | max | probes | answers |", "|---|---|---|---|---|---|"]
   for (const [name, send, inFlight] of cases) {

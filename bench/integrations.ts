@@ -6,9 +6,9 @@
  * for that function once: the `tool_called` duration (what the run spends on the call) against
  * the same HTTP request made directly (the call itself).
  */
+import { Effect } from "effect"
 import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
-import { Effect } from "effect"
 import pg from "pg"
 import { request } from "undici"
 import { benchDatabase, benchPlatform, json, percentile } from "./support.js"
@@ -16,21 +16,33 @@ import { benchDatabase, benchPlatform, json, percentile } from "./support.js"
 const EXECUTIONS = Number(process.env.BENCH_EXECUTIONS ?? 2_000)
 const TOOL_RUNS = Number(process.env.BENCH_TOOL_RUNS ?? 200)
 
-const spec = (base: string) => JSON.stringify({
-  openapi: "3.0.3",
-  info: { title: "Instant", version: "1" },
-  servers: [{ url: base }],
-  components: { securitySchemes: { key: { type: "apiKey", in: "header", name: "X-API-Key" } } },
-  paths: { "/items/{id}": { get: { operationId: "getItem", parameters: [{ name: "id", in: "path", required: true, schema: { type: "string" } }], responses: { "200": { description: "ok" } } } } }
-})
+const spec = (base: string) =>
+  JSON.stringify({
+    openapi: "3.0.3",
+    info: { title: "Instant", version: "1" },
+    servers: [{ url: base }],
+    components: { securitySchemes: { key: { type: "apiKey", in: "header", name: "X-API-Key" } } },
+    paths: {
+      "/items/{id}": {
+        get: {
+          operationId: "getItem",
+          parameters: [{ name: "id", in: "path", required: true, schema: { type: "string" } }],
+          responses: { "200": { description: "ok" } }
+        }
+      }
+    }
+  })
 
 const listen = (server: Server) =>
   Effect.acquireRelease(
-    Effect.async<string>((resume) => void server.listen(0, "127.0.0.2", () => resume(Effect.succeed(`http://127.0.0.2:${(server.address() as AddressInfo).port}`)))),
-    () => Effect.sync(() => {
-      server.closeAllConnections()
-      server.close()
-    })
+    Effect.async<string>((resume) =>
+      void server.listen(0, "127.0.0.2", () => resume(Effect.succeed(`http://127.0.0.2:${(server.address() as AddressInfo).port}`)))
+    ),
+    () =>
+      Effect.sync(() => {
+        server.closeAllConnections()
+        server.close()
+      })
   )
 
 /** The API the function calls: answers at once. */
@@ -58,7 +70,10 @@ const toolModel = listen(createServer((req, res) => {
     const answered = parsed.messages.some((m) => m.role === "tool")
     const tool = parsed.tools?.[0]?.function.name ?? ""
     const stream = answered
-      ? sse([{ choices: [{ index: 0, delta: { content: "done" }, finish_reason: "stop" }] }, { choices: [], usage: { prompt_tokens: 5, completion_tokens: 1, total_tokens: 6 } }])
+      ? sse([{ choices: [{ index: 0, delta: { content: "done" }, finish_reason: "stop" }] }, {
+        choices: [],
+        usage: { prompt_tokens: 5, completion_tokens: 1, total_tokens: 6 }
+      }])
       : sse([
         { choices: [{ index: 0, delta: { tool_calls: [{ index: 0, id: "c1", type: "function", function: { name: tool, arguments: "{\"id\":\"42\"}" } }] } }] },
         { choices: [{ index: 0, delta: {}, finish_reason: "tool_calls" }] },
@@ -78,22 +93,35 @@ export const integrationsBench = Effect.scoped(Effect.gen(function*() {
   const db = yield* benchDatabase
   const apiBase = yield* instantApi
   const modelBase = yield* toolModel
-  const { base, token } = yield* benchPlatform({ DATABASE_URL: db.url, LLM_BASE_URL: modelBase, LLM_MODELS: "bench-model", OUTBOUND_ALLOWED_HOSTS: "127.0.0.2" })
+  const { base, token } = yield* benchPlatform({
+    DATABASE_URL: db.url,
+    LLM_BASE_URL: modelBase,
+    LLM_MODELS: "bench-model",
+    OUTBOUND_ALLOWED_HOSTS: "127.0.0.2"
+  })
   const entry = yield* json(base, token, "POST", "/api/v1/integrations/catalog/import-spec", { name: "instant", spec_url: `${apiBase}/openapi.json` })
   const fn = (entry.functions as Array<{ id: string }>)[0].id
   const install = (yield* json(base, token, "POST", "/api/v1/integrations/integrations", { catalog_id: entry.id })).id as string
-  yield* Effect.promise(() => fetch(`${base}/api/v1/integrations/integrations/${install}/credentials`, {
-    method: "PUT",
-    headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
-    body: JSON.stringify({ capability: "agent_tool", credentials: { api_key: "k" } })
-  }))
-  yield* Effect.promise(() => fetch(`${base}/api/v1/integrations/integrations/${install}/functions/getitem/enable`, { method: "POST", headers: { authorization: `Bearer ${token}` } }))
+  yield* Effect.promise(() =>
+    fetch(`${base}/api/v1/integrations/integrations/${install}/credentials`, {
+      method: "PUT",
+      headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
+      body: JSON.stringify({ capability: "agent_tool", credentials: { api_key: "k" } })
+    })
+  )
+  yield* Effect.promise(() =>
+    fetch(`${base}/api/v1/integrations/integrations/${install}/functions/getitem/enable`, { method: "POST", headers: { authorization: `Bearer ${token}` } })
+  )
 
   const t0 = performance.now()
-  yield* Effect.forEach(Array.from({ length: EXECUTIONS }, (_, n) => n), (n) =>
-    json(base, token, "POST", "/api/v1/integrations/execute", { function_id: fn, input: { id: String(n) } }).pipe(
-      Effect.tap((r) => r.status === "success" ? Effect.void : Effect.dieMessage(`execution ${n}: ${JSON.stringify(r)}`))
-    ), { concurrency: 32, discard: true })
+  yield* Effect.forEach(
+    Array.from({ length: EXECUTIONS }, (_, n) => n),
+    (n) =>
+      json(base, token, "POST", "/api/v1/integrations/execute", { function_id: fn, input: { id: String(n) } }).pipe(
+        Effect.tap((r) => r.status === "success" ? Effect.void : Effect.dieMessage(`execution ${n}: ${JSON.stringify(r)}`))
+      ),
+    { concurrency: 32, discard: true }
+  )
   const executionsPerSecond = EXECUTIONS / ((performance.now() - t0) / 1000)
 
   // The call itself: the same request, made directly, one at a time.
@@ -107,7 +135,10 @@ export const integrationsBench = Effect.scoped(Effect.gen(function*() {
 
   const w = yield* json(base, token, "POST", "/api/v1/workflow/workflows", { name: "Tool user" })
   yield* json(base, token, "PATCH", `/api/v1/workflow/workflows/${w.id}`, {
-    dag_definition: { nodes: [{ id: "a", type: "agent", agent_config: { agent_type: "custom", type_version: "v1", system_prompt_template: "Look it up", action_ids: [fn] } }], edges: [] }
+    dag_definition: {
+      nodes: [{ id: "a", type: "agent", agent_config: { agent_type: "custom", type_version: "v1", system_prompt_template: "Look it up", action_ids: [fn] } }],
+      edges: []
+    }
   })
   yield* json(base, token, "POST", `/api/v1/workflow/workflows/${w.id}/publish`)
   const client = new pg.Client({ connectionString: db.url })
@@ -122,7 +153,9 @@ export const integrationsBench = Effect.scoped(Effect.gen(function*() {
       yield* Effect.sleep("2 millis")
     }
     const [event] = (yield* Effect.promise(() =>
-      client.query<{ duration: number }>("SELECT (payload->>'duration_ms')::float8 AS duration FROM run_events WHERE run_id = $1 AND type = 'tool_called'", [run.id])
+      client.query<{ duration: number }>("SELECT (payload->>'duration_ms')::float8 AS duration FROM run_events WHERE run_id = $1 AND type = 'tool_called'", [
+        run.id
+      ])
     )).rows
     inRun.push(Number(event.duration))
   }
@@ -131,6 +164,8 @@ export const integrationsBench = Effect.scoped(Effect.gen(function*() {
   return [
     `integrations: ${EXECUTIONS} executions of an HTTP function, 32 in flight; ${TOOL_RUNS} runs calling it once`,
     `  RESULT_EXECUTIONS ${executionsPerSecond.toFixed(1)} executions/s`,
-    `  RESULT_TOOL_CALL in a run p50 ${r.p50.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms; the request alone p50 ${d.p50.toFixed(2)} ms, p99 ${d.p99.toFixed(2)} ms; added p50 ${(r.p50 - d.p50).toFixed(2)} ms`
+    `  RESULT_TOOL_CALL in a run p50 ${r.p50.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms; the request alone p50 ${d.p50.toFixed(2)} ms, p99 ${
+      d.p99.toFixed(2)
+    } ms; added p50 ${(r.p50 - d.p50).toFixed(2)} ms`
   ]
 }))

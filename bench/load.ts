@@ -10,14 +10,14 @@
  * they are approved one every BENCH_APPROVE_EVERY_MS (100; 0 approves all at once) and each
  * event's lag is its arrival at each client minus its row's `created_at` (same clock).
  */
+import autocannon from "autocannon"
+import { Effect } from "effect"
 import { type ChildProcess, spawn } from "node:child_process"
 import { randomBytes } from "node:crypto"
 import { mkdtempSync } from "node:fs"
 import { request } from "node:http"
 import { tmpdir } from "node:os"
 import * as path from "node:path"
-import autocannon from "autocannon"
-import { Effect } from "effect"
 import pg from "pg"
 import { freePort } from "../platform/FreePort.js"
 import { benchDatabase, instantModel, json, percentile } from "./support.js"
@@ -38,11 +38,12 @@ const median = (values: ReadonlyArray<number>) => [...values].sort((a, b) => a -
 const child = (args: ReadonlyArray<string>, env: Record<string, string>) =>
   Effect.acquireRelease(
     Effect.sync(() => spawn(process.execPath, args, { cwd: repo, env: { ...process.env, ...env }, stdio: ["ignore", "ignore", "inherit", "ipc"] })),
-    (p: ChildProcess) => Effect.async<void>((resume) => {
-      if (p.exitCode !== null) return resume(Effect.void)
-      p.once("exit", () => resume(Effect.void))
-      p.kill("SIGTERM")
-    })
+    (p: ChildProcess) =>
+      Effect.async<void>((resume) => {
+        if (p.exitCode !== null) return resume(Effect.void)
+        p.once("exit", () => resume(Effect.void))
+        p.kill("SIGTERM")
+      })
   )
 
 const waitFor = (url: string) =>
@@ -77,7 +78,9 @@ const load = (options: { url: string; method?: string; headers?: Record<string, 
 
 const line = (name: string, ours: Figures, bare?: Figures) =>
   `  ${name}: platform ${ours.rps.toFixed(0)} req/s, p50 ${ours.p50} ms, p99 ${ours.p99} ms (${ours.failed} failed)` +
-  (bare === undefined ? "" : `; bare ${bare.rps.toFixed(0)} req/s, p50 ${bare.p50} ms, p99 ${bare.p99} ms; RESULT_P99_RATIO ${(ours.p99 / Math.max(1, bare.p99)).toFixed(2)}`)
+  (bare === undefined
+    ? ""
+    : `; bare ${bare.rps.toFixed(0)} req/s, p50 ${bare.p50} ms, p99 ${bare.p99} ms; RESULT_P99_RATIO ${(ours.p99 / Math.max(1, bare.p99)).toFixed(2)}`)
 
 /** Follows a run's SSE stream, noting when each event arrives. */
 const follow = (base: string, token: string, runId: string, arrivals: Map<string, Array<number>>, opened: () => void) =>
@@ -129,7 +132,11 @@ export const loadBench = Effect.scoped(Effect.gen(function*() {
   })
   yield* waitFor(`${base}/health`)
   const login = yield* Effect.promise(() =>
-    fetch(`${base}/api/v1/auth/login`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ email: "load@example.test", password: "load-password" }) })
+    fetch(`${base}/api/v1/auth/login`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ email: "load@example.test", password: "load-password" })
+    })
       .then((r) => r.json() as Promise<{ access_token: string }>)
   )
   const token = login.access_token
@@ -161,18 +168,31 @@ export const loadBench = Effect.scoped(Effect.gen(function*() {
   // SSE: STREAMS followers of STREAM_RUNS paused runs, all approved at once.
   const waits = (yield* json(base, token, "POST", "/api/v1/workflow/workflows", { name: "Streams" })).id as string
   yield* json(base, token, "PATCH", `/api/v1/workflow/workflows/${waits}`, {
-    dag_definition: { nodes: [{ ...node("ask"), hitl: { type: "approval", prompt: "Go?", assignee: { role: "builder" } } }, node("after")], edges: [{ from: "ask", to: "after" }] }
+    dag_definition: {
+      nodes: [{ ...node("ask"), hitl: { type: "approval", prompt: "Go?", assignee: { role: "builder" } } }, node("after")],
+      edges: [{ from: "ask", to: "after" }]
+    }
   })
   yield* json(base, token, "POST", `/api/v1/workflow/workflows/${waits}/publish`)
-  const paused = yield* Effect.forEach(Array.from({ length: STREAM_RUNS }), () =>
-    Effect.map(json(base, token, "POST", `/api/v1/workflow/workflows/${waits}/run`, { input_params: {} }), (r) => r.id as string), { concurrency: 8 })
+  const paused = yield* Effect.forEach(
+    Array.from({ length: STREAM_RUNS }),
+    () => Effect.map(json(base, token, "POST", `/api/v1/workflow/workflows/${waits}/run`, { input_params: {} }), (r) => r.id as string),
+    { concurrency: 8 }
+  )
   const poller = new pg.Client({ connectionString: db.url })
   yield* Effect.acquireRelease(Effect.promise(() => poller.connect()), () => Effect.promise(() => poller.end()))
-  const requests = async () => (await poller.query(`SELECT id, run_id FROM hitl_requests WHERE run_id = ANY($1) AND status = 'pending'`, [paused])).rows as Array<{ id: string; run_id: string }>
+  const requests = async () =>
+    (await poller.query(`SELECT id, run_id FROM hitl_requests WHERE run_id = ANY($1) AND status = 'pending'`, [paused])).rows as Array<
+      { id: string; run_id: string }
+    >
   for (let i = 0; i < 200 && (yield* Effect.promise(requests)).length < STREAM_RUNS; i++) yield* sleep(100)
   const arrivals = new Map<string, Array<number>>()
   let open = 0
-  const followers = yield* Effect.fork(Effect.forEach(Array.from({ length: STREAMS }, (_, i) => paused[i % paused.length]), (runId) => follow(base, token, runId, arrivals, () => void open++), { concurrency: "unbounded" }))
+  const followers = yield* Effect.fork(
+    Effect.forEach(Array.from({ length: STREAMS }, (_, i) => paused[i % paused.length]), (runId) => follow(base, token, runId, arrivals, () => void open++), {
+      concurrency: "unbounded"
+    })
+  )
   // Measured once every stream is open and the platform is idle again.
   for (let i = 0; i < 600 && open < STREAMS; i++) yield* sleep(100)
   yield* sleep(2000)
@@ -187,7 +207,9 @@ export const loadBench = Effect.scoped(Effect.gen(function*() {
     poller.query(`SELECT run_id, seq, (extract(epoch FROM created_at) * 1000)::float8 AS at FROM run_events WHERE run_id = ANY($1)`, [paused])
   )).rows as Array<{ run_id: string; seq: string; at: number }>
   const followersOf = STREAMS / STREAM_RUNS
-  const lags = rows.filter((r) => r.at >= approvedAt - 50).flatMap((r) => {
+  const lags = rows.filter((r) =>
+    r.at >= approvedAt - 50
+  ).flatMap((r) => {
     const got = arrivals.get(`${r.run_id}:${r.seq}`) ?? []
     // A delivery that never came counts as infinitely late.
     return [...got.map((t) => t - r.at), ...Array.from({ length: Math.max(0, followersOf - got.length) }, () => Number.POSITIVE_INFINITY)]
@@ -199,10 +221,18 @@ export const loadBench = Effect.scoped(Effect.gen(function*() {
   return [
     `load: ${CONNECTIONS} connections, ${TRIES} tries of ${SECONDS} s after a 2 s warm-up, medians; autocannon in this process, each server in its own`,
     line("GET /health", health, bareHealth),
-    `  the stack's floor (bench/StackFloorServer.ts, HttpApi with no code of ours): ${floorHealth.rps.toFixed(0)} req/s, p50 ${floorHealth.p50} ms, p99 ${floorHealth.p99} ms; RESULT_FLOOR_P99_RATIO ${(floorHealth.p99 / Math.max(1, bareHealth.p99)).toFixed(2)} of the bare server's`,
+    `  the stack's floor (bench/StackFloorServer.ts, HttpApi with no code of ours): ${
+      floorHealth.rps.toFixed(0)
+    } req/s, p50 ${floorHealth.p50} ms, p99 ${floorHealth.p99} ms; RESULT_FLOOR_P99_RATIO ${
+      (floorHealth.p99 / Math.max(1, bareHealth.p99)).toFixed(2)
+    } of the bare server's`,
     line("GET /api/v1/auth/users/me (API key)", me, bareMe),
     line("POST /workflows/{id}/run (1 node)", runs),
-    `SSE: ${STREAMS} streams on ${STREAM_RUNS} runs paused on an approval, ${APPROVE_EVERY_MS === 0 ? "all approved at once" : `one approved every ${APPROVE_EVERY_MS} ms`}: ${short} streams missed or repeated events`,
-    `  RESULT_SSE_LAG p50 ${percentile(lags, 0.5).toFixed(0)} ms, p99 ${percentile(lags, 0.99).toFixed(0)} ms over ${lags.length} deliveries of events after the approval (${followersOf} followers per run)`
+    `SSE: ${STREAMS} streams on ${STREAM_RUNS} runs paused on an approval, ${
+      APPROVE_EVERY_MS === 0 ? "all approved at once" : `one approved every ${APPROVE_EVERY_MS} ms`
+    }: ${short} streams missed or repeated events`,
+    `  RESULT_SSE_LAG p50 ${percentile(lags, 0.5).toFixed(0)} ms, p99 ${
+      percentile(lags, 0.99).toFixed(0)
+    } ms over ${lags.length} deliveries of events after the approval (${followersOf} followers per run)`
   ]
 }))

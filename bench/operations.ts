@@ -7,12 +7,12 @@
  *   RUNNER_LEASE_SECONDS=15 (the default) and 5;
  * - `GET /metrics` on the gateway after those runs: latency per scrape (200 in a row) and size.
  */
+import { Effect } from "effect"
 import { type ChildProcess, spawn } from "node:child_process"
 import { randomBytes } from "node:crypto"
 import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import * as path from "node:path"
-import { Effect } from "effect"
 import pg from "pg"
 import { freePort } from "../platform/FreePort.js"
 import { benchDatabase, instantModel, json, percentile } from "./support.js"
@@ -51,9 +51,18 @@ const cluster = (leaseSeconds: number) =>
     yield* spawnPlatform({ ...common, ROLE: "gateway", PORT: String(gatewayPort), DATA_DIR: mkdtempSync(path.join(tmpdir(), "bp-bench-")) })
     const runners = yield* Effect.forEach(runnerPorts, (runnerPort) =>
       Effect.flatMap(freePort, (port) =>
-        spawnPlatform({ ...common, ROLE: "runners", PORT: String(port), RUNNER_PORT: String(runnerPort), DATA_DIR: mkdtempSync(path.join(tmpdir(), "bp-bench-")) })
+        spawnPlatform({
+          ...common,
+          ROLE: "runners",
+          PORT: String(port),
+          RUNNER_PORT: String(runnerPort),
+          DATA_DIR: mkdtempSync(path.join(tmpdir(), "bp-bench-"))
+        })
           .pipe(Effect.map((child) => ({ child, port, address: `127.0.0.1:${runnerPort}` })))))
-    const bases = [`http://127.0.0.1:${gatewayPort}`, ...runners.map((r) => `http://127.0.0.1:${r.port}`)]
+    const bases = [
+      `http://127.0.0.1:${gatewayPort}`,
+      ...runners.map((r) => `http://127.0.0.1:${r.port}`)
+    ]
     while (!(yield* Effect.all(bases.map((b) => answers(`${b}/health`)))).every(Boolean)) yield* sleep(50)
     const allLive = Date.now() - started
     while (!(yield* answers(`${bases[0]}/ready`))) yield* sleep(50)
@@ -69,7 +78,8 @@ const token = (base: string) =>
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify({ email: "bench@example.test", password: "bench-password" })
-    }).then((r) => r.json() as Promise<{ access_token: string }>).then((b) => b.access_token))
+    }).then((r) => r.json() as Promise<{ access_token: string }>).then((b) => b.access_token)
+  )
 
 const takeover = (leaseSeconds: number) =>
   Effect.scoped(Effect.gen(function*() {
@@ -80,7 +90,10 @@ const takeover = (leaseSeconds: number) =>
     while (!(yield* spread)) yield* sleep(100)
     const w = yield* json(base, bearer, "POST", "/api/v1/workflow/workflows", { name: "Takeover" })
     yield* json(base, bearer, "PATCH", `/api/v1/workflow/workflows/${w.id}`, {
-      dag_definition: { nodes: [{ id: "a", type: "agent", name: "a", agent_config: { agent_type: "respond", type_version: "v1", system_prompt_template: "x" } }], edges: [] }
+      dag_definition: {
+        nodes: [{ id: "a", type: "agent", name: "a", agent_config: { agent_type: "respond", type_version: "v1", system_prompt_template: "x" } }],
+        edges: []
+      }
     })
     yield* json(base, bearer, "POST", `/api/v1/workflow/workflows/${w.id}/publish`)
     const frozen = runners[1]
@@ -92,11 +105,15 @@ const takeover = (leaseSeconds: number) =>
     let doneMs = 0
     while (movedMs === 0 || doneMs === 0) {
       if (movedMs === 0) {
-        const held = yield* Effect.promise(() => client.query<{ n: number }>("SELECT count(*)::int AS n FROM cluster_locks WHERE address = $1", [frozen.address]))
+        const held = yield* Effect.promise(() =>
+          client.query<{ n: number }>("SELECT count(*)::int AS n FROM cluster_locks WHERE address = $1", [frozen.address])
+        )
         if (held.rows[0].n === 0) movedMs = Date.now() - frozenAt
       }
       if (doneMs === 0) {
-        const open = yield* Effect.promise(() => client.query<{ n: number }>("SELECT count(*)::int AS n FROM runs WHERE id = ANY($1::uuid[]) AND status <> 'completed'", [ids]))
+        const open = yield* Effect.promise(() =>
+          client.query<{ n: number }>("SELECT count(*)::int AS n FROM runs WHERE id = ANY($1::uuid[]) AND status <> 'completed'", [ids])
+        )
         if (open.rows[0].n === 0) doneMs = Date.now() - frozenAt
       }
       yield* sleep(100)
@@ -114,14 +131,24 @@ const takeover = (leaseSeconds: number) =>
 export const operationsBench = Effect.gen(function*() {
   const lines: Array<string> = []
   const starts = yield* Effect.forEach(Array.from({ length: ROUNDS }), () => Effect.scoped(Effect.map(cluster(15), (c) => [c.allLive, c.ready] as const)))
-  lines.push(`cold start, gateway + 3 runners at once on an empty database: all four live in median ${median(starts.map((s) => s[0]))} ms ` +
-    `(${starts.map((s) => s[0]).join(", ")}), gateway ready in ${median(starts.map((s) => s[1]))} ms (${starts.map((s) => s[1]).join(", ")})`)
+  lines.push(
+    `cold start, gateway + 3 runners at once on an empty database: all four live in median ${median(starts.map((s) => s[0]))} ms ` +
+      `(${starts.map((s) => s[0]).join(", ")}), gateway ready in ${median(starts.map((s) => s[1]))} ms (${starts.map((s) => s[1]).join(", ")})`
+  )
   for (const lease of [15, 5]) {
     const rounds = yield* Effect.forEach(Array.from({ length: ROUNDS }), () => takeover(lease))
-    lines.push(`RUNNER_LEASE_SECONDS=${lease}, one of three runners frozen: its shards taken over in median ${median(rounds.map((r) => r.movedMs))} ms ` +
-      `(${rounds.map((r) => r.movedMs).join(", ")}); ${RUNS} runs started after the freeze all completed in ${median(rounds.map((r) => r.doneMs))} ms (${rounds.map((r) => r.doneMs).join(", ")})`)
+    lines.push(
+      `RUNNER_LEASE_SECONDS=${lease}, one of three runners frozen: its shards taken over in median ${median(rounds.map((r) => r.movedMs))} ms ` +
+        `(${rounds.map((r) => r.movedMs).join(", ")}); ${RUNS} runs started after the freeze all completed in ${median(rounds.map((r) => r.doneMs))} ms (${
+          rounds.map((r) => r.doneMs).join(", ")
+        })`
+    )
     if (lease === 15) {
-      lines.push(`GET /metrics on the gateway: median ${median(rounds.map((r) => r.scrapeMedian)).toFixed(1)} ms per scrape, p99 ${median(rounds.map((r) => r.scrapeP99)).toFixed(1)} ms, ${median(rounds.map((r) => r.bytes))} bytes`)
+      lines.push(
+        `GET /metrics on the gateway: median ${median(rounds.map((r) => r.scrapeMedian)).toFixed(1)} ms per scrape, p99 ${
+          median(rounds.map((r) => r.scrapeP99)).toFixed(1)
+        } ms, ${median(rounds.map((r) => r.bytes))} bytes`
+      )
     }
   }
   return lines

@@ -1,9 +1,9 @@
 /** `npm run bench`: every benchmark, one after the other. Figures go in bench/README.md. */
 import { Effect, Logger, LogLevel } from "effect"
-import { gatewayBench } from "./gateway.js"
 import { chatBench } from "./chat.js"
 import { consoleBench } from "./console.js"
 import { evalBench } from "./eval.js"
+import { gatewayBench } from "./gateway.js"
 import { hitlBench } from "./hitl.js"
 import { hostileBench } from "./hostile.js"
 import { integrationsBench } from "./integrations.js"

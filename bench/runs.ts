@@ -16,9 +16,9 @@
  */
 import { Context, Effect } from "effect"
 import pg from "pg"
+import { RunModule } from "../runtime/run/RunModule.js"
 import { concurrentRuns } from "./Concurrent.js"
 import { BENCH_MARK, makePgTrace } from "./PgTrace.js"
-import { RunModule } from "../runtime/run/RunModule.js"
 import { benchDatabase, benchPlatform, instantModel, json, percentile } from "./support.js"
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 300)
@@ -108,11 +108,19 @@ export const runsBench = Effect.scoped(Effect.gen(function*() {
   const serialP50 = median(serial)
 
   return [
-    `durable runs: ${RUNS} runs of a 3-node DAG after ${WARMUP} to warm up, ${CONCURRENCY} concurrent starts (${process.env.BENCH_START === "direct" ? "through the run module" : "over HTTP"}), ${failed} not completed`,
-    `  RESULT_RUNS_PER_S ${(RUNS / wall).toFixed(1)}; start -> completed p50 ${percentile(latencies, 0.5).toFixed(1)} ms, p99 ${percentile(latencies, 0.99).toFixed(1)} ms`,
-    `  CPU per run: this process ${(nodeCpu / RUNS).toFixed(2)} ms (${(nodeCpu / 10 / wall).toFixed(0)}% of a core), PostgreSQL ${(pgCpu / RUNS).toFixed(2)} ms`,
+    `durable runs: ${RUNS} runs of a 3-node DAG after ${WARMUP} to warm up, ${CONCURRENCY} concurrent starts (${
+      process.env.BENCH_START === "direct" ? "through the run module" : "over HTTP"
+    }), ${failed} not completed`,
+    `  RESULT_RUNS_PER_S ${(RUNS / wall).toFixed(1)}; start -> completed p50 ${percentile(latencies, 0.5).toFixed(1)} ms, p99 ${
+      percentile(latencies, 0.99).toFixed(1)
+    } ms`,
+    `  CPU per run: this process ${(nodeCpu / RUNS).toFixed(2)} ms (${(nodeCpu / 10 / wall).toFixed(0)}% of a core), PostgreSQL ${
+      (pgCpu / RUNS).toFixed(2)
+    } ms`,
     `  per run: ${perRun(statements.length)} statements, ${perRun(trace.commits(statements))} commits (${perRun(trace.writes(statements))} of them writes)`,
     `serial: ${SERIAL} runs one at a time`,
-    `  RESULT_SERIAL start -> completed p50 ${serialP50.toFixed(1)} ms, p99 ${percentile([...serial].sort((a, b) => a - b), 0.99).toFixed(1)} ms; orchestration per node (p50 / 3) ${(serialP50 / 3).toFixed(2)} ms`
+    `  RESULT_SERIAL start -> completed p50 ${serialP50.toFixed(1)} ms, p99 ${
+      percentile([...serial].sort((a, b) => a - b), 0.99).toFixed(1)
+    } ms; orchestration per node (p50 / 3) ${(serialP50 / 3).toFixed(2)} ms`
   ]
 }))

@@ -21,14 +21,14 @@
  * the API makes: the caller's user, membership and tenant, joined, by the ids of a verified token
  * (the platform keeps verified tokens, so a repeated token costs no signature check).
  */
-import { randomUUID } from "node:crypto"
-import { createServer } from "node:http"
 import { Entity, SingleRunner } from "@effect/cluster"
 import { HttpApi, HttpApiBuilder, HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Rpc } from "@effect/rpc"
 import { PgClient } from "@effect/sql-pg"
 import { Effect, Layer, Redacted, Schema } from "effect"
+import { randomUUID } from "node:crypto"
+import { createServer } from "node:http"
 import pg from "pg"
 import { freePort } from "../platform/FreePort.js"
 import { concurrentRuns } from "./Concurrent.js"
@@ -63,9 +63,7 @@ export const stackFloorRunsBench = Effect.scoped(Effect.gen(function*() {
   pool.on("error", () => {})
   yield* Effect.addFinalizer(() => Effect.promise(() => pool.end()))
   const query = (text: string, values: ReadonlyArray<unknown>) =>
-    Effect.async<pg.QueryResult>((resume) =>
-      void pool.query(text, [...values], (error, result) => resume(error ? Effect.die(error) : Effect.succeed(result)))
-    )
+    Effect.async<pg.QueryResult>((resume) => void pool.query(text, [...values], (error, result) => resume(error ? Effect.die(error) : Effect.succeed(result))))
   // The run path's statements are prepared once per connection, as the platform's are.
   const names = new Map<string, string>()
   const prepared = (text: string, values: ReadonlyArray<unknown>) =>
@@ -74,7 +72,8 @@ export const stackFloorRunsBench = Effect.scoped(Effect.gen(function*() {
       if (name === undefined) names.set(text, name = `floor_${names.size}`)
       void pool.query({ name, text, values: [...values] }, (error, result) => resume(error ? Effect.die(error) : Effect.succeed(result)))
     })
-  yield* query(`CREATE TABLE runs (id uuid PRIMARY KEY, status text NOT NULL, input_params jsonb, output jsonb,
+  yield* query(
+    `CREATE TABLE runs (id uuid PRIMARY KEY, status text NOT NULL, input_params jsonb, output jsonb,
       created_at timestamptz NOT NULL DEFAULT clock_timestamp(), finished_at timestamptz);
     CREATE TABLE run_steps (id uuid PRIMARY KEY, run_id uuid NOT NULL, node_id text NOT NULL, status text NOT NULL,
       output jsonb, token_usage jsonb, created_at timestamptz NOT NULL DEFAULT now(), UNIQUE (run_id, node_id));
@@ -86,7 +85,9 @@ export const stackFloorRunsBench = Effect.scoped(Effect.gen(function*() {
     CREATE TABLE tenants (id uuid PRIMARY KEY, name text NOT NULL, slug text NOT NULL, settings jsonb NOT NULL);
     CREATE TABLE users (id uuid PRIMARY KEY, email text NOT NULL, name text NOT NULL, password_hash text NOT NULL);
     CREATE TABLE memberships (tenant_id uuid NOT NULL REFERENCES tenants, user_id uuid NOT NULL REFERENCES users,
-      role text NOT NULL, status text NOT NULL, PRIMARY KEY (tenant_id, user_id))`, [])
+      role text NOT NULL, status text NOT NULL, PRIMARY KEY (tenant_id, user_id))`,
+    []
+  )
   const workflowId = randomUUID()
   const tenantId = randomUUID()
   const userId = randomUUID()
@@ -147,8 +148,15 @@ export const stackFloorRunsBench = Effect.scoped(Effect.gen(function*() {
         sp AS (INSERT INTO run_spans (run_id, span_id, scope, start_unix_nano, otlp)
           SELECT $1, v.span_id, v.scope, v.start, v.otlp FROM jsonb_to_recordset($7::jsonb) AS v(span_id text, scope text, start bigint, otlp jsonb))${end}
       SELECT 1`,
-      [runId, randomUUID(), node, JSON.stringify({ text: text.length }), JSON.stringify({ "bench-model": { prompt_tokens: 5, completion_tokens: 1, total_tokens: 6 } }),
-        JSON.stringify(events), JSON.stringify(spans)]
+      [
+        runId,
+        randomUUID(),
+        node,
+        JSON.stringify({ text: text.length }),
+        JSON.stringify({ "bench-model": { prompt_tokens: 5, completion_tokens: 1, total_tokens: 6 } }),
+        JSON.stringify(events),
+        JSON.stringify(spans)
+      ]
     )
   }
   const EntityLive = FloorRun.toLayer(Effect.succeed({
@@ -217,9 +225,17 @@ export const stackFloorRunsBench = Effect.scoped(Effect.gen(function*() {
   const latencies = (yield* query(`${BENCH_MARK} SELECT extract(epoch FROM finished_at - created_at) * 1000 AS ms FROM runs WHERE id = ANY($1)`, [ids]))
     .rows.map((r) => Number((r as { ms: number }).ms)).sort((a, b) => a - b)
   return [
-    `stack floor runs${JOURNAL ? " with the journal's writes" : ""}${AUTH ? " and authentication" : ""}: ${RUNS} runs of 3 nodes after ${WARMUP} to warm up, ${CONCURRENCY} concurrent starts (${process.env.BENCH_START === "direct" ? "in-process" : "over HTTP"})`,
-    `  RESULT_STACK_FLOOR_RUNS_PER_S ${(RUNS / wall).toFixed(1)}; start -> completed p50 ${percentile(latencies, 0.5).toFixed(1)} ms, p99 ${percentile(latencies, 0.99).toFixed(1)} ms`,
-    `  CPU per run: this process ${(nodeCpu / RUNS).toFixed(2)} ms (${(nodeCpu / 10 / wall).toFixed(0)}% of a core), PostgreSQL ${(pgCpu / RUNS).toFixed(2)} ms`,
+    `stack floor runs${JOURNAL ? " with the journal's writes" : ""}${
+      AUTH ? " and authentication" : ""
+    }: ${RUNS} runs of 3 nodes after ${WARMUP} to warm up, ${CONCURRENCY} concurrent starts (${
+      process.env.BENCH_START === "direct" ? "in-process" : "over HTTP"
+    })`,
+    `  RESULT_STACK_FLOOR_RUNS_PER_S ${(RUNS / wall).toFixed(1)}; start -> completed p50 ${percentile(latencies, 0.5).toFixed(1)} ms, p99 ${
+      percentile(latencies, 0.99).toFixed(1)
+    } ms`,
+    `  CPU per run: this process ${(nodeCpu / RUNS).toFixed(2)} ms (${(nodeCpu / 10 / wall).toFixed(0)}% of a core), PostgreSQL ${
+      (pgCpu / RUNS).toFixed(2)
+    } ms`,
     `  per run: ${(statements.length / RUNS).toFixed(1)} statements, ${(trace.commits(statements) / RUNS).toFixed(1)} commits`
   ]
 }))

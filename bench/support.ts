@@ -1,12 +1,12 @@
+import { ConfigProvider, Effect, Layer } from "effect"
 import { randomBytes } from "node:crypto"
 import { mkdtempSync } from "node:fs"
 import { createServer, type Server } from "node:http"
 import { tmpdir } from "node:os"
 import * as path from "node:path"
-import { ConfigProvider, Effect, Layer } from "effect"
 import pg from "pg"
-import { PlatformLive } from "../services/gateway/Platform.js"
 import { freePort } from "../platform/FreePort.js"
+import { PlatformLive } from "../services/gateway/Platform.js"
 
 export const ADMIN_URL = process.env.BENCH_DATABASE_ADMIN_URL ?? "postgres://postgres@127.0.0.1:5432/postgres"
 
@@ -49,10 +49,11 @@ export const instantModel = Effect.acquireRelease(
     yield* Effect.async<void>((resume) => void server.listen(port, "127.0.0.1", () => resume(Effect.void)))
     return { server, baseUrl: `http://127.0.0.1:${port}/v1` }
   }),
-  ({ server }) => Effect.async<void>((resume) => {
-    server.closeAllConnections()
-    server.close(() => resume(Effect.void))
-  })
+  ({ server }) =>
+    Effect.async<void>((resume) => {
+      server.closeAllConnections()
+      server.close(() => resume(Effect.void))
+    })
 )
 
 /** The platform in this process on the benchmark's database. */
@@ -60,15 +61,17 @@ export const benchPlatform = (env: Record<string, string>) =>
   Effect.gen(function*() {
     const port = yield* freePort
     const context = yield* Layer.build(
-      PlatformLive.pipe(Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries({
-        PORT: String(port),
-        DATA_DIR: mkdtempSync(path.join(tmpdir(), "bp-bench-")),
-        JWT_SECRET: randomBytes(32).toString("hex"),
-        CREDENTIALS_KEY: randomBytes(32).toString("base64"),
-        BOOTSTRAP_ADMIN_EMAIL: "bench@example.test",
-        BOOTSTRAP_ADMIN_PASSWORD: "bench-password",
-        ...env
-      }))))))
+      PlatformLive.pipe(Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(
+        new Map(Object.entries({
+          PORT: String(port),
+          DATA_DIR: mkdtempSync(path.join(tmpdir(), "bp-bench-")),
+          JWT_SECRET: randomBytes(32).toString("hex"),
+          CREDENTIALS_KEY: randomBytes(32).toString("base64"),
+          BOOTSTRAP_ADMIN_EMAIL: "bench@example.test",
+          BOOTSTRAP_ADMIN_PASSWORD: "bench-password",
+          ...env
+        }))
+      ))))
     )
     const base = `http://127.0.0.1:${port}`
     const login = yield* Effect.promise(() =>
@@ -81,8 +84,7 @@ export const benchPlatform = (env: Record<string, string>) =>
     return { base, token: login.access_token, context }
   })
 
-export const percentile = (sorted: ReadonlyArray<number>, p: number) =>
-  sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? 0
+export const percentile = (sorted: ReadonlyArray<number>, p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? 0
 
 /** A JSON call on the benchmark's server with the admin's token. */
 export const json = (base: string, token: string, method: string, path: string, body?: unknown) =>

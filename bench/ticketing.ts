@@ -22,7 +22,9 @@ export const ticketingBench = Effect.scoped(Effect.gen(function*() {
   const client = new pg.Client({ connectionString: db.url })
   yield* Effect.acquireRelease(Effect.promise(() => client.connect()), () => Effect.promise(() => client.end()))
   const t0 = performance.now()
-  yield* Effect.promise(() => client.query(`
+  yield* Effect.promise(() =>
+    client.query(
+      `
     INSERT INTO tickets (id, tenant_id, queue_id, title, description, status, status_rank, priority, priority_rank, labels, requester_email, assignee_email, created_at, updated_at)
     SELECT gen_random_uuid(), $1, $2, 'Ticket ' || i || CASE WHEN i % 7 = 0 THEN ' printer jam' ELSE ' login problem' END, 'Reported by the bench',
       (ARRAY['OPEN','IN_PROGRESS','HOLD','CLOSED'])[1 + i % 4], i % 4,
@@ -30,7 +32,10 @@ export const ticketingBench = Effect.scoped(Effect.gen(function*() {
       CASE WHEN i % 10 = 0 THEN ARRAY['vip'] ELSE ARRAY[]::text[] END,
       'customer' || (i % 500) || '@example.test', CASE WHEN i % 3 = 0 THEN 'agent' || (i % 20) || '@example.test' END,
       now() - (i || ' seconds')::interval, now() - ((i * 7) % 100000 || ' seconds')::interval
-    FROM generate_series(1, $3) AS i`, [user.tenant_id, queue, TICKETS]))
+    FROM generate_series(1, $3) AS i`,
+      [user.tenant_id, queue, TICKETS]
+    )
+  )
   yield* Effect.promise(() => client.query("ANALYZE tickets"))
   const loaded = (performance.now() - t0) / 1000
   const lists = [

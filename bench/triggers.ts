@@ -7,8 +7,8 @@
  * lateness of each fire, claimed (run created) and started (run running), against
  * `scheduled_fire_time`.
  */
-import { createHmac } from "node:crypto"
 import { Effect } from "effect"
+import { createHmac } from "node:crypto"
 import pg from "pg"
 import { benchDatabase, benchPlatform, instantModel, json, percentile } from "./support.js"
 
@@ -51,14 +51,18 @@ export const triggersBench = Effect.scoped(Effect.gen(function*() {
   const body = JSON.stringify({ event: "order.created", amount: 12 })
   const signature = `sha256=${createHmac("sha256", hook.secret as string).update(body).digest("hex")}`
   const t0 = performance.now()
-  yield* Effect.forEach(Array.from({ length: WEBHOOKS }, (_, n) => n), (n) =>
-    Effect.promise(() =>
-      fetch(target, { method: "POST", body, headers: { "content-type": "application/json", "x-signature-256": signature, "x-webhook-id": `evt-${n}` } })
-        .then(async (r) => {
-          await r.text()
-          if (r.status !== 202) throw new Error(`delivery ${n}: ${r.status}`)
-        })
-    ), { concurrency: 32, discard: true })
+  yield* Effect.forEach(
+    Array.from({ length: WEBHOOKS }, (_, n) => n),
+    (n) =>
+      Effect.promise(() =>
+        fetch(target, { method: "POST", body, headers: { "content-type": "application/json", "x-signature-256": signature, "x-webhook-id": `evt-${n}` } })
+          .then(async (r) => {
+            await r.text()
+            if (r.status !== 202) throw new Error(`delivery ${n}: ${r.status}`)
+          })
+      ),
+    { concurrency: 32, discard: true }
+  )
   const accepted = (performance.now() - t0) / 1000
   while ((yield* query<{ n: number }>(`SELECT count(*)::int AS n FROM runs WHERE workflow_id = $1 AND status = 'completed'`, [hooked]))[0].n < WEBHOOKS) {
     yield* Effect.sleep("50 millis")
@@ -77,10 +81,13 @@ export const triggersBench = Effect.scoped(Effect.gen(function*() {
   yield* Effect.sleep(`${SCHEDULE_SECONDS} seconds`)
   yield* query(`UPDATE schedules SET enabled = false, next_fire_at = NULL`)
   yield* Effect.sleep("3 seconds")
-  const fires = yield* query<{ claimed: number; started: number | null }>(`
+  const fires = yield* query<{ claimed: number; started: number | null }>(
+    `
     SELECT EXTRACT(EPOCH FROM (created_at - scheduled_fire_time)) * 1000 AS claimed,
            EXTRACT(EPOCH FROM (started_at - scheduled_fire_time)) * 1000 AS started
-    FROM runs WHERE scheduled_fire_time >= $1 AND workflow_id = ANY($2::uuid[])`, [watchFrom, ids])
+    FROM runs WHERE scheduled_fire_time >= $1 AND workflow_id = ANY($2::uuid[])`,
+    [watchFrom, ids]
+  )
   const distinct = (yield* query<{ n: number }>(`SELECT count(DISTINCT (workflow_id, scheduled_fire_time))::int AS n FROM runs
     WHERE scheduled_fire_time IS NOT NULL`))[0].n
   const all = (yield* query<{ n: number }>(`SELECT count(*)::int AS n FROM runs WHERE scheduled_fire_time IS NOT NULL`))[0].n

@@ -12,10 +12,13 @@ const tagged = (response: HttpClientResponse.HttpClientResponse) => {
   return Effect.map(Effect.orElseSucceed(response.json, () => undefined), (body) =>
     typeof body !== "object" || body === null
       ? response
-      : HttpClientResponse.fromWeb(response.request, new Response(JSON.stringify({ ...body, _tag: tag }), {
-        status: response.status,
-        headers: response.headers
-      })))
+      : HttpClientResponse.fromWeb(
+        response.request,
+        new Response(JSON.stringify({ ...body, _tag: tag }), {
+          status: response.status,
+          headers: response.headers
+        })
+      ))
 }
 
 export { PlatformApi }

@@ -22,9 +22,11 @@ export default defineConfig({
         // Long-lived vendor chunks cached across releases of the console's own code; React Flow
         // and dagre stay in the lazy chunk of the page that draws a DAG.
         manualChunks: (id) =>
-          /node_modules\/(react|react-dom|scheduler)\//.test(id) ? "react"
-          : /node_modules\/(effect|@effect)\//.test(id) ? "effect"
-          : undefined
+          /node_modules\/(react|react-dom|scheduler)\//.test(id) ?
+            "react"
+            : /node_modules\/(effect|@effect)\//.test(id) ?
+            "effect"
+            : undefined
       },
       onwarn: (warning, warn) => {
         // Libraries' "use client" directives mean nothing outside React Server Components.

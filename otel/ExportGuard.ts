@@ -45,8 +45,7 @@ export class ReportingSpanExporter implements SpanExporter {
 
 const isContent = (key: string) => classify(key) === "content" || TOOL_DATA.has(key)
 
-const withoutContent = (attributes: ReadableSpan["attributes"]) =>
-  Object.fromEntries(Object.entries(attributes).filter(([key]) => !isContent(key)))
+const withoutContent = (attributes: ReadableSpan["attributes"]) => Object.fromEntries(Object.entries(attributes).filter(([key]) => !isContent(key)))
 
 /**
  * Hands spans to `inner` without prompt, instruction, input, output and tool-data attributes

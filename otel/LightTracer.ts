@@ -1,8 +1,8 @@
-import { randomFillSync } from "node:crypto"
 import { type Attributes, type AttributeValue, type Link, SpanKind, SpanStatusCode } from "@opentelemetry/api"
 import type { Resource } from "@opentelemetry/resources"
 import type { ReadableSpan, TimedEvent } from "@opentelemetry/sdk-trace-base"
 import { Cause, type Context, type Exit, Inspectable, Option, Tracer } from "effect"
+import { randomFillSync } from "node:crypto"
 
 const pool = Buffer.alloc(4096)
 let offset = pool.length
@@ -134,7 +134,9 @@ class LightSpan implements Tracer.Span {
       kind: KINDS[this.kind],
       spanContext: () => context,
       ...(parent !== undefined
-        ? { parentSpanContext: { traceId: parent.traceId, spanId: parent.spanId, traceFlags: parent.sampled ? 1 : 0, isRemote: parent._tag === "ExternalSpan" } }
+        ? {
+          parentSpanContext: { traceId: parent.traceId, spanId: parent.spanId, traceFlags: parent.sampled ? 1 : 0, isRemote: parent._tag === "ExternalSpan" }
+        }
         : {}),
       startTime: start,
       endTime: end,

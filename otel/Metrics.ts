@@ -32,7 +32,9 @@ export const modelDuration = Metric.histogram("gen_ai.client.operation.duration"
 
 export const sseOpen = Metric.gauge("bp.sse.streams.open", { description: "Server-sent event streams open on this process" })
 
-export const eventLoopDelay = Metric.gauge("nodejs.eventloop.delay", { description: "Event-loop delay over the last 5 s (seconds), by quantile (p50, p99, max)" })
+export const eventLoopDelay = Metric.gauge("nodejs.eventloop.delay", {
+  description: "Event-loop delay over the last 5 s (seconds), by quantile (p50, p99, max)"
+})
 export const dbPool = Metric.gauge("db.client.connection.count", { description: "PostgreSQL pool connections, by state (idle, used, pending)" })
 
 const MODEL_LABELS = 50

@@ -73,8 +73,7 @@ const visible = (key: string, detail: Detail) => rank[classify(key)] <= rank[det
 /** What roles without error detail see instead of an error message. */
 export const ERROR_MARKER = "error"
 
-const keep = (attributes: ReadonlyArray<KeyValue> | undefined, detail: Detail) =>
-  (attributes ?? []).filter((a) => visible(a.key, detail))
+const keep = (attributes: ReadonlyArray<KeyValue> | undefined, detail: Detail) => (attributes ?? []).filter((a) => visible(a.key, detail))
 
 type SpanEvent = { readonly name: string; readonly attributes?: ReadonlyArray<KeyValue> }
 

@@ -1,7 +1,7 @@
 import { type Attributes, type HrTime, type Link, SpanKind, SpanStatusCode } from "@opentelemetry/api"
 import type { Resource } from "@opentelemetry/resources"
 import type { ReadableSpan, TimedEvent } from "@opentelemetry/sdk-trace-base"
-import { RUN_ID, rootSpanId, runTraceId } from "./RunTraceIds.js"
+import { rootSpanId, RUN_ID, runTraceId } from "./RunTraceIds.js"
 
 export const RUNS_SCOPE = "builder-platform/runs"
 

@@ -1,5 +1,5 @@
-import { createHash } from "node:crypto"
 import { Tracer } from "effect"
+import { createHash } from "node:crypto"
 
 /** Spans and log records carrying this attribute belong to the run it names and are stored. */
 export const RUN_ID = "bp.run_id"
@@ -11,8 +11,7 @@ export const runTraceId = (runId: string) => runId.replace(/-/g, "").toLowerCase
 export const rootSpanId = (runId: string) => createHash("sha256").update(`root:${runId}`).digest("hex").slice(0, 16)
 
 /** The root span as a parent for the spans of a run's nodes. */
-export const runRootSpan = (runId: string) =>
-  Tracer.externalSpan({ traceId: runTraceId(runId), spanId: rootSpanId(runId), sampled: true })
+export const runRootSpan = (runId: string) => Tracer.externalSpan({ traceId: runTraceId(runId), spanId: rootSpanId(runId), sampled: true })
 
 /** The span id of a step built outside the tracer (call_aie), the same whichever process builds it. */
 export const stepSpanId = (runId: string, nodeId: string) => createHash("sha256").update(`step:${runId}/${nodeId}`).digest("hex").slice(0, 16)

@@ -1,8 +1,8 @@
 import { SqlClient } from "@effect/sql"
 import { Context, Effect, Layer } from "effect"
 import type { OtlpLogRecord } from "./OtlpJson.js"
-import { type PauseEvent, rootSpan, type RunRecordForTrace, RUNS_SCOPE } from "./RootSpan.js"
 import { type OtlpSpan, toOtlp } from "./OtlpSpan.js"
+import { type PauseEvent, rootSpan, type RunRecordForTrace, RUNS_SCOPE } from "./RootSpan.js"
 import { eventLog } from "./RunLogs.js"
 import { rootSpanId } from "./RunTraceIds.js"
 import { Telemetry } from "./Telemetry.js"
@@ -18,7 +18,8 @@ export interface Worklog {
   readonly logs: ReadonlyArray<OtlpLogRecord>
 }
 
-const RUN_COLUMNS = "id, tenant_id, workflow_id, workflow_name, version, status, trigger_type, is_dry_run, error, parent_run_id, parent_node_id, created_at, finished_at"
+const RUN_COLUMNS =
+  "id, tenant_id, workflow_id, workflow_name, version, status, trigger_type, is_dry_run, error, parent_run_id, parent_node_id, created_at, finished_at"
 
 /** Reads runs' stored spans and logs, adds each run's root span, and exports roots. */
 export class RunTraceStore extends Context.Tag("RunTraceStore")<RunTraceStore, {

@@ -1,14 +1,14 @@
+import { SqlClient } from "@effect/sql"
 import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http"
 import { type Resource, resourceFromAttributes } from "@opentelemetry/resources"
 import { BatchSpanProcessor, type ReadableSpan, type SpanProcessor } from "@opentelemetry/sdk-trace-base"
-import { SqlClient } from "@effect/sql"
 import { Context, Duration, Effect, Layer, Option, Runtime, Schedule, type Tracer } from "effect"
 import { AppConfig } from "../platform/Config.js"
+import { ContentFreeProcessor, onceAMinute, ReportingSpanExporter } from "./ExportGuard.js"
 import { makeLightTracer } from "./LightTracer.js"
 import { toOtlp } from "./OtlpSpan.js"
-import { ContentFreeProcessor, onceAMinute, ReportingSpanExporter } from "./ExportGuard.js"
-import { serviceIdentity } from "./ServiceIdentity.js"
 import { RUN_ID } from "./RunTraceIds.js"
+import { serviceIdentity } from "./ServiceIdentity.js"
 
 export const SERVICE_NAME = "builder-platform"
 

@@ -1,8 +1,8 @@
 import type { KeyValue, OtlpLogRecord } from "./OtlpJson.js"
+import type { OtlpSpan } from "./OtlpSpan.js"
 import { type Detail, redactLog, redactSpan } from "./Redaction.js"
 import { RUNS_SCOPE } from "./RootSpan.js"
 import type { Worklog } from "./RunTraceStore.js"
-import type { OtlpSpan } from "./OtlpSpan.js"
 import { SERVICE_NAME } from "./Telemetry.js"
 
 export interface TraceDocument {

@@ -1,9 +1,9 @@
 import { NodeSdk } from "@effect/opentelemetry"
 import { Effect, Layer } from "effect"
-import { SERVICE_NAME, Telemetry } from "./Telemetry.js"
-import { makeWallClock } from "./WallClock.js"
 import { AppConfig } from "../platform/Config.js"
 import { serviceIdentity } from "./ServiceIdentity.js"
+import { SERVICE_NAME, Telemetry } from "./Telemetry.js"
+import { makeWallClock } from "./WallClock.js"
 
 export { SERVICE_NAME }
 

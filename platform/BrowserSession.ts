@@ -1,5 +1,5 @@
-import { randomBytes, timingSafeEqual } from "node:crypto"
 import { Cookies } from "@effect/platform"
+import { randomBytes, timingSafeEqual } from "node:crypto"
 import type { AppConfigShape } from "./Config.js"
 
 /** Cookie names of the browser flow (00-decisions section 8). */

@@ -286,7 +286,10 @@ export class AppConfig extends Context.Tag("AppConfig")<AppConfig, AppConfigShap
     ),
     Effect.filterOrFail(
       (c) => Option.isNone(c.authRpcUrl) || Option.isSome(c.internalRpcToken),
-      () => new StartupError({ message: "Configuration is invalid: AUTH_RPC_URL needs INTERNAL_RPC_TOKEN (the secret the services process expects). Set it and start again." })
+      () =>
+        new StartupError({
+          message: "Configuration is invalid: AUTH_RPC_URL needs INTERNAL_RPC_TOKEN (the secret the services process expects). Set it and start again."
+        })
     ),
     Effect.filterOrFail(
       (c) => c.eventBus !== "redis" || Option.isSome(c.redisUrl),

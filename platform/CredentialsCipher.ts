@@ -1,5 +1,5 @@
-import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto"
 import { Effect, Redacted, Schema } from "effect"
+import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto"
 import { LocalSecrets } from "./LocalSecrets.js"
 
 export class DecryptionFailed extends Schema.TaggedError<DecryptionFailed>()("DecryptionFailed", {

@@ -14,8 +14,7 @@ export interface CronProblem {
   readonly message: string
 }
 
-const validZone = (timezone: string) =>
-  Either.try(() => new Intl.DateTimeFormat("en-US", { timeZone: timezone })).pipe(Either.isRight)
+const validZone = (timezone: string) => Either.try(() => new Intl.DateTimeFormat("en-US", { timeZone: timezone })).pipe(Either.isRight)
 
 /**
  * Parses `cron` (5 fields, or 6 with seconds first) in `timezone`. A pattern that never fires
@@ -31,7 +30,10 @@ export const parseCron = (cron: string, timezone: string): Either.Either<CronSch
   }
   return Either.try({
     try: () => new Cron(fields.join(" "), { timezone, mode: "5-or-6-parts", paused: true }),
-    catch: (error) => ({ field: "cron" as const, message: `'${cron}' is not a valid cron expression: ${error instanceof Error ? error.message : String(error)}` })
+    catch: (error) => ({
+      field: "cron" as const,
+      message: `'${cron}' is not a valid cron expression: ${error instanceof Error ? error.message : String(error)}`
+    })
   }).pipe(
     Either.flatMap((job) =>
       job.nextRun(new Date()) === null

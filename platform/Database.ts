@@ -107,8 +107,13 @@ const ConnectionLive = Layer.scopedContext(
     const config = yield* AppConfig
     return Option.isSome(config.databaseUrl)
       ? yield* connectUrl(config.databaseUrl.value, config.startupTimeoutSeconds, config.databaseQueryTimeoutSeconds)
-      : yield* Effect.flatMap(embeddedDatabase(config), (db) =>
-        connect({ host: db.host, port: db.port, user: db.user, password: db.password, database: db.database }, config.databaseQueryTimeoutSeconds).pipe(Effect.orDie))
+      : yield* Effect.flatMap(
+        embeddedDatabase(config),
+        (db) =>
+          connect({ host: db.host, port: db.port, user: db.user, password: db.password, database: db.database }, config.databaseQueryTimeoutSeconds).pipe(
+            Effect.orDie
+          )
+      )
   })
 ).pipe(Layer.provide(Reactivity.layer))
 

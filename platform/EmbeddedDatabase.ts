@@ -1,5 +1,5 @@
-import * as path from "node:path"
 import { Duration, Effect, Option } from "effect"
+import * as path from "node:path"
 import type { AppConfigShape } from "./Config.js"
 import { postgresBinaries } from "./embedded/Binaries.js"
 import { clusterDirectory } from "./embedded/DataDirectory.js"

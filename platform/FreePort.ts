@@ -1,5 +1,5 @@
-import * as net from "node:net"
 import { Effect } from "effect"
+import * as net from "node:net"
 
 /** A TCP port free on loopback right now. */
 export const freePort = Effect.async<number>((resume) => {

@@ -1,7 +1,7 @@
+import { Context, Effect, Layer, Option, Redacted } from "effect"
 import { randomBytes } from "node:crypto"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
-import { Context, Effect, Layer, Option, Redacted } from "effect"
 import { AppConfig } from "./Config.js"
 
 export interface LocalSecretsShape {
@@ -42,8 +42,6 @@ const fileSecret = (dataDir: string, name: string, variable: string) =>
     await fs.writeFile(file, bytes.toString("base64"), { mode: 0o600 })
     return { bytes: new Uint8Array(bytes), created: true }
   }).pipe(
-    Effect.tap(({ created }) =>
-      created ? Effect.logWarning(`${variable} is not set: generated one and stored it in ${dataDir}/${name}`) : Effect.void
-    ),
+    Effect.tap(({ created }) => created ? Effect.logWarning(`${variable} is not set: generated one and stored it in ${dataDir}/${name}`) : Effect.void),
     Effect.map(({ bytes }) => bytes)
   )

@@ -1,6 +1,6 @@
 import { NodeContext } from "@effect/platform-node"
-import { PgMigrator } from "@effect/sql-pg"
 import { SqlClient } from "@effect/sql"
+import { PgMigrator } from "@effect/sql-pg"
 import { Effect, Layer } from "effect"
 
 /** One owner's migrations (a service, the run kernel, the platform) and its own migrations table. */

@@ -1,9 +1,9 @@
-import { readFile } from "node:fs/promises"
 import { HttpServerRequest } from "@effect/platform"
 import { NodeContext } from "@effect/platform-node"
 import { Effect } from "effect"
-import { badRequest, PayloadTooLarge } from "../schemas/Errors.js"
+import { readFile } from "node:fs/promises"
 import type { ErrorCode } from "../schemas/ErrorCodes.js"
+import { badRequest, PayloadTooLarge } from "../schemas/Errors.js"
 
 /**
  * The multipart upload of the current request: its `file` part's bytes and name, and its text
@@ -20,7 +20,8 @@ export const readMultipartUpload = (maxBytes: number, tooLarge: { readonly code:
       Effect.provide(NodeContext.layer)
     )
     const file = Object.values(form).flatMap((v) => (Array.isArray(v) ? v : [v])).find(
-      (p): p is { _tag: "PersistedFile"; path: string; name: string } => typeof p === "object" && p !== null && (p as { _tag?: string })._tag === "PersistedFile"
+      (p): p is { _tag: "PersistedFile"; path: string; name: string } =>
+        typeof p === "object" && p !== null && (p as { _tag?: string })._tag === "PersistedFile"
     )
     if (file === undefined) return yield* badRequest("FILE_REQUIRED", "Send the file as the multipart field 'file'")
     const bytes = new Uint8Array(yield* Effect.promise(() => readFile(file.path)))

@@ -1,7 +1,7 @@
-import { createHash } from "node:crypto"
 import { SqlClient } from "@effect/sql"
 import { SqlError } from "@effect/sql/SqlError"
 import { Context, Effect, Layer, Option } from "effect"
+import { createHash } from "node:crypto"
 import type pg from "pg"
 
 /** The `pg` pool behind the SQL client (Database.ts). */

@@ -1,5 +1,5 @@
-import { Context, Effect, Layer, Option } from "effect"
 import { SqlClient } from "@effect/sql"
+import { Context, Effect, Layer, Option } from "effect"
 import { AppConfig } from "./Config.js"
 import { connectRedis, RedisConnection } from "./Redis.js"
 

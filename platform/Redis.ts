@@ -44,10 +44,13 @@ const address = (url: string) => {
 }
 
 /** Redis as configured, once it answers (waited for up to STARTUP_TIMEOUT_SECONDS); none without `REDIS_URL`. */
-export class RedisConnection extends Context.Tag("RedisConnection")<RedisConnection, Option.Option<{
-  readonly url: string
-  readonly prefix: string
-}>>() {
+export class RedisConnection extends Context.Tag("RedisConnection")<
+  RedisConnection,
+  Option.Option<{
+    readonly url: string
+    readonly prefix: string
+  }>
+>() {
   static readonly layer = Layer.effect(
     RedisConnection,
     Effect.gen(function*() {

@@ -10,9 +10,7 @@ export const decodeRows = <A, I>(table: string, schema: Schema.Schema<A, I>) => 
   return <E, R>(self: Effect.Effect<ReadonlyArray<unknown>, E, R>): Effect.Effect<ReadonlyArray<A>, E, R> =>
     Effect.flatMap(self, (rows) =>
       decode(rows).pipe(
-        Effect.catchAll((error) =>
-          Effect.dieMessage(`rows of ${table} do not match their schema: ${ParseResult.TreeFormatter.formatErrorSync(error)}`)
-        )
+        Effect.catchAll((error) => Effect.dieMessage(`rows of ${table} do not match their schema: ${ParseResult.TreeFormatter.formatErrorSync(error)}`))
       ))
 }
 

@@ -6,8 +6,7 @@ import { Cause, Data, Option } from "effect"
  */
 export class StartupError extends Data.TaggedError("StartupError")<{ readonly message: string }> {}
 
-const isStartupError = (u: unknown): u is StartupError =>
-  typeof u === "object" && u !== null && (u as { _tag?: unknown })._tag === "StartupError"
+const isStartupError = (u: unknown): u is StartupError => typeof u === "object" && u !== null && (u as { _tag?: unknown })._tag === "StartupError"
 
 /** The one line to print for a failed start: the StartupError when there is one, else the first cause's message. */
 export const startupFailureLine = (cause: Cause.Cause<unknown>): string => {

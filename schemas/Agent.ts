@@ -1,6 +1,6 @@
 import { Schema } from "effect"
-import { WorkflowId } from "./Ids.js"
 import { AgentConfig } from "./Dag.js"
+import { WorkflowId } from "./Ids.js"
 import { Page } from "./Pagination.js"
 
 const Json = Schema.Record({ key: Schema.String, value: Schema.Unknown })

@@ -26,7 +26,12 @@ export class AgentsApi extends HttpApiGroup.make("agents")
   )
   .add(HttpApiEndpoint.get("listDefinitions", "/agent-definitions").setUrlParams(PageParams).addSuccess(A.AgentDefinitionPage))
   .add(HttpApiEndpoint.get("getDefinition")`/agent-definitions/${id}`.addSuccess(A.AgentDefinition))
-  .add(HttpApiEndpoint.put("replaceDefinition")`/agent-definitions/${id}`.setPayload(A.AgentDefinitionRequest).addSuccess(A.AgentDefinition).annotate(Security.AllowedRoles, Security.BUILDERS))
+  .add(
+    HttpApiEndpoint.put("replaceDefinition")`/agent-definitions/${id}`.setPayload(A.AgentDefinitionRequest).addSuccess(A.AgentDefinition).annotate(
+      Security.AllowedRoles,
+      Security.BUILDERS
+    )
+  )
   .add(HttpApiEndpoint.del("deleteDefinition")`/agent-definitions/${id}`.addSuccess(HttpApiSchema.NoContent))
   .add(HttpApiEndpoint.post("testExecute", "/agents/test-execute").setPayload(A.TestExecuteRequest).addSuccess(A.TestExecution))
   .add(HttpApiEndpoint.get("testExecutions", "/agents/test-executions").setUrlParams(PageParams).addSuccess(A.TestExecutionPage))

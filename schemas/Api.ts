@@ -1,16 +1,16 @@
 import { HttpApi, OpenApi } from "@effect/platform"
-import { nameBodySchemas } from "./OpenApiNames.js"
-import { describeOperations } from "./OpenApiSummaries.js"
-import { ApiKeysApi, AuditApi, AuthMeApi, AuthPublicApi, GroupsApi, TenantsApi, UsersApi } from "./AuthApi.js"
-import { BadRequest, Forbidden, NotFound, PayloadTooLarge, TooManyRequests, Unauthorized } from "./Errors.js"
-import { errorCodeTable } from "./ErrorCodes.js"
-import { flattenErrorSchemas } from "./OpenApiErrors.js"
 import { AgentsApi } from "./AgentApi.js"
+import { ApiKeysApi, AuditApi, AuthMeApi, AuthPublicApi, GroupsApi, TenantsApi, UsersApi } from "./AuthApi.js"
 import { ChatApi } from "./ChatApi.js"
 import { DocgenApi } from "./DocgenApi.js"
+import { errorCodeTable } from "./ErrorCodes.js"
+import { BadRequest, Forbidden, NotFound, PayloadTooLarge, TooManyRequests, Unauthorized } from "./Errors.js"
 import { EvalApi } from "./EvalApi.js"
 import { IngestionApi } from "./IngestionApi.js"
 import { IntegrationsApi, McpServersApi } from "./IntegrationApi.js"
+import { flattenErrorSchemas } from "./OpenApiErrors.js"
+import { nameBodySchemas } from "./OpenApiNames.js"
+import { describeOperations } from "./OpenApiSummaries.js"
 import { HitlApi, PublicAppApi, RunsApi, WebhookDeliveryApi, WebhooksApi } from "./RunApi.js"
 import { SystemApi } from "./SystemApi.js"
 import { TicketingApi } from "./TicketingApi.js"
@@ -58,8 +58,7 @@ export class PlatformApi extends HttpApi.make("builder-platform")
     OpenApi.annotations({
       title: "Builder Platform API",
       version: "1.0.0",
-      description:
-        "Multi-tenant API for building and operating AI Employees. Every error is the flat body " +
+      description: "Multi-tenant API for building and operating AI Employees. Every error is the flat body " +
         "{code, message, request_id, details?}; request_id is also sent as the X-Request-Id header.\n\n" +
         "## Error codes\n\n" + errorCodeTable(),
       transform: (spec) => describeOperations(nameBodySchemas(flattenErrorSchemas(spec)))

@@ -7,7 +7,6 @@ import { Page, PageParams } from "./Pagination.js"
 import * as Security from "./Security.js"
 import { CreateTenantRequest, Tenant, UpdateTenantSettingsRequest } from "./Tenant.js"
 
-
 /** Sign-in routes: public. */
 export class AuthPublicApi extends HttpApiGroup.make("authPublic")
   .add(
@@ -179,12 +178,17 @@ export class TenantsApi extends HttpApiGroup.make("tenants")
       .annotate(OpenApi.Description, "env_admin: every workspace's claims on email domains for SSO, pending ones to approve or reject.")
   )
   .add(
-    HttpApiEndpoint.post("approveSsoDomain")`/tenants/${HttpApiSchema.param("id", TenantId)}/sso/domains/${HttpApiSchema.param("domain", Schema.String)}/approve`
+    HttpApiEndpoint.post("approveSsoDomain")`/tenants/${HttpApiSchema.param("id", TenantId)}/sso/domains/${
+      HttpApiSchema.param("domain", Schema.String)
+    }/approve`
       .addSuccess(A.SsoDomainClaim)
       .addError(NotFound)
       .addError(Forbidden)
       .addError(Conflict)
-      .annotate(OpenApi.Description, "env_admin: the workspace's SSO takes the sign-in of this domain's addresses (409 EMAIL_DOMAIN_CLAIMED when another workspace holds it).")
+      .annotate(
+        OpenApi.Description,
+        "env_admin: the workspace's SSO takes the sign-in of this domain's addresses (409 EMAIL_DOMAIN_CLAIMED when another workspace holds it)."
+      )
   )
   .add(
     HttpApiEndpoint.post("rejectSsoDomain")`/tenants/${HttpApiSchema.param("id", TenantId)}/sso/domains/${HttpApiSchema.param("domain", Schema.String)}/reject`
@@ -286,4 +290,3 @@ export class AuditApi extends HttpApiGroup.make("audit")
   .middleware(Security.Authentication)
   .prefix("/api/v1/auth")
 {}
-

@@ -36,8 +36,7 @@ export const RUN_ADMINS: ReadonlyArray<Role> = Capabilities.administerRuns
 export const HITL_ADMINS: ReadonlyArray<Role> = Capabilities.answerAnyHitl
 export const INTEGRATION_ADMINS: ReadonlyArray<Role> = Capabilities.administerIntegrations
 
-export const can = (principal: Principal, capability: Capability): boolean =>
-  (Capabilities[capability] as ReadonlyArray<Role>).includes(principal.role)
+export const can = (principal: Principal, capability: Capability): boolean => (Capabilities[capability] as ReadonlyArray<Role>).includes(principal.role)
 
 export const requireRole = (principal: Principal, allowed: ReadonlyArray<Role>, message?: string) =>
   allowed.includes(principal.role) ? Effect.void : Effect.fail(forbidden(message))
@@ -60,8 +59,7 @@ export const requireAccess = (principal: Principal, what = "this workspace") =>
 /** Reading AI Employees, runs, agents and knowledge: everyone but `no_access`. */
 export const requireReader = (principal: Principal) => requireAccess(principal, "AI Employees")
 
-export const requireBuilder = (principal: Principal) =>
-  requireRole(principal, BUILDERS, "Building and publishing AI Employees needs a builder role")
+export const requireBuilder = (principal: Principal) => requireRole(principal, BUILDERS, "Building and publishing AI Employees needs a builder role")
 
 /** A service principal: a system API key (a user's own key acts as that user, nothing more). */
 export const isServicePrincipal = (principal: Principal) => principal.authMethod === "api_key" && principal.apiKeyType === "system"

@@ -2,8 +2,8 @@ import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/p
 import { Schema } from "effect"
 import * as C from "./Chat.js"
 import { Conflict, Unprocessable } from "./Errors.js"
-import { ChatMessageId, ChatSessionId, WorkflowId } from "./Ids.js"
 import { IdempotencyHeaders } from "./Idempotency.js"
+import { ChatMessageId, ChatSessionId, WorkflowId } from "./Ids.js"
 import { HitlRequest } from "./Run.js"
 import * as Security from "./Security.js"
 

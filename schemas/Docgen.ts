@@ -1,6 +1,6 @@
 import { Schema } from "effect"
-import { BooleanFromString, IntFromString } from "./QueryParams.js"
 import { pageSizeParam } from "./Pagination.js"
+import { BooleanFromString, IntFromString } from "./QueryParams.js"
 
 const Metadata = Schema.Record({ key: Schema.String, value: Schema.Unknown })
 
@@ -50,7 +50,12 @@ export const DocumentListParams = Schema.Struct({
 
 export const DocumentList = Schema.Struct({ items: Schema.Array(Document), total: Schema.Number, limit: Schema.Number, offset: Schema.Number })
 
-const Child = Schema.Struct({ title: DocumentCreate.fields.title, content_html: Schema.optional(Schema.String), metadata: Schema.optional(Metadata), type: Schema.optional(Schema.String) })
+const Child = Schema.Struct({
+  title: DocumentCreate.fields.title,
+  content_html: Schema.optional(Schema.String),
+  metadata: Schema.optional(Metadata),
+  type: Schema.optional(Schema.String)
+})
 
 export const BulkCreate = Schema.Struct({
   /** A new parent document (with `title`), or an existing one (`parent_document_id`). */
@@ -119,7 +124,10 @@ export const Thread = Schema.Struct({
   created_at: Schema.Date
 })
 
-export const ThreadCreate = Schema.Struct({ content: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(10_000)), anchor: Schema.optionalWith(Anchor, { default: () => ({}) }) })
+export const ThreadCreate = Schema.Struct({
+  content: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(10_000)),
+  anchor: Schema.optionalWith(Anchor, { default: () => ({}) })
+})
 export const ThreadPatch = Schema.Struct({ status: Schema.Literal("open", "resolved") })
 export const ReplyCreate = Schema.Struct({ content: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(10_000)) })
 export const ThreadList = Schema.Struct({ items: Schema.Array(Thread) })

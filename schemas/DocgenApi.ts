@@ -1,8 +1,8 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
-import { IntFromString } from "./QueryParams.js"
 import { Schema } from "effect"
 import * as D from "./Docgen.js"
 import { Conflict, NotImplemented, PayloadTooLarge, Unprocessable } from "./Errors.js"
+import { IntFromString } from "./QueryParams.js"
 import * as Security from "./Security.js"
 
 const id = HttpApiSchema.param("id", Schema.UUID)
@@ -21,7 +21,10 @@ export class DocgenApi extends HttpApiGroup.make("docgen")
     HttpApiEndpoint.post("bulk", "/documents/bulk")
       .setPayload(D.BulkCreate)
       .addSuccess(D.BulkCreated, { status: 201 })
-      .annotate(OpenApi.Description, "A new parent (title) or an existing one (parent_document_id; 404 when missing or not the caller's) and its children, in one transaction")
+      .annotate(
+        OpenApi.Description,
+        "A new parent (title) or an existing one (parent_document_id; 404 when missing or not the caller's) and its children, in one transaction"
+      )
   )
   .add(HttpApiEndpoint.get("get")`/documents/${id}`.addSuccess(D.Document))
   .add(
@@ -67,7 +70,10 @@ export class DocgenApi extends HttpApiGroup.make("docgen")
     HttpApiEndpoint.post("export", "/export")
       .setPayload(D.ExportRequest)
       .addSuccess(D.ExportJob, { status: 202 })
-      .annotate(OpenApi.Description, "html: one self-contained file of the documents in order, at download_url once complete (the owner's, for 1 hour); pdf and pptx are 501")
+      .annotate(
+        OpenApi.Description,
+        "html: one self-contained file of the documents in order, at download_url once complete (the owner's, for 1 hour); pdf and pptx are 501"
+      )
   )
   .add(HttpApiEndpoint.get("docSessions")`/documents/${id}/chat/sessions`.addSuccess(D.ChatSessionList))
   .add(HttpApiEndpoint.post("createDocSession")`/documents/${id}/chat/sessions`.setPayload(D.ChatSessionCreate).addSuccess(D.ChatSession, { status: 201 }))
@@ -79,7 +85,10 @@ export class DocgenApi extends HttpApiGroup.make("docgen")
     HttpApiEndpoint.post("docMessage")`/documents/${id}/chat/sessions/${sessionId}/messages`
       .setPayload(D.ChatMessageCreate)
       .addSuccess(D.ChatExchange, { status: 201 })
-      .annotate(OpenApi.Description, "Answered synchronously through the workspace's models: `edit` returns replacement_text for selected_html; `qa` answers about the document")
+      .annotate(
+        OpenApi.Description,
+        "Answered synchronously through the workspace's models: `edit` returns replacement_text for selected_html; `qa` answers about the document"
+      )
   )
   .add(HttpApiEndpoint.get("sessions", "/chat/sessions").addSuccess(D.ChatSessionList))
   .add(HttpApiEndpoint.post("createSession", "/chat/sessions").setPayload(D.ChatSessionCreate).addSuccess(D.ChatSession, { status: 201 }))
@@ -97,7 +106,10 @@ export class DocgenApi extends HttpApiGroup.make("docgen")
     HttpApiEndpoint.post("outline", "/generate-document-outline")
       .setPayload(D.OutlineRequest)
       .addSuccess(D.Outline)
-      .annotate(OpenApi.Description, "MANUAL: an HTML outline (headings and nested lists); UPLOAD: markdown (# headings, nested - items); the sections as a tree. AI is 501 NOT_IMPLEMENTED.")
+      .annotate(
+        OpenApi.Description,
+        "MANUAL: an HTML outline (headings and nested lists); UPLOAD: markdown (# headings, nested - items); the sections as a tree. AI is 501 NOT_IMPLEMENTED."
+      )
   )
   .add(HttpApiEndpoint.get("profiles", "/section-profiles").addSuccess(D.SectionProfileList))
   .add(HttpApiEndpoint.post("createProfile", "/section-profiles").setPayload(D.SectionProfileRequest).addSuccess(D.SectionProfile, { status: 201 }))
@@ -115,7 +127,10 @@ export class DocgenApi extends HttpApiGroup.make("docgen")
   .add(
     HttpApiEndpoint.post("uploadTemplate", "/templates/upload")
       .addSuccess(D.Template, { status: 201 })
-      .annotate(OpenApi.Description, "multipart: `file` (DOCX or PPTX, recognised by content; other files 400 UNSUPPORTED_TEMPLATE; over 20 MiB 413), `name?`, `mode?`")
+      .annotate(
+        OpenApi.Description,
+        "multipart: `file` (DOCX or PPTX, recognised by content; other files 400 UNSUPPORTED_TEMPLATE; over 20 MiB 413), `name?`, `mode?`"
+      )
   )
   .add(HttpApiEndpoint.get("template")`/templates/${id}`.addSuccess(D.Template))
   .add(HttpApiEndpoint.patch("updateTemplate")`/templates/${id}`.setPayload(D.TemplatePatch).addSuccess(D.Template))

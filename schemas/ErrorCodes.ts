@@ -56,7 +56,10 @@ export const ErrorCatalogue = {
   GROUP_UNRESOLVABLE: [403, "The group cannot be resolved in this workspace"],
   REQUESTER_NOT_ALLOWED: [403, "Naming another requester needs a System Admin or a service principal"],
   CSRF_CHECK_FAILED: [403, "A cookie-authenticated write without the matching X-CSRF-Token"],
-  REAUTHENTICATION_REQUIRED: [403, "Switching into a workspace that does not trust this session's sign-in (a session from another workspace's identity provider): sign in to that workspace"],
+  REAUTHENTICATION_REQUIRED: [
+    403,
+    "Switching into a workspace that does not trust this session's sign-in (a session from another workspace's identity provider): sign in to that workspace"
+  ],
   CORS_ORIGIN_NOT_ALLOWED: [403, "A browser request from an origin not in CORS_ORIGINS"],
   // 404 and 405
   NOT_FOUND: [404, "No such resource in the caller's workspace (also for resources of other workspaces)"],
@@ -145,13 +148,22 @@ export const ErrorCatalogue = {
   MCP_STDIO_NOT_ALLOWED: [422, "A stdio MCP server whose program is not listed in MCP_STDIO_COMMANDS"],
   MCP_DISCOVERY_FAILED: [422, "The MCP server could not be reached or listed no tools; discovery_error says why"],
   OUTBOUND_ADDRESS_REFUSED: [422, "A tenant-supplied URL that resolves to a private, loopback or metadata address"],
-  INPUT_LIMIT_EXCEEDED: [422, "Processing the input (an office file, an OpenAPI document, an uploaded document, a CSV) went over a cap (inflated size, entries, compression ratio, size with $refs dereferenced) or over its time or memory limit, and was stopped"],
+  INPUT_LIMIT_EXCEEDED: [
+    422,
+    "Processing the input (an office file, an OpenAPI document, an uploaded document, a CSV) went over a cap (inflated size, entries, compression ratio, size with $refs dereferenced) or over its time or memory limit, and was stopped"
+  ],
   // 424
-  CONNECTION_UNAVAILABLE: [424, "The queue's connection was deleted, disconnected or misconfigured (credentials refused, not a Zendesk API); retrying will not help"],
+  CONNECTION_UNAVAILABLE: [
+    424,
+    "The queue's connection was deleted, disconnected or misconfigured (credentials refused, not a Zendesk API); retrying will not help"
+  ],
   // 429
   RATE_LIMITED: [429, "Too many requests; retry after retry_after_seconds"],
   TOO_MANY_ATTEMPTS: [429, "Too many failed sign-in or code attempts; retry after retry_after_seconds"],
-  WORKERS_BUSY: [429, "The workspace already has WORKER_TENANT_QUEUE heavy tasks (file parsing, scripts, imports) running or waiting; retry after retry_after_seconds"],
+  WORKERS_BUSY: [
+    429,
+    "The workspace already has WORKER_TENANT_QUEUE heavy tasks (file parsing, scripts, imports) running or waiting; retry after retry_after_seconds"
+  ],
   // 500, 501 and 503
   NOT_IMPLEMENTED: [501, "A documented option the platform does not offer (export as pdf or pptx, the AI outline)"],
   INTERNAL_ERROR: [500, "An unexpected failure; the request_id finds it in the logs"],

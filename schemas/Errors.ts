@@ -102,10 +102,8 @@ export const ErrorTags = [
 ] as const
 
 export const notFound = (what: string) => new NotFound({ code: "NOT_FOUND", message: `${what} not found` })
-export const forbidden = (message = "Your role does not allow this operation") =>
-  new Forbidden({ code: "FORBIDDEN", message })
-export const unauthorized = (message = "Missing or invalid credential", code: ErrorCode = "UNAUTHORIZED") =>
-  new Unauthorized({ code, message })
+export const forbidden = (message = "Your role does not allow this operation") => new Forbidden({ code: "FORBIDDEN", message })
+export const unauthorized = (message = "Missing or invalid credential", code: ErrorCode = "UNAUTHORIZED") => new Unauthorized({ code, message })
 export const conflict = (code: ErrorCode, message: string) => new Conflict({ code, message })
 export const badRequest = (code: ErrorCode, message: string, details?: ReadonlyArray<unknown>) =>
   new BadRequest(details === undefined ? { code, message } : { code, message, details })

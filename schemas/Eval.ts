@@ -1,6 +1,6 @@
 import { Schema } from "effect"
-import { BooleanFromString } from "./QueryParams.js"
 import { PageParams } from "./Pagination.js"
+import { BooleanFromString } from "./QueryParams.js"
 
 const JsonObject = Schema.Record({ key: Schema.String, value: Schema.Unknown })
 const ColumnMap = Schema.Record({ key: Schema.String, value: Schema.String }).annotations({ description: "field name -> CSV column" })

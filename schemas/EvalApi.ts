@@ -2,9 +2,9 @@ import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/p
 import { Schema } from "effect"
 import { Conflict, PayloadTooLarge, Unprocessable } from "./Errors.js"
 import * as E from "./Eval.js"
+import { IdempotencyHeaders } from "./Idempotency.js"
 import { Page, PageParams } from "./Pagination.js"
 import * as Security from "./Security.js"
-import { IdempotencyHeaders } from "./Idempotency.js"
 
 const id = HttpApiSchema.param("id", Schema.UUID)
 const byWorkflow = Schema.Struct({ workflow_id: Schema.optional(Schema.UUID) })
@@ -41,7 +41,10 @@ export class EvalApi extends HttpApiGroup.make("eval")
       .setPayload(E.EvalRunRequest)
       .setHeaders(IdempotencyHeaders)
       .addSuccess(E.EvalRun, { status: 202 })
-      .annotate(OpenApi.Description, "Scores the dataset's rows (a preview: the first 5) asynchronously and durably; poll the run for progress. An Idempotency-Key makes a retry with the same body answer the first run (another body is 422)")
+      .annotate(
+        OpenApi.Description,
+        "Scores the dataset's rows (a preview: the first 5) asynchronously and durably; poll the run for progress. An Idempotency-Key makes a retry with the same body answer the first run (another body is 422)"
+      )
   )
   .add(HttpApiEndpoint.get("runs", "/runs").setUrlParams(E.EvalRunFilters).addSuccess(Page(E.EvalRun)))
   .add(
@@ -51,7 +54,12 @@ export class EvalApi extends HttpApiGroup.make("eval")
       .annotate(OpenApi.Description, "Results paired by dataset row; 422 EVAL_DATASET_MISMATCH for runs on different datasets")
   )
   .add(HttpApiEndpoint.get("run")`/runs/${id}`.addSuccess(E.EvalRun))
-  .add(HttpApiEndpoint.post("cancelRun")`/runs/${id}/cancel`.addSuccess(E.EvalRun).annotate(OpenApi.Description, "409 EVAL_RUN_TERMINAL for a completed, failed or cancelled run"))
+  .add(
+    HttpApiEndpoint.post("cancelRun")`/runs/${id}/cancel`.addSuccess(E.EvalRun).annotate(
+      OpenApi.Description,
+      "409 EVAL_RUN_TERMINAL for a completed, failed or cancelled run"
+    )
+  )
   .add(HttpApiEndpoint.get("results")`/runs/${id}/results`.setUrlParams(E.ResultFilters).addSuccess(Page(E.EvalResult)))
   .add(HttpApiEndpoint.get("result")`/results/${id}`.addSuccess(E.EvalResult))
   .addError(Conflict)

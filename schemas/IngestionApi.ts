@@ -1,18 +1,28 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
-import { Unprocessable } from "./Errors.js"
 import { Schema } from "effect"
-import { PageParams } from "./Pagination.js"
+import { Unprocessable } from "./Errors.js"
 import * as K from "./Knowledge.js"
+import { PageParams } from "./Pagination.js"
 import * as Security from "./Security.js"
 
 const kbId = HttpApiSchema.param("id", Schema.UUID)
 const docId = HttpApiSchema.param("doc_id", Schema.UUID)
 
 export class IngestionApi extends HttpApiGroup.make("ingestion")
-  .add(HttpApiEndpoint.post("createKb", "/knowledge-bases").setPayload(K.KnowledgeBaseRequest).addSuccess(K.KnowledgeBase, { status: 201 }).annotate(Security.AllowedRoles, Security.BUILDERS))
+  .add(
+    HttpApiEndpoint.post("createKb", "/knowledge-bases").setPayload(K.KnowledgeBaseRequest).addSuccess(K.KnowledgeBase, { status: 201 }).annotate(
+      Security.AllowedRoles,
+      Security.BUILDERS
+    )
+  )
   .add(HttpApiEndpoint.get("listKbs", "/knowledge-bases").setUrlParams(PageParams).addSuccess(K.KnowledgeBasePage))
   .add(HttpApiEndpoint.get("getKb")`/knowledge-bases/${kbId}`.addSuccess(K.KnowledgeBase))
-  .add(HttpApiEndpoint.patch("updateKb")`/knowledge-bases/${kbId}`.setPayload(K.KnowledgeBasePatch).addSuccess(K.KnowledgeBase).annotate(Security.AllowedRoles, Security.BUILDERS))
+  .add(
+    HttpApiEndpoint.patch("updateKb")`/knowledge-bases/${kbId}`.setPayload(K.KnowledgeBasePatch).addSuccess(K.KnowledgeBase).annotate(
+      Security.AllowedRoles,
+      Security.BUILDERS
+    )
+  )
   .add(HttpApiEndpoint.del("deleteKb")`/knowledge-bases/${kbId}`.addSuccess(HttpApiSchema.NoContent))
   .add(
     HttpApiEndpoint.post("addDocument")`/knowledge-bases/${kbId}/documents`

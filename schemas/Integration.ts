@@ -7,7 +7,11 @@ const Slug = Schema.String.pipe(Schema.pattern(/^[a-z0-9][a-z0-9_.-]{0,99}$/), S
 /** How calls to an entry's API carry the tenant's credentials (00-decisions section 10). */
 export const IntegrationAuth = Schema.Union(
   Schema.Struct({ type: Schema.Literal("none") }),
-  Schema.Struct({ type: Schema.Literal("api_key"), in: Schema.optionalWith(Schema.Literal("header", "query"), { default: () => "header" as const }), name: Schema.String }),
+  Schema.Struct({
+    type: Schema.Literal("api_key"),
+    in: Schema.optionalWith(Schema.Literal("header", "query"), { default: () => "header" as const }),
+    name: Schema.String
+  }),
   Schema.Struct({ type: Schema.Literal("bearer") }),
   Schema.Struct({ type: Schema.Literal("basic") }),
   Schema.Struct({

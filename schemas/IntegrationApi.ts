@@ -11,13 +11,21 @@ const functionName = HttpApiSchema.param("name", Schema.String)
 
 /** The catalog, installs, credentials, functions, OAuth connections and executions. */
 export class IntegrationsApi extends HttpApiGroup.make("integrations")
-  .add(HttpApiEndpoint.get("catalog", "/catalog").addSuccess(I.CatalogList).annotate(OpenApi.Description, "Platform entries and the workspace's own, with their functions"))
+  .add(
+    HttpApiEndpoint.get("catalog", "/catalog").addSuccess(I.CatalogList).annotate(
+      OpenApi.Description,
+      "Platform entries and the workspace's own, with their functions"
+    )
+  )
   .add(HttpApiEndpoint.get("catalogEntry")`/catalog/${id}`.addSuccess(I.CatalogEntry))
   .add(
     HttpApiEndpoint.post("createEntry", "/catalog")
       .setPayload(I.CatalogEntryRequest)
       .addSuccess(I.CatalogEntry, { status: 201 })
-      .annotate(OpenApi.Description, "Administrators author an entry of the workspace (scope custom); its base_url is checked by the outbound guard (422 OUTBOUND_ADDRESS_REFUSED)")
+      .annotate(
+        OpenApi.Description,
+        "Administrators author an entry of the workspace (scope custom); its base_url is checked by the outbound guard (422 OUTBOUND_ADDRESS_REFUSED)"
+      )
   )
   .add(
     HttpApiEndpoint.post("importSpec", "/catalog/import-spec")
@@ -52,17 +60,28 @@ export class IntegrationsApi extends HttpApiGroup.make("integrations")
     HttpApiEndpoint.post("oauthAuthorize")`/integrations/${id}/oauth2/authorize`
       .setPayload(I.OAuthAuthorizeRequest)
       .addSuccess(I.OAuthAuthorization)
-      .annotate(OpenApi.Description, "The authorization URL (authorization code with PKCE S256 and a one-time state, valid 10 minutes) for the calling user; the install's credentials hold client_id and client_secret")
+      .annotate(
+        OpenApi.Description,
+        "The authorization URL (authorization code with PKCE S256 and a one-time state, valid 10 minutes) for the calling user; the install's credentials hold client_id and client_secret"
+      )
   )
   .add(
     HttpApiEndpoint.post("oauthCallback")`/integrations/${id}/oauth2/callback`
       .setPayload(I.OAuthCallbackRequest)
       .addSuccess(I.OAuthConnection)
-      .annotate(OpenApi.Description, "Exchanges the code (with the PKCE verifier) at the token URL through the outbound guard; the tokens are stored sealed for the calling user and refreshed when they expire")
+      .annotate(
+        OpenApi.Description,
+        "Exchanges the code (with the PKCE verifier) at the token URL through the outbound guard; the tokens are stored sealed for the calling user and refreshed when they expire"
+      )
   )
   .add(HttpApiEndpoint.get("connection")`/integrations/${id}/connections/me`.addSuccess(I.OAuthConnection))
   .add(HttpApiEndpoint.del("revokeConnection")`/integrations/${id}/connections/me`.addSuccess(HttpApiSchema.NoContent))
-  .add(HttpApiEndpoint.get("callable", "/execute/functions").addSuccess(I.CallableFunctions).annotate(OpenApi.Description, "Enabled functions of installed integrations, each with its input_schema"))
+  .add(
+    HttpApiEndpoint.get("callable", "/execute/functions").addSuccess(I.CallableFunctions).annotate(
+      OpenApi.Description,
+      "Enabled functions of installed integrations, each with its input_schema"
+    )
+  )
   .add(
     HttpApiEndpoint.post("execute", "/execute")
       .setPayload(I.ExecuteRequest)

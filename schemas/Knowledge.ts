@@ -1,6 +1,6 @@
 import { Schema } from "effect"
-import { IntFromString } from "./QueryParams.js"
 import { Page, pageSizeParam } from "./Pagination.js"
+import { IntFromString } from "./QueryParams.js"
 
 export const KnowledgeBase = Schema.Struct({
   id: Schema.UUID,

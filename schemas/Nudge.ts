@@ -19,7 +19,9 @@ export const Nudge = Schema.Struct({
   responded_at: Schema.optional(Schema.Date),
   expires_at: Schema.NullOr(Schema.Date),
   /** With a reminders cadence: how many reminders are due so far and when the next one is. */
-  reminders: Schema.optional(Schema.Struct({ every_seconds: Schema.Number, max: Schema.NullOr(Schema.Number), sent: Schema.Number, next_at: Schema.NullOr(Schema.Date) })),
+  reminders: Schema.optional(
+    Schema.Struct({ every_seconds: Schema.Number, max: Schema.NullOr(Schema.Number), sent: Schema.Number, next_at: Schema.NullOr(Schema.Date) })
+  ),
   triggered_run_id: Schema.optional(Schema.String),
   created_at: Schema.Date,
   updated_at: Schema.Date

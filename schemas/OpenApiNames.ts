@@ -29,7 +29,33 @@ import * as Workflow from "./Workflow.js"
 type Json = Record<string, unknown>
 
 /** The modules whose exported schemas are the API's resources, by the names they are exported as. */
-const MODULES: ReadonlyArray<Record<string, unknown>> = [Agent, Auth, Chat, Dag, Docgen, DocumentTrigger, Eval, InboundEmail, Integration, Knowledge, LlmProvider, McpServer, Nudge, Pagination, PublishBlockers, Records, Run, Schedule, Tenant, Ticketing, Trace, Version, VoiceTree, Webhook, Workflow]
+const MODULES: ReadonlyArray<Record<string, unknown>> = [
+  Agent,
+  Auth,
+  Chat,
+  Dag,
+  Docgen,
+  DocumentTrigger,
+  Eval,
+  InboundEmail,
+  Integration,
+  Knowledge,
+  LlmProvider,
+  McpServer,
+  Nudge,
+  Pagination,
+  PublishBlockers,
+  Records,
+  Run,
+  Schedule,
+  Tenant,
+  Ticketing,
+  Trace,
+  Version,
+  VoiceTree,
+  Webhook,
+  Workflow
+]
 
 const canonical = (value: unknown): string =>
   JSON.stringify(value, (_, v: unknown) =>
@@ -58,7 +84,9 @@ const knownResources = (() => {
     (g, endpoint) => (g as HttpApiGroup.HttpApiGroup<"resources", HttpApiEndpoint.HttpApiEndpoint.Any>).add(endpoint),
     HttpApiGroup.make("resources")
   )
-  const spec = OpenApi.fromApi(HttpApi.make("resources").add(group as HttpApiGroup.HttpApiGroup<"resources", HttpApiEndpoint.HttpApiEndpoint.Any>)) as unknown as { paths: Record<string, { get: Json }> }
+  const spec = OpenApi.fromApi(
+    HttpApi.make("resources").add(group as HttpApiGroup.HttpApiGroup<"resources", HttpApiEndpoint.HttpApiEndpoint.Any>)
+  ) as unknown as { paths: Record<string, { get: Json }> }
   const byShape = new Map<string, string>()
   for (const name of names) {
     const content = ((spec.paths[`/${name}`]?.get.responses as Json | undefined)?.["200"] as Json | undefined)?.content as Json | undefined
@@ -78,7 +106,7 @@ const pascal = (text: string) => text.split(/[^A-Za-z0-9]+/).filter((w) => w !==
  * (`RunsCancelResponse`); arrays name their items the same way.
  */
 export const nameBodySchemas = (spec: Json): Json => {
-  const components = ((spec.components as Json | undefined) ?? {})
+  const components = (spec.components as Json | undefined) ?? {}
   const schemas = ((components.schemas as Json | undefined) ?? {}) as Record<string, Json>
   const hoist = (schema: Json, fallback: string): Json => {
     if (schema.type === "array" && schema.items !== undefined && typeof schema.items === "object") {

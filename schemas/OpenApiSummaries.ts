@@ -4,7 +4,13 @@ const METHODS = new Set(["get", "put", "post", "patch", "delete", "head", "optio
 
 const words = (camel: string) => camel.replace(/([a-z0-9])([A-Z])/g, "$1 $2").replace(/[-_]/g, " ").toLowerCase()
 const singular = (word: string) =>
-  word.endsWith("ies") ? `${word.slice(0, -3)}y` : word.endsWith("sses") ? word.slice(0, -2) : word.endsWith("s") && !word.endsWith("ss") ? word.slice(0, -1) : word
+  word.endsWith("ies")
+    ? `${word.slice(0, -3)}y`
+    : word.endsWith("sses")
+    ? word.slice(0, -2)
+    : word.endsWith("s") && !word.endsWith("ss")
+    ? word.slice(0, -1)
+    : word
 const sentence = (text: string) => text.charAt(0).toUpperCase() + text.slice(1)
 
 /**
@@ -13,10 +19,56 @@ const sentence = (text: string) => text.charAt(0).toUpperCase() + text.slice(1)
  * `/ai-employees/{id}` is "Get ai employee", `runs.cancel` on `/runs/{id}/cancel` "Cancel run").
  */
 const VERBS = new Set([
-  "get", "list", "create", "update", "delete", "remove", "put", "patch", "add", "run", "cancel", "clone", "archive", "restore",
-  "publish", "revert", "promote", "enable", "disable", "activate", "deactivate", "approve", "reject", "claim", "respond",
-  "retry", "test", "execute", "search", "upload", "download", "replace", "move", "assign", "close", "reopen", "stream",
-  "login", "logout", "refresh", "compare", "render", "generate", "import", "export", "validate", "invite", "rename", "submit", "begin"
+  "get",
+  "list",
+  "create",
+  "update",
+  "delete",
+  "remove",
+  "put",
+  "patch",
+  "add",
+  "run",
+  "cancel",
+  "clone",
+  "archive",
+  "restore",
+  "publish",
+  "revert",
+  "promote",
+  "enable",
+  "disable",
+  "activate",
+  "deactivate",
+  "approve",
+  "reject",
+  "claim",
+  "respond",
+  "retry",
+  "test",
+  "execute",
+  "search",
+  "upload",
+  "download",
+  "replace",
+  "move",
+  "assign",
+  "close",
+  "reopen",
+  "stream",
+  "login",
+  "logout",
+  "refresh",
+  "compare",
+  "render",
+  "generate",
+  "import",
+  "export",
+  "validate",
+  "invite",
+  "rename",
+  "submit",
+  "begin"
 ])
 const BY_METHOD: Record<string, string> = { get: "Get", post: "Post", put: "Set", patch: "Update", delete: "Delete" }
 

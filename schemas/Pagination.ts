@@ -73,6 +73,8 @@ export const LimitOffsetPage = <A, I, R>(item: Schema.Schema<A, I, R>) =>
 
 /** A query parameter that is an RFC 3339 date-time (`2026-01-31T12:00:00Z`, offset or Z), as a Date. */
 export const DateTimeParam = Schema.String.pipe(
-  Schema.pattern(/^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?([Zz]|[+-]\d{2}:\d{2})$/, { message: () => "an RFC 3339 date-time such as 2026-01-31T12:00:00Z" }),
+  Schema.pattern(/^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?([Zz]|[+-]\d{2}:\d{2})$/, {
+    message: () => "an RFC 3339 date-time such as 2026-01-31T12:00:00Z"
+  }),
   Schema.compose(Schema.Date)
 ).annotations({ description: "RFC 3339 date-time, e.g. 2026-01-31T12:00:00Z" })

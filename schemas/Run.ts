@@ -1,7 +1,7 @@
 import { Schema } from "effect"
-import { IntFromString } from "./QueryParams.js"
 import { WorkflowId } from "./Ids.js"
 import { DateTimeParam, Page, pageSizeParam } from "./Pagination.js"
+import { IntFromString } from "./QueryParams.js"
 import { RunStatus, StepStatus } from "./RunLifecycle.js"
 
 export { RunStatus }

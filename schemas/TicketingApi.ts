@@ -1,7 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
-import { BooleanFromString } from "./QueryParams.js"
 import { Schema } from "effect"
 import { Conflict, FailedDependency, ServiceUnavailable, Unprocessable } from "./Errors.js"
+import { BooleanFromString } from "./QueryParams.js"
 import * as Security from "./Security.js"
 import * as T from "./Ticketing.js"
 
@@ -16,7 +16,10 @@ export class TicketingApi extends HttpApiGroup.make("ticketing")
     HttpApiEndpoint.post("bindQueue")`/groups/${groupId}/queue`
       .setPayload(T.QueueCreate)
       .addSuccess(T.Queue, { status: 201 })
-      .annotate(OpenApi.Description, "Group admins and System Admins; builtin omits connection_id; external (Zendesk) names connection_id, an installed integration of category ticketing with credentials {subdomain or base_url, email, api_token}, and optionally external_group_id (else the Zendesk group named like the queue, created if missing); its request_types are Zendesk's ticket types; the label derives from the name once")
+      .annotate(
+        OpenApi.Description,
+        "Group admins and System Admins; builtin omits connection_id; external (Zendesk) names connection_id, an installed integration of category ticketing with credentials {subdomain or base_url, email, api_token}, and optionally external_group_id (else the Zendesk group named like the queue, created if missing); its request_types are Zendesk's ticket types; the label derives from the name once"
+      )
   )
   .add(HttpApiEndpoint.patch("routing")`/groups/${groupId}/queue/routing`.setPayload(T.RoutingPatch).addSuccess(T.Queue))
   .add(HttpApiEndpoint.post("createTicket")`/groups/${groupId}/tickets`.setPayload(T.TicketCreate).addSuccess(T.Ticket, { status: 201 }))
@@ -24,7 +27,10 @@ export class TicketingApi extends HttpApiGroup.make("ticketing")
     HttpApiEndpoint.get("tickets")`/groups/${groupId}/tickets`
       .setUrlParams(T.TicketListParams)
       .addSuccess(T.TicketPage)
-      .annotate(OpenApi.Description, "Filters status, priority, assignee_email, requester_email, label (exact), q (substring), created_after (inclusive), created_before (exclusive); sort number|priority|status|updated_at with order; opaque cursors bound to their list; page_size default 25, at most 100")
+      .annotate(
+        OpenApi.Description,
+        "Filters status, priority, assignee_email, requester_email, label (exact), q (substring), created_after (inclusive), created_before (exclusive); sort number|priority|status|updated_at with order; opaque cursors bound to their list; page_size default 25, at most 100"
+      )
   )
   .add(HttpApiEndpoint.get("ticket")`/groups/${groupId}/tickets/${ticketId}`.addSuccess(T.Ticket))
   .add(HttpApiEndpoint.patch("updateTicket")`/groups/${groupId}/tickets/${ticketId}`.setPayload(T.TicketPatch).addSuccess(T.Ticket))
@@ -35,7 +41,9 @@ export class TicketingApi extends HttpApiGroup.make("ticketing")
   .add(HttpApiEndpoint.del("deleteTicket")`/groups/${groupId}/tickets/${ticketId}`.addSuccess(HttpApiSchema.NoContent))
   .add(HttpApiEndpoint.post("subticket")`/groups/${groupId}/tickets/${ticketId}/subtickets`.setPayload(T.TicketCreate).addSuccess(T.Ticket, { status: 201 }))
   .add(HttpApiEndpoint.get("children")`/groups/${groupId}/tickets/${ticketId}/children`.addSuccess(T.TicketPage))
-  .add(HttpApiEndpoint.post("comment")`/groups/${groupId}/tickets/${ticketId}/comments`.setPayload(T.CommentCreate).addSuccess(T.TicketComment, { status: 201 }))
+  .add(
+    HttpApiEndpoint.post("comment")`/groups/${groupId}/tickets/${ticketId}/comments`.setPayload(T.CommentCreate).addSuccess(T.TicketComment, { status: 201 })
+  )
   .add(HttpApiEndpoint.get("comments")`/groups/${groupId}/tickets/${ticketId}/comments`.addSuccess(T.CommentList))
   .add(HttpApiEndpoint.get("events")`/groups/${groupId}/tickets/${ticketId}/events`.addSuccess(T.EventList))
   .add(HttpApiEndpoint.get("myTickets", "/me/tickets").setUrlParams(T.MyTicketParams).addSuccess(T.TicketPage))

@@ -27,7 +27,9 @@ export const OtlpSpan = Schema.Struct({
   endTimeUnixNano: Schema.String,
   attributes: Schema.optionalWith(Schema.Array(OtlpAttribute), { default: () => [] }),
   events: Schema.optionalWith(
-    Schema.Array(Schema.Struct({ name: Schema.String, timeUnixNano: Schema.String, attributes: Schema.optionalWith(Schema.Array(OtlpAttribute), { default: () => [] }) })),
+    Schema.Array(
+      Schema.Struct({ name: Schema.String, timeUnixNano: Schema.String, attributes: Schema.optionalWith(Schema.Array(OtlpAttribute), { default: () => [] }) })
+    ),
     { default: () => [] }
   ),
   status: Schema.optional(Schema.Struct({ code: Schema.optional(Schema.Number), message: Schema.optional(Schema.String) }))

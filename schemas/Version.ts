@@ -1,8 +1,8 @@
 import { Schema } from "effect"
-import { IntFromString } from "./QueryParams.js"
 import { DagDefinition, DagWarning } from "./Dag.js"
 import { UserId, WorkflowId } from "./Ids.js"
 import { Page } from "./Pagination.js"
+import { IntFromString } from "./QueryParams.js"
 import { WorkflowConfig } from "./Workflow.js"
 
 export const KnowledgeBaseSnapshot = Schema.Struct({

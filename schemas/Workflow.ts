@@ -1,8 +1,8 @@
 import { Schema } from "effect"
-import { BooleanFromString, IntFromString } from "./QueryParams.js"
 import { DagDefinition, DagWarning } from "./Dag.js"
 import { TenantId, UserId, WorkflowId } from "./Ids.js"
 import { optionalPageSize } from "./Pagination.js"
+import { BooleanFromString, IntFromString } from "./QueryParams.js"
 
 export const InteractionType = Schema.Literal("chat", "form", "dashboard", "voice")
 export type InteractionType = typeof InteractionType.Type

@@ -1,13 +1,13 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
-import { IntFromString } from "./QueryParams.js"
 import { Schema } from "effect"
 import { Conflict, Forbidden, NotFound, Unprocessable } from "./Errors.js"
 import { VoiceTreeId, VoiceTreeVersionId, WorkflowId } from "./Ids.js"
+import * as P from "./LlmProvider.js"
 import { Page, PageParams } from "./Pagination.js"
+import { IntFromString } from "./QueryParams.js"
 import * as Security from "./Security.js"
 import * as V from "./Version.js"
 import * as T from "./VoiceTree.js"
-import * as P from "./LlmProvider.js"
 import * as W from "./Workflow.js"
 
 const id = HttpApiSchema.param("id", WorkflowId)
@@ -19,20 +19,37 @@ export class WorkflowsApi extends HttpApiGroup.make("workflows")
     HttpApiEndpoint.post("create", "/workflows")
       .setPayload(W.CreateWorkflowRequest)
       .addSuccess(W.SavedWorkflow, { status: 201 })
-  .annotate(Security.AllowedRoles, Security.BUILDERS))
+      .annotate(Security.AllowedRoles, Security.BUILDERS)
+  )
   .add(HttpApiEndpoint.get("list", "/workflows").setUrlParams(W.ListWorkflowsParams).addSuccess(W.WorkflowPage))
   .add(HttpApiEndpoint.get("get")`/workflows/${id}`.addSuccess(W.Workflow))
-  .add(HttpApiEndpoint.put("replace")`/workflows/${id}`.setPayload(W.UpdateWorkflowRequest).addSuccess(W.SavedWorkflow).annotate(Security.AllowedRoles, Security.BUILDERS))
-  .add(HttpApiEndpoint.patch("update")`/workflows/${id}`.setPayload(W.PatchWorkflowRequest).addSuccess(W.SavedWorkflow).annotate(Security.AllowedRoles, Security.BUILDERS))
+  .add(
+    HttpApiEndpoint.put("replace")`/workflows/${id}`.setPayload(W.UpdateWorkflowRequest).addSuccess(W.SavedWorkflow).annotate(
+      Security.AllowedRoles,
+      Security.BUILDERS
+    )
+  )
+  .add(
+    HttpApiEndpoint.patch("update")`/workflows/${id}`.setPayload(W.PatchWorkflowRequest).addSuccess(W.SavedWorkflow).annotate(
+      Security.AllowedRoles,
+      Security.BUILDERS
+    )
+  )
   .add(HttpApiEndpoint.del("archive")`/workflows/${id}`.addSuccess(HttpApiSchema.NoContent))
   .add(HttpApiEndpoint.post("restore")`/workflows/${id}/restore`.addSuccess(W.Workflow))
   .add(HttpApiEndpoint.get("getConfig")`/workflows/${id}/config`.addSuccess(W.WorkflowConfig))
-  .add(HttpApiEndpoint.put("putConfig")`/workflows/${id}/config`.setPayload(W.PutConfigRequest).addSuccess(W.WorkflowConfig).annotate(Security.AllowedRoles, Security.BUILDERS))
+  .add(
+    HttpApiEndpoint.put("putConfig")`/workflows/${id}/config`.setPayload(W.PutConfigRequest).addSuccess(W.WorkflowConfig).annotate(
+      Security.AllowedRoles,
+      Security.BUILDERS
+    )
+  )
   .add(
     HttpApiEndpoint.patch("patchLlmConfig")`/workflows/${id}/llm-config`
       .setPayload(W.PatchLlmConfigRequest)
       .addSuccess(W.WorkflowConfig)
-  .annotate(Security.AllowedRoles, Security.BUILDERS))
+      .annotate(Security.AllowedRoles, Security.BUILDERS)
+  )
   .add(HttpApiEndpoint.post("publish")`/workflows/${id}/publish`.addSuccess(V.PublishResult).addError(Unprocessable))
   .add(HttpApiEndpoint.get("versions")`/workflows/${id}/versions`.setUrlParams(PageParams).addSuccess(V.VersionList))
   .add(HttpApiEndpoint.get("version")`/workflows/${id}/versions/${version}`.addSuccess(V.Version))
@@ -51,11 +68,26 @@ const aie = "/api/v1/ai-employees"
 
 /** The AI Employee alias routes: the same operations, recorded in the audit trail. */
 export class AiEmployeesApi extends HttpApiGroup.make("aiEmployees")
-  .add(HttpApiEndpoint.post("create", aie).setPayload(W.CreateWorkflowRequest).addSuccess(W.SavedWorkflow, { status: 201 }).annotate(Security.AllowedRoles, Security.BUILDERS))
+  .add(
+    HttpApiEndpoint.post("create", aie).setPayload(W.CreateWorkflowRequest).addSuccess(W.SavedWorkflow, { status: 201 }).annotate(
+      Security.AllowedRoles,
+      Security.BUILDERS
+    )
+  )
   .add(HttpApiEndpoint.get("list", aie).setUrlParams(W.ListWorkflowsParams).addSuccess(W.WorkflowPage))
   .add(HttpApiEndpoint.get("get")`/api/v1/ai-employees/${id}`.addSuccess(W.Workflow))
-  .add(HttpApiEndpoint.put("replace")`/api/v1/ai-employees/${id}`.setPayload(W.UpdateWorkflowRequest).addSuccess(W.SavedWorkflow).annotate(Security.AllowedRoles, Security.BUILDERS))
-  .add(HttpApiEndpoint.patch("update")`/api/v1/ai-employees/${id}`.setPayload(W.PatchWorkflowRequest).addSuccess(W.SavedWorkflow).annotate(Security.AllowedRoles, Security.BUILDERS))
+  .add(
+    HttpApiEndpoint.put("replace")`/api/v1/ai-employees/${id}`.setPayload(W.UpdateWorkflowRequest).addSuccess(W.SavedWorkflow).annotate(
+      Security.AllowedRoles,
+      Security.BUILDERS
+    )
+  )
+  .add(
+    HttpApiEndpoint.patch("update")`/api/v1/ai-employees/${id}`.setPayload(W.PatchWorkflowRequest).addSuccess(W.SavedWorkflow).annotate(
+      Security.AllowedRoles,
+      Security.BUILDERS
+    )
+  )
   .add(HttpApiEndpoint.del("archive")`/api/v1/ai-employees/${id}`.addSuccess(HttpApiSchema.NoContent))
   .add(HttpApiEndpoint.post("restore")`/api/v1/ai-employees/${id}/restore`.addSuccess(W.Workflow))
   .add(HttpApiEndpoint.get("getConfig")`/api/v1/ai-employees/${id}/config`.addSuccess(W.WorkflowConfig))

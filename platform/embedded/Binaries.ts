@@ -1,6 +1,6 @@
+import { Effect } from "effect"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
-import { Effect } from "effect"
 import { StartupError } from "../StartupError.js"
 import { canReach, type SystemAccount } from "./SystemAccount.js"
 

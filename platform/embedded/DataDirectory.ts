@@ -1,7 +1,7 @@
+import { Effect } from "effect"
 import { randomBytes } from "node:crypto"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
-import { Effect } from "effect"
 import { StartupError } from "../StartupError.js"
 import { errorCode, SHARED_ROOT } from "./Binaries.js"
 import { canReach, type SystemAccount } from "./SystemAccount.js"

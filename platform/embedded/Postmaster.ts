@@ -1,10 +1,10 @@
+import { Duration, Effect } from "effect"
 import { type ChildProcess, spawn } from "node:child_process"
+import { randomBytes } from "node:crypto"
 import { appendFileSync } from "node:fs"
 import * as fs from "node:fs/promises"
 import * as os from "node:os"
 import * as path from "node:path"
-import { randomBytes } from "node:crypto"
-import { Duration, Effect } from "effect"
 import { StartupError } from "../StartupError.js"
 import type { PostgresBinaries } from "./Binaries.js"
 import type { ClusterDirectory } from "./DataDirectory.js"
@@ -108,42 +108,42 @@ const READY = "database system is ready to accept connections"
  * under requests still draining) and resolves once it accepts connections.
  */
 export const startPostmaster = (options: PostmasterOptions) =>
-    Effect.async<ChildProcess, StartupError>((resume) => {
-      let output = ""
-      let settled = false
-      const child = spawn(options.binaries.postgres, [
-        "-D",
-        options.cluster.pgdata,
-        "-p",
-        String(options.port),
-        "-c",
-        "listen_addresses=127.0.0.1",
-        "-c",
-        "unix_socket_directories=",
-        "-c",
-        "max_connections=200"
-      ], { uid: options.account.uid, gid: options.account.gid, env, detached: true, stdio: ["ignore", "pipe", "pipe"] })
-      const settle = (effect: Effect.Effect<ChildProcess, StartupError>) => {
-        if (settled) return
-        settled = true
-        clearTimeout(timer)
-        resume(effect)
-      }
-      const timer = setTimeout(() => {
-        child.kill("SIGKILL")
-        settle(Effect.fail(failure(options, `${output}\nFATAL: not ready after ${Duration.format(options.startTimeout)}`)))
-      }, Duration.toMillis(options.startTimeout))
-      const collect = (chunk: Buffer) => {
-        appendLog(options.logFile, chunk)
-        if (settled) return
-        output += chunk.toString()
-        if (output.includes(READY)) settle(Effect.succeed(child))
-      }
-      child.stdout?.on("data", collect)
-      child.stderr?.on("data", collect)
-      child.on("error", (error) => settle(Effect.fail(failure(options, error.message))))
-      child.on("exit", () => settle(Effect.fail(failure(options, output))))
-    })
+  Effect.async<ChildProcess, StartupError>((resume) => {
+    let output = ""
+    let settled = false
+    const child = spawn(options.binaries.postgres, [
+      "-D",
+      options.cluster.pgdata,
+      "-p",
+      String(options.port),
+      "-c",
+      "listen_addresses=127.0.0.1",
+      "-c",
+      "unix_socket_directories=",
+      "-c",
+      "max_connections=200"
+    ], { uid: options.account.uid, gid: options.account.gid, env, detached: true, stdio: ["ignore", "pipe", "pipe"] })
+    const settle = (effect: Effect.Effect<ChildProcess, StartupError>) => {
+      if (settled) return
+      settled = true
+      clearTimeout(timer)
+      resume(effect)
+    }
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL")
+      settle(Effect.fail(failure(options, `${output}\nFATAL: not ready after ${Duration.format(options.startTimeout)}`)))
+    }, Duration.toMillis(options.startTimeout))
+    const collect = (chunk: Buffer) => {
+      appendLog(options.logFile, chunk)
+      if (settled) return
+      output += chunk.toString()
+      if (output.includes(READY)) settle(Effect.succeed(child))
+    }
+    child.stdout?.on("data", collect)
+    child.stderr?.on("data", collect)
+    child.on("error", (error) => settle(Effect.fail(failure(options, error.message))))
+    child.on("exit", () => settle(Effect.fail(failure(options, output))))
+  })
 
 /** A fast shutdown (SIGINT): sessions are ended, the data is checkpointed. */
 export const stopPostmaster = (child: ChildProcess) =>

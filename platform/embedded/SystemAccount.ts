@@ -1,9 +1,9 @@
+import { Effect } from "effect"
 import { execFile } from "node:child_process"
 import * as fs from "node:fs/promises"
 import * as os from "node:os"
 import * as path from "node:path"
 import { promisify } from "node:util"
-import { Effect } from "effect"
 import { StartupError } from "../StartupError.js"
 
 const run = promisify(execFile)

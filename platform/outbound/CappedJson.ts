@@ -54,5 +54,9 @@ export const cappedResponse = async (response: Response, maxBytes: number): Prom
   const text = await cappedText(response, maxBytes)
   const headers = new Headers()
   response.headers.forEach((value, key) => headers.set(key, value))
-  return new globalThis.Response(response.status === 204 || response.status === 304 ? null : text, { status: response.status, statusText: response.statusText, headers })
+  return new globalThis.Response(response.status === 204 || response.status === 304 ? null : text, {
+    status: response.status,
+    statusText: response.statusText,
+    headers
+  })
 }

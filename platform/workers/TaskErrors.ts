@@ -1,5 +1,5 @@
-import { BadRequest, PayloadTooLarge, TooManyRequests, Unprocessable } from "../../schemas/Errors.js"
 import { ErrorCatalogue, type ErrorCode, isErrorCode } from "../../schemas/ErrorCodes.js"
+import { BadRequest, PayloadTooLarge, TooManyRequests, Unprocessable } from "../../schemas/Errors.js"
 import type { WorkerTaskFailed } from "./WorkerPool.js"
 
 /**
@@ -12,7 +12,9 @@ export const taskError = (failure: WorkerTaskFailed, fallback: ErrorCode, field?
   const details = field === undefined ? undefined : [{ path: [field], message: failure.message }]
   const code = failure.reason === "refused" && isErrorCode(failure.code)
     ? failure.code
-    : failure.reason === "time" || failure.reason === "memory" ? "INPUT_LIMIT_EXCEEDED" : fallback
+    : failure.reason === "time" || failure.reason === "memory"
+    ? "INPUT_LIMIT_EXCEEDED"
+    : fallback
   if (failure.reason === "busy") return new TooManyRequests({ code: "WORKERS_BUSY", message: failure.message, retry_after_seconds: 5 })
   const body = { code, message: failure.message, ...(details !== undefined ? { details } : {}) }
   switch (ErrorCatalogue[code][0]) {

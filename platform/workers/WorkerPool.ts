@@ -1,6 +1,6 @@
+import { Data, Effect, Option } from "effect"
 import { availableParallelism } from "node:os"
 import { fileURLToPath } from "node:url"
-import { Data, Effect, Option } from "effect"
 import { Piscina } from "piscina"
 import { AppConfig } from "../Config.js"
 
@@ -49,8 +49,7 @@ export interface RunOptions {
   readonly timeoutMs?: number
 }
 
-const messageOf = (error: unknown) =>
-  typeof error === "object" && error !== null && "message" in error ? String(error.message) : String(error)
+const messageOf = (error: unknown) => typeof error === "object" && error !== null && "message" in error ? String(error.message) : String(error)
 
 const isOutOfMemory = (error: unknown) =>
   error instanceof Error && ((error as { code?: unknown }).code === "ERR_WORKER_OUT_OF_MEMORY" || /out of memory|heap limit/i.test(error.message))
@@ -101,13 +100,21 @@ export class WorkerPool extends Effect.Service<WorkerPool>()("WorkerPool", {
         try: (signal) => pool.run({ module: task.module, fn: task.fn, input }, { signal }) as Promise<Outcome>,
         catch: (error) =>
           isOutOfMemory(error)
-            ? new WorkerTaskFailed({ reason: "memory", code: "INPUT_LIMIT_EXCEEDED", message: `Processing the input needed more than ${config.workerMemoryMb} MB of memory and was stopped` })
+            ? new WorkerTaskFailed({
+              reason: "memory",
+              code: "INPUT_LIMIT_EXCEEDED",
+              message: `Processing the input needed more than ${config.workerMemoryMb} MB of memory and was stopped`
+            })
             : new WorkerTaskFailed({ reason: "crashed", code: "INPUT_UNREADABLE", message: messageOf(error) })
       }).pipe(
         Effect.timeoutFail({
           duration: timeoutMs,
           onTimeout: () =>
-            new WorkerTaskFailed({ reason: "time", code: "INPUT_LIMIT_EXCEEDED", message: `Processing the input took longer than ${timeoutMs / 1000} s and was stopped` })
+            new WorkerTaskFailed({
+              reason: "time",
+              code: "INPUT_LIMIT_EXCEEDED",
+              message: `Processing the input took longer than ${timeoutMs / 1000} s and was stopped`
+            })
         }),
         Effect.flatMap((outcome) =>
           outcome.ok ? Effect.succeed(outcome.value) : Effect.fail(new WorkerTaskFailed({ reason: "refused", code: outcome.code, message: outcome.message }))
@@ -119,16 +126,21 @@ export class WorkerPool extends Effect.Service<WorkerPool>()("WorkerPool", {
         const tenant = tenantShare(options.tenantId)
         if (tenant.pending >= config.workerTenantQueue) {
           return Effect.fail(
-            new WorkerTaskFailed({ reason: "busy", code: "WORKERS_BUSY", message: `This workspace already has ${tenant.pending} heavy tasks in progress; try again shortly` })
+            new WorkerTaskFailed({
+              reason: "busy",
+              code: "WORKERS_BUSY",
+              message: `This workspace already has ${tenant.pending} heavy tasks in progress; try again shortly`
+            })
           )
         }
         tenant.pending++
-        return tenant.semaphore.withPermits(1)(free.withPermits(1)(execute(task as WorkerTask<unknown, unknown>, input, options.timeoutMs ?? defaultTimeoutMs))).pipe(
-          Effect.ensuring(Effect.sync(() => {
-            tenant.pending--
-          })),
-          Effect.map((value) => value as O)
-        )
+        return tenant.semaphore.withPermits(1)(free.withPermits(1)(execute(task as WorkerTask<unknown, unknown>, input, options.timeoutMs ?? defaultTimeoutMs)))
+          .pipe(
+            Effect.ensuring(Effect.sync(() => {
+              tenant.pending--
+            })),
+            Effect.map((value) => value as O)
+          )
       }).pipe(Effect.withSpan("WorkerPool.run", { attributes: { "worker.task": task.fn, "tenant.id": options.tenantId }, captureStackTrace: false }))
 
     return { run, threads, share }

@@ -36,7 +36,10 @@ export const checkedZip = (bytes: Uint8Array, notZip: { readonly code: string; r
         if (entries > caps.maxEntries) refuse("INPUT_LIMIT_EXCEEDED", `The archive holds more than ${caps.maxEntries} entries`)
         if (inflated > caps.maxInflatedBytes) refuse("INPUT_LIMIT_EXCEEDED", `The archive inflates to more than ${mib(caps.maxInflatedBytes)}`)
         if (file.originalSize > RATIO_FLOOR_BYTES && file.size / file.originalSize < caps.minRatio) {
-          refuse("INPUT_LIMIT_EXCEEDED", `The archive's entry ${file.name} inflates ${Math.round(file.originalSize / Math.max(1, file.size))} times its size (a compression bomb)`)
+          refuse(
+            "INPUT_LIMIT_EXCEEDED",
+            `The archive's entry ${file.name} inflates ${Math.round(file.originalSize / Math.max(1, file.size))} times its size (a compression bomb)`
+          )
         }
         return true
       }

@@ -1,15 +1,15 @@
 import { Context, Effect, Layer } from "effect"
+import { RUN_ID } from "../../otel/RunTraceIds.js"
 import type { AgentConfig as AgentConfigSchema } from "../../schemas/Dag.js"
+import { asRecord } from "../../schemas/Records.js"
+import type { RunEventType } from "../../schemas/RunLifecycle.js"
 import type { WorkflowConfig } from "../../schemas/Workflow.js"
 import type { RunContext } from "../dag/Context.js"
 import { checkJsonSchema, type SchemaProblem } from "../dag/JsonSchema.js"
 import { renderDeep, renderText } from "../dag/Render.js"
-import { type ChatMessage, type ChatResult, ChatModel, type TokenUsage, type ToolDefinition } from "../models/ChatModel.js"
+import { type ChatMessage, ChatModel, type ChatResult, type TokenUsage, type ToolDefinition } from "../models/ChatModel.js"
 import { ModelRegistry } from "../models/ModelRegistry.js"
 import { NodeFailure, type NodeResult } from "../nodes/NodeType.js"
-import { asRecord } from "../../schemas/Records.js"
-import { RUN_ID } from "../../otel/RunTraceIds.js"
-import type { RunEventType } from "../../schemas/RunLifecycle.js"
 
 export type AgentConfig = typeof AgentConfigSchema.Type
 
@@ -82,8 +82,7 @@ export const instructions = (call: AgentCall): string => renderText(call.agentCo
 /** Span attributes without the absent ones. */
 const defined = (record: Record<string, unknown>) => Object.fromEntries(Object.entries(record).filter(([, v]) => v !== undefined && v !== ""))
 
-export const describeProblems = (problems: ReadonlyArray<SchemaProblem>) =>
-  problems.map((p) => `${p.path || "/"} ${p.message}`).join("; ")
+export const describeProblems = (problems: ReadonlyArray<SchemaProblem>) => problems.map((p) => `${p.path || "/"} ${p.message}`).join("; ")
 
 export interface CompleteOptions {
   readonly jsonSchema?: { readonly name: string; readonly schema: Record<string, unknown> } | undefined
@@ -161,7 +160,7 @@ export class AgentKit extends Context.Tag("AgentKit")<AgentKit, {
         Effect.gen(function*() {
           const messages = [...initial]
           let usage: Usage = {}
-          for (let attempt = 1; ; attempt++) {
+          for (let attempt = 1;; attempt++) {
             const r = yield* complete(call, messages, { jsonSchema: schema })
             usage = addUsage(usage, r)
             const value = parseJson(r.text)

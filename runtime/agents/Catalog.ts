@@ -157,4 +157,3 @@ export const agentTypeContracts: Record<AgentType, {
     outputSchema: { description: "{text} or the object of agent_config.output_schema" }
   }
 }
-

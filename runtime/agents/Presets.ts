@@ -34,8 +34,22 @@ export const agentPresets: ReadonlyArray<AgentPreset> = [
     description: "Answers from the attached knowledge bases and cites them",
     system_prompt_template: "Answer the question from the sources and cite each claim."
   },
-  { id: "extract_fields", name: "Extract Fields", agent_type: "extraction", type_version: "v1", offered: true, description: "Fills a JSON schema from the input" },
-  { id: "validate_rules", name: "Validate Rules", agent_type: "rule_validation", type_version: "v1", offered: true, description: "Checks the input rule by rule, with an optional Excel report" },
+  {
+    id: "extract_fields",
+    name: "Extract Fields",
+    agent_type: "extraction",
+    type_version: "v1",
+    offered: true,
+    description: "Fills a JSON schema from the input"
+  },
+  {
+    id: "validate_rules",
+    name: "Validate Rules",
+    agent_type: "rule_validation",
+    type_version: "v1",
+    offered: true,
+    description: "Checks the input rule by rule, with an optional Excel report"
+  },
   { id: "custom_agent", name: "Custom Agent", agent_type: "custom", type_version: "v1", offered: true, description: "Your instructions and tools" },
   {
     id: "search_and_respond",
@@ -95,7 +109,9 @@ export const presetProblem = (
 }
 
 /** A step's configuration with its preset's defaults filled in. */
-export const withPresetDefaults = <C extends { readonly preset?: string | undefined; readonly system_prompt_template: string; readonly type_config?: Record<string, unknown> | undefined }>(
+export const withPresetDefaults = <
+  C extends { readonly preset?: string | undefined; readonly system_prompt_template: string; readonly type_config?: Record<string, unknown> | undefined }
+>(
   config: C
 ): C => {
   const preset = config.preset === undefined ? undefined : lookupPreset(config.preset)

@@ -1,11 +1,10 @@
 import type { Condition } from "../../schemas/Dag.js"
-import { type RunContext, resolvePath } from "./Context.js"
+import { resolvePath, type RunContext } from "./Context.js"
 
 const equal = (a: unknown, b: unknown): boolean =>
   a === b || (typeof a === "object" && a !== null && typeof b === "object" && b !== null && JSON.stringify(a) === JSON.stringify(b))
 
-const comparable = (a: unknown, b: unknown) =>
-  (typeof a === "number" && typeof b === "number") || (typeof a === "string" && typeof b === "string")
+const comparable = (a: unknown, b: unknown) => (typeof a === "number" && typeof b === "number") || (typeof a === "string" && typeof b === "string")
 
 /** Whether an edge condition holds on the run context. */
 export const holds = (condition: Condition, context: RunContext): boolean => {

@@ -43,5 +43,4 @@ export const checkJsonSchema = (schema: unknown, value: unknown): ReadonlyArray<
 }
 
 /** Whether a schema compiles: input schemas are checked once at save and publish. */
-export const isValidJsonSchema = (schema: unknown): boolean =>
-  schema !== null && typeof schema === "object" && ajv.validateSchema(schema) === true
+export const isValidJsonSchema = (schema: unknown): boolean => schema !== null && typeof schema === "object" && ajv.validateSchema(schema) === true

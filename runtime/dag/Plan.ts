@@ -35,9 +35,7 @@ export const planStep = (
       continue
     }
     if (!incoming.every((e) => settled(states.get(e.from)))) continue
-    const active = incoming.some((e) =>
-      states.get(e.from) === "completed" && (e.condition === undefined || holds(e.condition, context))
-    )
+    const active = incoming.some((e) => states.get(e.from) === "completed" && (e.condition === undefined || holds(e.condition, context)))
     ;(active ? ready : skip).push(id)
   }
   return { ready, skip }

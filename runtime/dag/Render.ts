@@ -1,10 +1,9 @@
-import { type RunContext, resolvePath } from "./Context.js"
+import { resolvePath, type RunContext } from "./Context.js"
 
 const WHOLE = /^\s*\{\{\s*([^{}]+?)\s*\}\}\s*$/
 const ANY = /\{\{\s*([^{}]+?)\s*\}\}/g
 
-const asText = (value: unknown) =>
-  value === undefined || value === null ? "" : typeof value === "string" ? value : JSON.stringify(value)
+const asText = (value: unknown) => value === undefined || value === null ? "" : typeof value === "string" ? value : JSON.stringify(value)
 
 /**
  * Resolves `{{path}}` in a string. A string that is exactly one template takes the value itself

@@ -1,10 +1,10 @@
 import { Either, ParseResult, Schema } from "effect"
+import { parseCron } from "../../platform/Cron.js"
 import type { AgentTypeIssue, DagWarning } from "../../schemas/Dag.js"
 import { DagNode, Edge, Output } from "../../schemas/Dag.js"
 import type { ErrorCode } from "../../schemas/ErrorCodes.js"
 import type { Role } from "../../schemas/Roles.js"
 import { lookupAgentType } from "../agents/Catalog.js"
-import { parseCron } from "../../platform/Cron.js"
 import { presetProblem } from "../agents/Presets.js"
 import { makeGraph, reachableFrom, topologicalOrder } from "./Graph.js"
 import { checkJsonSchema, isValidJsonSchema } from "./JsonSchema.js"
@@ -49,9 +49,10 @@ const warning = (code: string, message: string, node_id?: string): DagWarning =>
 const decodeNode = Schema.decodeUnknownEither(DagNode)
 const decodeEdge = Schema.decodeUnknownEither(Edge)
 const decodeOutput = Schema.decodeUnknownEither(Output)
-const formatIssue = (e: ParseResult.ParseError) => ParseResult.ArrayFormatter.formatErrorSync(e)
-  .map((i) => `${i.path.join(".")}${i.path.length > 0 ? ": " : ""}${i.message}`)
-  .join("; ")
+const formatIssue = (e: ParseResult.ParseError) =>
+  ParseResult.ArrayFormatter.formatErrorSync(e)
+    .map((i) => `${i.path.join(".")}${i.path.length > 0 ? ": " : ""}${i.message}`)
+    .join("; ")
 
 /**
  * Checks a saved DAG. Every finding is reported; `error` findings block publish, `warning`

@@ -1,10 +1,10 @@
-import { modelDuration, modelLabel, modelTokens } from "../../otel/Metrics.js"
 import { Chunk, Context, Duration, Effect, Layer, Metric, Option, Redacted } from "effect"
 import { Agent } from "undici"
+import { modelDuration, modelLabel, modelTokens } from "../../otel/Metrics.js"
 import { AppConfig } from "../../platform/Config.js"
 import { OutboundGuard } from "../../platform/outbound/OutboundGuard.js"
-import { ModelError } from "./ModelError.js"
 import { type EventData, withEventStream } from "./EventStreamPost.js"
+import { ModelError } from "./ModelError.js"
 
 export interface ToolCall {
   readonly id: string
@@ -229,15 +229,24 @@ export class ChatModel extends Context.Tag("ChatModel")<ChatModel, ChatModelShap
         const began = performance.now()
         return go(3, 250).pipe(Effect.onExit((exit) => {
           const timed = Metric.update(
-            modelDuration.pipe(Metric.tagged("gen_ai.request.model", modelLabel(request.model)), Metric.tagged("outcome", exit._tag === "Success" ? "ok" : "error")),
+            modelDuration.pipe(
+              Metric.tagged("gen_ai.request.model", modelLabel(request.model)),
+              Metric.tagged("outcome", exit._tag === "Success" ? "ok" : "error")
+            ),
             (performance.now() - began) / 1000
           )
           if (exit._tag !== "Success") return timed
           const usage = exit.value.usage
           return Effect.all([
             timed,
-            Metric.update(modelTokens.pipe(Metric.tagged("gen_ai.request.model", modelLabel(request.model)), Metric.tagged("gen_ai.token.type", "input")), usage.prompt_tokens),
-            Metric.update(modelTokens.pipe(Metric.tagged("gen_ai.request.model", modelLabel(request.model)), Metric.tagged("gen_ai.token.type", "output")), usage.completion_tokens)
+            Metric.update(
+              modelTokens.pipe(Metric.tagged("gen_ai.request.model", modelLabel(request.model)), Metric.tagged("gen_ai.token.type", "input")),
+              usage.prompt_tokens
+            ),
+            Metric.update(
+              modelTokens.pipe(Metric.tagged("gen_ai.request.model", modelLabel(request.model)), Metric.tagged("gen_ai.token.type", "output")),
+              usage.completion_tokens
+            )
           ], { discard: true })
         }))
       }

@@ -1,6 +1,6 @@
 import { Context, Effect, Layer } from "effect"
-import type { WorkflowConfig } from "../../schemas/Workflow.js"
 import { AppConfig, type Tier } from "../../platform/Config.js"
+import type { WorkflowConfig } from "../../schemas/Workflow.js"
 import type { ProviderEndpoint } from "./ChatModel.js"
 
 export type { Tier }

@@ -1,8 +1,8 @@
 import { Effect, Schema, Tracer } from "effect"
 import { rootSpanId, runTraceId } from "../../otel/RunTraceIds.js"
 import type { CallAieNode as CallAieNodeSchema } from "../../schemas/Dag.js"
-import { renderDeep } from "../dag/Render.js"
 import { asRecord } from "../../schemas/Records.js"
+import { renderDeep } from "../dag/Render.js"
 import { defineNode, done, NodeFailure, waitFor } from "./NodeType.js"
 
 type CallAieNode = typeof CallAieNodeSchema.Type

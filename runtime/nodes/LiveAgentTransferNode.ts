@@ -9,7 +9,9 @@ type TransferNode = typeof TransferNodeSchema.Type
 
 /** The conversation so far, as lines: the chat history and the message that led here. */
 const transcriptOf = (chat: { readonly message?: string; readonly history?: ReadonlyArray<unknown> } | undefined) => [
-  ...(chat?.history ?? []).flatMap((m) => isRecord(m) && typeof m.content === "string" ? [`${m.role === "assistant" ? "AI Employee" : "Customer"}: ${m.content}`] : []),
+  ...(chat?.history ?? []).flatMap((m) =>
+    isRecord(m) && typeof m.content === "string" ? [`${m.role === "assistant" ? "AI Employee" : "Customer"}: ${m.content}`] : []
+  ),
   ...(chat?.message !== undefined ? [`Customer: ${chat.message}`] : [])
 ]
 
@@ -35,7 +37,10 @@ export const LiveAgentTransferNode = defineNode(
           description: `${summary}${transcript.length > 0 ? `\n\nConversation:\n${transcript.join("\n")}` : ""}`,
           requesterId: execution.startedBy
         }).pipe(Effect.mapError((e) => new NodeFailure({ message: `The conversation could not be handed over: ${e.message}` })))
-        return done({ output: { transferred: true, group_id: config.group_id, ticket_id: ticket.id, ticket_number: ticket.number, group_tag: ticket.groupTag }, usage: {} })
+        return done({
+          output: { transferred: true, group_id: config.group_id, ticket_id: ticket.id, ticket_number: ticket.number, group_tag: ticket.groupTag },
+          usage: {}
+        })
       })
   }))
 )

@@ -12,5 +12,9 @@ export interface IntegrationMail {
 
 /** A workspace's own mail integration, as the send_email node sees it; the integrations service implements it. */
 export class MailIntegrations extends Context.Tag("MailIntegrations")<MailIntegrations, {
-  readonly send: (tenantId: string, integrationId: string, mail: IntegrationMail) => Effect.Effect<{ readonly id: string; readonly from: string }, { readonly message: string }>
+  readonly send: (
+    tenantId: string,
+    integrationId: string,
+    mail: IntegrationMail
+  ) => Effect.Effect<{ readonly id: string; readonly from: string }, { readonly message: string }>
 }>() {}

@@ -1,9 +1,9 @@
 import { Context, Effect, Layer, Schema } from "effect"
 import type { DagNode, NodeType as NodeTypeName } from "../../schemas/Dag.js"
+import type { RunEventType } from "../../schemas/RunLifecycle.js"
 import type { WorkflowConfig } from "../../schemas/Workflow.js"
 import type { RunContext } from "../dag/Context.js"
 import type { TokenUsage } from "../models/ChatModel.js"
-import type { RunEventType } from "../../schemas/RunLifecycle.js"
 
 /** Everything a node execution may read or emit. */
 export interface NodeExecution {

@@ -71,7 +71,12 @@ export const NotifyUserNode = defineNode(
         if (isRecord(resolution) && resolution.timeout === true) {
           const expired = yield* cards.close(execution.runId, c.cardRef, "expired")
           return done({
-            output: { card_id: Option.getOrUndefined(Option.map(expired, (card) => card.id)), card_ref: c.cardRef, status: "expired", expired_at: new Date().toISOString() },
+            output: {
+              card_id: Option.getOrUndefined(Option.map(expired, (card) => card.id)),
+              card_ref: c.cardRef,
+              status: "expired",
+              expired_at: new Date().toISOString()
+            },
             usage: {}
           })
         }

@@ -1,14 +1,13 @@
 import { Effect } from "effect"
 import { Mailer } from "../../platform/Mailer.js"
-import { MailIntegrations } from "./MailIntegrations.js"
 import type { SendEmailNode as SendEmailNodeSchema } from "../../schemas/Dag.js"
 import { renderDeep } from "../dag/Render.js"
+import { MailIntegrations } from "./MailIntegrations.js"
 import { defineNode, done, NodeFailure } from "./NodeType.js"
 
 type SendEmailNode = typeof SendEmailNodeSchema.Type
 
-const list = (u: unknown): ReadonlyArray<string> =>
-  (Array.isArray(u) ? u : [u]).map((a) => String(a ?? "").trim()).filter((a) => a !== "")
+const list = (u: unknown): ReadonlyArray<string> => (Array.isArray(u) ? u : [u]).map((a) => String(a ?? "").trim()).filter((a) => a !== "")
 
 /**
  * send_email: renders its fields against the run (`{{...}}` templates) and mails them through
@@ -40,7 +39,10 @@ export const SendEmailNode = defineNode(
             text,
             ...(rendered.body_html !== undefined ? { html: rendered.body_html } : {})
           }).pipe(Effect.mapError((e) => new NodeFailure({ message: e.message })))
-          return done({ output: { ...summary, status: "sent", message_id: viaIntegration.id, from: viaIntegration.from, integration_id: config.integration_id }, usage: {} })
+          return done({
+            output: { ...summary, status: "sent", message_id: viaIntegration.id, from: viaIntegration.from, integration_id: config.integration_id },
+            usage: {}
+          })
         }
         const sent = yield* mailer.send({
           id: execution.stepId,

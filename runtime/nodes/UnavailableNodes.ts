@@ -11,7 +11,10 @@ export const unavailableNodeTypes = (extra: ReadonlyArray<{ readonly type: strin
 
 /** Present, and failing their step clearly, should a version saved before the publish check reach them. */
 export const UnavailableNodes = [...UNAVAILABLE_NODE_TYPES].map(([type, issue]) =>
-  defineNode(type, Effect.succeed({
-    execute: () => Effect.fail(new NodeFailure({ message: `The ${type} node is not available yet (${issue}); the step cannot run` }))
-  }))
+  defineNode(
+    type,
+    Effect.succeed({
+      execute: () => Effect.fail(new NodeFailure({ message: `The ${type} node is not available yet (${issue}); the step cannot run` }))
+    })
+  )
 )

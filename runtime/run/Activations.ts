@@ -1,21 +1,21 @@
 import { Entity, Sharding } from "@effect/cluster"
 import { SqlClient } from "@effect/sql"
 import { Cause, Context, Effect, Exit, Fiber, Layer, Option, Scope } from "effect"
-import { AppConfig } from "../../platform/Config.js"
 import { gaugeAdd, runsInFlight } from "../../otel/Metrics.js"
-import { isolated } from "../../platform/Isolated.js"
 import { RunTraceStore } from "../../otel/RunTraceStore.js"
 import { Telemetry } from "../../otel/Telemetry.js"
-import { NodeFailure, NodeRegistry } from "../nodes/NodeType.js"
+import { AppConfig } from "../../platform/Config.js"
+import { isolated } from "../../platform/Isolated.js"
 import { isTerminal } from "../../schemas/RunLifecycle.js"
+import { NodeFailure, NodeRegistry } from "../nodes/NodeType.js"
 import { Batch } from "./Batch.js"
 import { endRun } from "./Ending.js"
 import { activate, StaleStart } from "./Interpreter.js"
 import { type CommitFence, currentFence, Journal, ShardLost } from "./Journal.js"
-import { childRunId, RunModule } from "./RunModule.js"
 import { RunEndHooks } from "./RunEndHooks.js"
-import { RunEvents } from "./RunEvents.js"
 import { RunEntity } from "./RunEntity.js"
+import { RunEvents } from "./RunEvents.js"
+import { childRunId, RunModule } from "./RunModule.js"
 import type { RunRecord } from "./RunRecord.js"
 import { RunState } from "./RunState.js"
 import { runnableVersion, Versions } from "./Versions.js"
@@ -170,8 +170,13 @@ const RunHandlersLive = Layer.unwrapEffect(Effect.gen(function*() {
       Cancel: (envelope) => fenced(cancel(envelope.payload.runId))
     })
   }
-  const build = Effect.map(Effect.all([Entity.CurrentAddress, Entity.CurrentRunnerAddress]), ([entity, runner]) =>
-    handlers(role === "runners" ? { shardId: entity.shardId.toString(), address: `${runner.host}:${runner.port}`, leaseSeconds: runnerLeaseSeconds } : undefined))
+  const build = Effect.map(
+    Effect.all([Entity.CurrentAddress, Entity.CurrentRunnerAddress]),
+    ([entity, runner]) =>
+      handlers(
+        role === "runners" ? { shardId: entity.shardId.toString(), address: `${runner.host}:${runner.port}`, leaseSeconds: runnerLeaseSeconds } : undefined
+      )
+  )
   return Layer.scopedDiscard(
     Effect.flatMap(Sharding.Sharding, (sharding) =>
       sharding.registerEntity(RunEntity, build, {
@@ -196,5 +201,15 @@ const shardLostIn = (cause: Cause.Cause<unknown>): Option.Option<ShardLost> =>
  */
 export const RunEntityLive = isolated(
   RunHandlersLive,
-  RunModule, Journal, Versions, NodeRegistry, Telemetry, RunTraceStore, RunEndHooks, RunEvents, SqlClient.SqlClient, Sharding.Sharding, AppConfig
+  RunModule,
+  Journal,
+  Versions,
+  NodeRegistry,
+  Telemetry,
+  RunTraceStore,
+  RunEndHooks,
+  RunEvents,
+  SqlClient.SqlClient,
+  Sharding.Sharding,
+  AppConfig
 )

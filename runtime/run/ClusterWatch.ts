@@ -29,7 +29,9 @@ export const ClusterWatchLive = Layer.scopedDiscard(Effect.gen(function*() {
       const is = nowLive.get(r.address) === true
       if (was === true && !is && r.address !== self) {
         yield* Effect.logWarning(
-          `Runner ${r.address} stopped answering: no heartbeat for ${Math.round(r.age)} s (RUNNER_LEASE_SECONDS=${runnerLeaseSeconds}); its shards go to the live runners`
+          `Runner ${r.address} stopped answering: no heartbeat for ${
+            Math.round(r.age)
+          } s (RUNNER_LEASE_SECONDS=${runnerLeaseSeconds}); its shards go to the live runners`
         )
       } else if (was === false && is) {
         yield* Effect.logInfo(`Runner ${r.address} answers again`)

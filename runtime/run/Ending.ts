@@ -2,14 +2,14 @@ import { SqlClient } from "@effect/sql"
 import { Cause, Effect } from "effect"
 import { RunTraceStore } from "../../otel/RunTraceStore.js"
 import { Telemetry } from "../../otel/Telemetry.js"
+import { finalEventOf } from "../../schemas/RunLifecycle.js"
 import { lastCompletedOutput } from "../dag/Plan.js"
 import { renderString } from "../dag/Render.js"
 import type { Batch } from "./Batch.js"
 import type { Committed } from "./Journal.js"
+import { type EndFollowUp, noFollowUp, RunEndHooks, type RunEnding } from "./RunEndHooks.js"
 import { RunEvents } from "./RunEvents.js"
-import { type EndFollowUp, noFollowUp, type RunEnding, RunEndHooks } from "./RunEndHooks.js"
 import type { RunState } from "./RunState.js"
-import { finalEventOf } from "../../schemas/RunLifecycle.js"
 
 export type EndStatus = RunEnding["status"]
 

@@ -1,7 +1,7 @@
 import { Cause, Data, Effect, Fiber, Queue } from "effect"
 import { Telemetry } from "../../otel/Telemetry.js"
-import { settleSkips } from "../dag/Plan.js"
 import { isTerminal } from "../../schemas/RunLifecycle.js"
+import { settleSkips } from "../dag/Plan.js"
 import type { NodeFailure } from "../nodes/NodeType.js"
 import { Batch } from "./Batch.js"
 import { endRun } from "./Ending.js"
@@ -81,8 +81,7 @@ export const activate = (runId: string, controls: ActivationControls, fresh?: Ru
           Effect.tap(() => full.events.length > 0 ? events.notify(runId) : Effect.void)
         )
       })
-    const commit = (batch: Batch) =>
-      Effect.uninterruptible(Effect.suspend(() => running === 0 ? commitNow(batch) : lock.withPermits(1)(commitNow(batch))))
+    const commit = (batch: Batch) => Effect.uninterruptible(Effect.suspend(() => running === 0 ? commitNow(batch) : lock.withPermits(1)(commitNow(batch))))
     const finish = (status: "completed" | "failed", error: string | null, batch: Batch) =>
       endRun(state, status, error, batch, commit, controls.wake).pipe(Effect.as("idle" as Activation))
 
@@ -108,10 +107,12 @@ export const activate = (runId: string, controls: ActivationControls, fresh?: Ru
       Effect.suspend(() => {
         state.settle(nodeId, "running")
         running += 1
-        return Effect.fork(runNode(version.byId.get(nodeId)!, env).pipe(
-          Effect.flatMap((outcome) => Queue.offer(inbox, outcome)),
-          Effect.catchAllCause((cause) => Cause.isInterruptedOnly(cause) ? Effect.void : Queue.offer(inbox, { tag: "defect", cause }))
-        )).pipe(Effect.map((fiber) => {
+        return Effect.fork(
+          runNode(version.byId.get(nodeId)!, env).pipe(
+            Effect.flatMap((outcome) => Queue.offer(inbox, outcome)),
+            Effect.catchAllCause((cause) => Cause.isInterruptedOnly(cause) ? Effect.void : Queue.offer(inbox, { tag: "defect", cause }))
+          )
+        ).pipe(Effect.map((fiber) => {
           fibers.add(fiber)
           fiber.addObserver(() => fibers.delete(fiber))
         }))

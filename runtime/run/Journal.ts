@@ -48,7 +48,11 @@ export interface JournalRun {
 const countTransition = (run: JournalRun, update: Batch["runUpdate"], status: RunStatus | null | undefined) => {
   if (update?.to === undefined || status !== update.to) return Effect.void
   const trigger = run.trigger_type ?? "unknown"
-  if (status === "running") return update.from?.includes("pending") === true ? Metric.update(runsStarted.pipe(Metric.tagged("trigger_type", trigger)), 1) : Effect.void
+  if (status === "running") {
+    return update.from?.includes("pending") === true
+      ? Metric.update(runsStarted.pipe(Metric.tagged("trigger_type", trigger)), 1)
+      : Effect.void
+  }
   if (status === "paused") return Metric.update(runsPaused.pipe(Metric.tagged("trigger_type", trigger)), 1)
   if (isTerminal(status)) return Metric.update(runsEnded.pipe(Metric.tagged("trigger_type", trigger), Metric.tagged("status", status)), 1)
   return Effect.void
@@ -155,11 +159,13 @@ export class Journal extends Context.Tag("Journal")<Journal, {
               ON CONFLICT DO NOTHING)`)
           }
           if (batch.hitl.length > 0) {
-            ctes.push(`hr AS (INSERT INTO hitl_requests (id, tenant_id, run_id, workflow_id, node_id, type, prompt, choices, form_schema, assignee, deferred_token)
+            ctes.push(
+              `hr AS (INSERT INTO hitl_requests (id, tenant_id, run_id, workflow_id, node_id, type, prompt, choices, form_schema, assignee, deferred_token)
               SELECT v.id, $2, $1, v.workflow_id, v.node_id, v.type, v.prompt, v.choices, v.form_schema, v.assignee, ''
               FROM jsonb_to_recordset(${json(batch.hitl)}) AS v(id uuid, workflow_id uuid, node_id text, type text, prompt text,
                 choices jsonb, form_schema jsonb, assignee jsonb)${when}
-              ON CONFLICT (run_id, node_id) DO NOTHING)`)
+              ON CONFLICT (run_id, node_id) DO NOTHING)`
+            )
           }
           if (batch.waits.length > 0) {
             ctes.push(`wt AS (INSERT INTO run_waits (run_id, node_id, kind, key, deadline)
@@ -175,7 +181,9 @@ export class Journal extends Context.Tag("Journal")<Journal, {
           if (batch.wake.length > 0) {
             ctes.push(`wk AS (UPDATE runs SET wake_seq = wake_seq + 1, updated_at = now() WHERE id = ANY(${p(batch.wake)}::uuid[])${andWhen})`)
           }
-          if (ctes.length === (fence === undefined ? 0 : 1)) return Effect.succeed({ status: undefined, wakeSeq: undefined, hitlCancelled: 0 } satisfies Committed)
+          if (ctes.length === (fence === undefined ? 0 : 1)) {
+            return Effect.succeed({ status: undefined, wakeSeq: undefined, hitlCancelled: 0 } satisfies Committed)
+          }
           const select = [
             u !== undefined ? "(SELECT status FROM ru) AS status, (SELECT wake_seq::float8 FROM ru) AS wake_seq" : "NULL AS status, NULL AS wake_seq",
             batch.cancelHitl ? "(SELECT count(*)::int FROM hc) AS hitl_cancelled" : "0 AS hitl_cancelled",
@@ -188,7 +196,9 @@ export class Journal extends Context.Tag("Journal")<Journal, {
             params
           ).pipe(
             Effect.orDie,
-            Effect.tap((rows) => fence !== undefined && rows[0]?.held !== true ? Effect.die(new ShardLost({ shardId: fence.shardId, address: fence.address })) : Effect.void),
+            Effect.tap((rows) =>
+              fence !== undefined && rows[0]?.held !== true ? Effect.die(new ShardLost({ shardId: fence.shardId, address: fence.address })) : Effect.void
+            ),
             Effect.tap((rows) => countTransition(run, u, rows[0]?.status)),
             Effect.map((rows): Committed => ({
               status: rows[0]?.status ?? undefined,

@@ -1,29 +1,29 @@
 import { RunnerAddress, SingleRunner } from "@effect/cluster"
 import { NodeHttpClient } from "@effect/platform-node"
 import { NodeClusterSocket } from "@effect/platform-node"
+import { SqlClient } from "@effect/sql"
 import { Duration, Effect, Layer, Option } from "effect"
 import { RunTraceStore } from "../../otel/RunTraceStore.js"
 import { AppConfig } from "../../platform/Config.js"
 import { isolated } from "../../platform/Isolated.js"
-import { SqlClient } from "@effect/sql"
+import type { Mailer } from "../../platform/Mailer.js"
 import { AgentRunner } from "../agents/AgentRunner.js"
 import { ChatModel } from "../models/ChatModel.js"
+import type { MailIntegrations } from "../nodes/MailIntegrations.js"
+import type { ManagedSchedules } from "../nodes/ManagedSchedules.js"
 import { BuiltinNodes } from "../nodes/Nodes.js"
 import { ExtraNodeTypes, NodeRegistry } from "../nodes/NodeType.js"
+import type { NudgeCards } from "../nodes/NudgeCards.js"
+import type { TicketDesk } from "../nodes/TicketDesk.js"
 import { RunEntityLive } from "./Activations.js"
-import { Journal } from "./Journal.js"
-import { RecoveryLive } from "./Recovery.js"
 import { ClusterWatchLive } from "./ClusterWatch.js"
+import { Journal } from "./Journal.js"
 import { RunPlacement } from "./Placement.js"
+import { RecoveryLive } from "./Recovery.js"
 import type { RunEndHooks } from "./RunEndHooks.js"
 import { RunEvents } from "./RunEvents.js"
 import { RunModule } from "./RunModule.js"
 import { Versions } from "./Versions.js"
-import type { Mailer } from "../../platform/Mailer.js"
-import type { ManagedSchedules } from "../nodes/ManagedSchedules.js"
-import type { NudgeCards } from "../nodes/NudgeCards.js"
-import type { MailIntegrations } from "../nodes/MailIntegrations.js"
-import type { TicketDesk } from "../nodes/TicketDesk.js"
 
 /** The model provider and the agent types on it: shared by agent nodes and the agents API. */
 export const AgentsLive = AgentRunner.layer.pipe(Layer.provideMerge(ChatModel.layer), Layer.provide(NodeHttpClient.layerUndici))
@@ -90,7 +90,8 @@ const JournalLive = Layer.mergeAll(Journal.layer, Versions.layer, RunEvents.laye
 export const kernelLive = <A, E, R>(hooks: Layer.Layer<RunEndHooks | A, E, R>) =>
   Layer.mergeAll(RunEntityLive, RecoveryLive, ClusterWatchLive).pipe(
     Layer.provideMerge(Layer.unwrapEffect(
-      Effect.map(ExtraNodeTypes, (extra) => NodeRegistry.layer<AgentRunner | Mailer | ManagedSchedules | NudgeCards | MailIntegrations | TicketDesk>([...BuiltinNodes, ...extra]))
+      Effect.map(ExtraNodeTypes, (extra) =>
+        NodeRegistry.layer<AgentRunner | Mailer | ManagedSchedules | NudgeCards | MailIntegrations | TicketDesk>([...BuiltinNodes, ...extra]))
     )),
     Layer.provideMerge(hooks),
     Layer.provideMerge(AgentsLive),

@@ -1,15 +1,15 @@
-import { nodeDuration } from "../../otel/Metrics.js"
-import { randomUUID } from "node:crypto"
 import { Effect, Either, Metric, Option } from "effect"
-import type { DagNode } from "../../schemas/Dag.js"
+import { randomUUID } from "node:crypto"
+import { nodeDuration } from "../../otel/Metrics.js"
 import { RUN_ID, runRootSpan } from "../../otel/RunTraceIds.js"
+import type { DagNode } from "../../schemas/Dag.js"
+import type { RunEventType } from "../../schemas/RunLifecycle.js"
 import type { RunContext } from "../dag/Context.js"
 import type { TokenUsage } from "../models/ChatModel.js"
 import { type NodeExecution, NodeFailure, type NodeImplementation, NodeRegistry } from "../nodes/NodeType.js"
 import { Batch, type EventWrite } from "./Batch.js"
 import type { Committed } from "./Journal.js"
 import type { RunState } from "./RunState.js"
-import type { RunEventType } from "../../schemas/RunLifecycle.js"
 
 /** What a node's turn came to; its writes are committed by the loop (with the run's end when it is the last). */
 export type Outcome =
@@ -62,7 +62,7 @@ const gate = (node: DagNode, env: NodeEnv): Outcome | "pass" => {
   const response: { readonly approved?: unknown } | null = request.status === "completed" ? request.response ?? null : null
   state.nodesContext[node.id] = { ...state.nodesContext[node.id], hitl: response }
   const approved = request.status === "completed" &&
-    (hitl.type !== "approval" || (response)?.approved === true)
+    (hitl.type !== "approval" || response?.approved === true)
   if (approved) return "pass"
   const batch = new Batch()
   batch.step(state.closedStep(node, "skipped"))

@@ -26,8 +26,12 @@ export class RunPlacement extends Effect.Service<RunPlacement>()("RunPlacement",
     /** How many runners own shards now; undefined where this process runs runs itself. */
     const runners: Effect.Effect<number | undefined, SqlError.SqlError> = local ? Effect.succeed(undefined) : lookup
     /** Dies with NoRunners when nobody would run a run created now. */
-    const check = local ? Effect.void : Effect.flatMap(Effect.orDie(cached), (n) =>
-      n > 0 ? Effect.void : Effect.die(new NoRunners({ retryAfterSeconds: Math.max(1, Math.ceil(runnerLeaseSeconds / 3)) })))
+    const check = local ?
+      Effect.void :
+      Effect.flatMap(
+        Effect.orDie(cached),
+        (n) => n > 0 ? Effect.void : Effect.die(new NoRunners({ retryAfterSeconds: Math.max(1, Math.ceil(runnerLeaseSeconds / 3)) }))
+      )
     return { runners, check }
   })
 }) {}

@@ -9,5 +9,8 @@ export class RunnableWorkflows extends Context.Tag("RunnableWorkflows")<Runnable
   /** The AI Employee's name and live version in this tenant, when it is published and not archived. */
   readonly active: (tenantId: string, workflowId: string) => Effect.Effect<{ readonly name: string; readonly version: number } | undefined>
   /** A version's DAG and the configuration captured with it (a draft: the AI Employee's current one, not `fixed`). */
-  readonly version: (workflowId: string, number: number) => Effect.Effect<{ readonly dag: unknown; readonly config: unknown; readonly fixed: boolean } | undefined>
+  readonly version: (
+    workflowId: string,
+    number: number
+  ) => Effect.Effect<{ readonly dag: unknown; readonly config: unknown; readonly fixed: boolean } | undefined>
 }>() {}

@@ -1,8 +1,8 @@
 import { Context, Effect, Layer } from "effect"
 import type { DagNode } from "../../schemas/Dag.js"
+import type { RunEventType } from "../../schemas/RunLifecycle.js"
 import type { RunContext } from "../dag/Context.js"
 import type { RunRecord } from "./RunRecord.js"
-import type { RunEventType } from "../../schemas/RunLifecycle.js"
 
 /** How a run ended, with what a follower needs to make sense of it. */
 export interface RunEnding {

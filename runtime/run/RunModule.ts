@@ -1,17 +1,17 @@
-import { randomUUID } from "node:crypto"
-import { RunPlacement } from "./Placement.js"
-import { runRootSpan } from "../../otel/RunTraceIds.js"
-import { derivedUuid } from "../../platform/DerivedId.js"
-import { PreparedSql } from "../../platform/PreparedSql.js"
 import { Sharding } from "@effect/cluster"
 import { SqlClient } from "@effect/sql"
 import { Context, Effect, Layer, Option } from "effect"
+import { randomUUID } from "node:crypto"
+import { runRootSpan } from "../../otel/RunTraceIds.js"
+import { derivedUuid } from "../../platform/DerivedId.js"
+import { PreparedSql } from "../../platform/PreparedSql.js"
 import type { DagNode } from "../../schemas/Dag.js"
-import { badRequest, type BadRequest, conflict, type Conflict } from "../../schemas/Errors.js"
+import { type BadRequest, badRequest, type Conflict, conflict } from "../../schemas/Errors.js"
+import { finalEventOf, type RunStatus } from "../../schemas/RunLifecycle.js"
 import { checkJsonSchema } from "../dag/JsonSchema.js"
+import { RunPlacement } from "./Placement.js"
 import { RunnableWorkflows } from "./Ports.js"
 import { type CancelResult, RunEntity } from "./RunEntity.js"
-import { finalEventOf, type RunStatus } from "../../schemas/RunLifecycle.js"
 import type { RunRecord } from "./RunRecord.js"
 import { Versions } from "./Versions.js"
 
@@ -259,17 +259,29 @@ export class RunModule extends Context.Tag("RunModule")<RunModule, {
             ),
         outcome: (runId) =>
           Effect.gen(function*() {
-            const [run] = yield* sql<{ workflow_id: string; version: number; status: RunStatus; error: string | null; named_outputs: Record<string, unknown> | null }>`
+            const [run] = yield* sql<
+              { workflow_id: string; version: number; status: RunStatus; error: string | null; named_outputs: Record<string, unknown> | null }
+            >`
               SELECT workflow_id, version, status, error, named_outputs FROM runs WHERE id = ${runId}`
             if (run === undefined) return Option.none()
-            const steps = yield* sql<{ node_id: string; output: unknown; token_usage: Record<string, { prompt_tokens: number; completion_tokens: number; total_tokens: number }> | null }>`
+            const steps = yield* sql<
+              {
+                node_id: string
+                output: unknown
+                token_usage: Record<string, { prompt_tokens: number; completion_tokens: number; total_tokens: number }> | null
+              }
+            >`
               SELECT node_id, output, token_usage FROM run_steps
               WHERE run_id = ${runId} AND status = 'completed' ORDER BY finished_at, position`
             const usage: Record<string, { prompt_tokens: number; completion_tokens: number; total_tokens: number }> = {}
             for (const step of steps) {
               for (const [model, u] of Object.entries(step.token_usage ?? {})) {
                 const t = usage[model] ?? { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 }
-                usage[model] = { prompt_tokens: t.prompt_tokens + u.prompt_tokens, completion_tokens: t.completion_tokens + u.completion_tokens, total_tokens: t.total_tokens + u.total_tokens }
+                usage[model] = {
+                  prompt_tokens: t.prompt_tokens + u.prompt_tokens,
+                  completion_tokens: t.completion_tokens + u.completion_tokens,
+                  total_tokens: t.total_tokens + u.total_tokens
+                }
               }
             }
             const version = yield* versions.get(run.workflow_id, run.version)

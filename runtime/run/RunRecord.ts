@@ -20,7 +20,16 @@ export const RunRecord = Schema.Struct({
   error: Schema.NullOr(Schema.String),
   /** Who started the run (a trigger started by nobody: null). */
   created_by: Schema.optionalWith(Schema.NullOr(Schema.String), { default: () => null }),
-  search_overrides: Schema.optionalWith(Schema.NullOr(Schema.Struct({ top_k: Schema.optional(Schema.Number), min_score: Schema.optional(Schema.Number), knowledge_base_ids: Schema.optional(Schema.Array(Schema.String)) })), { default: () => null })
+  search_overrides: Schema.optionalWith(
+    Schema.NullOr(
+      Schema.Struct({
+        top_k: Schema.optional(Schema.Number),
+        min_score: Schema.optional(Schema.Number),
+        knowledge_base_ids: Schema.optional(Schema.Array(Schema.String))
+      })
+    ),
+    { default: () => null }
+  )
 })
 export type RunRecord = typeof RunRecord.Type
 

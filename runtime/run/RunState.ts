@@ -1,10 +1,10 @@
 import { randomUUID } from "node:crypto"
+import { asRecord } from "../../schemas/Records.js"
+import type { RunStatus } from "../../schemas/RunLifecycle.js"
 import type { RunContext } from "../dag/Context.js"
 import type { NodeState } from "../dag/Plan.js"
-import type { RunStatus } from "../../schemas/RunLifecycle.js"
 import { Batch, type StepWrite } from "./Batch.js"
 import type { ChildState, HitlState, Journaled, RunRecord, WaitState } from "./RunRecord.js"
-import { asRecord } from "../../schemas/Records.js"
 import type { RunnableVersion } from "./Versions.js"
 
 export type KernelNodeState = NodeState | "waiting"
@@ -95,7 +95,11 @@ export class RunState {
   }
 
   /** The journal row of a step that ends without running on: skipped, or cancelled in flight. */
-  closedStep(node: { readonly id: string; readonly type: string; readonly name?: string | undefined }, status: "skipped" | "cancelled", error?: string): StepWrite {
+  closedStep(
+    node: { readonly id: string; readonly type: string; readonly name?: string | undefined },
+    status: "skipped" | "cancelled",
+    error?: string
+  ): StepWrite {
     return {
       id: this.stepIdOf(node.id),
       node_id: node.id,

@@ -1,7 +1,7 @@
 import { Context, Effect, Either, Layer, ParseResult, Schema } from "effect"
 import { type DagNode, DagNode as DagNodeSchema, type Edge, Edge as EdgeSchema } from "../../schemas/Dag.js"
-import { defaultWorkflowConfig, type WorkflowConfig } from "../../schemas/Workflow.js"
 import { asRecord } from "../../schemas/Records.js"
+import { defaultWorkflowConfig, type WorkflowConfig } from "../../schemas/Workflow.js"
 import { RunnableWorkflows } from "./Ports.js"
 
 /** A version as the interpreter runs it: decoded once, kept while it is used. */

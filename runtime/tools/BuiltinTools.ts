@@ -1,7 +1,7 @@
 import { Effect } from "effect"
 import { Mailer } from "../../platform/Mailer.js"
 import { KnowledgeSearch } from "../agents/KnowledgeSearch.js"
-import { ToolFailure, type ToolInvocation, type ToolSpec, toolSource } from "./Tools.js"
+import { ToolFailure, type ToolInvocation, toolSource, type ToolSpec } from "./Tools.js"
 
 const knowledgeSearch: ToolSpec = {
   id: "builtin.knowledge_search",

@@ -1,17 +1,17 @@
-import { randomUUID } from "node:crypto"
-import type { WorkflowId } from "../../schemas/Ids.js"
 import { Effect, Option } from "effect"
-import { notFound, Unprocessable, unprocessable } from "../../schemas/Errors.js"
-import type { PageParams } from "../../schemas/Pagination.js"
-import { pageOf } from "../../schemas/Pagination.js"
-import type { Principal } from "../../schemas/Principal.js"
-import type { WorkflowConfig } from "../../schemas/Workflow.js"
-import { defaultWorkflowConfig } from "../../schemas/Workflow.js"
+import { randomUUID } from "node:crypto"
 import { type AgentConfig, AgentRunner } from "../../runtime/agents/AgentRunner.js"
 import { type AgentType, agentTypeContracts, AgentTypes, agentTypeVersions, lookupAgentType } from "../../runtime/agents/Catalog.js"
 import { agentPresets, presetProblem } from "../../runtime/agents/Presets.js"
 import { checkJsonSchema } from "../../runtime/dag/JsonSchema.js"
 import { requireBuilder, requireReader } from "../../schemas/Authorization.js"
+import { notFound, Unprocessable, unprocessable } from "../../schemas/Errors.js"
+import type { WorkflowId } from "../../schemas/Ids.js"
+import type { PageParams } from "../../schemas/Pagination.js"
+import { pageOf } from "../../schemas/Pagination.js"
+import type { Principal } from "../../schemas/Principal.js"
+import type { WorkflowConfig } from "../../schemas/Workflow.js"
+import { defaultWorkflowConfig } from "../../schemas/Workflow.js"
 import { AiEmployees } from "../ports/AiEmployees.js"
 import { AgentsRepo, type DefinitionRow, toExecution } from "./AgentsRepo.js"
 import { FilesRepo } from "./FilesRepo.js"
@@ -81,7 +81,10 @@ export class Agents extends Effect.Service<Agents>()("Agents", {
     }
 
     /** A definition's type must exist and its type_config must fit the type. */
-    const checkDefinition = (d: { agent_type: string; type_config: Record<string, unknown>; preset?: string | undefined }, existingPreset: string | null = null) =>
+    const checkDefinition = (
+      d: { agent_type: string; type_config: Record<string, unknown>; preset?: string | undefined },
+      existingPreset: string | null = null
+    ) =>
       Effect.gen(function*() {
         if (!isAgentType(d.agent_type)) {
           return yield* unprocessable("AGENT_TYPE_UNKNOWN", `Unknown agent type '${d.agent_type}'`)
@@ -226,6 +229,19 @@ export class Agents extends Effect.Service<Agents>()("Agents", {
         Effect.flatMap(Option.match({ onNone: () => Effect.fail(notFound("File")), onSome: Effect.succeed }))
       )
 
-    return { types, typeVersion, presets, file, createDefinition, definition, replaceDefinition, deleteDefinition, listDefinitions, testExecute, executions, execution }
+    return {
+      types,
+      typeVersion,
+      presets,
+      file,
+      createDefinition,
+      definition,
+      replaceDefinition,
+      deleteDefinition,
+      listDefinitions,
+      testExecute,
+      executions,
+      execution
+    }
   })
 }) {}

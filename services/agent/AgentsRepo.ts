@@ -1,10 +1,10 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
 import { decodeRows, JsonObject, Timestamp } from "../../platform/Rows.js"
-import { ModelUsage } from "../../schemas/Run.js"
 import type { PageParams } from "../../schemas/Pagination.js"
 import { pageOffset } from "../../schemas/Pagination.js"
 import type { Principal } from "../../schemas/Principal.js"
+import { ModelUsage } from "../../schemas/Run.js"
 
 export const DefinitionRow = Schema.Struct({
   id: Schema.String,
@@ -64,9 +64,9 @@ export class AgentsRepo extends Effect.Service<AgentsRepo>()("AgentsRepo", {
 
     return {
       insertDefinition: (scope: Principal, id: string, d: DefinitionInput) =>
-        sql`INSERT INTO agent_definitions ${
-          sql.insert({ ...json(d), id, tenant_id: scope.tenantId, created_by: scope.userId })
-        } RETURNING *`.pipe(definitionRows).pipe(Effect.map((rows) => rows[0]), Effect.orDie),
+        sql`INSERT INTO agent_definitions ${sql.insert({ ...json(d), id, tenant_id: scope.tenantId, created_by: scope.userId })} RETURNING *`.pipe(
+          definitionRows
+        ).pipe(Effect.map((rows) => rows[0]), Effect.orDie),
       getDefinition: (scope: Principal, id: string) =>
         sql`SELECT * FROM agent_definitions WHERE tenant_id = ${scope.tenantId} AND id = ${id}`.pipe(definitionRows).pipe(
           Effect.map((rows) => Option.fromNullable(rows[0])),
@@ -84,7 +84,10 @@ export class AgentsRepo extends Effect.Service<AgentsRepo>()("AgentsRepo", {
           Effect.orDie
         ),
       listDefinitions: (scope: Principal, params: PageParams) => page<DefinitionRow>("agent_definitions", scope, params),
-      startExecution: (scope: Principal, e: { id: string; agent_type: string; agent_config: unknown; inputs: unknown; is_dry_run: boolean; workflow_id: string | null }) =>
+      startExecution: (
+        scope: Principal,
+        e: { id: string; agent_type: string; agent_config: unknown; inputs: unknown; is_dry_run: boolean; workflow_id: string | null }
+      ) =>
         sql`INSERT INTO test_executions ${
           sql.insert({
             ...e,

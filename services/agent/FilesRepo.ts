@@ -1,6 +1,6 @@
-import { randomUUID } from "node:crypto"
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer, Option, Schema } from "effect"
+import { randomUUID } from "node:crypto"
 import { decodeRows, Timestamp } from "../../platform/Rows.js"
 import { GeneratedFiles } from "../../runtime/agents/RuleReport.js"
 

@@ -1,15 +1,15 @@
-import { randomUUID } from "node:crypto"
 import { Effect, Option } from "effect"
+import { randomUUID } from "node:crypto"
+import { Audit } from "../../platform/Audit.js"
 import type { OperationScope, ResourceScope } from "../../schemas/Auth.js"
+import { requireAccess, requireJwt, requireRole, TENANT_ADMINS } from "../../schemas/Authorization.js"
 import { badRequest, notFound } from "../../schemas/Errors.js"
 import type { ApiKeyId } from "../../schemas/Ids.js"
 import type { PageParams } from "../../schemas/Pagination.js"
 import { pageOf } from "../../schemas/Pagination.js"
 import type { Principal } from "../../schemas/Principal.js"
-import { Audit } from "../../platform/Audit.js"
-import { ApiKeysRepo, toApiKey } from "./ApiKeysRepo.js"
 import { generateApiKey } from "./ApiKeySecret.js"
-import { requireAccess, requireJwt, requireRole, TENANT_ADMINS } from "../../schemas/Authorization.js"
+import { ApiKeysRepo, toApiKey } from "./ApiKeysRepo.js"
 
 /** Keys belong to their tenant; a member manages their own, tenant admins manage all. */
 export class ApiKeys extends Effect.Service<ApiKeys>()("ApiKeys", {

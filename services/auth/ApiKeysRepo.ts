@@ -127,9 +127,7 @@ export class ApiKeysRepo extends Effect.Service<ApiKeysRepo>()("ApiKeysRepo", {
     const byHash = (hash: string) =>
       prepared.query(BY_HASH, [hash]).pipe(
         Effect.flatMap((rows) => Effect.zip(apiKeyRows(Effect.succeed(rows)), ownerRows(Effect.succeed(rows)))),
-        Effect.map(([keys, owners]) =>
-          keys[0] === undefined ? Option.none() : Option.some({ key: keys[0], owner: owners[0]?.owner ?? null })
-        ),
+        Effect.map(([keys, owners]) => keys[0] === undefined ? Option.none() : Option.some({ key: keys[0], owner: owners[0]?.owner ?? null })),
         Effect.orDie
       )
 

@@ -1,8 +1,8 @@
 import { Layer } from "effect"
+import { Audit } from "../../platform/Audit.js"
+import { AppConfig } from "../../platform/Config.js"
 import { isolated } from "../../platform/Isolated.js"
 import { Authentication } from "../../schemas/Security.js"
-import { AppConfig } from "../../platform/Config.js"
-import { Audit } from "../../platform/Audit.js"
 import { ApiKeys } from "./ApiKeys.js"
 import { ApiKeysRepo } from "./ApiKeysRepo.js"
 import { Begin } from "./Begin.js"
@@ -39,5 +39,16 @@ export const AuthLive = Layer.mergeAll(SecondFactor.Default, Directory.Default, 
 
 export const AuthHttpLive = isolated(
   Layer.mergeAll(AuthPublicHttp, AuthMeHttp, ApiKeysHttp, TenantsHttp, UsersHttp, GroupsHttp, AuditHttp),
-  Authentication, AppConfig, Audit, ApiKeys, Sessions, Sso, SsoConfigs, SsoDomains, Begin, Directory, Groups, SecondFactor
+  Authentication,
+  AppConfig,
+  Audit,
+  ApiKeys,
+  Sessions,
+  Sso,
+  SsoConfigs,
+  SsoDomains,
+  Begin,
+  Directory,
+  Groups,
+  SecondFactor
 )

@@ -3,10 +3,10 @@ import type { OperationScope, ResourceScope } from "../../schemas/Auth.js"
 import type { Forbidden, Unauthorized } from "../../schemas/Errors.js"
 import { forbidden, unauthorized } from "../../schemas/Errors.js"
 import type { Principal } from "../../schemas/Principal.js"
-import { ApiKeysRepo } from "./ApiKeysRepo.js"
-import { hashApiKey } from "./ApiKeySecret.js"
-import { Sessions } from "./Sessions.js"
 import { defaultTenantSettings } from "../../schemas/Tenant.js"
+import { hashApiKey } from "./ApiKeySecret.js"
+import { ApiKeysRepo } from "./ApiKeysRepo.js"
+import { Sessions } from "./Sessions.js"
 import { settingsOf } from "./UsersRepo.js"
 
 export interface CredentialInput {

@@ -1,16 +1,16 @@
-import { randomUUID } from "node:crypto"
 import { Effect, Option } from "effect"
-import type { PageParams } from "../../schemas/Pagination.js"
-import { pageOf } from "../../schemas/Pagination.js"
+import { randomUUID } from "node:crypto"
+import { Audit } from "../../platform/Audit.js"
+import { requireCanGrant, requireEnvAdmin, requireRole, TENANT_ADMINS, USER_ADMINS } from "../../schemas/Authorization.js"
 import { conflict, forbidden, notFound } from "../../schemas/Errors.js"
 import type { TenantId, UserId } from "../../schemas/Ids.js"
+import type { PageParams } from "../../schemas/Pagination.js"
+import { pageOf } from "../../schemas/Pagination.js"
 import type { Principal } from "../../schemas/Principal.js"
 import type { Role } from "../../schemas/Roles.js"
 import { isAtLeast } from "../../schemas/Roles.js"
 import type { TenantSettings } from "../../schemas/Tenant.js"
-import { Audit } from "../../platform/Audit.js"
 import { hashPassword } from "./Passwords.js"
-import { requireCanGrant, requireEnvAdmin, requireRole, TENANT_ADMINS, USER_ADMINS } from "../../schemas/Authorization.js"
 import { TenantsRepo } from "./TenantsRepo.js"
 import { UsersRepo } from "./UsersRepo.js"
 
@@ -145,10 +145,10 @@ export class Directory extends Effect.Service<Directory>()("Directory", {
           totp_enabled: principal.profile.totp_enabled
         })
         : users.member(principal, principal.userId).pipe(
-        Effect.flatMap(Effect.orDieWith(() => "member vanished")),
-        Effect.zip(users.byId(principal.userId).pipe(Effect.flatMap(Effect.orDieWith(() => "user vanished")))),
-        Effect.map(([user, row]) => ({ user, auth_method: principal.authMethod, totp_enabled: row.totp_enabled }))
-      )
+          Effect.flatMap(Effect.orDieWith(() => "member vanished")),
+          Effect.zip(users.byId(principal.userId).pipe(Effect.flatMap(Effect.orDieWith(() => "user vanished")))),
+          Effect.map(([user, row]) => ({ user, auth_method: principal.authMethod, totp_enabled: row.totp_enabled }))
+        )
 
     const myTenants = (principal: Principal) =>
       users.memberships(principal.userId).pipe(

@@ -1,14 +1,14 @@
-import { randomUUID } from "node:crypto"
 import { Effect, Option } from "effect"
+import { randomUUID } from "node:crypto"
+import { Audit } from "../../platform/Audit.js"
+import { GROUP_ADMINS, requireAccess, requireRole } from "../../schemas/Authorization.js"
 import type { Forbidden } from "../../schemas/Errors.js"
 import { conflict, NotFound, notFound, unprocessable } from "../../schemas/Errors.js"
 import type { GroupId, UserId } from "../../schemas/Ids.js"
 import type { PageParams } from "../../schemas/Pagination.js"
 import { pageOf } from "../../schemas/Pagination.js"
 import type { Principal } from "../../schemas/Principal.js"
-import { Audit } from "../../platform/Audit.js"
 import { type GroupRow, GroupsRepo } from "./GroupsRepo.js"
-import { GROUP_ADMINS, requireAccess, requireRole } from "../../schemas/Authorization.js"
 import { UsersRepo } from "./UsersRepo.js"
 
 /** User groups, nested; visible only when the tenant flag `user_groups_enabled` is on. */

@@ -64,8 +64,7 @@ export class GroupsRepo extends Effect.Service<GroupsRepo>()("GroupsRepo", {
           parent_group_id = ${patch.parent_group_id === undefined ? sql`parent_group_id` : patch.parent_group_id}
         WHERE tenant_id = ${scope.tenantId} AND id = ${id}`.pipe(
         Effect.zipRight(get(scope, id)),
-        Effect.catchTag("SqlError", (e) =>
-          (e.cause as { code?: string } | undefined)?.code === "23505" ? Effect.succeed("name_taken" as const) : Effect.die(e))
+        Effect.catchTag("SqlError", (e) => (e.cause as { code?: string } | undefined)?.code === "23505" ? Effect.succeed("name_taken" as const) : Effect.die(e))
       )
 
     /** Ids of `id` and every group above it. */
@@ -95,9 +94,7 @@ export class GroupsRepo extends Effect.Service<GroupsRepo>()("GroupsRepo", {
 
     const upsertMember = (scope: Principal, groupId: string, userId: string, isAdmin: boolean) =>
       sql`WITH up AS (
-          INSERT INTO group_members ${
-        sql.insert({ group_id: groupId, user_id: userId, tenant_id: scope.tenantId, is_group_admin: isAdmin })
-      }
+          INSERT INTO group_members ${sql.insert({ group_id: groupId, user_id: userId, tenant_id: scope.tenantId, is_group_admin: isAdmin })}
           ON CONFLICT (group_id, user_id) DO UPDATE SET is_group_admin = EXCLUDED.is_group_admin
           RETURNING *)
         SELECT up.group_id, up.user_id, u.email, u.name, up.is_group_admin, up.created_at

@@ -1,5 +1,5 @@
-import { randomBytes, scrypt, timingSafeEqual } from "node:crypto"
 import { Effect } from "effect"
+import { randomBytes, scrypt, timingSafeEqual } from "node:crypto"
 
 /**
  * scrypt (memory-hard, in Node's own crypto) at N=2^15, r=8, p=3: one of the settings OWASP's

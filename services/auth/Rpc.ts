@@ -1,6 +1,6 @@
+import { Effect } from "effect"
 import { AuthRpcs } from "../../schemas/rpc/AuthRpcs.js"
 import { Credentials } from "./Credentials.js"
-import { Effect } from "effect"
 
 export const AuthRpcHandlers = AuthRpcs.toLayer(
   Effect.gen(function*() {

@@ -1,11 +1,11 @@
-import { createHash, randomInt, randomUUID } from "node:crypto"
 import { SqlClient } from "@effect/sql"
 import { Effect, Option } from "effect"
-import { badRequest, conflict, unauthorized } from "../../schemas/Errors.js"
-import type { Principal } from "../../schemas/Principal.js"
+import { createHash, randomInt, randomUUID } from "node:crypto"
 import { CredentialsCipher } from "../../platform/CredentialsCipher.js"
 import { Mailer } from "../../platform/Mailer.js"
 import { RateLimiter } from "../../platform/RateLimiter.js"
+import { badRequest, conflict, unauthorized } from "../../schemas/Errors.js"
+import type { Principal } from "../../schemas/Principal.js"
 import { Sessions } from "./Sessions.js"
 import { SignInThrottle, throttled, WINDOW_SECONDS as LOGIN_WINDOW_SECONDS } from "./SignInThrottle.js"
 import { matchTotp, newTotpSecret, totpUri } from "./Totp.js"
@@ -99,8 +99,7 @@ export class SecondFactor extends Effect.Service<SecondFactor>()("SecondFactor",
         return step !== undefined && (yield* users.consumeTotpStep(user.id, step))
       })
 
-    const enrollForPartial = (partialToken: string) =>
-      sessions.resolve(partialToken, "partial").pipe(Effect.flatMap(({ user }) => startEnrollment(user)))
+    const enrollForPartial = (partialToken: string) => sessions.resolve(partialToken, "partial").pipe(Effect.flatMap(({ user }) => startEnrollment(user)))
 
     const verifyTotp = (partialToken: string, code: string) =>
       Effect.gen(function*() {

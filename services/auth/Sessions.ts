@@ -1,14 +1,14 @@
 import { Effect, Option } from "effect"
-import type { LoginResponse, LoginResult } from "../../schemas/Auth.js"
-import type { Principal } from "../../schemas/Principal.js"
-import { unauthorized } from "../../schemas/Errors.js"
 import { Audit } from "../../platform/Audit.js"
+import type { LoginResponse, LoginResult } from "../../schemas/Auth.js"
+import { unauthorized } from "../../schemas/Errors.js"
+import type { Principal } from "../../schemas/Principal.js"
 import { DUMMY_HASH, verifyPassword } from "./Passwords.js"
+import { SignInThrottle } from "./SignInThrottle.js"
 import type { TokenType } from "./Tokens.js"
 import { Tokens } from "./Tokens.js"
 import type { MembershipRow, UserRow } from "./UsersRepo.js"
 import { settingsOf, UsersRepo } from "./UsersRepo.js"
-import { SignInThrottle } from "./SignInThrottle.js"
 
 export { throttled, WINDOW_SECONDS as LOGIN_WINDOW_SECONDS } from "./SignInThrottle.js"
 

@@ -1,7 +1,7 @@
 import { Effect } from "effect"
-import { TooManyRequests } from "../../schemas/Errors.js"
 import { RateLimiter } from "../../platform/RateLimiter.js"
 import { CurrentClientAddress } from "../../platform/RequestContext.js"
+import { TooManyRequests } from "../../schemas/Errors.js"
 
 /** Failed sign-ins one client may make against one account in a window before 429. */
 export const PAIR_FAILURE_LIMIT = 5

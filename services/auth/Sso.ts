@@ -1,10 +1,10 @@
-import { randomUUID } from "node:crypto"
 import { SqlClient } from "@effect/sql"
 import { Effect, Option } from "effect"
+import { randomUUID } from "node:crypto"
 import * as oidc from "openid-client"
+import { Audit } from "../../platform/Audit.js"
 import { forbidden, notFound, unauthorized } from "../../schemas/Errors.js"
 import type { TenantId } from "../../schemas/Ids.js"
-import { Audit } from "../../platform/Audit.js"
 import { Sessions } from "./Sessions.js"
 import { SsoClients } from "./SsoClients.js"
 import { SsoConfigs } from "./SsoConfigs.js"
@@ -113,7 +113,13 @@ export class Sso extends Effect.Service<Sso>()("Sso", {
           return yield* unauthorized("The identity provider returned no verified email", "SSO_NO_EMAIL")
         }
         if (!(yield* domains.holds(st.tenant_id, email))) {
-          yield* audit.record(undefined, { tenantId: st.tenant_id, action: "auth.sso_refused", resourceType: "tenant", resourceId: st.tenant_id, details: { email } })
+          yield* audit.record(undefined, {
+            tenantId: st.tenant_id,
+            action: "auth.sso_refused",
+            resourceType: "tenant",
+            resourceId: st.tenant_id,
+            details: { email }
+          })
           return yield* unauthorized("The identity provider may only sign in addresses of this workspace's approved domains", "SSO_REFUSED")
         }
         let user = yield* users.byEmail(email)

@@ -1,9 +1,9 @@
 import { Effect } from "effect"
 import * as oidc from "openid-client"
 import { fetch as undiciFetch } from "undici"
+import { CredentialsCipher } from "../../platform/CredentialsCipher.js"
 import { cappedResponse } from "../../platform/outbound/CappedJson.js"
 import { OutboundGuard } from "../../platform/outbound/OutboundGuard.js"
-import { CredentialsCipher } from "../../platform/CredentialsCipher.js"
 import { unauthorized } from "../../schemas/Errors.js"
 
 /** What an identity provider may answer (discovery, keys, tokens, userinfo): a few kilobytes. */

@@ -86,7 +86,13 @@ export class SsoDomains extends Effect.Service<SsoDomains>()("SsoDomains", {
           Effect.catchTag("SqlError", (e) => isUniqueViolation(e) ? Effect.fail(claimed(domain)) : Effect.die(e))
         )
         if (row === undefined) return yield* notFound("Domain claim")
-        yield* audit.record(principal, { tenantId, action: `sso.domain_${status}`, resourceType: "tenant", resourceId: tenantId, details: { domain: row.domain } })
+        yield* audit.record(principal, {
+          tenantId,
+          action: `sso.domain_${status}`,
+          resourceType: "tenant",
+          resourceId: tenantId,
+          details: { domain: row.domain }
+        })
         return row
       }).pipe(Effect.withSpan("SsoDomains.decide"))
 

@@ -4,8 +4,7 @@ const ISSUER = "Builder Platform"
 
 export const newTotpSecret = () => new Secret({ size: 20 }).base32
 
-const totp = (secret: string, label: string) =>
-  new TOTP({ issuer: ISSUER, label, algorithm: "SHA1", digits: 6, period: 30, secret: Secret.fromBase32(secret) })
+const totp = (secret: string, label: string) => new TOTP({ issuer: ISSUER, label, algorithm: "SHA1", digits: 6, period: 30, secret: Secret.fromBase32(secret) })
 
 export const totpUri = (secret: string, email: string) => totp(secret, email).toString()
 

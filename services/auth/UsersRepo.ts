@@ -63,11 +63,9 @@ export class UsersRepo extends Effect.Service<UsersRepo>()("UsersRepo", {
     const prepared = yield* PreparedSql
     const first = <A>(rows: ReadonlyArray<A>) => Option.fromNullable(rows[0])
 
-    const byEmail = (email: string) =>
-      sql`SELECT * FROM users WHERE lower(email) = lower(${email})`.pipe(userRows).pipe(Effect.map(first), Effect.orDie)
+    const byEmail = (email: string) => sql`SELECT * FROM users WHERE lower(email) = lower(${email})`.pipe(userRows).pipe(Effect.map(first), Effect.orDie)
 
-    const byId = (id: string) =>
-      sql`SELECT * FROM users WHERE id = ${id}`.pipe(userRows).pipe(Effect.map(first), Effect.orDie)
+    const byId = (id: string) => sql`SELECT * FROM users WHERE id = ${id}`.pipe(userRows).pipe(Effect.map(first), Effect.orDie)
 
     const insertUser = (user: { id: string; email: string; name: string; password_hash: string | null }) =>
       sql`INSERT INTO users ${sql.insert(user)}

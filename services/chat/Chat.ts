@@ -1,13 +1,13 @@
 import { Effect, Option } from "effect"
 import type { Schema } from "effect"
+import { Audit } from "../../platform/Audit.js"
+import { checkJsonSchema } from "../../runtime/dag/JsonSchema.js"
+import { requireReader } from "../../schemas/Authorization.js"
 import type * as C from "../../schemas/Chat.js"
 import { badRequest, notFound, unprocessable } from "../../schemas/Errors.js"
 import type { ChatSessionId, WorkflowId } from "../../schemas/Ids.js"
-import type { Principal } from "../../schemas/Principal.js"
 import { pageOf, pageOffset } from "../../schemas/Pagination.js"
-import { checkJsonSchema } from "../../runtime/dag/JsonSchema.js"
-import { Audit } from "../../platform/Audit.js"
-import { requireReader } from "../../schemas/Authorization.js"
+import type { Principal } from "../../schemas/Principal.js"
 import { AiEmployees } from "../ports/AiEmployees.js"
 import { People } from "../ports/People.js"
 import { RunAccess } from "../ports/RunAccess.js"
@@ -88,8 +88,7 @@ export class Chat extends Effect.Service<Chat>()("Chat", {
         return toSession(yield* Option.match(row, { onNone: () => Effect.fail(notFound("Chat session")), onSome: Effect.succeed }))
       })
 
-    const deleteSession = (p: Principal, id: ChatSessionId) =>
-      session(p, id).pipe(Effect.zipRight(sessions.softDelete(p.tenantId, id)))
+    const deleteSession = (p: Principal, id: ChatSessionId) => session(p, id).pipe(Effect.zipRight(sessions.softDelete(p.tenantId, id)))
 
     /** Per-turn identity: the caller's user_context, or the impersonated user's identity over it. */
     const turnContext = (p: Principal, body: SendMessage) =>

@@ -1,6 +1,6 @@
+import type { RunContext } from "../../runtime/dag/Context.js"
 import type { DagNode } from "../../schemas/Dag.js"
 import { asRecord } from "../../schemas/Records.js"
-import type { RunContext } from "../../runtime/dag/Context.js"
 
 export interface ChatSource {
   readonly document_id: string
@@ -24,8 +24,7 @@ export interface ChatReply {
 
 const REPLY_TYPES = ["respond", "search_respond"]
 
-const asText = (u: unknown): string | undefined =>
-  typeof u === "string" ? u : u === undefined || u === null ? undefined : JSON.stringify(u)
+const asText = (u: unknown): string | undefined => typeof u === "string" ? u : u === undefined || u === null ? undefined : JSON.stringify(u)
 
 const parseMaybe = (u: unknown): unknown => {
   if (typeof u !== "string") return u

@@ -1,15 +1,15 @@
-import { createHmac } from "node:crypto"
 import { Effect, Option, Redacted } from "effect"
 import type { Schema } from "effect"
+import { createHmac } from "node:crypto"
+import { LocalSecrets } from "../../platform/LocalSecrets.js"
 import type * as C from "../../schemas/Chat.js"
 import { unprocessable } from "../../schemas/Errors.js"
-import type { Principal } from "../../schemas/Principal.js"
-import { LocalSecrets } from "../../platform/LocalSecrets.js"
-import { People } from "../ports/People.js"
-import { requireApiKey, requireImpersonationFlag } from "./ChatPolicy.js"
-import { Chat } from "./Chat.js"
-import { SessionsRepo } from "./SessionsRepo.js"
 import type { TenantId } from "../../schemas/Ids.js"
+import type { Principal } from "../../schemas/Principal.js"
+import { People } from "../ports/People.js"
+import { Chat } from "./Chat.js"
+import { requireApiKey, requireImpersonationFlag } from "./ChatPolicy.js"
+import { SessionsRepo } from "./SessionsRepo.js"
 import { TurnIntake } from "./TurnIntake.js"
 
 /**
@@ -31,7 +31,9 @@ export class ExternalChat extends Effect.Service<ExternalChat>()("ExternalChat",
       Effect.gen(function*() {
         yield* requireApiKey(p)
         if (body.user_context_override !== undefined) yield* requireImpersonationFlag(p)
-        const user = yield* users.principalOf(body.bearer_token).pipe(Effect.mapError(() => unprocessable("INVALID_BEARER_TOKEN", "bearer_token is not a valid access token")))
+        const user = yield* users.principalOf(body.bearer_token).pipe(
+          Effect.mapError(() => unprocessable("INVALID_BEARER_TOKEN", "bearer_token is not a valid access token"))
+        )
         if (user.tenantId !== p.tenantId) {
           return yield* unprocessable("INVALID_BEARER_TOKEN", "bearer_token belongs to another workspace")
         }

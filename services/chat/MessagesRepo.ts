@@ -1,8 +1,8 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
+import { BigIntText, decodeRows, JsonArrayOf, JsonObject, Timestamp } from "../../platform/Rows.js"
 import type { ChatMessage } from "../../schemas/Chat.js"
 import { TenantId } from "../../schemas/Ids.js"
-import { BigIntText, decodeRows, JsonArrayOf, JsonObject, Timestamp } from "../../platform/Rows.js"
 import type { ChatReply } from "./ChatReply.js"
 
 export const MessageRow = Schema.Struct({

@@ -1,6 +1,6 @@
-import { createHmac } from "node:crypto"
 import { SqlClient } from "@effect/sql"
 import { Effect, Redacted } from "effect"
+import { createHmac } from "node:crypto"
 import { CredentialsCipher } from "../../platform/CredentialsCipher.js"
 import { LocalSecrets } from "../../platform/LocalSecrets.js"
 import { type PiiKind, replacePii, TOKEN } from "./PiiDetection.js"

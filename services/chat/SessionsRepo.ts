@@ -1,9 +1,9 @@
-import { randomUUID } from "node:crypto"
 import { SqlClient } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
+import { randomUUID } from "node:crypto"
+import { decodeRows, JsonObject, Timestamp } from "../../platform/Rows.js"
 import type { ChatSession } from "../../schemas/Chat.js"
 import { TenantId, WorkflowId } from "../../schemas/Ids.js"
-import { decodeRows, JsonObject, Timestamp } from "../../platform/Rows.js"
 
 export const SessionRow = Schema.Struct({
   id: Schema.String,

@@ -1,13 +1,12 @@
 import { SqlClient } from "@effect/sql"
 import { Context, Effect, FiberSet, Layer, Option } from "effect"
-import type { TenantId, WorkflowId } from "../../schemas/Ids.js"
 import { ChatModel } from "../../runtime/models/ChatModel.js"
 import { ModelRegistry } from "../../runtime/models/ModelRegistry.js"
+import type { TenantId, WorkflowId } from "../../schemas/Ids.js"
 import { AiEmployees } from "../ports/AiEmployees.js"
 import { SessionsRepo } from "./SessionsRepo.js"
 
-export const TITLE_INSTRUCTIONS =
-  "Write a short title (at most six words) that summarizes this conversation. Reply with the title only, without quotes."
+export const TITLE_INSTRUCTIONS = "Write a short title (at most six words) that summarizes this conversation. Reply with the title only, without quotes."
 
 /** A model reply made fit for a title: one line, no quotes or trailing period, at most 80 characters. */
 export const cleanTitle = (text: string) =>

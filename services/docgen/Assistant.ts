@@ -1,6 +1,6 @@
-import { randomUUID } from "node:crypto"
 import { SqlClient } from "@effect/sql"
 import { Effect, Either, Option, Schema } from "effect"
+import { randomUUID } from "node:crypto"
 import { decodeRows, JsonArrayOf, Timestamp } from "../../platform/Rows.js"
 import { KnowledgeSearch } from "../../runtime/agents/KnowledgeSearch.js"
 import { ChatModel } from "../../runtime/models/ChatModel.js"
@@ -78,7 +78,14 @@ export class Assistant extends Effect.Service<Assistant>()("Assistant", {
         const workflowId = body.workflow_id ?? doc?.workflow_id ?? null
         if (body.workflow_id !== undefined) yield* aiEmployees.visible(principal, body.workflow_id as WorkflowId)
         const [row] = yield* sql`INSERT INTO docgen_chat_sessions ${
-          sql.insert({ id: randomUUID(), tenant_id: principal.tenantId, owner_id: principal.userId, document_id: documentId, workflow_id: workflowId, title: body.title ?? (doc !== undefined ? `About ${doc.title}` : "Questions") })
+          sql.insert({
+            id: randomUUID(),
+            tenant_id: principal.tenantId,
+            owner_id: principal.userId,
+            document_id: documentId,
+            workflow_id: workflowId,
+            title: body.title ?? (doc !== undefined ? `About ${doc.title}` : "Questions")
+          })
         } RETURNING *`.pipe(sessionRows, Effect.orDie)
         return toSession(row)
       })
@@ -87,7 +94,17 @@ export class Assistant extends Effect.Service<Assistant>()("Assistant", {
       sql`SELECT id, role, content, mode, selected_html, replacement_text, sources, created_at FROM docgen_chat_messages
         WHERE session_id = ${sessionId} ORDER BY created_at, id`.pipe(messageRows, Effect.orDie)
 
-    const store = (sessionId: string, m: { role: "user" | "assistant"; content: string; mode: "edit" | "qa"; selected_html?: string | null; replacement_text?: string | null; sources?: ReadonlyArray<unknown> }) =>
+    const store = (
+      sessionId: string,
+      m: {
+        role: "user" | "assistant"
+        content: string
+        mode: "edit" | "qa"
+        selected_html?: string | null
+        replacement_text?: string | null
+        sources?: ReadonlyArray<unknown>
+      }
+    ) =>
       sql`INSERT INTO docgen_chat_messages ${
         sql.insert({
           id: randomUUID(),
@@ -106,7 +123,9 @@ export class Assistant extends Effect.Service<Assistant>()("Assistant", {
         yield* requireReader(principal)
         const session = yield* find(principal, documentId, sessionId)
         const doc = yield* documentOf(principal, documentId)
-        const workflow = session.workflow_id === null ? undefined : yield* Effect.option(aiEmployees.visible(principal, session.workflow_id as WorkflowId)).pipe(Effect.map(Option.getOrUndefined))
+        const workflow = session.workflow_id === null
+          ? undefined
+          : yield* Effect.option(aiEmployees.visible(principal, session.workflow_id as WorkflowId)).pipe(Effect.map(Option.getOrUndefined))
         const config: WorkflowConfig = workflow?.config ?? defaultWorkflowConfig
         const chosen = yield* registry.choose(principal.tenantId, config, undefined)
         if (chosen === undefined) return yield* unprocessable("MODEL_UNAVAILABLE", "No model is available for the assistant")
@@ -122,14 +141,25 @@ export class Assistant extends Effect.Service<Assistant>()("Assistant", {
           : "No documents are attached; say so when the answer needs them."
         const edit = body.mode === "edit"
         const system = edit
-          ? `You edit part of a document. ${context}\n\nThe user selected this HTML:\n${body.selected_html ?? ""}\n\nRewrite the selection as asked. Reply with JSON {"reply": "a short note on what you changed", "replacement_text": "the new HTML for the selection"}.`
+          ? `You edit part of a document. ${context}\n\nThe user selected this HTML:\n${
+            body.selected_html ?? ""
+          }\n\nRewrite the selection as asked. Reply with JSON {"reply": "a short note on what you changed", "replacement_text": "the new HTML for the selection"}.`
           : `You answer questions about a document for its author. ${context}`
         const reply = yield* model.complete({
           model: chosen.model,
           provider: chosen.provider,
           messages: [{ role: "system", content: system }, ...history, { role: "user", content: body.content }],
           ...(edit
-            ? { jsonSchema: { name: "edit", schema: { type: "object", required: ["reply", "replacement_text"], properties: { reply: { type: "string" }, replacement_text: { type: "string" } } } } }
+            ? {
+              jsonSchema: {
+                name: "edit",
+                schema: {
+                  type: "object",
+                  required: ["reply", "replacement_text"],
+                  properties: { reply: { type: "string" }, replacement_text: { type: "string" } }
+                }
+              }
+            }
             : {})
         }).pipe(Effect.mapError((e) => unprocessable("MODEL_UNAVAILABLE", `The assistant's model failed: ${e.message}`)))
         const parsed = edit ? Either.getOrUndefined(Either.try(() => JSON.parse(reply.text) as unknown)) : undefined
@@ -137,7 +167,13 @@ export class Assistant extends Effect.Service<Assistant>()("Assistant", {
           ? { content: String(parsed.reply ?? ""), replacement: typeof parsed.replacement_text === "string" ? parsed.replacement_text : null }
           : { content: reply.text, replacement: null }
         const user = yield* store(sessionId, { role: "user", content: body.content, mode: body.mode, selected_html: body.selected_html ?? null })
-        const assistant = yield* store(sessionId, { role: "assistant", content: answer.content, mode: body.mode, replacement_text: answer.replacement, sources })
+        const assistant = yield* store(sessionId, {
+          role: "assistant",
+          content: answer.content,
+          mode: body.mode,
+          replacement_text: answer.replacement,
+          sources
+        })
         yield* sql`UPDATE docgen_chat_sessions SET updated_at = now() WHERE id = ${sessionId}`.pipe(Effect.orDie)
         return { message: user, reply: assistant }
       }).pipe(Effect.withSpan("Assistant.send"))
@@ -147,7 +183,10 @@ export class Assistant extends Effect.Service<Assistant>()("Assistant", {
         Effect.gen(function*() {
           yield* documentOf(principal, documentId)
           const rows = yield* sql`SELECT * FROM docgen_chat_sessions WHERE tenant_id = ${principal.tenantId} AND owner_id = ${principal.userId}
-            AND ${documentId === null ? sql`document_id IS NULL` : sql`document_id = ${documentId}`} ORDER BY updated_at DESC, id`.pipe(sessionRows, Effect.orDie)
+            AND ${documentId === null ? sql`document_id IS NULL` : sql`document_id = ${documentId}`} ORDER BY updated_at DESC, id`.pipe(
+            sessionRows,
+            Effect.orDie
+          )
           return { items: rows.map(toSession) }
         }),
       create,
@@ -155,7 +194,10 @@ export class Assistant extends Effect.Service<Assistant>()("Assistant", {
       rename: (principal: Principal, documentId: string | null, id: string, title: string) =>
         Effect.gen(function*() {
           yield* find(principal, documentId, id)
-          const [row] = yield* sql`UPDATE docgen_chat_sessions SET title = ${title}, updated_at = now() WHERE id = ${id} RETURNING *`.pipe(sessionRows, Effect.orDie)
+          const [row] = yield* sql`UPDATE docgen_chat_sessions SET title = ${title}, updated_at = now() WHERE id = ${id} RETURNING *`.pipe(
+            sessionRows,
+            Effect.orDie
+          )
           return toSession(row)
         }),
       remove: (principal: Principal, documentId: string | null, id: string) =>

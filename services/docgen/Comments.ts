@@ -1,9 +1,9 @@
-import { randomUUID } from "node:crypto"
 import { SqlClient } from "@effect/sql"
 import { Effect, Schema } from "effect"
+import { randomUUID } from "node:crypto"
 import { decodeRows, JsonObjectOf, Timestamp } from "../../platform/Rows.js"
-import type { Anchor, ThreadBatchParams } from "../../schemas/Docgen.js"
 import { requireReader } from "../../schemas/Authorization.js"
+import type { Anchor, ThreadBatchParams } from "../../schemas/Docgen.js"
 import { notFound } from "../../schemas/Errors.js"
 import type { Principal } from "../../schemas/Principal.js"
 import { Documents } from "./Documents.js"
@@ -45,7 +45,10 @@ export class Comments extends Effect.Service<Comments>()("Comments", {
     const withComments = (threads: ReadonlyArray<ThreadRow>) =>
       Effect.gen(function*() {
         if (threads.length === 0) return []
-        const comments = yield* sql`SELECT * FROM docgen_comments WHERE thread_id IN ${sql.in(threads.map((t) => t.id))} ORDER BY created_at, id`.pipe(commentRows, Effect.orDie)
+        const comments = yield* sql`SELECT * FROM docgen_comments WHERE thread_id IN ${sql.in(threads.map((t) => t.id))} ORDER BY created_at, id`.pipe(
+          commentRows,
+          Effect.orDie
+        )
         return threads.map((t) => ({
           ...t,
           comments: comments.filter((c) => c.thread_id === t.id).map((c) => ({
@@ -91,7 +94,9 @@ export class Comments extends Effect.Service<Comments>()("Comments", {
           yield* documents.find(documents.writerOf(principal), documentId)
           const id = randomUUID()
           yield* sql.withTransaction(Effect.gen(function*() {
-            yield* sql`INSERT INTO docgen_threads ${sql.insert({ id, document_id: documentId, anchor: JSON.stringify(body.anchor), created_by: principal.userId })}`
+            yield* sql`INSERT INTO docgen_threads ${
+              sql.insert({ id, document_id: documentId, anchor: JSON.stringify(body.anchor), created_by: principal.userId })
+            }`
             yield* sql`INSERT INTO docgen_comments ${sql.insert({ id: randomUUID(), thread_id: id, author_id: principal.userId, content: body.content })}`
           })).pipe(Effect.orDie)
           return yield* thread(principal, documentId, id)
@@ -112,7 +117,9 @@ export class Comments extends Effect.Service<Comments>()("Comments", {
       reply: (principal: Principal, documentId: string, threadId: string, content: string) =>
         Effect.gen(function*() {
           yield* thread(principal, documentId, threadId)
-          yield* sql`INSERT INTO docgen_comments ${sql.insert({ id: randomUUID(), thread_id: threadId, author_id: principal.userId, content })}`.pipe(Effect.orDie)
+          yield* sql`INSERT INTO docgen_comments ${sql.insert({ id: randomUUID(), thread_id: threadId, author_id: principal.userId, content })}`.pipe(
+            Effect.orDie
+          )
           return yield* thread(principal, documentId, threadId)
         }),
       editReply: (principal: Principal, documentId: string, threadId: string, commentId: string, content: string) =>

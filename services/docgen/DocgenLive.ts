@@ -11,12 +11,26 @@ import { SectionProfiles } from "./SectionProfiles.js"
 import { Templates } from "./Templates.js"
 
 /** Document generation: documents and versions, generation by AI Employees (the update_document tool), the assistant, comments, export, section profiles. */
-export const DocgenLive = Layer.mergeAll(Generation.Default, Comments.Default, Exports.Default, UpdateDocumentToolLive, Assistant.Default, SectionProfiles.Default,
-  Templates.Default).pipe(
+export const DocgenLive = Layer.mergeAll(
+  Generation.Default,
+  Comments.Default,
+  Exports.Default,
+  UpdateDocumentToolLive,
+  Assistant.Default,
+  SectionProfiles.Default,
+  Templates.Default
+).pipe(
   Layer.provideMerge(Documents.Default)
 )
 
 export const DocgenHttpLive = isolated(
   DocgenHttp,
-  Authentication, Documents, Assistant, Comments, Exports, Generation, SectionProfiles, Templates
+  Authentication,
+  Documents,
+  Assistant,
+  Comments,
+  Exports,
+  Generation,
+  SectionProfiles,
+  Templates
 )

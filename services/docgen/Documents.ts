@@ -1,6 +1,6 @@
-import { randomUUID } from "node:crypto"
 import { SqlClient } from "@effect/sql"
 import { Effect, Schema } from "effect"
+import { randomUUID } from "node:crypto"
 import { decodeRows, JsonObject, Timestamp } from "../../platform/Rows.js"
 import { taskError } from "../../platform/workers/TaskErrors.js"
 import { WorkerPool } from "../../platform/workers/WorkerPool.js"
@@ -84,11 +84,26 @@ export class Documents extends Effect.Service<Documents>()("Documents", {
     const writerOf = (principal: Principal): Writer => ({ tenantId: principal.tenantId, userId: principal.userId })
 
     /** The next version of a locked document. */
-    const commit = (doc: DocumentRow, html: string, source: typeof VersionSource.Type, description: string | null, writer: Writer, patch: { title?: string; metadata?: Record<string, unknown> } = {}) =>
+    const commit = (
+      doc: DocumentRow,
+      html: string,
+      source: typeof VersionSource.Type,
+      description: string | null,
+      writer: Writer,
+      patch: { title?: string; metadata?: Record<string, unknown> } = {}
+    ) =>
       Effect.gen(function*() {
         const number = doc.version + 1
         yield* sql`INSERT INTO docgen_versions ${
-          sql.insert({ document_id: doc.id, number, source, change_description: description, user_id: writer.userId, run_id: writer.runId ?? null, content_html: html })
+          sql.insert({
+            document_id: doc.id,
+            number,
+            source,
+            change_description: description,
+            user_id: writer.userId,
+            run_id: writer.runId ?? null,
+            content_html: html
+          })
         }`
         const [row] = yield* sql`UPDATE docgen_documents SET content_html = ${html}, version = ${number}, updated_at = now(),
           title = ${patch.title ?? doc.title}, metadata = ${JSON.stringify(patch.metadata ?? doc.metadata)}::jsonb
@@ -96,7 +111,18 @@ export class Documents extends Effect.Service<Documents>()("Documents", {
         return row
       })
 
-    const insert = (writer: Writer, body: { title: string; content_html?: string | undefined; metadata?: Record<string, unknown> | undefined; type?: string | undefined; workflow_id?: string | undefined; session_id?: string | undefined; parent_document_id?: string | null | undefined }) =>
+    const insert = (
+      writer: Writer,
+      body: {
+        title: string
+        content_html?: string | undefined
+        metadata?: Record<string, unknown> | undefined
+        type?: string | undefined
+        workflow_id?: string | undefined
+        session_id?: string | undefined
+        parent_document_id?: string | null | undefined
+      }
+    ) =>
       Effect.gen(function*() {
         const html = yield* applyUpdate(writer, "", body.content_html ?? "", undefined)
         const id = randomUUID()
@@ -114,7 +140,9 @@ export class Documents extends Effect.Service<Documents>()("Documents", {
             parent_document_id: body.parent_document_id ?? null
           })
         } RETURNING *`.pipe(documentRows, Effect.orDie)
-        yield* sql`INSERT INTO docgen_versions ${sql.insert({ document_id: id, number: 1, source: "manual_save", change_description: "Created", user_id: writer.userId, content_html: html })}`.pipe(Effect.orDie)
+        yield* sql`INSERT INTO docgen_versions ${
+          sql.insert({ document_id: id, number: 1, source: "manual_save", change_description: "Created", user_id: writer.userId, content_html: html })
+        }`.pipe(Effect.orDie)
         return row
       })
 
@@ -135,8 +163,14 @@ export class Documents extends Effect.Service<Documents>()("Documents", {
             : body.title !== undefined
             ? yield* insert(writer, { title: body.title, workflow_id: body.workflow_id })
             : yield* badRequest("VALIDATION_ERROR", "Give the new parent's title or an existing parent_document_id", [{ path: ["title"], message: "required" }])
-          const children = yield* Effect.forEach(body.children, (child) => insert(writer, { ...child, workflow_id: body.workflow_id, parent_document_id: parent.id }))
-          return { parent: toDocument(parent), children: children.map((c) => toDocument(c)) }
+          const children = yield* Effect.forEach(body.children, (child) =>
+            insert(writer, { ...child, workflow_id: body.workflow_id, parent_document_id: parent.id }))
+          return {
+            parent: toDocument(parent),
+            children: children.map((c) =>
+              toDocument(c)
+            )
+          }
         })).pipe(Effect.catchTag("SqlError", Effect.die))
       }).pipe(Effect.withSpan("Documents.bulk"))
 
@@ -150,13 +184,22 @@ export class Documents extends Effect.Service<Documents>()("Documents", {
           ...(p.type !== undefined ? [sql`type = ${p.type}`] : []),
           ...(p.parent_document_id !== undefined ? [sql`parent_document_id = ${p.parent_document_id}`] : [])
         ])
-        const rows = yield* sql`SELECT * FROM docgen_documents WHERE ${where} ORDER BY updated_at DESC, id LIMIT ${p.limit} OFFSET ${p.offset}`.pipe(documentRows, Effect.orDie)
+        const rows = yield* sql`SELECT * FROM docgen_documents WHERE ${where} ORDER BY updated_at DESC, id LIMIT ${p.limit} OFFSET ${p.offset}`.pipe(
+          documentRows,
+          Effect.orDie
+        )
         const [c] = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM docgen_documents WHERE ${where}`.pipe(Effect.orDie)
         return { items: rows.map((r) => toDocument(r, p.include_content === true)), total: c?.n ?? 0, limit: p.limit, offset: p.offset }
       })
 
     /** Content by the update_document rules, as a new version (the caller's transaction holds the lock). */
-    const writeContent = (writer: Writer, id: string, update: { content_html: string; target_section_id?: string | undefined; change_description?: string | undefined }, source: (doc: DocumentRow) => typeof VersionSource.Type, patch: { title?: string; metadata?: Record<string, unknown> } = {}) =>
+    const writeContent = (
+      writer: Writer,
+      id: string,
+      update: { content_html: string; target_section_id?: string | undefined; change_description?: string | undefined },
+      source: (doc: DocumentRow) => typeof VersionSource.Type,
+      patch: { title?: string; metadata?: Record<string, unknown> } = {}
+    ) =>
       sql.withTransaction(Effect.gen(function*() {
         const doc = yield* find(writer, id, true)
         const html = yield* applyUpdate(writer, doc.content_html, update.content_html, update.target_section_id)
@@ -179,7 +222,10 @@ export class Documents extends Effect.Service<Documents>()("Documents", {
           return yield* badRequest("VALIDATION_ERROR", "target_section_id needs content_html", [{ path: ["content_html"], message: "required" }])
         }
         const [row] = yield* sql`UPDATE docgen_documents SET title = ${patch.title ?? current.title},
-          metadata = ${JSON.stringify(patch.metadata ?? current.metadata)}::jsonb, updated_at = now() WHERE id = ${id} RETURNING *`.pipe(documentRows, Effect.orDie)
+          metadata = ${JSON.stringify(patch.metadata ?? current.metadata)}::jsonb, updated_at = now() WHERE id = ${id} RETURNING *`.pipe(
+          documentRows,
+          Effect.orDie
+        )
         return toDocument(row)
       }).pipe(Effect.withSpan("Documents.update"))
 
@@ -190,7 +236,10 @@ export class Documents extends Effect.Service<Documents>()("Documents", {
         return yield* sql.withTransaction(Effect.gen(function*() {
           const doc = yield* find(writer, id, true)
           if (doc.version !== body.base_version) {
-            return yield* conflict("DOCUMENT_CHANGED", `The document is at version ${doc.version}, past the version ${body.base_version} this save was based on`)
+            return yield* conflict(
+              "DOCUMENT_CHANGED",
+              `The document is at version ${doc.version}, past the version ${body.base_version} this save was based on`
+            )
           }
           const html = yield* applyUpdate(writer, doc.content_html, body.content_html, undefined)
           return toDocument(yield* commit(doc, html, "manual_save", body.change_description ?? null, writer))
@@ -228,8 +277,11 @@ export class Documents extends Effect.Service<Documents>()("Documents", {
       find,
       writerOf,
       /** An AI Employee's write: ai_create on an empty document, else ai_edit, with the run's id. */
-      writeFromRun: (writer: Writer, id: string, update: { content_html: string; target_section_id?: string | undefined; change_description?: string | undefined }) =>
-        writeContent(writer, id, update, (doc) => doc.content_html.trim() === "" ? "ai_create" : "ai_edit"),
+      writeFromRun: (
+        writer: Writer,
+        id: string,
+        update: { content_html: string; target_section_id?: string | undefined; change_description?: string | undefined }
+      ) => writeContent(writer, id, update, (doc) => doc.content_html.trim() === "" ? "ai_create" : "ai_edit"),
       get: (principal: Principal, id: string) => Effect.zipRight(requireReader(principal), Effect.map(find(writerOf(principal), id), (r) => toDocument(r))),
       remove: (principal: Principal, id: string) =>
         Effect.gen(function*() {

@@ -1,6 +1,6 @@
-import { randomUUID } from "node:crypto"
 import { SqlClient } from "@effect/sql"
 import { Duration, Effect, Queue, Schema } from "effect"
+import { randomUUID } from "node:crypto"
 import { keepRunning } from "../../platform/Background.js"
 import { AppConfig } from "../../platform/Config.js"
 import { decodeRows, Timestamp } from "../../platform/Rows.js"

@@ -1,15 +1,15 @@
 import { Effect, Either } from "effect"
 import { AppConfig } from "../../platform/Config.js"
-import { toolSource, ToolFailure } from "../../runtime/tools/Tools.js"
+import { taskError } from "../../platform/workers/TaskErrors.js"
+import { WorkerPool } from "../../platform/workers/WorkerPool.js"
+import { ToolFailure, toolSource } from "../../runtime/tools/Tools.js"
 import type { GenerateRequest } from "../../schemas/Docgen.js"
 import { unprocessable } from "../../schemas/Errors.js"
 import type { WorkflowId } from "../../schemas/Ids.js"
 import type { Principal } from "../../schemas/Principal.js"
 import { RunAccess } from "../ports/RunAccess.js"
-import { Documents } from "./Documents.js"
 import { DocgenTasks } from "./DocgenTasks.js"
-import { taskError } from "../../platform/workers/TaskErrors.js"
-import { WorkerPool } from "../../platform/workers/WorkerPool.js"
+import { Documents } from "./Documents.js"
 
 export const UPDATE_DOCUMENT = "docgen.update_document"
 
@@ -63,24 +63,27 @@ export class Generation extends Effect.Service<Generation>()("Generation", {
 export const UpdateDocumentToolLive = toolSource(Effect.map(Documents, (documents) => ({
   name: "docgen",
   actions: (_tenantId, actionIds) =>
-    Effect.succeed(actionIds.includes(UPDATE_DOCUMENT)
-      ? [{
-        id: UPDATE_DOCUMENT,
-        source: "docgen",
-        description: "Write into a document. With target_section_id, content_html replaces that <section>'s entire inner HTML (send the full <table> for tables, never bare rows); without it, content_html is the whole document.",
-        parameters: {
-          type: "object",
-          required: ["document_id", "content_html"],
-          properties: {
-            document_id: { type: "string" },
-            target_section_id: { type: "string" },
-            content_html: { type: "string" },
-            change_description: { type: "string" }
-          }
-        },
-        sideEffects: true
-      }]
-      : []),
+    Effect.succeed(
+      actionIds.includes(UPDATE_DOCUMENT)
+        ? [{
+          id: UPDATE_DOCUMENT,
+          source: "docgen",
+          description:
+            "Write into a document. With target_section_id, content_html replaces that <section>'s entire inner HTML (send the full <table> for tables, never bare rows); without it, content_html is the whole document.",
+          parameters: {
+            type: "object",
+            required: ["document_id", "content_html"],
+            properties: {
+              document_id: { type: "string" },
+              target_section_id: { type: "string" },
+              content_html: { type: "string" },
+              change_description: { type: "string" }
+            }
+          },
+          sideEffects: true
+        }]
+        : []
+    ),
   mcpTools: () => Effect.succeed([]),
   invoke: (_spec, invocation) =>
     Effect.gen(function*() {

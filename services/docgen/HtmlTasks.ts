@@ -21,7 +21,9 @@ export const sanitizeHtml = ({ html }: { readonly html: string }) => withinDepth
 export type UpdateOutcome = { readonly html: string } | { readonly problem: UpdateProblem }
 
 export const updateHtml = (input: { readonly current: string; readonly content: string; readonly sectionId: string | undefined }): UpdateOutcome =>
-  withinDepth(() => Either.match(applyUpdate(input.current, input.content, input.sectionId), { onLeft: (problem) => ({ problem }), onRight: (html) => ({ html }) }))
+  withinDepth(() =>
+    Either.match(applyUpdate(input.current, input.content, input.sectionId), { onLeft: (problem) => ({ problem }), onRight: (html) => ({ html }) })
+  )
 
 export const sections = ({ html }: { readonly html: string }) => withinDepth(() => sectionsOf(html))
 

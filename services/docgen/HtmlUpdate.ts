@@ -8,8 +8,7 @@ type Element = DefaultTreeAdapterMap["element"]
 
 const TABLE_TAGS = ["table", "thead", "tbody", "tfoot", "tr", "td", "th", "caption", "colgroup", "col"]
 
-export const TABLE_LOSS_MESSAGE =
-  "Table structure was lost: table rows or cells (tr, td, thead...) outside a <table> are dropped by the HTML parser. " +
+export const TABLE_LOSS_MESSAGE = "Table structure was lost: table rows or cells (tr, td, thead...) outside a <table> are dropped by the HTML parser. " +
   "Resend the section's complete inner HTML including the <table> element with all of its rows."
 
 export type UpdateProblem =
@@ -21,7 +20,22 @@ export const sanitize = (html: string) =>
   sanitizeHtml(html, {
     allowedTags: [
       ...sanitizeHtml.defaults.allowedTags,
-      "section", "img", "figure", "figcaption", "span", "del", "ins", "sup", "sub", "u", "s", "mark", "colgroup", "col", "details", "summary"
+      "section",
+      "img",
+      "figure",
+      "figcaption",
+      "span",
+      "del",
+      "ins",
+      "sup",
+      "sub",
+      "u",
+      "s",
+      "mark",
+      "colgroup",
+      "col",
+      "details",
+      "summary"
     ],
     allowedAttributes: {
       "*": ["id", "class", "title", "lang", "dir", "data-*", "colspan", "rowspan", "scope", "align"],

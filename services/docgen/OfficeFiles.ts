@@ -10,8 +10,7 @@ export type OfficeKind = "docx" | "pptx"
 
 const ZIP_MAGIC = [0x50, 0x4b, 0x03, 0x04]
 
-const unescapeXml = (s: string) =>
-  s.replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&quot;/g, "\"").replace(/&apos;/g, "'").replace(/&amp;/g, "&")
+const unescapeXml = (s: string) => s.replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&quot;/g, "\"").replace(/&apos;/g, "'").replace(/&amp;/g, "&")
 const escapeXml = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;")
 const escapeHtml = escapeXml
 
@@ -42,7 +41,9 @@ export const MAX_SLIDES = 1_000
 const slideRefs = async (zip: JSZip): Promise<Array<SlideRef>> => {
   const presentation = await zip.file("ppt/presentation.xml")!.async("string")
   const rels = await zip.file("ppt/_rels/presentation.xml.rels")?.async("string") ?? ""
-  const targets = new Map([...rels.matchAll(/<Relationship\b[^>]*>/g)].map((m) => [/Id="([^"]+)"/.exec(m[0])?.[1] ?? "", /Target="([^"]+)"/.exec(m[0])?.[1] ?? ""]))
+  const targets = new Map(
+    [...rels.matchAll(/<Relationship\b[^>]*>/g)].map((m) => [/Id="([^"]+)"/.exec(m[0])?.[1] ?? "", /Target="([^"]+)"/.exec(m[0])?.[1] ?? ""])
+  )
   const list = /<p:sldIdLst>([\s\S]*?)<\/p:sldIdLst>/.exec(presentation)?.[1] ?? ""
   const refs = [...list.matchAll(/<p:sldId\b[^>]*\/>/g)].map((m) => {
     const rid = /r:id="([^"]+)"/.exec(m[0])?.[1] ?? ""
@@ -125,8 +126,11 @@ export const editSlide = (bytes: Uint8Array, index: number, texts: ReadonlyArray
     const ref = refs[index - 1]
     const xml = await zip.file(ref.path)!.async("string")
     let n = 0
-    zip.file(ref.path, xml.replace(/<a:t>[\s\S]*?<\/a:t>/g, (run) => {
-      const next = texts[n++]
-      return next === undefined ? run : `<a:t>${escapeXml(next)}</a:t>`
-    }))
+    zip.file(
+      ref.path,
+      xml.replace(/<a:t>[\s\S]*?<\/a:t>/g, (run) => {
+        const next = texts[n++]
+        return next === undefined ? run : `<a:t>${escapeXml(next)}</a:t>`
+      })
+    )
   })

@@ -32,7 +32,10 @@ const tree = (items: ReadonlyArray<Item>): ReadonlyArray<OutlineSection> => {
 }
 
 const textOf = (node: ParentNode): string =>
-  node.childNodes.map((c) => (c.nodeName === "#text" && "value" in c ? String(c.value) : "childNodes" in c && !["ul", "ol"].includes(c.nodeName) ? textOf(c as ParentNode) : "")).join("")
+  node.childNodes.map((
+    c
+  ) => (c.nodeName === "#text" && "value" in c ? String(c.value) : "childNodes" in c && !["ul", "ol"].includes(c.nodeName) ? textOf(c as ParentNode) : ""))
+    .join("")
 
 /** An HTML outline: headings h1-h6 by their level; list items nested under the heading and list above them. */
 export const outlineFromHtml = (html: string): ReadonlyArray<OutlineSection> => {

@@ -1,6 +1,6 @@
-import { randomUUID } from "node:crypto"
 import { SqlClient } from "@effect/sql"
 import { Effect, Either, Schema } from "effect"
+import { randomUUID } from "node:crypto"
 import { decodeRows, Timestamp } from "../../platform/Rows.js"
 import { ChatModel } from "../../runtime/models/ChatModel.js"
 import { ModelRegistry } from "../../runtime/models/ModelRegistry.js"
@@ -55,7 +55,11 @@ export class SectionProfiles extends Effect.Service<SectionProfiles>()("SectionP
           properties: {
             items: {
               type: "array",
-              items: { type: "object", required: ["section_title", "profile"], properties: { section_title: { type: "string" }, profile: { type: ["string", "null"], enum: [...names, null] } } }
+              items: {
+                type: "object",
+                required: ["section_title", "profile"],
+                properties: { section_title: { type: "string" }, profile: { type: ["string", "null"], enum: [...names, null] } }
+              }
             }
           }
         }
@@ -65,7 +69,9 @@ export class SectionProfiles extends Effect.Service<SectionProfiles>()("SectionP
           messages: [
             {
               role: "system",
-              content: `Match each section title to the best section profile, or null when none fits. Profiles:\n${profiles.map((p) => `- ${p.name}: ${p.description} ${p.keywords.length > 0 ? `(keywords: ${p.keywords.join(", ")})` : ""}`).join("\n")}\nReply with JSON: {"items": [{"section_title": "...", "profile": "<profile name or null>"}]}`
+              content: `Match each section title to the best section profile, or null when none fits. Profiles:\n${
+                profiles.map((p) => `- ${p.name}: ${p.description} ${p.keywords.length > 0 ? `(keywords: ${p.keywords.join(", ")})` : ""}`).join("\n")
+              }\nReply with JSON: {"items": [{"section_title": "...", "profile": "<profile name or null>"}]}`
             },
             { role: "user", content: JSON.stringify(titles) }
           ],
@@ -89,7 +95,14 @@ export class SectionProfiles extends Effect.Service<SectionProfiles>()("SectionP
         Effect.gen(function*() {
           yield* requireBuilder(principal)
           const [row] = yield* sql`INSERT INTO docgen_section_profiles ${
-            sql.insert({ id: randomUUID(), tenant_id: principal.tenantId, name: body.name, description: body.description, instructions: body.instructions, keywords: [...body.keywords] })
+            sql.insert({
+              id: randomUUID(),
+              tenant_id: principal.tenantId,
+              name: body.name,
+              description: body.description,
+              instructions: body.instructions,
+              keywords: [...body.keywords]
+            })
           } RETURNING *`.pipe(profileRows, Effect.orDie)
           return toProfile(row)
         }),
@@ -97,7 +110,9 @@ export class SectionProfiles extends Effect.Service<SectionProfiles>()("SectionP
         Effect.gen(function*() {
           yield* requireBuilder(principal)
           const current = yield* find(principal, id)
-          const [row] = yield* sql`UPDATE docgen_section_profiles SET name = ${body.name ?? current.name}, description = ${body.description ?? current.description},
+          const [row] = yield* sql`UPDATE docgen_section_profiles SET name = ${body.name ?? current.name}, description = ${
+            body.description ?? current.description
+          },
             instructions = ${body.instructions ?? current.instructions}, keywords = ${[...(body.keywords ?? current.keywords)]}::text[], updated_at = now()
             WHERE id = ${id} RETURNING *`.pipe(profileRows, Effect.orDie)
           return toProfile(row)

@@ -1,11 +1,11 @@
-import { randomUUID } from "node:crypto"
 import { SqlClient } from "@effect/sql"
 import { Effect, Schema } from "effect"
+import { randomUUID } from "node:crypto"
 import { decodeRows, Timestamp } from "../../platform/Rows.js"
 import { taskError } from "../../platform/workers/TaskErrors.js"
 import { WorkerPool, type WorkerTask } from "../../platform/workers/WorkerPool.js"
 import { requireBuilder, requireReader } from "../../schemas/Authorization.js"
-import { TemplateMode, type TemplateCreate, type TemplatePatch } from "../../schemas/Docgen.js"
+import { type TemplateCreate, TemplateMode, type TemplatePatch } from "../../schemas/Docgen.js"
 import { notFound, PayloadTooLarge, unprocessable } from "../../schemas/Errors.js"
 import type { Principal } from "../../schemas/Principal.js"
 import { DocgenTasks } from "./DocgenTasks.js"
@@ -78,7 +78,9 @@ export class Templates extends Effect.Service<Templates>()("Templates", {
     const upload = (principal: Principal, input: { name: string | undefined; mode: string | undefined; filename: string; bytes: Uint8Array }) =>
       Effect.gen(function*() {
         yield* requireBuilder(principal)
-        if (input.bytes.byteLength > MAX_TEMPLATE_BYTES) return yield* new PayloadTooLarge({ code: "TEMPLATE_TOO_LARGE", message: "Templates are limited to 20 MiB" })
+        if (input.bytes.byteLength > MAX_TEMPLATE_BYTES) {
+          return yield* new PayloadTooLarge({ code: "TEMPLATE_TOO_LARGE", message: "Templates are limited to 20 MiB" })
+        }
         const derived = yield* onWorker(principal, DocgenTasks.readTemplate, { bytes: input.bytes })
         const mode = Schema.decodeUnknownOption(TemplateMode)(input.mode)
         const [row] = yield* sql`INSERT INTO docgen_templates ${
@@ -105,7 +107,18 @@ export class Templates extends Effect.Service<Templates>()("Templates", {
         yield* requireBuilder(principal)
         const html = yield* onWorker(principal, DocgenTasks.sanitize, { html: body.html })
         const [row] = yield* sql`INSERT INTO docgen_templates ${
-          sql.insert({ id: randomUUID(), tenant_id: principal.tenantId, name: body.name, kind: "html", mode: body.mode, size_bytes: Buffer.byteLength(html), html, text: html.replace(/<[^>]*>/g, " "), slots: slotsIn(html), created_by: principal.userId })
+          sql.insert({
+            id: randomUUID(),
+            tenant_id: principal.tenantId,
+            name: body.name,
+            kind: "html",
+            mode: body.mode,
+            size_bytes: Buffer.byteLength(html),
+            html,
+            text: html.replace(/<[^>]*>/g, " "),
+            slots: slotsIn(html),
+            created_by: principal.userId
+          })
         } RETURNING ${sql.unsafe(columns)}`.pipe(templateRows, Effect.orDie)
         return toTemplate(row)
       })
@@ -130,8 +143,11 @@ export class Templates extends Effect.Service<Templates>()("Templates", {
 
     return {
       list: (principal: Principal) =>
-        Effect.zipRight(requireReader(principal), sql`SELECT ${sql.unsafe(columns)} FROM docgen_templates WHERE tenant_id = ${principal.tenantId}
-          ORDER BY is_default DESC, name, id`.pipe(templateRows, Effect.orDie)).pipe(Effect.map((rows) => ({ items: rows.map(toTemplate) }))),
+        Effect.zipRight(
+          requireReader(principal),
+          sql`SELECT ${sql.unsafe(columns)} FROM docgen_templates WHERE tenant_id = ${principal.tenantId}
+          ORDER BY is_default DESC, name, id`.pipe(templateRows, Effect.orDie)
+        ).pipe(Effect.map((rows) => ({ items: rows.map(toTemplate) }))),
       get: (principal: Principal, id: string) => Effect.zipRight(requireReader(principal), Effect.map(find(principal, id), toTemplate)),
       create,
       upload,
@@ -153,7 +169,11 @@ export class Templates extends Effect.Service<Templates>()("Templates", {
       html: (principal: Principal, id: string) =>
         Effect.zipRight(requireReader(principal), find(principal, id)).pipe(
           Effect.flatMap((row) => Effect.map(onWorker(principal, DocgenTasks.sanitize, { html: row.html }), (html) => ({ row, html }))),
-          Effect.map(({ row, html }) => `<!DOCTYPE html>\n<html><head><meta charset="utf-8"><title>${row.name.replace(/&/g, "&amp;").replace(/</g, "&lt;")}</title></head><body>\n${html}\n</body></html>\n`)
+          Effect.map(({ row, html }) =>
+            `<!DOCTYPE html>\n<html><head><meta charset="utf-8"><title>${
+              row.name.replace(/&/g, "&amp;").replace(/</g, "&lt;")
+            }</title></head><body>\n${html}\n</body></html>\n`
+          )
         ),
       thumbnail: (principal: Principal, id: string) =>
         Effect.zipRight(requireReader(principal), find(principal, id)).pipe(
@@ -165,7 +185,9 @@ export class Templates extends Effect.Service<Templates>()("Templates", {
           yield* find(principal, id)
           return yield* sql.withTransaction(Effect.gen(function*() {
             yield* sql`UPDATE docgen_templates SET is_default = false WHERE tenant_id = ${principal.tenantId} AND is_default`
-            const [row] = yield* sql`UPDATE docgen_templates SET is_default = true, updated_at = now() WHERE id = ${id} RETURNING ${sql.unsafe(columns)}`.pipe(templateRows)
+            const [row] = yield* sql`UPDATE docgen_templates SET is_default = true, updated_at = now() WHERE id = ${id} RETURNING ${sql.unsafe(columns)}`.pipe(
+              templateRows
+            )
             return toTemplate(row)
           })).pipe(Effect.orDie)
         }),

@@ -1,6 +1,6 @@
-import { randomUUID } from "node:crypto"
 import { SqlClient } from "@effect/sql"
 import { Effect, Schema } from "effect"
+import { randomUUID } from "node:crypto"
 import { decodeRows, Timestamp } from "../../platform/Rows.js"
 import { RunnableWorkflows } from "../../runtime/run/Ports.js"
 import { requireBuilder, requireReader } from "../../schemas/Authorization.js"
@@ -53,7 +53,10 @@ export class Configs extends Effect.Service<Configs>()("Configs", {
         if (body.target_type === "agent") {
           const version = yield* runnable.version(workflow.id, workflow.latest_version)
           if (body.target_node_id === undefined || agentNodeOf(version?.dag, body.target_node_id) === undefined) {
-            return yield* unprocessable("EVAL_TARGET_INVALID", "An agent target names an agent node of the AI Employee's DAG in target_node_id", [{ path: ["target_node_id"], message: "not an agent node" }])
+            return yield* unprocessable("EVAL_TARGET_INVALID", "An agent target names an agent node of the AI Employee's DAG in target_node_id", [{
+              path: ["target_node_id"],
+              message: "not an agent node"
+            }])
           }
         }
       })
@@ -75,7 +78,8 @@ export class Configs extends Effect.Service<Configs>()("Configs", {
       create: (principal: Principal, body: typeof ConfigRequest.Type) =>
         Effect.gen(function*() {
           yield* checked(principal, body)
-          const [row] = yield* sql`INSERT INTO eval_configs ${sql.insert({ id: randomUUID(), tenant_id: principal.tenantId, ...fields(body) })} RETURNING *`.pipe(configRows, Effect.orDie)
+          const [row] = yield* sql`INSERT INTO eval_configs ${sql.insert({ id: randomUUID(), tenant_id: principal.tenantId, ...fields(body) })} RETURNING *`
+            .pipe(configRows, Effect.orDie)
           return toConfig(row)
         }),
       replace: (principal: Principal, id: string, body: typeof ConfigRequest.Type) =>

@@ -12,7 +12,7 @@ export const parseDataset = ({ text }: { readonly text: string }): CsvOutcome =>
   try {
     records = parse(text, { bom: true, skip_empty_lines: true, trim: false }) as Array<Array<string>>
   } catch (error) {
-    const line = typeof error === "object" && error !== null && "lines" in error ? Number((error).lines) : undefined
+    const line = typeof error === "object" && error !== null && "lines" in error ? Number(error.lines) : undefined
     return { invalid: { line, message: error instanceof Error ? error.message : String(error) } }
   }
   return records.length === 0 || records[0].every((h) => h.trim() === "")

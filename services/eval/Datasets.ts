@@ -1,7 +1,9 @@
-import { randomUUID } from "node:crypto"
 import { SqlClient } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
+import { randomUUID } from "node:crypto"
 import { decodeRows, JsonObjectOf, Timestamp } from "../../platform/Rows.js"
+import { taskError } from "../../platform/workers/TaskErrors.js"
+import { WorkerPool, workerTask } from "../../platform/workers/WorkerPool.js"
 import { requireBuilder, requireReader } from "../../schemas/Authorization.js"
 import { badRequest, notFound, PayloadTooLarge, unprocessable } from "../../schemas/Errors.js"
 import type { MappingRequest } from "../../schemas/Eval.js"
@@ -9,8 +11,6 @@ import type { WorkflowId } from "../../schemas/Ids.js"
 import { pageOf, pageOffset, type PageParams } from "../../schemas/Pagination.js"
 import type { Principal } from "../../schemas/Principal.js"
 import { AiEmployees } from "../ports/AiEmployees.js"
-import { taskError } from "../../platform/workers/TaskErrors.js"
-import { WorkerPool, workerTask } from "../../platform/workers/WorkerPool.js"
 import type * as CsvTask from "./CsvTask.js"
 
 const csvTask = workerTask<typeof CsvTask, "parseDataset">(new URL("./CsvTask.ts", import.meta.url), "parseDataset")
@@ -69,7 +69,10 @@ export class Datasets extends Effect.Service<Datasets>()("Datasets", {
         const parsed = yield* workers.run(csvTask, { text }, { tenantId: principal.tenantId }).pipe(Effect.mapError((e) => taskError(e, "INVALID_CSV", "csv")))
         if ("invalid" in parsed) {
           const { line, message } = parsed.invalid
-          return yield* badRequest("INVALID_CSV", `The CSV is malformed${line !== undefined ? ` at line ${line}` : ""}: ${message}`, [{ line: line ?? null, message }])
+          return yield* badRequest("INVALID_CSV", `The CSV is malformed${line !== undefined ? ` at line ${line}` : ""}: ${message}`, [{
+            line: line ?? null,
+            message
+          }])
         }
         if (parsed.records.length > MAX_DATASET_ROWS) {
           return yield* unprocessable("DATASET_TOO_MANY_ROWS", `Datasets are limited to ${MAX_DATASET_ROWS} rows; this one has ${parsed.records.length}`)
@@ -84,7 +87,16 @@ export class Datasets extends Effect.Service<Datasets>()("Datasets", {
         const { headers, records } = yield* checked(principal, input.csv)
         const id = randomUUID()
         yield* sql`INSERT INTO eval_datasets ${
-          sql.insert({ id, tenant_id: principal.tenantId, workflow_id: input.workflowId, name: input.name, headers: [...headers], csv_data: input.csv, row_count: records.length, created_by: principal.userId })
+          sql.insert({
+            id,
+            tenant_id: principal.tenantId,
+            workflow_id: input.workflowId,
+            name: input.name,
+            headers: [...headers],
+            csv_data: input.csv,
+            row_count: records.length,
+            created_by: principal.userId
+          })
         }`.pipe(Effect.orDie)
         return toDataset(yield* find(principal, id))
       }).pipe(Effect.withSpan("Datasets.create"))
@@ -98,7 +110,11 @@ export class Datasets extends Effect.Service<Datasets>()("Datasets", {
         const { headers, records } = yield* checked(principal, csv)
         const column = (name: string) => headers.indexOf(name)
         const simulatorColumn = body.simulator_instructions_column ?? (headers.includes("simulator_instructions") ? "simulator_instructions" : undefined)
-        const named = [...Object.values(body.input_map), ...Object.values(body.expected_output_map ?? {}), ...(simulatorColumn !== undefined ? [simulatorColumn] : [])]
+        const named = [
+          ...Object.values(body.input_map),
+          ...Object.values(body.expected_output_map ?? {}),
+          ...(simulatorColumn !== undefined ? [simulatorColumn] : [])
+        ]
         const unknown = named.filter((c) => column(c) < 0)
         if (unknown.length > 0) {
           return yield* unprocessable("DATASET_UNKNOWN_COLUMN", `No such column: ${unknown.join(", ")} (the dataset has ${headers.join(", ")})`)
@@ -131,13 +147,17 @@ export class Datasets extends Effect.Service<Datasets>()("Datasets", {
         const items = yield* sql`SELECT id, position, inputs, expected_output, simulator_instructions FROM eval_dataset_rows
           WHERE dataset_id = ${id} ORDER BY position LIMIT ${params.page_size} OFFSET ${pageOffset(params)}`.pipe(rowRows, Effect.orDie)
         const [c] = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM eval_dataset_rows WHERE dataset_id = ${id}`.pipe(Effect.orDie)
-        return pageOf(params, items.map((r) => ({
-          id: r.id,
-          position: r.position,
-          inputs: r.inputs,
-          ...(r.expected_output !== null ? { expected_output: r.expected_output } : {}),
-          ...(r.simulator_instructions !== null && r.simulator_instructions !== "" ? { simulator_instructions: r.simulator_instructions } : {})
-        })), c?.n ?? 0)
+        return pageOf(
+          params,
+          items.map((r) => ({
+            id: r.id,
+            position: r.position,
+            inputs: r.inputs,
+            ...(r.expected_output !== null ? { expected_output: r.expected_output } : {}),
+            ...(r.simulator_instructions !== null && r.simulator_instructions !== "" ? { simulator_instructions: r.simulator_instructions } : {})
+          })),
+          c?.n ?? 0
+        )
       })
 
     return {

@@ -1,16 +1,16 @@
-import { randomUUID } from "node:crypto"
 import { SqlClient } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
+import { randomUUID } from "node:crypto"
 import { Idempotency } from "../../platform/Idempotency.js"
 import { decodeRows, JsonArrayOf, JsonObject, JsonObjectOf, Timestamp } from "../../platform/Rows.js"
 import { requireBuilder, requireReader } from "../../schemas/Authorization.js"
 import { conflict, notFound, unprocessable } from "../../schemas/Errors.js"
 import { type AggregateMetrics, EvalRun, ResultStatus } from "../../schemas/Eval.js"
 import type { EvalRunFilters, EvalRunRequest, ResultFilters } from "../../schemas/Eval.js"
+import type { WorkflowId } from "../../schemas/Ids.js"
 import { pageOf, pageOffset } from "../../schemas/Pagination.js"
 import type { Principal } from "../../schemas/Principal.js"
 import { AiEmployees } from "../ports/AiEmployees.js"
-import type { WorkflowId } from "../../schemas/Ids.js"
 import { Configs } from "./Configs.js"
 import { Datasets } from "./Datasets.js"
 
@@ -95,7 +95,9 @@ export class EvalRuns extends Effect.Service<EvalRuns>()("EvalRuns", {
         const config = yield* configs.find(principal, body.config_id)
         const dataset = yield* datasets.find(principal, body.dataset_id)
         if (dataset === undefined) return yield* notFound("Dataset")
-        if (dataset.mapped_rows === 0) return yield* unprocessable("DATASET_NOT_MAPPED", "Map the dataset's columns to inputs first (POST /datasets/{id}/mapping)")
+        if (dataset.mapped_rows === 0) {
+          return yield* unprocessable("DATASET_NOT_MAPPED", "Map the dataset's columns to inputs first (POST /datasets/{id}/mapping)")
+        }
         const workflow = yield* aiEmployees.visible(principal, config.workflow_id as WorkflowId)
         const id = randomUUID()
         const total = body.is_preview ? Math.min(PREVIEW_ROWS, dataset.mapped_rows) : dataset.mapped_rows
@@ -131,7 +133,10 @@ export class EvalRuns extends Effect.Service<EvalRuns>()("EvalRuns", {
           ...(f.status !== undefined ? [sql`status = ${f.status}`] : []),
           ...(f.is_preview !== undefined ? [sql`is_preview = ${f.is_preview}`] : [])
         ])
-        const rows = yield* sql`SELECT * FROM eval_runs WHERE ${where} ORDER BY created_at DESC, id LIMIT ${f.page_size} OFFSET ${pageOffset(f)}`.pipe(runRows, Effect.orDie)
+        const rows = yield* sql`SELECT * FROM eval_runs WHERE ${where} ORDER BY created_at DESC, id LIMIT ${f.page_size} OFFSET ${pageOffset(f)}`.pipe(
+          runRows,
+          Effect.orDie
+        )
         const [c] = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM eval_runs WHERE ${where}`.pipe(Effect.orDie)
         return pageOf(f, rows.map(toRun), c?.n ?? 0)
       })
@@ -143,7 +148,9 @@ export class EvalRuns extends Effect.Service<EvalRuns>()("EvalRuns", {
         const cancelled = yield* sql.withTransaction(Effect.gen(function*() {
           const rows = yield* sql`UPDATE eval_runs SET status = 'cancelled', finished_at = now() WHERE id = ${id} AND status IN ('pending', 'running')
             RETURNING *`.pipe(runRows)
-          if (rows.length > 0) yield* sql`UPDATE eval_results SET status = 'cancelled', lease_until = NULL WHERE run_id = ${id} AND status IN ('pending', 'running')`
+          if (
+            rows.length > 0
+          ) yield* sql`UPDATE eval_results SET status = 'cancelled', lease_until = NULL WHERE run_id = ${id} AND status IN ('pending', 'running')`
           return rows[0]
         })).pipe(Effect.orDie)
         if (cancelled === undefined) return yield* conflict("EVAL_RUN_TERMINAL", `The eval run is already ${run.status}`)
@@ -164,10 +171,11 @@ export class EvalRuns extends Effect.Service<EvalRuns>()("EvalRuns", {
     const result = (principal: Principal, id: string) =>
       Effect.gen(function*() {
         yield* requireReader(principal)
-        const [row] = yield* sql`${sql.unsafe(resultSelect)} JOIN eval_runs e ON e.id = r.run_id WHERE e.tenant_id = ${principal.tenantId} AND r.id = ${id}`.pipe(
-          resultRows,
-          Effect.orDie
-        )
+        const [row] = yield* sql`${sql.unsafe(resultSelect)} JOIN eval_runs e ON e.id = r.run_id WHERE e.tenant_id = ${principal.tenantId} AND r.id = ${id}`
+          .pipe(
+            resultRows,
+            Effect.orDie
+          )
         return row === undefined ? yield* notFound("Eval result") : row
       })
 
@@ -176,26 +184,38 @@ export class EvalRuns extends Effect.Service<EvalRuns>()("EvalRuns", {
         yield* requireReader(principal)
         const run1 = yield* find(principal, id1)
         const run2 = yield* find(principal, id2)
-        if (run1.dataset_id !== run2.dataset_id) return yield* unprocessable("EVAL_DATASET_MISMATCH", "The runs score different datasets; compare runs of one dataset")
+        if (run1.dataset_id !== run2.dataset_id) {
+          return yield* unprocessable("EVAL_DATASET_MISMATCH", "The runs score different datasets; compare runs of one dataset")
+        }
         const all = yield* sql`${sql.unsafe(resultSelect)} WHERE r.run_id IN (${id1}, ${id2}) ORDER BY r.position`.pipe(resultRows, Effect.orDie)
         const byRow = new Map<string, { first?: ResultRow; second?: ResultRow }>()
         for (const r of all) {
           const pair = byRow.get(r.row_id) ?? {}
-          if (r.run_id === id1) pair.first = r
-          else pair.second = r
+          if (r.run_id === id1) {
+            pair.first = r
+          } else pair.second = r
           byRow.set(r.row_id, pair)
         }
         const pairs = [...byRow.entries()].map(([rowId, pair]) => {
           const one = pair.first?.rubric_scores ?? {}
           const two = pair.second?.rubric_scores ?? {}
           const score = (v: unknown) => (typeof v === "number" ? v : typeof v === "boolean" ? Number(v) : undefined)
-          const deltas = Object.fromEntries(Object.keys({ ...one, ...two }).flatMap((k) => {
-            const a = score(one[k])
-            const b = score(two[k])
-            return a !== undefined && b !== undefined ? [[k, b - a]] : []
-          }))
+          const deltas = Object.fromEntries(
+            Object.keys({ ...one, ...two }).flatMap((k) => {
+              const a = score(one[k])
+              const b = score(two[k])
+              return a !== undefined && b !== undefined ? [[k, b - a]] : []
+            })
+          )
           const either = (pair.first ?? pair.second)!
-          return { row_id: rowId, position: either.position, inputs: either.inputs, result_1: pair.first ?? null, result_2: pair.second ?? null, score_deltas: deltas }
+          return {
+            row_id: rowId,
+            position: either.position,
+            inputs: either.inputs,
+            result_1: pair.first ?? null,
+            result_2: pair.second ?? null,
+            score_deltas: deltas
+          }
         }).sort((a, b) => a.position - b.position)
         return { run_1: toRun(run1), run_2: toRun(run2), pairs }
       })

@@ -102,12 +102,15 @@ export const EvalWorkerLive = Layer.scopedDiscard(
      * model for the judge) fails at once: the rows not yet scored fail with its reason.
      */
     const failRun = (runId: string, reason: string) =>
-      Effect.zipRight(refreshAggregates(runId, false), sql.withTransaction(Effect.gen(function*() {
-        yield* sql`UPDATE eval_results SET status = 'failed', error = ${reason}, lease_until = NULL
+      Effect.zipRight(
+        refreshAggregates(runId, false),
+        sql.withTransaction(Effect.gen(function*() {
+          yield* sql`UPDATE eval_results SET status = 'failed', error = ${reason}, lease_until = NULL
           WHERE run_id = ${runId} AND status IN ('pending', 'running')`
-        yield* sql`UPDATE eval_runs SET status = 'failed', error = ${reason}, failed_rows = total_rows - completed_rows, finished_at = now()
+          yield* sql`UPDATE eval_runs SET status = 'failed', error = ${reason}, failed_rows = total_rows - completed_rows, finished_at = now()
           WHERE id = ${runId} AND status IN ('pending', 'running')`
-      })))
+        }))
+      )
 
     const record = (row: typeof Claimed.Type, outcome: {
       status: "completed" | "failed"
@@ -216,7 +219,9 @@ export const EvalWorkerLive = Layer.scopedDiscard(
 
     yield* keepRunning("Claiming eval rows", round)
     yield* Effect.forkScoped(
-      Effect.forever(Effect.zipRight(Effect.sleep(Duration.seconds(Math.max(1, config.evalLeaseSeconds / 3))), renew.pipe(Effect.catchAllCause(() => Effect.void))))
+      Effect.forever(
+        Effect.zipRight(Effect.sleep(Duration.seconds(Math.max(1, config.evalLeaseSeconds / 3))), renew.pipe(Effect.catchAllCause(() => Effect.void)))
+      )
     )
   })
 )

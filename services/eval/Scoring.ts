@@ -44,7 +44,11 @@ type Usage = Record<string, TokenUsage>
 const addUsage = (into: Usage, more: Readonly<Record<string, TokenUsage>>) => {
   for (const [model, u] of Object.entries(more)) {
     const t = into[model] ?? { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 }
-    into[model] = { prompt_tokens: t.prompt_tokens + u.prompt_tokens, completion_tokens: t.completion_tokens + u.completion_tokens, total_tokens: t.total_tokens + u.total_tokens }
+    into[model] = {
+      prompt_tokens: t.prompt_tokens + u.prompt_tokens,
+      completion_tokens: t.completion_tokens + u.completion_tokens,
+      total_tokens: t.total_tokens + u.total_tokens
+    }
   }
 }
 
@@ -69,8 +73,11 @@ export const makeScoring = Effect.gen(function*() {
   const model = yield* ChatModel
 
   const pickModel = (ctx: ScoringContext, requested: string | null) =>
-    Effect.flatMap(registry.choose(ctx.tenantId, ctx.version.config, requested ?? undefined), (chosen) =>
-      chosen === undefined ? Effect.fail(new RowFailure({ message: "No model is available for the judge or the simulator" })) : Effect.succeed(chosen))
+    Effect.flatMap(
+      registry.choose(ctx.tenantId, ctx.version.config, requested ?? undefined),
+      (chosen) =>
+        chosen === undefined ? Effect.fail(new RowFailure({ message: "No model is available for the judge or the simulator" })) : Effect.succeed(chosen)
+    )
 
   /** A real run of the pinned version; its id derives from the eval run, row and turn, so a row scored again finds it. */
   const runWorkflow = (ctx: ScoringContext, row: RowToScore, input: Record<string, unknown>, turn: number) =>
@@ -102,7 +109,12 @@ export const makeScoring = Effect.gen(function*() {
         return yield* new RowFailure({ message: `The run ${outcome?.status ?? "vanished"}: ${outcome?.error ?? ""}`.trim(), workflowRunId: id })
       }
       const output = Object.keys(outcome.namedOutputs).length > 0 ? outcome.namedOutputs : outcome.completedSteps.at(-1)?.output ?? null
-      return { id, output, usage: outcome.usage, reply: typeof outcome.namedOutputs.response === "string" ? outcome.namedOutputs.response : replyText(outcome.completedSteps.at(-1)?.output) }
+      return {
+        id,
+        output,
+        usage: outcome.usage,
+        reply: typeof outcome.namedOutputs.response === "string" ? outcome.namedOutputs.response : replyText(outcome.completedSteps.at(-1)?.output)
+      }
     })
 
   const runAgent = (ctx: ScoringContext, row: RowToScore) =>
@@ -167,7 +179,9 @@ export const makeScoring = Effect.gen(function*() {
       const messages: Array<{ role: "system" | "user" | "assistant"; content: string }> = [
         {
           role: "system",
-          content: `${ctx.rubric.rubric_instructions}\n\nScore the answer below. Reply with a JSON object that matches this schema and nothing else:\n${JSON.stringify(ctx.rubric.rubric_schema)}`
+          content: `${ctx.rubric.rubric_instructions}\n\nScore the answer below. Reply with a JSON object that matches this schema and nothing else:\n${
+            JSON.stringify(ctx.rubric.rubric_schema)
+          }`
         },
         { role: "user", content: JSON.stringify({ inputs: row.inputs, expected_output: row.expectedOutput, ...subject }) }
       ]
@@ -184,7 +198,10 @@ export const makeScoring = Effect.gen(function*() {
         if (problems.length === 0 && isRecord(parsed)) return parsed
         messages.push(
           { role: "assistant", content: reply.text },
-          { role: "user", content: `That does not match the schema (${problems.map((p) => `${p.path || "/"} ${p.message}`).join("; ")}). Answer again with JSON only.` }
+          {
+            role: "user",
+            content: `That does not match the schema (${problems.map((p) => `${p.path || "/"} ${p.message}`).join("; ")}). Answer again with JSON only.`
+          }
         )
       }
       return yield* new RowFailure({ message: "The judge's scores did not match the rubric schema twice" })
@@ -196,7 +213,13 @@ export const makeScoring = Effect.gen(function*() {
       if (ctx.config.simulator_model !== null || ctx.config.simulator_instructions !== null) {
         const conversation = yield* simulate(ctx, row, usage)
         const scores = yield* judge(ctx, row, { transcript: conversation.transcript }, usage)
-        return { actualOutput: conversation.output, transcript: conversation.transcript, rubricScores: scores, tokenUsage: usage, workflowRunId: conversation.lastRun }
+        return {
+          actualOutput: conversation.output,
+          transcript: conversation.transcript,
+          rubricScores: scores,
+          tokenUsage: usage,
+          workflowRunId: conversation.lastRun
+        }
       }
       if (ctx.config.target_type === "agent") {
         const result = yield* runAgent(ctx, row)

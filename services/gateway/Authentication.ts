@@ -1,9 +1,9 @@
 import { HttpServerRequest } from "@effect/platform"
 import { Effect, Layer } from "effect"
-import { Forbidden, forbidden } from "../../schemas/Errors.js"
-import { Authentication } from "../../schemas/Security.js"
 import { ACCESS_COOKIE, csrfFailure } from "../../platform/BrowserSession.js"
 import { AppConfig } from "../../platform/Config.js"
+import { Forbidden, forbidden } from "../../schemas/Errors.js"
+import { Authentication } from "../../schemas/Security.js"
 import { AuthClient } from "./AuthClient.js"
 import { allowedRoles } from "./Routes.js"
 

@@ -1,8 +1,8 @@
+import { Effect, Option } from "effect"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
-import { Effect, Option } from "effect"
-import { INITIAL_ADMIN_EMAIL, INITIAL_PASSWORD_FILE, type FirstAdmin } from "../auth/Bootstrap.js"
 import { AppConfig } from "../../platform/Config.js"
+import { type FirstAdmin, INITIAL_ADMIN_EMAIL, INITIAL_PASSWORD_FILE } from "../auth/Bootstrap.js"
 
 /**
  * Where everything is: the console, the API, its reference and the first admin's password. Composed before the

@@ -39,8 +39,7 @@ export const urlHasNul = (url: string) => /%00/.test(url) || url.includes("\0")
 const MAX_ECHO = 200
 
 /** Text echoed back in an error is cut to a bounded length, saying how much was left out. */
-export const capEcho = (text: string, max = MAX_ECHO): string =>
-  text.length <= max ? text : `${text.slice(0, max)}… (${text.length - max} more characters)`
+export const capEcho = (text: string, max = MAX_ECHO): string => text.length <= max ? text : `${text.slice(0, max)}… (${text.length - max} more characters)`
 
 /**
  * An error message made safe to send: quoted values inside it are cut to 200 characters, and the

@@ -1,11 +1,11 @@
-import { promisify } from "node:util"
-import { brotliCompress, constants, gzip } from "node:zlib"
-import { readdir, readFile } from "node:fs/promises"
-import * as path from "node:path"
-import { fileURLToPath } from "node:url"
 import { HttpServerResponse } from "@effect/platform"
 import type { HttpServerRequest } from "@effect/platform"
 import { Effect } from "effect"
+import { readdir, readFile } from "node:fs/promises"
+import * as path from "node:path"
+import { fileURLToPath } from "node:url"
+import { promisify } from "node:util"
+import { brotliCompress, constants, gzip } from "node:zlib"
 
 /** Where `npm run build:console` (run by npm install and npm start) puts the console. */
 export const CONSOLE_DIST = fileURLToPath(new URL("../../console/dist/", import.meta.url))
@@ -14,8 +14,7 @@ export const CONSOLE_DIST = fileURLToPath(new URL("../../console/dist/", import.
  * The console's page and every resource it loads: its own scripts, styles and images only, its
  * API on the same origin, never framed.
  */
-export const CONSOLE_POLICY =
-  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; font-src 'self'; connect-src 'self'; " +
+export const CONSOLE_POLICY = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; font-src 'self'; connect-src 'self'; " +
   "manifest-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 
 const TYPES: Record<string, string> = {
@@ -40,7 +39,8 @@ interface Asset {
 
 /** Paths the API, its reference and the probes answer: everything else is the console's. */
 export const isConsolePath = (path: string) =>
-  !path.startsWith("/api/") && path !== "/api" && !path.startsWith("/docs") && path !== "/health" && path !== "/ready" && path !== "/metrics" && !path.startsWith("/internal/")
+  !path.startsWith("/api/") && path !== "/api" && !path.startsWith("/docs") && path !== "/health" && path !== "/ready" && path !== "/metrics" &&
+  !path.startsWith("/internal/")
 
 const brotli = promisify(brotliCompress)
 const gzipped = promisify(gzip)
@@ -51,9 +51,7 @@ const gzipped = promisify(gzip)
  */
 const compressed = (file: string, raw: Uint8Array, kind: "br" | "gz") =>
   Effect.promise(() =>
-    readFile(`${file}.${kind}`).catch(() =>
-      kind === "br" ? brotli(raw, { params: { [constants.BROTLI_PARAM_QUALITY]: 5 } }) : gzipped(raw, { level: 6 })
-    )
+    readFile(`${file}.${kind}`).catch(() => kind === "br" ? brotli(raw, { params: { [constants.BROTLI_PARAM_QUALITY]: 5 } }) : gzipped(raw, { level: 6 }))
   ).pipe(Effect.map((bytes) => new Uint8Array(bytes)))
 
 /**

@@ -1,13 +1,13 @@
-import { createServer } from "node:http"
-import { timingSafeEqual } from "node:crypto"
 import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { RpcSerialization, RpcServer } from "@effect/rpc"
 import { Effect, Layer, Option, Redacted } from "effect"
-import { AuthRpcs } from "../../schemas/rpc/AuthRpcs.js"
-import { AuthRpcHandlers } from "../auth/Rpc.js"
+import { timingSafeEqual } from "node:crypto"
+import { createServer } from "node:http"
 import { AppConfig } from "../../platform/Config.js"
 import { StartupError } from "../../platform/StartupError.js"
+import { AuthRpcs } from "../../schemas/rpc/AuthRpcs.js"
+import { AuthRpcHandlers } from "../auth/Rpc.js"
 
 export const AUTH_RPC_PATH = "/internal/rpc/auth"
 export const INTERNAL_TOKEN_HEADER = "x-internal-token"
@@ -45,7 +45,8 @@ export const InternalRpcLive = Layer.scopedDiscard(
     const server = yield* NodeHttpServer.make(() => createServer(), { port: config.internalRpcPort, host: config.internalRpcHost }).pipe(
       Effect.mapError(() =>
         new StartupError({
-          message: `Internal RPC cannot listen on ${config.internalRpcHost}:${config.internalRpcPort} (in use or not permitted): set INTERNAL_RPC_PORT or INTERNAL_RPC_HOST.`
+          message:
+            `Internal RPC cannot listen on ${config.internalRpcHost}:${config.internalRpcPort} (in use or not permitted): set INTERNAL_RPC_PORT or INTERNAL_RPC_HOST.`
         })
       )
     )

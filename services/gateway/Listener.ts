@@ -1,11 +1,11 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
-import { randomUUID } from "node:crypto"
 import { HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Context, Effect, Layer } from "effect"
+import { randomUUID } from "node:crypto"
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import { AppConfig } from "../../platform/Config.js"
-import type { ErrorCode } from "../../schemas/ErrorCodes.js"
 import { StartupError } from "../../platform/StartupError.js"
+import type { ErrorCode } from "../../schemas/ErrorCodes.js"
 
 export class RawHttpServer extends Context.Tag("RawHttpServer")<RawHttpServer, Server>() {}
 
@@ -60,8 +60,10 @@ export const ListenerLive = Layer.scopedContext(
     }, (request, response) => current(request, response))
     yield* Effect.acquireRelease(
       Effect.async<void, StartupError>((resume) => {
-        server.once("error", (error: NodeJS.ErrnoException) =>
-          resume(Effect.fail(new StartupError({ message: listenFailure(error, config.host, config.port) }))))
+        server.once(
+          "error",
+          (error: NodeJS.ErrnoException) => resume(Effect.fail(new StartupError({ message: listenFailure(error, config.host, config.port) })))
+        )
         server.listen(config.port, config.host, () => resume(Effect.void))
       }),
       () =>

@@ -1,7 +1,7 @@
 import { migrationsLayer, runMigrations } from "../../platform/Migrations.js"
 import { platformMigrations } from "../../platform/migrations/index.js"
-import { runMigrationSet } from "../../runtime/run/migrations/index.js"
 import { clusterTables } from "../../runtime/run/ClusterTables.js"
+import { runMigrationSet } from "../../runtime/run/migrations/index.js"
 import { agentMigrations } from "../agent/migrations/index.js"
 import { authMigrations } from "../auth/migrations/index.js"
 import { chatMigrations } from "../chat/migrations/index.js"

@@ -1,10 +1,26 @@
 import { Cause, Effect } from "effect"
 
 const CONNECTION_CODES = new Set([
-  "ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EHOSTUNREACH", "ENETUNREACH", "ENOTFOUND", "EAI_AGAIN", "EPIPE",
-  "57P01", "57P02", "57P03", "53300", "08000", "08001", "08003", "08004", "08006"
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ETIMEDOUT",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "EPIPE",
+  "57P01",
+  "57P02",
+  "57P03",
+  "53300",
+  "08000",
+  "08001",
+  "08003",
+  "08004",
+  "08006"
 ])
-const CONNECTION_MESSAGES = /Connection terminated|timeout exceeded when trying to connect|Failed to acquire connection|connection error|Connection timed out|Query read timeout|the database system is (starting up|shutting down)/i
+const CONNECTION_MESSAGES =
+  /Connection terminated|timeout exceeded when trying to connect|Failed to acquire connection|connection error|Connection timed out|Query read timeout|the database system is (starting up|shutting down)/i
 
 /** Why the database cannot be reached, if that is what this failure is. */
 export const databaseUnavailable = (cause: Cause.Cause<unknown>): string | undefined => {

@@ -1,38 +1,38 @@
 import { HttpApiBuilder, OpenApi } from "@effect/platform"
 import { Effect, FiberRef, Layer, Option, Redacted } from "effect"
-import { TracingLive } from "../../otel/Tracing.js"
 import { MetricsEndpoint } from "../../otel/MetricsLive.js"
-import { EventBus } from "../../platform/EventBus.js"
-import { PlatformApi } from "../../schemas/Api.js"
-import { bootstrapAdmin } from "../auth/Bootstrap.js"
+import { TracingLive } from "../../otel/Tracing.js"
 import { AppConfig } from "../../platform/Config.js"
+import { DatabaseLive } from "../../platform/Database.js"
+import { EventBus } from "../../platform/EventBus.js"
+import { isolated } from "../../platform/Isolated.js"
+import { LocalSecrets } from "../../platform/LocalSecrets.js"
+import { OutboundGuard } from "../../platform/outbound/OutboundGuard.js"
 import { PlatformServicesLive } from "../../platform/PlatformServices.js"
+import { PgPool } from "../../platform/PreparedSql.js"
+import { RateLimiter } from "../../platform/RateLimiter.js"
+import { RedisConnection } from "../../platform/Redis.js"
 import { kernelLive } from "../../runtime/run/Kernel.js"
+import { RunPlacement } from "../../runtime/run/Placement.js"
+import { PlatformApi } from "../../schemas/Api.js"
 import { AgentFilesLive, AgentHttpLive, AgentLive } from "../agent/AgentLive.js"
 import { AuthHttpLive, AuthLive } from "../auth/AuthLive.js"
+import { bootstrapAdmin } from "../auth/Bootstrap.js"
 import { ChatHttpLive, ChatLive, ChatRunEndLive } from "../chat/ChatLive.js"
 import { DocgenHttpLive, DocgenLive } from "../docgen/DocgenLive.js"
-import { TicketingHttpLive, TicketingLive } from "../ticketing/TicketingLive.js"
 import { EvalHttpLive, EvalLive } from "../eval/EvalLive.js"
 import { IngestionHttpLive, IngestionLive } from "../ingestion/IngestionLive.js"
 import { IntegrationsHttpLive, IntegrationsLive } from "../integrations/IntegrationsLive.js"
+import { TicketingHttpLive, TicketingLive } from "../ticketing/TicketingLive.js"
 import { WorkflowCoreLive, WorkflowHttpLive, WorkflowLive } from "../workflow/WorkflowLive.js"
-import { DatabaseLive } from "../../platform/Database.js"
-import { LocalSecrets } from "../../platform/LocalSecrets.js"
-import { MigrationsLive } from "./Migrations.js"
-import { RateLimiter } from "../../platform/RateLimiter.js"
 import { AuthClient } from "./AuthClient.js"
 import { AuthenticationLive } from "./Authentication.js"
-import { ApiRouterLive, serveGateway } from "./Server.js"
+import { startBanner } from "./Banner.js"
 import { InternalRpcLive } from "./InternalRpc.js"
 import { ListenerLive } from "./Listener.js"
-import { startBanner } from "./Banner.js"
-import { RedisConnection } from "../../platform/Redis.js"
-import { OutboundGuard } from "../../platform/outbound/OutboundGuard.js"
+import { MigrationsLive } from "./Migrations.js"
+import { ApiRouterLive, serveGateway } from "./Server.js"
 import { SystemHttp } from "./SystemHttp.js"
-import { isolated } from "../../platform/Isolated.js"
-import { PgPool } from "../../platform/PreparedSql.js"
-import { RunPlacement } from "../../runtime/run/Placement.js"
 
 /** The database, migrated before any service touches it. */
 const MigratedDatabaseLive = MigrationsLive.pipe(Layer.provideMerge(DatabaseLive))
@@ -72,12 +72,26 @@ const AuthClientLive = Layer.unwrapEffect(
 // built seeing only what they use, that merge is small.
 const SystemHttpLive = isolated(SystemHttp, PgPool, RunPlacement, AppConfig)
 
-const HandlersLive = Layer.mergeAll(SystemHttpLive, AuthHttpLive, WorkflowHttpLive, AgentHttpLive, IngestionHttpLive, ChatHttpLive, IntegrationsHttpLive, EvalHttpLive, DocgenHttpLive, TicketingHttpLive)
+const HandlersLive = Layer.mergeAll(
+  SystemHttpLive,
+  AuthHttpLive,
+  WorkflowHttpLive,
+  AgentHttpLive,
+  IngestionHttpLive,
+  ChatHttpLive,
+  IntegrationsHttpLive,
+  EvalHttpLive,
+  DocgenHttpLive,
+  TicketingHttpLive
+)
 
 /** The API, its OpenAPI document naming this deployment's address (PUBLIC_BASE_URL) as its server. */
-const ApiLive = Layer.unwrapEffect(Effect.map(AppConfig, (config) =>
-  HttpApiBuilder.api(PlatformApi.annotate(OpenApi.Servers, [{ url: config.publicBaseUrl, description: "This deployment (PUBLIC_BASE_URL)" }]))
-)).pipe(
+const ApiLive = Layer.unwrapEffect(
+  Effect.map(
+    AppConfig,
+    (config) => HttpApiBuilder.api(PlatformApi.annotate(OpenApi.Servers, [{ url: config.publicBaseUrl, description: "This deployment (PUBLIC_BASE_URL)" }]))
+  )
+).pipe(
   Layer.provide(HandlersLive),
   Layer.provide(AuthenticationLive),
   Layer.provide(AuthClientLive)

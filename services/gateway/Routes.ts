@@ -1,6 +1,6 @@
 import { HttpApi } from "@effect/platform"
-import * as FindMyWay from "find-my-way-ts"
 import { Context, Option } from "effect"
+import * as FindMyWay from "find-my-way-ts"
 import { PlatformApi } from "../../schemas/Api.js"
 import type { Role } from "../../schemas/Roles.js"
 import { AllowedRoles } from "../../schemas/Security.js"
@@ -11,8 +11,7 @@ interface RouteShape {
   readonly roles: ReadonlyArray<Role> | undefined
 }
 
-const toPattern = (path: string) =>
-  new RegExp("^" + path.replace(/[.*+?^${}()|[\]\\]/g, "\\$&").replace(/\/:[^/]+/g, "/[^/]+") + "/?$")
+const toPattern = (path: string) => new RegExp("^" + path.replace(/[.*+?^${}()|[\]\\]/g, "\\$&").replace(/\/:[^/]+/g, "/[^/]+") + "/?$")
 
 const collect = (): ReadonlyArray<RouteShape> => {
   const routes: Array<RouteShape> = []

@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto"
 import {
   Etag,
   FileSystem,
@@ -14,22 +13,23 @@ import {
 } from "@effect/platform"
 import type { HttpApp } from "@effect/platform"
 import { Cause, Context, Effect, FiberRef, Layer, Option, Scope } from "effect"
-import { PlatformApi } from "../../schemas/Api.js"
+import { randomUUID } from "node:crypto"
 import { AppConfig, type AppConfigShape } from "../../platform/Config.js"
-import { applySessionCookies, preflight, ssoBrowserLanding, withCors } from "./BrowserFlow.js"
-import { jsonProblem, urlHasNul } from "./BodyChecks.js"
 import { CurrentRequest } from "../../platform/RequestContext.js"
+import { PlatformApi } from "../../schemas/Api.js"
+import { jsonProblem, urlHasNul } from "./BodyChecks.js"
+import { applySessionCookies, preflight, ssoBrowserLanding, withCors } from "./BrowserFlow.js"
+import { isConsolePath, loadConsole } from "./Console.js"
 import { errorResponse, flattenErrorBody } from "./ErrorBodies.js"
 import { RawHttpServer } from "./Listener.js"
 import { databaseUnavailable, makeOutageReport } from "./Outage.js"
 import { allowedMethods, pathOf } from "./Routes.js"
-import { isConsolePath, loadConsole } from "./Console.js"
 
 type ConsoleApp = Effect.Effect.Success<typeof loadConsole>
+import { MetricsEndpoint } from "../../otel/MetricsLive.js"
+import { Telemetry } from "../../otel/Telemetry.js"
 import { Draining } from "../../platform/Draining.js"
 import { NoRunners } from "../../runtime/run/Placement.js"
-import { Telemetry } from "../../otel/Telemetry.js"
-import { MetricsEndpoint } from "../../otel/MetricsLive.js"
 import { metricsRoute } from "./MetricsHttp.js"
 import { observed } from "./RequestLog.js"
 
@@ -89,7 +89,6 @@ const clientAddress = (request: HttpServerRequest.HttpServerRequest, trustProxy:
 }
 
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\b/i
-
 
 /** Refusals before anything is read: a refused preflight, a declared body over the limit, a NUL in the URL. */
 const headRefusal = (config: AppConfigShape, request: HttpServerRequest.HttpServerRequest, requestId: string) => {
@@ -178,18 +177,23 @@ export const serveGateway = Effect.gen(function*() {
   yield* Effect.addFinalizer(() =>
     Effect.logWarning(
       `Shutting down (ROLE=${config.role}): no new connections, event streams end, requests in flight have ${config.shutdownGraceSeconds} s` +
-        (config.role === "runners" || config.role === "all" ? "; runs in flight stop at their last checkpoint and continue on the next start or another runner" : "")
-    ).pipe(Effect.zipRight(draining.begin), Effect.zipRight(Effect.async<void>((resume) => {
-      // Keep-alive connections turn idle as their last response goes out: close them as they do.
-      const idle = setInterval(() => server.closeIdleConnections(), 100)
-      const cut = setTimeout(() => server.closeAllConnections(), config.shutdownGraceSeconds * 1000)
-      server.close(() => {
-        clearInterval(idle)
-        clearTimeout(cut)
-        resume(Effect.void)
-      })
-      server.closeIdleConnections()
-    })))
+        (config.role === "runners" || config.role === "all"
+          ? "; runs in flight stop at their last checkpoint and continue on the next start or another runner"
+          : "")
+    ).pipe(
+      Effect.zipRight(draining.begin),
+      Effect.zipRight(Effect.async<void>((resume) => {
+        // Keep-alive connections turn idle as their last response goes out: close them as they do.
+        const idle = setInterval(() => server.closeIdleConnections(), 100)
+        const cut = setTimeout(() => server.closeAllConnections(), config.shutdownGraceSeconds * 1000)
+        server.close(() => {
+          clearInterval(idle)
+          clearTimeout(cut)
+          resume(Effect.void)
+        })
+        server.closeIdleConnections()
+      }))
+    )
   )
   yield* HttpServer.serveEffect(observed(gatewayApp(api, { config, console, metrics }), config.logFormat === "json")).pipe(
     // Also bounds bodies sent without Content-Length (chunked).
@@ -212,6 +216,5 @@ export const ApiRouterLive = Layer.mergeAll(
   HttpApiScalar.layer({ path: "/docs" }),
   HttpApiBuilder.middlewareOpenApi({ path: "/api/v1/openapi.json" })
 )
-
 
 export { PlatformApi }

@@ -36,7 +36,9 @@ export const SystemHttp = HttpApiBuilder.group(PlatformApi, "system", (handlers)
         finish(error === undefined || error === null ? Effect.void : Effect.fail(databaseDown)))
     })
     const runners = placement.runners.pipe(
-      Effect.catchAll(() => Effect.fail(databaseDown)),
+      Effect.catchAll(() =>
+        Effect.fail(databaseDown)
+      ),
       Effect.filterOrFail((n) => n === undefined || n > 0, () =>
         new ServiceUnavailable({
           code: "NO_RUNNERS",
@@ -47,9 +49,12 @@ export const SystemHttp = HttpApiBuilder.group(PlatformApi, "system", (handlers)
     return handlers
       .handle("health", () => Effect.succeed({ status: "ok" as const }))
       .handle("ready", () =>
-        database.pipe(Effect.zipRight(runners),Effect.map((n) => ({
-          status: "ready" as const,
-          role,
-          checks: { database: "ok" as const, migrations: "ok" as const, ...(n === undefined ? {} : { runners: n }) }
-        }))))
+        database.pipe(
+          Effect.zipRight(runners),
+          Effect.map((n) => ({
+            status: "ready" as const,
+            role,
+            checks: { database: "ok" as const, migrations: "ok" as const, ...(n === undefined ? {} : { runners: n }) }
+          }))
+        ))
   }))

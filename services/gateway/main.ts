@@ -1,6 +1,6 @@
-import { existsSync } from "node:fs"
 import { NodeRuntime } from "@effect/platform-node"
 import { Cause, Effect, Layer } from "effect"
+import { existsSync } from "node:fs"
 import { LoggingLive } from "../../platform/Logging.js"
 import { StartupError, startupFailureLine } from "../../platform/StartupError.js"
 import { PlatformLive } from "./Platform.js"

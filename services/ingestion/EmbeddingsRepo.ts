@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
-import type { TenantId } from "../../schemas/Ids.js"
 import { Effect } from "effect"
+import type { TenantId } from "../../schemas/Ids.js"
 
 /** Full-text query over any of the query's words; undefined when it has none. */
 export const lexicalQuery = (query: string): string | undefined => {
@@ -54,8 +54,8 @@ export class EmbeddingsRepo extends Effect.Service<EmbeddingsRepo>()("Embeddings
             SELECT ${chunk.chunk_id}, ${chunk.tenant_id}, ${chunk.kb_id}, ${model}, ${vectorLiteral(vector)}::real[]
             WHERE EXISTS (SELECT 1 FROM kb_chunks WHERE id = ${chunk.chunk_id})
             ON CONFLICT (chunk_id) DO UPDATE SET model = EXCLUDED.model, embedding = EXCLUDED.embedding`, { discard: true }).pipe(
-          Effect.orDie
-        ),
+            Effect.orDie
+          ),
       /**
        * The best `candidates` chunks by full-text rank and the best by vector similarity, each with
        * both scores: the caller blends them.

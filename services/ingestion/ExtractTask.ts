@@ -1,7 +1,7 @@
-import { createHash } from "node:crypto"
 import { parse as parseCsv } from "csv-parse/sync"
 import { convert as htmlToText } from "html-to-text"
 import mammoth from "mammoth"
+import { createHash } from "node:crypto"
 import { extractText, getDocumentProxy } from "unpdf"
 import { refuse } from "../../platform/workers/TaskRefusal.js"
 import { checkedZip } from "../../platform/workers/ZipCaps.js"

@@ -1,21 +1,21 @@
-import { createHash } from "node:crypto"
 import { Effect, Layer, Option } from "effect"
-import { badRequest, notFound } from "../../schemas/Errors.js"
-import type { PageParams } from "../../schemas/Pagination.js"
-import { pageOf, pageOffset } from "../../schemas/Pagination.js"
-import type { Principal } from "../../schemas/Principal.js"
-import { KnowledgeSearch } from "../../runtime/agents/KnowledgeSearch.js"
-import { requireBuilder, requireReader } from "../../schemas/Authorization.js"
-import { KnowledgeSnapshots } from "../ports/PublishChecks.js"
-import { chunkText } from "./Chunks.js"
-import { documentType, SUPPORTED_TYPES } from "./Extract.js"
-import type * as ExtractTask from "./ExtractTask.js"
+import { createHash } from "node:crypto"
 import { canonicalFolder } from "../../platform/FolderPath.js"
 import { taskError } from "../../platform/workers/TaskErrors.js"
 import { WorkerPool, workerTask } from "../../platform/workers/WorkerPool.js"
-import { KnowledgeRepo, toDoc, toKb } from "./KnowledgeRepo.js"
+import { KnowledgeSearch } from "../../runtime/agents/KnowledgeSearch.js"
+import { requireBuilder, requireReader } from "../../schemas/Authorization.js"
+import { badRequest, notFound } from "../../schemas/Errors.js"
 import type { TenantId } from "../../schemas/Ids.js"
+import type { PageParams } from "../../schemas/Pagination.js"
+import { pageOf, pageOffset } from "../../schemas/Pagination.js"
+import type { Principal } from "../../schemas/Principal.js"
+import { KnowledgeSnapshots } from "../ports/PublishChecks.js"
+import { chunkText } from "./Chunks.js"
 import { DocumentEvents } from "./DocumentEvents.js"
+import { documentType, SUPPORTED_TYPES } from "./Extract.js"
+import type * as ExtractTask from "./ExtractTask.js"
+import { KnowledgeRepo, toDoc, toKb } from "./KnowledgeRepo.js"
 import { SemanticIndex } from "./SemanticIndex.js"
 
 /**
@@ -24,8 +24,7 @@ import { SemanticIndex } from "./SemanticIndex.js"
  * would otherwise turn a burst of small uploads into 429s). Anything larger or parsed goes there.
  */
 const SMALL_TEXT_BYTES = 64 * 1024
-const isSmallText = (mimeType: string, bytes: Uint8Array) =>
-  (mimeType === "text/plain" || mimeType === "text/markdown") && bytes.byteLength <= SMALL_TEXT_BYTES
+const isSmallText = (mimeType: string, bytes: Uint8Array) => (mimeType === "text/plain" || mimeType === "text/markdown") && bytes.byteLength <= SMALL_TEXT_BYTES
 const smallText = (bytes: Uint8Array) => {
   const text = new TextDecoder().decode(bytes).replaceAll("\0", "")
   return { text, hash: createHash("sha256").update(text).digest("hex"), chunks: chunkText(text) }
@@ -33,7 +32,6 @@ const smallText = (bytes: Uint8Array) => {
 
 const readTask = workerTask<typeof ExtractTask, "readDocument">(new URL("./ExtractTask.ts", import.meta.url), "readDocument")
 const chunkTask = workerTask<typeof ExtractTask, "chunk">(new URL("./ExtractTask.ts", import.meta.url), "chunk")
-
 
 /** Knowledge bases: documents in, extracted, chunked and indexed; ranked search out. */
 export class Knowledge extends Effect.Service<Knowledge>()("Knowledge", {
@@ -118,7 +116,13 @@ export class Knowledge extends Effect.Service<Knowledge>()("Knowledge", {
     const documents = (principal: Principal, kbId: string, params: { page: number; page_size: number; folder_prefix?: string | undefined }) =>
       Effect.gen(function*() {
         yield* kb(principal, kbId)
-        const { rows, total } = yield* repo.listDocuments(principal.tenantId, kbId, params.page_size, (params.page - 1) * params.page_size, params.folder_prefix)
+        const { rows, total } = yield* repo.listDocuments(
+          principal.tenantId,
+          kbId,
+          params.page_size,
+          (params.page - 1) * params.page_size,
+          params.folder_prefix
+        )
         return pageOf(params, rows.map(toDoc), total)
       })
 

@@ -1,10 +1,10 @@
-import { randomUUID } from "node:crypto"
 import { SqlClient } from "@effect/sql"
 import { Array as Arr, Effect, Option, Schema } from "effect"
-import { decodeRows, Timestamp } from "../../platform/Rows.js"
-import { lexicalQuery } from "./EmbeddingsRepo.js"
-import { TenantId } from "../../schemas/Ids.js"
+import { randomUUID } from "node:crypto"
 import { folderFilter } from "../../platform/FolderPath.js"
+import { decodeRows, Timestamp } from "../../platform/Rows.js"
+import { TenantId } from "../../schemas/Ids.js"
+import { lexicalQuery } from "./EmbeddingsRepo.js"
 
 export const KbRow = Schema.Struct({
   id: Schema.String,
@@ -127,7 +127,18 @@ export class KnowledgeRepo extends Effect.Service<KnowledgeRepo>()("KnowledgeRep
           const version = (existing?.version ?? 0) + 1
           if (existing === undefined) {
             yield* sql`INSERT INTO kb_documents ${
-              sql.insert({ id, tenant_id: tenantId, kb_id: kbId, title: d.title, mime_type: d.mime_type, folder_path: d.folder_path, folder_label: d.folder_label, version, content_hash: d.content_hash, size_bytes: d.size_bytes })
+              sql.insert({
+                id,
+                tenant_id: tenantId,
+                kb_id: kbId,
+                title: d.title,
+                mime_type: d.mime_type,
+                folder_path: d.folder_path,
+                folder_label: d.folder_label,
+                version,
+                content_hash: d.content_hash,
+                size_bytes: d.size_bytes
+              })
             }`
           } else {
             yield* sql`UPDATE kb_documents SET version = ${version}, content_hash = ${d.content_hash}, mime_type = ${d.mime_type}, folder_label = ${d.folder_label},

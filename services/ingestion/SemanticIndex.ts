@@ -1,6 +1,6 @@
 import { Duration, Effect, Option, Schedule } from "effect"
-import { Embeddings } from "../../runtime/models/Embeddings.js"
 import { AppConfig } from "../../platform/Config.js"
+import { Embeddings } from "../../runtime/models/Embeddings.js"
 import type { TenantId } from "../../schemas/Ids.js"
 import { EmbeddingsRepo } from "./EmbeddingsRepo.js"
 

@@ -36,7 +36,10 @@ export class Catalog extends Effect.Service<Catalog>()("Catalog", {
       })
 
     const author = (principal: Principal, scope: "catalog" | "custom") =>
-      Effect.zipRight(requireRole(principal, INTEGRATION_ADMINS, "Authoring catalog entries needs an administrator"), scope === "catalog" ? requireEnvAdmin(principal) : Effect.void)
+      Effect.zipRight(
+        requireRole(principal, INTEGRATION_ADMINS, "Authoring catalog entries needs an administrator"),
+        scope === "catalog" ? requireEnvAdmin(principal) : Effect.void
+      )
 
     const store = (principal: Principal, entry: {
       scope: "catalog" | "custom"
@@ -50,9 +53,13 @@ export class Catalog extends Effect.Service<Catalog>()("Catalog", {
       Effect.gen(function*() {
         const names = entry.functions.map((f) => f.name)
         const repeated = names.find((n, i) => names.indexOf(n) !== i)
-        if (repeated !== undefined) return yield* badRequest("VALIDATION_ERROR", `Two functions are named '${repeated}'`, [{ path: ["functions"], message: "repeated name" }])
+        if (repeated !== undefined) {
+          return yield* badRequest("VALIDATION_ERROR", `Two functions are named '${repeated}'`, [{ path: ["functions"], message: "repeated name" }])
+        }
         // The token URL is fetched by the platform (code exchange, refresh): it is guarded like base_url.
-        if (entry.auth.type === "oauth2") yield* checkedBase(entry.auth.token_url, "auth.token_url")
+        if (entry.auth.type === "oauth2") {
+          yield* checkedBase(entry.auth.token_url, "auth.token_url")
+        }
         if (entry.functions.some((f) => f.kind === "http") && entry.baseUrl === null) {
           return yield* badRequest("VALIDATION_ERROR", "http functions need the entry's base_url", [{ path: ["base_url"], message: "required" }])
         }
@@ -91,7 +98,10 @@ export class Catalog extends Effect.Service<Catalog>()("Catalog", {
           catch: (e) =>
             e instanceof AnswerTooLarge
               ? badRequest("INVALID_SPEC", "The document is over 5 MiB", [{ path: ["spec_url"], message: "over 5 MiB" }])
-              : badRequest("INVALID_SPEC", `spec_url could not be read: ${e instanceof Error ? e.message : String(e)}`, [{ path: ["spec_url"], message: "could not be read" }])
+              : badRequest("INVALID_SPEC", `spec_url could not be read: ${e instanceof Error ? e.message : String(e)}`, [{
+                path: ["spec_url"],
+                message: "could not be read"
+              }])
         })
       })
 

@@ -1,6 +1,6 @@
-import { randomUUID } from "node:crypto"
 import { SqlClient } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
+import { randomUUID } from "node:crypto"
 import { decodeRows, JsonObject, Timestamp } from "../../platform/Rows.js"
 import { type CatalogEntry, type FunctionDefinition, IntegrationAuth } from "../../schemas/Integration.js"
 

@@ -1,10 +1,10 @@
-import { randomUUID } from "node:crypto"
 import { SqlClient } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
+import { randomUUID } from "node:crypto"
 import { AppConfig } from "../../platform/Config.js"
 import { OutboundGuard } from "../../platform/outbound/OutboundGuard.js"
-import { WorkerPool, workerTask } from "../../platform/workers/WorkerPool.js"
 import { decodeRows, JsonObject, Timestamp } from "../../platform/Rows.js"
+import { WorkerPool, workerTask } from "../../platform/workers/WorkerPool.js"
 import { checkJsonSchema } from "../../runtime/dag/JsonSchema.js"
 import { requireBuilder } from "../../schemas/Authorization.js"
 import { type BadRequest, badRequest, notFound } from "../../schemas/Errors.js"
@@ -90,8 +90,7 @@ export class Functions extends Effect.Service<Functions>()("Functions", {
       FROM tenant_integrations i JOIN catalog_entries e ON e.id = i.catalog_id JOIN catalog_functions f ON f.entry_id = e.id
       WHERE i.status = 'active' AND f.name = ANY(i.enabled_functions)`
 
-    const callable = (tenantId: string) =>
-      sql`${callableSelect} AND i.tenant_id = ${tenantId} ORDER BY e.name, f.name`.pipe(callableRows, Effect.orDie)
+    const callable = (tenantId: string) => sql`${callableSelect} AND i.tenant_id = ${tenantId} ORDER BY e.name, f.name`.pipe(callableRows, Effect.orDie)
 
     const callableByIds = (tenantId: string, ids: ReadonlyArray<string>) =>
       ids.length === 0
@@ -111,8 +110,7 @@ export class Functions extends Effect.Service<Functions>()("Functions", {
         return found[0]
       })
 
-    const credentialsFor = (tenantId: string, integrationId: string) =>
-      Effect.map(secrets.credentials(tenantId, integrationId), Option.getOrElse(() => ({})))
+    const credentialsFor = (tenantId: string, integrationId: string) => Effect.map(secrets.credentials(tenantId, integrationId), Option.getOrElse(() => ({})))
 
     const run = (fn: CallableRow, input: Record<string, unknown>, caller: Caller) =>
       Effect.gen(function*() {
@@ -209,7 +207,9 @@ export class Functions extends Effect.Service<Functions>()("Functions", {
       Effect.zipRight(
         requireBuilder(principal),
         sql`SELECT * FROM integration_executions WHERE tenant_id = ${principal.tenantId} AND id = ${id}`.pipe(executionRows, Effect.orDie)
-      ).pipe(Effect.flatMap((rows) => Option.match(Option.fromNullable(rows[0]), { onNone: () => Effect.fail(notFound("Execution")), onSome: (r) => Effect.succeed(toExecution(r)) })))
+      ).pipe(Effect.flatMap((rows) =>
+        Option.match(Option.fromNullable(rows[0]), { onNone: () => Effect.fail(notFound("Execution")), onSome: (r) => Effect.succeed(toExecution(r)) })
+      ))
 
     return {
       callable: (principal: Principal) =>

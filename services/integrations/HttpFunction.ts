@@ -70,19 +70,25 @@ export const callHttp = (call: HttpCall): Effect.Effect<CallOutcome> =>
         break
       }
       case "basic": {
-        if (c.username === undefined) return { ok: false, httpStatus: null, output: null, error: "No username/password credential is stored for this integration" }
+        if (c.username === undefined) {
+          return { ok: false, httpStatus: null, output: null, error: "No username/password credential is stored for this integration" }
+        }
         headers.authorization = `Basic ${Buffer.from(`${text(c.username) ?? ""}:${text(c.password) ?? ""}`).toString("base64")}`
         break
       }
       case "oauth2": {
-        if (call.accessToken === undefined) return { ok: false, httpStatus: null, output: null, error: "Connect your account to this integration first (no OAuth connection)" }
+        if (call.accessToken === undefined) {
+          return { ok: false, httpStatus: null, output: null, error: "Connect your account to this integration first (no OAuth connection)" }
+        }
         headers.authorization = `Bearer ${call.accessToken}`
         break
       }
       case "none":
         break
     }
-    if (placed.body !== undefined) headers["content-type"] = "application/json"
+    if (placed.body !== undefined) {
+      headers["content-type"] = "application/json"
+    }
     return yield* Effect.tryPromise({
       try: async (signal) => {
         const response = await request(url, {
@@ -104,7 +110,9 @@ export const callHttp = (call: HttpCall): Effect.Effect<CallOutcome> =>
         }
         const raw = Buffer.concat(chunks).toString("utf8")
         const json = String(response.headers["content-type"] ?? "").includes("json")
-        const output = json && raw !== "" ? Either.getOrElse(Either.try(() => JSON.parse(raw) as unknown), () => raw) : raw
+        const output = json && raw !== ""
+          ? Either.getOrElse(Either.try(() => JSON.parse(raw) as unknown), () => raw)
+          : raw
         const ok = response.statusCode >= 200 && response.statusCode < 300
         return {
           ok,

@@ -47,17 +47,20 @@ export class InstallSecrets extends Effect.Service<InstallSecrets>()("InstallSec
       UUID.test(integrationId)
         ? sql`SELECT c.* FROM integration_connections c JOIN tenant_integrations i ON i.id = c.integration_id AND i.tenant_id = ${tenantId}
             WHERE c.integration_id = ${integrationId} AND c.user_id = ${userId}`.pipe(
-            connectionRows,
-            Effect.orDie,
-            Effect.map((rows) => Option.fromNullable(rows[0])),
-            Effect.withSpan("InstallSecrets.connection")
-          )
+          connectionRows,
+          Effect.orDie,
+          Effect.map((rows) => Option.fromNullable(rows[0])),
+          Effect.withSpan("InstallSecrets.connection")
+        )
         : Effect.succeed(Option.none<ConnectionRow>())
 
     /** Whether the install is the tenant's. */
     const owns = (tenantId: string, integrationId: string) =>
       UUID.test(integrationId)
-        ? sql`SELECT 1 FROM tenant_integrations WHERE tenant_id = ${tenantId} AND id = ${integrationId}`.pipe(Effect.map((rows) => rows.length > 0), Effect.orDie)
+        ? sql`SELECT 1 FROM tenant_integrations WHERE tenant_id = ${tenantId} AND id = ${integrationId}`.pipe(
+          Effect.map((rows) => rows.length > 0),
+          Effect.orDie
+        )
         : Effect.succeed(false)
 
     return { credentials, connection, owns }

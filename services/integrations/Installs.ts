@@ -1,6 +1,6 @@
-import { randomUUID } from "node:crypto"
 import { SqlClient } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
+import { randomUUID } from "node:crypto"
 import { CredentialsCipher } from "../../platform/CredentialsCipher.js"
 import { decodeRows, Timestamp } from "../../platform/Rows.js"
 import { requireBuilder, requireReader } from "../../schemas/Authorization.js"

@@ -19,7 +19,14 @@ import { ExternalToolCallsLive, FunctionToolsLive, McpRegistryLive, McpToolsLive
  * servers; their tools registered with the runtime's tool registry, the MCP registry of the
  * publish checks and the run's external tool calls; mail and ticketing connections for other services.
  */
-export const IntegrationsLive = Layer.mergeAll(FunctionToolsLive, McpToolsLive, McpRegistryLive, ExternalToolCallsLive, MailIntegrationsLive, TicketingConnectionsLive).pipe(
+export const IntegrationsLive = Layer.mergeAll(
+  FunctionToolsLive,
+  McpToolsLive,
+  McpRegistryLive,
+  ExternalToolCallsLive,
+  MailIntegrationsLive,
+  TicketingConnectionsLive
+).pipe(
   Layer.provideMerge(Layer.mergeAll(Catalog.Default, Installs.Default, Functions.Default, McpServers.Default)),
   Layer.provideMerge(Layer.mergeAll(CatalogRepo.Default, OAuthConnections.Default)),
   Layer.provideMerge(InstallSecrets.Default)
@@ -27,5 +34,10 @@ export const IntegrationsLive = Layer.mergeAll(FunctionToolsLive, McpToolsLive, 
 
 export const IntegrationsHttpLive = isolated(
   Layer.mergeAll(IntegrationsHttp, McpServersHttp),
-  Authentication, Catalog, Installs, OAuthConnections, Functions, McpServers
+  Authentication,
+  Catalog,
+  Installs,
+  OAuthConnections,
+  Functions,
+  McpServers
 )

@@ -57,7 +57,9 @@ export const MailIntegrationsLive = Layer.effect(
           }
           const stored = yield* secrets.credentials(tenantId, integrationId)
           const settings = Option.isNone(stored) ? undefined : settingsOf(stored.value)
-          if (settings === undefined) return yield* Effect.fail({ message: "The mail integration has no SMTP settings (smtp_url, or host and port) in its credentials" })
+          if (settings === undefined) {
+            return yield* Effect.fail({ message: "The mail integration has no SMTP settings (smtp_url, or host and port) in its credentials" })
+          }
 
           const [earlier] = yield* sql<{ status: string }>`SELECT status FROM integration_mail WHERE id = ${mail.id}`.pipe(Effect.orDie)
           if (earlier?.status === "sent") return { id: mail.id, from: settings.from }

@@ -1,6 +1,6 @@
-import { createHash, randomBytes } from "node:crypto"
 import { SqlClient } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
+import { createHash, randomBytes } from "node:crypto"
 import { fetch as undiciFetch } from "undici"
 import { AppConfig } from "../../platform/Config.js"
 import { CredentialsCipher } from "../../platform/CredentialsCipher.js"
@@ -84,7 +84,13 @@ export class OAuthConnections extends Effect.Service<OAuthConnections>()("OAuthC
         const sealed = yield* cipher.encrypt(JSON.stringify(tokens), connectionAad(integrationId, userId))
         const expiresAt = typeof body.expires_in === "number" ? new Date(Date.now() + body.expires_in * 1000) : null
         const [row] = yield* sql`INSERT INTO integration_connections ${
-          sql.insert({ integration_id: integrationId, user_id: userId, sealed, scope: typeof body.scope === "string" ? body.scope : null, expires_at: expiresAt })
+          sql.insert({
+            integration_id: integrationId,
+            user_id: userId,
+            sealed,
+            scope: typeof body.scope === "string" ? body.scope : null,
+            expires_at: expiresAt
+          })
         } ON CONFLICT (integration_id, user_id) DO UPDATE SET sealed = EXCLUDED.sealed, scope = COALESCE(EXCLUDED.scope, integration_connections.scope),
           expires_at = EXCLUDED.expires_at, updated_at = now() RETURNING *`.pipe(connectionRows, Effect.orDie)
         return { row: row, tokens }

@@ -1,8 +1,8 @@
 import SwaggerParser from "@apidevtools/swagger-parser"
 import YAML from "yaml"
 import { refuse } from "../../platform/workers/TaskRefusal.js"
-import { isRecord } from "../../schemas/Records.js"
 import type { FunctionDefinition, IntegrationAuth } from "../../schemas/Integration.js"
+import { isRecord } from "../../schemas/Records.js"
 import { expandedSize, resolvePointer } from "./SpecExpansion.js"
 
 // Runs on a thread of the worker pool (platform/workers): never on the event loop that serves requests.
@@ -43,8 +43,7 @@ const withoutRefs = (node: unknown): unknown => {
   return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, withoutRefs(v)]))
 }
 
-const slug = (text: string) =>
-  text.toLowerCase().replace(/[^a-z0-9_.-]+/g, "_").replace(/^[^a-z0-9]+/, "").replace(/_+$/g, "").slice(0, 100) || "operation"
+const slug = (text: string) => text.toLowerCase().replace(/[^a-z0-9_.-]+/g, "_").replace(/^[^a-z0-9]+/, "").replace(/_+$/g, "").slice(0, 100) || "operation"
 
 /** The first security scheme as our auth, when the document names one. */
 const authOf = (doc: Json): IntegrationAuth => {
@@ -83,7 +82,10 @@ const functionsOf = (doc: Json): Array<FunctionDefinition> => {
       for (const p of params) {
         if (typeof p.name !== "string" || (p.in !== "path" && p.in !== "query")) continue
         if (p.in === "query" && method !== "get" && method !== "delete") continue
-        properties[p.name] = { ...(isRecord(p.schema) ? p.schema : { type: "string" }), ...(typeof p.description === "string" ? { description: p.description } : {}) }
+        properties[p.name] = {
+          ...(isRecord(p.schema) ? p.schema : { type: "string" }),
+          ...(typeof p.description === "string" ? { description: p.description } : {})
+        }
         if (p.required === true || p.in === "path") required.push(p.name)
       }
       const body = isRecord(op.requestBody) && isRecord(op.requestBody.content) ? op.requestBody.content["application/json"] : undefined

@@ -31,10 +31,12 @@ const evaluate = (module: QuickJSWASMModule, call: ScriptCall): ScriptOutcome =>
   let logChars = 0
   const log = (level: string) =>
     vm.newFunction(level, (...args) => {
-      const line = `${level === "log" ? "" : `[${level}] `}${args.map((a) => {
-        const value: unknown = vm.dump(a)
-        return typeof value === "string" ? value : JSON.stringify(value)
-      }).join(" ")}`
+      const line = `${level === "log" ? "" : `[${level}] `}${
+        args.map((a) => {
+          const value: unknown = vm.dump(a)
+          return typeof value === "string" ? value : JSON.stringify(value)
+        }).join(" ")
+      }`
       if (logChars < MAX_LOG_CHARS) lines.push(line.slice(0, MAX_LOG_CHARS - logChars))
       logChars += line.length
     })
@@ -57,7 +59,7 @@ const evaluate = (module: QuickJSWASMModule, call: ScriptCall): ScriptOutcome =>
   if (result.error !== undefined) {
     const dumped: unknown = vm.dump(result.error)
     result.error.dispose()
-    const message = typeof dumped === "object" && dumped !== null && "message" in dumped ? String((dumped).message) : String(dumped)
+    const message = typeof dumped === "object" && dumped !== null && "message" in dumped ? String(dumped.message) : String(dumped)
     const interrupted = message.includes("interrupted") || Date.now() - started >= call.cpuMs
     outcome = failed(interrupted ? `The script ran over its ${call.cpuMs} ms CPU limit and was stopped` : `The script failed: ${message}`, logs)
   } else {

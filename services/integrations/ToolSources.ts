@@ -1,7 +1,7 @@
-import { randomUUID } from "node:crypto"
 import { SqlClient } from "@effect/sql"
 import { Effect, Either, Layer } from "effect"
-import { toolSource, ToolFailure, type ToolSpec } from "../../runtime/tools/Tools.js"
+import { randomUUID } from "node:crypto"
+import { ToolFailure, toolSource, type ToolSpec } from "../../runtime/tools/Tools.js"
 import type { TenantId } from "../../schemas/Ids.js"
 import { ExternalToolCalls } from "../ports/ExternalToolCalls.js"
 import { McpRegistry } from "../ports/PublishChecks.js"
@@ -28,7 +28,11 @@ export const FunctionToolsLive = toolSource(Effect.map(Functions, (functions) =>
       const [fn] = yield* functions.callableByIds(invocation.tenantId, [spec.id])
       if (fn === undefined) return yield* new ToolFailure({ message: "The function is no longer installed or enabled" })
       yield* functions.checkInput(fn, invocation.arguments).pipe(Effect.mapError((e) => new ToolFailure({ message: e.message })))
-      const result = yield* functions.run(fn, invocation.arguments, { tenantId: invocation.tenantId, userId: invocation.userId ?? null, runId: invocation.runId })
+      const result = yield* functions.run(fn, invocation.arguments, {
+        tenantId: invocation.tenantId,
+        userId: invocation.userId ?? null,
+        runId: invocation.runId
+      })
       if (result.status === "error") return yield* new ToolFailure({ message: result.error ?? "The function failed" })
       return result.output ?? null
     })
@@ -51,7 +55,8 @@ export const McpToolsLive = toolSource(Effect.gen(function*() {
             parameters: tool.input_schema,
             // What an MCP tool does is not declared: it is treated as changing the world (not invoked in dry runs).
             sideEffects: true
-          })))),
+          }))
+        )),
     invoke: (spec, invocation) =>
       Effect.gen(function*() {
         const [serverId, ...rest] = spec.id.slice(MCP_PREFIX.length).split(":")

@@ -1,8 +1,8 @@
 import { Context, Effect, Layer } from "effect"
-import type { TenantId } from "../../schemas/Ids.js"
-import type { WorkflowConfig } from "../../schemas/Workflow.js"
 import { ModelRegistry } from "../../runtime/models/ModelRegistry.js"
 import { ToolRegistry } from "../../runtime/tools/Tools.js"
+import type { TenantId } from "../../schemas/Ids.js"
+import type { WorkflowConfig } from "../../schemas/Workflow.js"
 
 /**
  * What publish checks ask of other services. Each is an interface the owning service implements
@@ -52,8 +52,7 @@ export class ModelAvailability extends Context.Tag("ModelAvailability")<ModelAva
   static readonly layer = Layer.effect(
     ModelAvailability,
     Effect.map(ModelRegistry, (registry) => ({
-      hasCompletionModel: (tenantId: TenantId, wf: WorkflowConfig) =>
-        Effect.map(registry.options(tenantId, wf), (options) => options.length > 0)
+      hasCompletionModel: (tenantId: TenantId, wf: WorkflowConfig) => Effect.map(registry.options(tenantId, wf), (options) => options.length > 0)
     }))
   )
 }

@@ -36,7 +36,12 @@ export class MyTickets extends Effect.Service<MyTickets>()("MyTickets", {
               : sql`EXISTS (SELECT 1 FROM ticket_comments c WHERE c.ticket_id = t.id AND lower(c.author_email) = ${email})`
           ]
           const external = yield* sql`SELECT q.* FROM ticket_queues q WHERE ${
-            sql.and([sql`q.tenant_id = ${principal.tenantId}`, sql`q.backend = 'external'`, ...inGroups, ...(p.group !== undefined ? [sql`q.group_id = ${p.group}`] : [])])
+            sql.and([
+              sql`q.tenant_id = ${principal.tenantId}`,
+              sql`q.backend = 'external'`,
+              ...inGroups,
+              ...(p.group !== undefined ? [sql`q.group_id = ${p.group}`] : [])
+            ])
           }`.pipe(queueRows, Effect.orDie)
           const listed = { ...p, sort: undefined }
           if (external.length === 0) {
@@ -53,7 +58,9 @@ export class MyTickets extends Effect.Service<MyTickets>()("MyTickets", {
           for (const q of external) byConnection.set(q.connection_id ?? "", [...(byConnection.get(q.connection_id ?? "") ?? []), q])
           const remote = yield* Effect.forEach([...byConnection.values()], (queues) =>
             zendesk.mine(queues.map(connected), listed, p.scope, email, offset + size + 1), { concurrency: 4 })
-          const merged = [...builtin, ...remote.flat()].sort((a, b) => b.created_at.getTime() - a.created_at.getTime()).slice(offset, offset + size + 1)
+          const merged = [...builtin, ...remote.flat()].sort((a, b) =>
+            b.created_at.getTime() - a.created_at.getTime()
+          ).slice(offset, offset + size + 1)
           return { items: merged.slice(0, size), next_cursor: merged.length > size ? cursorOf(key, offset + size) : null }
         })
     }

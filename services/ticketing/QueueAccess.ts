@@ -27,9 +27,13 @@ export class QueueAccess extends Effect.Service<QueueAccess>()("QueueAccess", {
     const access = (principal: Principal, groupId: string) =>
       Effect.gen(function*() {
         yield* enabled(principal)
-        if (!principal.settings.user_groups_enabled) return yield* new Forbidden({ code: "GROUP_UNRESOLVABLE", message: "User groups are not enabled for this workspace" })
+        if (!principal.settings.user_groups_enabled) {
+          return yield* new Forbidden({ code: "GROUP_UNRESOLVABLE", message: "User groups are not enabled for this workspace" })
+        }
         const exists = yield* people.existingGroups(principal.tenantId, [groupId])
-        if (!exists.has(groupId)) return yield* new Forbidden({ code: "GROUP_UNRESOLVABLE", message: "The group cannot be resolved in this workspace" })
+        if (!exists.has(groupId)) {
+          return yield* new Forbidden({ code: "GROUP_UNRESOLVABLE", message: "The group cannot be resolved in this workspace" })
+        }
         if (SYSTEM_ADMINS.includes(principal.role)) return
         if (!(yield* people.groupsOf(principal)).includes(groupId)) {
           return yield* new Forbidden({ code: "NOT_A_QUEUE_MEMBER", message: "You are not a member of this queue's group" })
@@ -53,11 +57,13 @@ export class QueueAccess extends Effect.Service<QueueAccess>()("QueueAccess", {
       })
 
     const ticketIn = (queue: QueueRow, id: string, lock = false) =>
-      !isUuid(id) ? Effect.fail(notFound("Ticket")) : sql`${sql.unsafe(ticketSelect)} WHERE t.queue_id = ${queue.id} AND t.id = ${id} AND t.deleted_at IS NULL ${lock ? sql`FOR UPDATE OF t` : sql``}`.pipe(
-        ticketRows,
-        Effect.orDie,
-        Effect.flatMap((rows) => rows[0] === undefined ? Effect.fail(notFound("Ticket")) : Effect.succeed(rows[0]))
-      )
+      !isUuid(id) ?
+        Effect.fail(notFound("Ticket")) :
+        sql`${sql.unsafe(ticketSelect)} WHERE t.queue_id = ${queue.id} AND t.id = ${id} AND t.deleted_at IS NULL ${lock ? sql`FOR UPDATE OF t` : sql``}`.pipe(
+          ticketRows,
+          Effect.orDie,
+          Effect.flatMap((rows) => rows[0] === undefined ? Effect.fail(notFound("Ticket")) : Effect.succeed(rows[0]))
+        )
 
     return { enabled, access, requireGroupAdmin, queueOf, ticketIn }
   })

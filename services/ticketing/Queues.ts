@@ -1,6 +1,6 @@
-import { randomUUID } from "node:crypto"
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
+import { randomUUID } from "node:crypto"
 import { conflict, unprocessable } from "../../schemas/Errors.js"
 import type { Principal } from "../../schemas/Principal.js"
 import type { QueueCreate } from "../../schemas/Ticketing.js"
@@ -23,7 +23,9 @@ export class Queues extends Effect.Service<Queues>()("Queues", {
       groupsWithQueue: (tenantId: string, groupIds: ReadonlyArray<string>) =>
         groupIds.length === 0
           ? Effect.succeed(new Set<string>())
-          : sql<{ group_id: string }>`SELECT group_id::text AS group_id FROM ticket_queues WHERE tenant_id = ${tenantId} AND group_id::text IN ${sql.in([...groupIds])}`.pipe(
+          : sql<{ group_id: string }>`SELECT group_id::text AS group_id FROM ticket_queues WHERE tenant_id = ${tenantId} AND group_id::text IN ${
+            sql.in([...groupIds])
+          }`.pipe(
             Effect.map((rows) => new Set(rows.map((r) => r.group_id))),
             Effect.orDie
           ),
@@ -45,14 +47,28 @@ export class Queues extends Effect.Service<Queues>()("Queues", {
           yield* access(principal, groupId)
           yield* requireGroupAdmin(principal, groupId, "Binding a queue")
           if ((body.backend === "builtin") !== (body.connection_id === undefined)) {
-            return yield* unprocessable("CONNECTION_REQUIRED", body.backend === "builtin" ? "A builtin queue has no connection_id" : "An external queue needs a connection_id")
+            return yield* unprocessable(
+              "CONNECTION_REQUIRED",
+              body.backend === "builtin" ? "A builtin queue has no connection_id" : "An external queue needs a connection_id"
+            )
           }
           const externalGroupId = body.backend === "external"
             ? yield* zendesk.groupFor(principal.tenantId, body.connection_id!, body.name, body.external_group_id)
             : null
           const label = body.name.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "").slice(0, 60) || "queue"
           const rows = yield* sql`INSERT INTO ticket_queues ${
-            sql.insert({ id: randomUUID(), tenant_id: principal.tenantId, group_id: groupId, name: body.name, label, backend: body.backend, connection_id: body.connection_id ?? null, external_group_id: externalGroupId, routing_description: body.routing_description ?? null, request_types: body.backend === "external" ? [...ZENDESK_TYPES] : [...(body.request_types ?? [])] })
+            sql.insert({
+              id: randomUUID(),
+              tenant_id: principal.tenantId,
+              group_id: groupId,
+              name: body.name,
+              label,
+              backend: body.backend,
+              connection_id: body.connection_id ?? null,
+              external_group_id: externalGroupId,
+              routing_description: body.routing_description ?? null,
+              request_types: body.backend === "external" ? [...ZENDESK_TYPES] : [...(body.request_types ?? [])]
+            })
           } ON CONFLICT (tenant_id, group_id) DO NOTHING RETURNING *`.pipe(queueRows, Effect.orDie)
           if (rows[0] === undefined) return yield* conflict("QUEUE_EXISTS", "This group already has a queue")
           return toQueue(rows[0], false)
@@ -60,7 +76,10 @@ export class Queues extends Effect.Service<Queues>()("Queues", {
       routing: (principal: Principal, groupId: string, description: string) =>
         Effect.gen(function*() {
           const queue = yield* queueOf(principal, groupId)
-          const [row] = yield* sql`UPDATE ticket_queues SET routing_description = ${description} WHERE id = ${queue.id} RETURNING *`.pipe(queueRows, Effect.orDie)
+          const [row] = yield* sql`UPDATE ticket_queues SET routing_description = ${description} WHERE id = ${queue.id} RETURNING *`.pipe(
+            queueRows,
+            Effect.orDie
+          )
           return toQueue(row, false)
         })
     }

@@ -1,12 +1,12 @@
-import { createHash } from "node:crypto"
 import { Effect, Option, Schema } from "effect"
+import { createHash } from "node:crypto"
 import { decodeRows, Timestamp } from "../../platform/Rows.js"
+import { isServicePrincipal } from "../../schemas/Authorization.js"
 import { unprocessable } from "../../schemas/Errors.js"
 import type { Principal } from "../../schemas/Principal.js"
 import type { Role } from "../../schemas/Roles.js"
 import { Ticket, TicketEvent } from "../../schemas/Ticketing.js"
 import type { ConnectedQueue } from "./zendesk/ZendeskDesk.js"
-import { isServicePrincipal } from "../../schemas/Authorization.js"
 
 /** The ticketing tables' rows, their answers, the actors of the timeline and the list cursors. */
 export const SYSTEM_ADMINS: ReadonlyArray<Role> = ["env_admin", "system_admin"]
@@ -105,4 +105,3 @@ export const offsetOf = (key: string, cursor: string | undefined) => {
 }
 export const sortRefused = (sortable: ReadonlyArray<string>) =>
   unprocessable("SORT_NOT_SUPPORTED", `sort must be one of ${sortable.join(", ")}`, [{ path: ["sort"], message: "not served" }])
-

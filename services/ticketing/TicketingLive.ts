@@ -1,7 +1,7 @@
 import { Effect, Layer } from "effect"
 import { isolated } from "../../platform/Isolated.js"
-import { Authentication } from "../../schemas/Security.js"
 import { TicketDesk } from "../../runtime/nodes/TicketDesk.js"
+import { Authentication } from "../../schemas/Security.js"
 import { TicketQueues } from "../ports/TicketQueues.js"
 import { TicketingHttp } from "./http/TicketingHttp.js"
 import { MyTickets } from "./MyTickets.js"

@@ -1,22 +1,19 @@
-import { randomUUID } from "node:crypto"
 import { SqlClient } from "@effect/sql"
 import { Effect, Option } from "effect"
+import { randomUUID } from "node:crypto"
 import { isServicePrincipal } from "../../schemas/Authorization.js"
 import { conflict, Forbidden, unprocessable } from "../../schemas/Errors.js"
 import type { TenantId } from "../../schemas/Ids.js"
 import type { Principal } from "../../schemas/Principal.js"
 import type { TicketCreate, TicketListParams, TicketPatch, TicketStatus } from "../../schemas/Ticketing.js"
 import { People } from "../ports/People.js"
+import { QueueAccess } from "./QueueAccess.js"
 import { ticketPages } from "./TicketPages.js"
 import { ZendeskDesk } from "./zendesk/ZendeskDesk.js"
 import { ZENDESK_SORTABLE_BY } from "./zendesk/ZendeskMapping.js"
-import { QueueAccess } from "./QueueAccess.js"
 
 import {
-  PRIORITY_RANK,
-  RESERVED_PREFIX,
-  STATUS_RANK,
-  SYSTEM_ADMINS,
+  type Actor,
   actorOf,
   commentRows,
   connected,
@@ -25,12 +22,15 @@ import {
   eventRows,
   groupTag,
   offsetOf,
+  PRIORITY_RANK,
   queueRows,
+  RESERVED_PREFIX,
   sortRefused,
+  STATUS_RANK,
+  SYSTEM_ADMINS,
   ticketRows,
   ticketSelect,
-  toTicket,
-  type Actor
+  toTicket
 } from "./TicketRows.js"
 import type { QueueRow, TicketRow } from "./TicketRows.js"
 /**
@@ -48,7 +48,17 @@ export class Tickets extends Effect.Service<Tickets>()("Tickets", {
     const { queueOf, ticketIn, requireGroupAdmin } = yield* QueueAccess
 
     const event = (ticketId: string, actor: Actor, e: { kind: string; field?: string; old?: string | null; new?: string | null }) =>
-      sql`INSERT INTO ticket_events ${sql.insert({ ticket_id: ticketId, kind: e.kind, field: e.field ?? null, old_value: e.old ?? null, new_value: e.new ?? null, actor: actor.name, actor_type: actor.type })}`
+      sql`INSERT INTO ticket_events ${
+        sql.insert({
+          ticket_id: ticketId,
+          kind: e.kind,
+          field: e.field ?? null,
+          old_value: e.old ?? null,
+          new_value: e.new ?? null,
+          actor: actor.name,
+          actor_type: actor.type
+        })
+      }`
 
     /** Tags minus the queue's own; another tag in the reserved namespace is refused. */
     const labelsOf = (queue: QueueRow, tags: ReadonlyArray<string>) =>
@@ -64,10 +74,13 @@ export class Tickets extends Effect.Service<Tickets>()("Tickets", {
         : Effect.void
 
     const member = (principal: Principal, email: string) =>
-      Effect.flatMap(people.memberByEmail(principal, email), Option.match({
-        onNone: () => Effect.fail(unprocessable("ASSIGNEE_UNRESOLVABLE", `${email} is not a member of this workspace`)),
-        onSome: (u) => Effect.succeed(u.email)
-      }))
+      Effect.flatMap(
+        people.memberByEmail(principal, email),
+        Option.match({
+          onNone: () => Effect.fail(unprocessable("ASSIGNEE_UNRESOLVABLE", `${email} is not a member of this workspace`)),
+          onSome: (u) => Effect.succeed(u.email)
+        })
+      )
 
     /** A write to the ticket under its lock; a closed ticket takes none. */
     const write = <A, E>(principal: Principal, groupId: string, id: string, f: (queue: QueueRow, ticket: TicketRow, actor: Actor) => Effect.Effect<A, E>) =>
@@ -104,8 +117,10 @@ export class Tickets extends Effect.Service<Tickets>()("Tickets", {
     const create = (principal: Principal, groupId: string, body: typeof TicketCreate.Type, parentId: string | null = null, actor: Actor = actorOf(principal)) =>
       Effect.gen(function*() {
         const queue = yield* queueOf(principal, groupId)
-        if (body.requester_email !== undefined && body.requester_email.toLowerCase() !== principal.email.toLowerCase()
-          && !SYSTEM_ADMINS.includes(principal.role) && !isServicePrincipal(principal)) {
+        if (
+          body.requester_email !== undefined && body.requester_email.toLowerCase() !== principal.email.toLowerCase()
+          && !SYSTEM_ADMINS.includes(principal.role) && !isServicePrincipal(principal)
+        ) {
           return yield* new Forbidden({ code: "REQUESTER_NOT_ALLOWED", message: "Only a System Admin or a service principal names another requester" })
         }
         const labels = yield* labelsOf(queue, body.tags)
@@ -193,7 +208,18 @@ export class Tickets extends Effect.Service<Tickets>()("Tickets", {
         const id = randomUUID()
         yield* sql.withTransaction(Effect.gen(function*() {
           const rows = yield* sql`INSERT INTO tickets ${
-            sql.insert({ id, tenant_id: r.tenantId, queue_id: queue.id, title: r.title, description: r.description, priority: "MEDIUM", priority_rank: 2, requester_email: requesterEmail, client_request_id: r.key, created_by: r.requesterId })
+            sql.insert({
+              id,
+              tenant_id: r.tenantId,
+              queue_id: queue.id,
+              title: r.title,
+              description: r.description,
+              priority: "MEDIUM",
+              priority_rank: 2,
+              requester_email: requesterEmail,
+              client_request_id: r.key,
+              created_by: r.requesterId
+            })
           } ON CONFLICT (queue_id, client_request_id) WHERE client_request_id IS NOT NULL AND deleted_at IS NULL DO NOTHING RETURNING id`
           if (rows.length > 0) yield* event(id, { name: "AI Employee", type: "ai_employee" }, { kind: "create" })
         })).pipe(Effect.orDie)
@@ -214,7 +240,13 @@ export class Tickets extends Effect.Service<Tickets>()("Tickets", {
           if (queue.backend === "builtin") return yield* updateBuiltin(principal, groupId, id, body)
           const labels = body.tags !== undefined ? yield* labelsOf(queue, body.tags) : undefined
           yield* checkType(queue, body.type)
-          return yield* zendesk.update(connected(queue), id, { title: body.title, description: body.description, priority: body.priority, type: body.type, labels })
+          return yield* zendesk.update(connected(queue), id, {
+            title: body.title,
+            description: body.description,
+            priority: body.priority,
+            type: body.type,
+            labels
+          })
         }),
       status: (principal: Principal, groupId: string, id: string, status: typeof TicketStatus.Type) =>
         Effect.gen(function*() {
@@ -238,7 +270,9 @@ export class Tickets extends Effect.Service<Tickets>()("Tickets", {
           if (queue.backend === "external") return yield* zendesk.close(connected(queue), id, resolution)
           return yield* write(principal, groupId, id, (queue, t, actor) =>
             Effect.gen(function*() {
-              yield* sql`UPDATE tickets SET status = 'CLOSED', status_rank = 3, resolution = ${resolution ?? null}, closed_at = now(), updated_at = now() WHERE id = ${id}`
+              yield* sql`UPDATE tickets SET status = 'CLOSED', status_rank = 3, resolution = ${
+                resolution ?? null
+              }, closed_at = now(), updated_at = now() WHERE id = ${id}`
               yield* event(id, actor, { kind: "field_change", field: "status", old: t.status, new: "CLOSED" })
               return yield* reread(queue, id)
             }))
@@ -291,7 +325,10 @@ export class Tickets extends Effect.Service<Tickets>()("Tickets", {
           const queue = yield* queueOf(principal, groupId)
           if (queue.backend === "external") return { items: yield* zendesk.children(connected(queue), id), next_cursor: null }
           yield* ticketIn(queue, id)
-          const rows = yield* sql`${sql.unsafe(ticketSelect)} WHERE t.parent_ticket_id = ${id} AND t.deleted_at IS NULL ORDER BY t.number`.pipe(ticketRows, Effect.orDie)
+          const rows = yield* sql`${sql.unsafe(ticketSelect)} WHERE t.parent_ticket_id = ${id} AND t.deleted_at IS NULL ORDER BY t.number`.pipe(
+            ticketRows,
+            Effect.orDie
+          )
           return { items: rows.map(toTicket), next_cursor: null }
         }),
       comment: (principal: Principal, groupId: string, id: string, body: { body: string; visibility: "public" | "internal" }) =>
@@ -300,7 +337,9 @@ export class Tickets extends Effect.Service<Tickets>()("Tickets", {
           if (queue.backend === "external") return yield* zendesk.comment(connected(queue), id, principal.email, body.body, body.visibility)
           return yield* write(principal, groupId, id, (_queue, _t, actor) =>
             Effect.gen(function*() {
-              const [row] = yield* sql`INSERT INTO ticket_comments ${sql.insert({ id: randomUUID(), ticket_id: id, author_email: principal.email, body: body.body, visibility: body.visibility })}
+              const [row] = yield* sql`INSERT INTO ticket_comments ${
+                sql.insert({ id: randomUUID(), ticket_id: id, author_email: principal.email, body: body.body, visibility: body.visibility })
+              }
                 RETURNING id, body, visibility, author_email, created_at`.pipe(commentRows)
               yield* event(id, actor, { kind: body.visibility === "public" ? "comment" : "work_note", new: body.body.slice(0, 500) })
               yield* sql`UPDATE tickets SET updated_at = now() WHERE id = ${id}`
@@ -312,14 +351,22 @@ export class Tickets extends Effect.Service<Tickets>()("Tickets", {
           const queue = yield* queueOf(principal, groupId)
           if (queue.backend === "external") return { items: yield* zendesk.comments(connected(queue), id) }
           yield* ticketIn(queue, id)
-          return { items: yield* sql`SELECT id, body, visibility, author_email, created_at FROM ticket_comments WHERE ticket_id = ${id} ORDER BY created_at, id`.pipe(commentRows, Effect.orDie) }
+          return {
+            items: yield* sql`SELECT id, body, visibility, author_email, created_at FROM ticket_comments WHERE ticket_id = ${id} ORDER BY created_at, id`.pipe(
+              commentRows,
+              Effect.orDie
+            )
+          }
         }),
       events: (principal: Principal, groupId: string, id: string) =>
         Effect.gen(function*() {
           const queue = yield* queueOf(principal, groupId)
           if (queue.backend === "external") return { items: yield* zendesk.events(connected(queue), id) }
           yield* ticketIn(queue, id)
-          return { items: yield* sql`SELECT kind, field, old_value, new_value, actor, actor_type, created_at FROM ticket_events WHERE ticket_id = ${id} ORDER BY id`.pipe(eventRows, Effect.orDie) }
+          return {
+            items: yield* sql`SELECT kind, field, old_value, new_value, actor, actor_type, created_at FROM ticket_events WHERE ticket_id = ${id} ORDER BY id`
+              .pipe(eventRows, Effect.orDie)
+          }
         })
     }
   })

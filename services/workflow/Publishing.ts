@@ -1,5 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Equal, Option } from "effect"
+import { blocksPublish } from "../../runtime/dag/Validate.js"
+import { requireBuilder, requireReader } from "../../schemas/Authorization.js"
 import type { DagDefinition } from "../../schemas/Dag.js"
 import { isErrorCode } from "../../schemas/ErrorCodes.js"
 import { conflict, notFound, Unprocessable, unprocessable } from "../../schemas/Errors.js"
@@ -7,12 +9,10 @@ import type { WorkflowId } from "../../schemas/Ids.js"
 import type { PageParams } from "../../schemas/Pagination.js"
 import { pageOf, pageOffset } from "../../schemas/Pagination.js"
 import type { Principal } from "../../schemas/Principal.js"
-import { blocksPublish } from "../../runtime/dag/Validate.js"
-import { DagChecks } from "./DagChecks.js"
-import { requireBuilder, requireReader } from "../../schemas/Authorization.js"
-import { requireEditable } from "./Editable.js"
 import { People } from "../ports/People.js"
 import { KnowledgeSnapshots } from "../ports/PublishChecks.js"
+import { DagChecks } from "./DagChecks.js"
+import { requireEditable } from "./Editable.js"
 import { toSummary, toVersion, type VersionRow, VersionsRepo } from "./VersionsRepo.js"
 import { configOf, type WorkflowRow, WorkflowsRepo } from "./WorkflowsRepo.js"
 
@@ -96,7 +96,7 @@ export class Publishing extends Effect.Service<Publishing>()("Publishing", {
           const reuse = Option.isSome(latest) && latest.value.published_at === null &&
             sameDag(latest.value.dag_definition, row.dag_definition)
           const draft: VersionRow = reuse
-            ? (latest).value
+            ? latest.value
             : yield* versions.insert(principal, id, {
               number: row.latest_version + 1,
               dag_definition: row.dag_definition,
@@ -130,7 +130,9 @@ export class Publishing extends Effect.Service<Publishing>()("Publishing", {
         const { rows, total } = yield* versions.list(principal, id, params.page_size, pageOffset(params)).pipe(Effect.orDie)
         // Who saved and published each version, by name: the few people of a page, asked once each.
         const ids = [...new Set(rows.flatMap((r) => [r.saved_by, r.published_by]).filter((u): u is NonNullable<typeof u> => u !== null))]
-        const found = yield* Effect.forEach(ids, (u) => Effect.map(people.member(principal, u), (m) => [u, Option.map(m, (x) => x.name)] as const), { concurrency: 4 })
+        const found = yield* Effect.forEach(ids, (u) => Effect.map(people.member(principal, u), (m) => [u, Option.map(m, (x) => x.name)] as const), {
+          concurrency: 4
+        })
         const names = new Map(found.flatMap(([u, name]) => (Option.isSome(name) ? [[u as string, name.value]] : [])))
         return pageOf(params, rows.map((r) => withNames(toSummary(r), names)), total)
       })
@@ -148,8 +150,10 @@ export class Publishing extends Effect.Service<Publishing>()("Publishing", {
     }) =>
       writing(principal, id, () =>
         versions.rename(principal, id, number, patch).pipe(
-          Effect.catchTag("SqlError", (e) =>
-            isUniqueViolation(e) ? Effect.fail(conflict("VERSION_NAME_TAKEN", "Another version has that name")) : Effect.die(e)),
+          Effect.catchTag(
+            "SqlError",
+            (e) => isUniqueViolation(e) ? Effect.fail(conflict("VERSION_NAME_TAKEN", "Another version has that name")) : Effect.die(e)
+          ),
           Effect.flatMap(Option.match({ onNone: () => Effect.fail(notFound("Version")), onSome: (v) => Effect.succeed(toVersion(v)) }))
         )).pipe(Effect.withSpan("Publishing.updateVersion"))
 
@@ -222,7 +226,9 @@ export class Publishing extends Effect.Service<Publishing>()("Publishing", {
         return {
           from_version: from,
           to_version: to,
-          added: [...after].filter(([k]) => !before.has(k)).map(([, e]) => ref(e)),
+          added: [...after].filter(([k]) =>
+            !before.has(k)
+          ).map(([, e]) => ref(e)),
           removed: [...before].filter(([k]) => !after.has(k)).map(([, e]) => ref(e)),
           changed: [...after].filter(([k, e]) => {
             const old = before.get(k)

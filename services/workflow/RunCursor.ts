@@ -15,7 +15,12 @@ export const encodeRunCursor = (order: HistoryOrder, createdAt: string, id: stri
 export const decodeRunCursor = (cursor: string, order: HistoryOrder) => {
   const [issuedFor, createdAt, id] = Buffer.from(cursor, "base64url").toString("utf8").split("|")
   if (issuedFor !== undefined && issuedFor !== order && (issuedFor === "newest" || issuedFor === "oldest")) {
-    return Effect.fail(badRequest("INVALID_PAGE_TOKEN", `This cursor pages ${issuedFor} first; ask with order=${issuedFor} or start again`, [{ path: ["cursor"], message: "issued for another order" }]))
+    return Effect.fail(
+      badRequest("INVALID_PAGE_TOKEN", `This cursor pages ${issuedFor} first; ask with order=${issuedFor} or start again`, [{
+        path: ["cursor"],
+        message: "issued for another order"
+      }])
+    )
   }
   return issuedFor !== order || createdAt === undefined || !TIMESTAMP.test(createdAt) || id === undefined || !UUID.test(id)
     ? Effect.fail(badRequest("INVALID_PAGE_TOKEN", "This cursor was not issued by the run history", [{ path: ["cursor"], message: "unknown cursor" }]))

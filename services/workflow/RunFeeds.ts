@@ -1,6 +1,6 @@
 import { Effect, Fiber, Option, PubSub, type Scope, Stream } from "effect"
 import { EventBus } from "../../platform/EventBus.js"
-import { eventJson, RunEvents, runChannel, type StoredEvent } from "../../runtime/run/RunEvents.js"
+import { eventJson, runChannel, RunEvents, type StoredEvent } from "../../runtime/run/RunEvents.js"
 import { isFinalEvent } from "../../schemas/RunLifecycle.js"
 
 const encoder = new TextEncoder()
@@ -63,7 +63,11 @@ export class RunFeeds extends Effect.Service<RunFeeds>()("RunFeeds", {
           }
           const hub = yield* PubSub.unbounded<FeedBatch>()
           // Forked from acquire, which is uninterruptible: the reader must not inherit that.
-          const feed: Feed = { hub, reader: yield* Effect.forkDaemon(Effect.interruptible(read(runId, from, hub)).pipe(Effect.withTracerEnabled(false))), followers: 1 }
+          const feed: Feed = {
+            hub,
+            reader: yield* Effect.forkDaemon(Effect.interruptible(read(runId, from, hub)).pipe(Effect.withTracerEnabled(false))),
+            followers: 1
+          }
           feeds.set(runId, feed)
           return feed
         }),

@@ -1,8 +1,8 @@
 import { HttpServerResponse } from "@effect/platform"
 import { Effect, Stream } from "effect"
-import type { Principal } from "../../schemas/Principal.js"
-import { Draining } from "../../platform/Draining.js"
 import { gaugeAdd, sseOpen } from "../../otel/Metrics.js"
+import { Draining } from "../../platform/Draining.js"
+import type { Principal } from "../../schemas/Principal.js"
 import { RunFeeds } from "./RunFeeds.js"
 import { Runs } from "./Runs.js"
 
@@ -36,8 +36,7 @@ export class RunStream extends Effect.Service<RunStream>()("RunStream", {
         })
       })
 
-    const open = (principal: Principal, runId: string, lastEventId: number) =>
-      Effect.flatMap(runs.visible(principal, runId), (run) => follow(run, lastEventId))
+    const open = (principal: Principal, runId: string, lastEventId: number) => Effect.flatMap(runs.visible(principal, runId), (run) => follow(run, lastEventId))
 
     return { open, follow }
   })

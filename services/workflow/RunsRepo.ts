@@ -1,8 +1,8 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
+import { decodeRows, JsonObject, Timestamp } from "../../platform/Rows.js"
 import type { Principal } from "../../schemas/Principal.js"
 import { ModelUsage, type Run, RunStatus, TriggerType } from "../../schemas/Run.js"
-import { decodeRows, JsonObject, Timestamp } from "../../platform/Rows.js"
 
 export const RunRow = Schema.Struct({
   id: Schema.String,
@@ -168,9 +168,11 @@ export class RunsRepo extends Effect.Service<RunsRepo>()("RunsRepo", {
           ...(f.since !== undefined ? [sql`created_at >= ${f.since}`] : []),
           ...(f.until !== undefined ? [sql`created_at < ${f.until}`] : []),
           ...(f.after !== undefined
-            ? [f.order === "newest"
-              ? sql`(created_at, id) < (${f.after.createdAt}::timestamptz, ${f.after.id}::uuid)`
-              : sql`(created_at, id) > (${f.after.createdAt}::timestamptz, ${f.after.id}::uuid)`]
+            ? [
+              f.order === "newest"
+                ? sql`(created_at, id) < (${f.after.createdAt}::timestamptz, ${f.after.id}::uuid)`
+                : sql`(created_at, id) > (${f.after.createdAt}::timestamptz, ${f.after.id}::uuid)`
+            ]
             : [])
         ])
       } ORDER BY ${f.order === "newest" ? sql`created_at DESC, id DESC` : sql`created_at ASC, id ASC`} LIMIT ${f.limit + 1}`.pipe(historyRows, Effect.orDie)

@@ -28,8 +28,7 @@ export const builtInTemplates: ReadonlyArray<BuiltInTemplate> = [
           type_version: "v1",
           // Made with the Search & Respond preset, no longer offered for new steps; the template keeps it.
           preset: "search_and_respond",
-          system_prompt_template:
-            "Answer the question using only the knowledge base. Cite your sources.\nQuestion: {{chat.message}}",
+          system_prompt_template: "Answer the question using only the knowledge base. Cite your sources.\nQuestion: {{chat.message}}",
           inputs: { query: "{{chat.message}}" }
         }
       }],

@@ -1,8 +1,8 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
+import { decodeRows, JsonArrayOf, JsonObjectOf, Timestamp } from "../../platform/Rows.js"
 import type { DagDefinition } from "../../schemas/Dag.js"
 import { UserId, WorkflowId } from "../../schemas/Ids.js"
-import { decodeRows, JsonArrayOf, JsonObjectOf, Timestamp } from "../../platform/Rows.js"
 import type { Principal } from "../../schemas/Principal.js"
 import type { Version } from "../../schemas/Version.js"
 import type { WorkflowConfig } from "../../schemas/Workflow.js"
@@ -103,11 +103,16 @@ export class VersionsRepo extends Effect.Service<VersionsRepo>()("VersionsRepo",
       ]).pipe(Effect.map(([rows, [c]]) => ({ rows, total: c?.total ?? 0 })))
 
     /** Stamps a draft as published with its snapshots and makes it the single active version. */
-    const activate = (scope: Principal, workflowId: string, number: number, stamp: {
-      config_snapshot: WorkflowConfig
-      exposed_outputs: VersionRow["exposed_outputs"]
-      knowledge_base_snapshot: VersionRow["knowledge_base_snapshot"]
-    } | undefined) =>
+    const activate = (
+      scope: Principal,
+      workflowId: string,
+      number: number,
+      stamp: {
+        config_snapshot: WorkflowConfig
+        exposed_outputs: VersionRow["exposed_outputs"]
+        knowledge_base_snapshot: VersionRow["knowledge_base_snapshot"]
+      } | undefined
+    ) =>
       Effect.gen(function*() {
         yield* sql`UPDATE workflow_versions SET active = false
           WHERE tenant_id = ${scope.tenantId} AND workflow_id = ${workflowId} AND active AND number <> ${number}`

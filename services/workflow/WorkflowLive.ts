@@ -1,46 +1,46 @@
 import { Layer } from "effect"
-import { isolated } from "../../platform/Isolated.js"
-import { Authentication } from "../../schemas/Security.js"
 import { Audit } from "../../platform/Audit.js"
+import { isolated } from "../../platform/Isolated.js"
 import { ModelRegistry } from "../../runtime/models/ModelRegistry.js"
 import { BuiltinToolsLive } from "../../runtime/tools/BuiltinTools.js"
 import { ToolRegistry } from "../../runtime/tools/Tools.js"
+import { Authentication } from "../../schemas/Security.js"
 import { RegistriesLive } from "../ports/PublishChecks.js"
 import { DagChecks } from "./DagChecks.js"
-import { Hitl } from "./Hitl.js"
-import { AiEmployeesHttp } from "./http/AiEmployeesHttp.js"
-import { HitlHttp, RunsHttp } from "./http/RunsHttp.js"
-import { WorkflowsHttp } from "./http/WorkflowsHttp.js"
-import { LlmProviders, ProviderDirectoryLive } from "./llm-providers/LlmProviders.js"
-import { LlmProvidersHttp } from "./llm-providers/LlmProvidersHttp.js"
-import { AiEmployeesLive, McpBindingsLive, RunAccessLive } from "./PortsLive.js"
-import { PublicAppHttp } from "./http/PublicAppHttp.js"
-import { PublicApp } from "./PublicApp.js"
 import { DocumentTriggerDispatchLive } from "./document-triggers/DocumentTriggerDispatch.js"
 import { DocumentTriggers } from "./document-triggers/DocumentTriggers.js"
 import { DocumentTriggersHttp } from "./document-triggers/DocumentTriggersHttp.js"
+import { Hitl } from "./Hitl.js"
+import { AiEmployeesHttp } from "./http/AiEmployeesHttp.js"
+import { PublicAppHttp } from "./http/PublicAppHttp.js"
+import { HitlHttp, RunsHttp } from "./http/RunsHttp.js"
+import { WorkflowsHttp } from "./http/WorkflowsHttp.js"
 import { InboundEmail } from "./inbound-email/InboundEmail.js"
 import { InboundEmailHttp } from "./inbound-email/InboundEmailHttp.js"
 import { SmtpListenerLive } from "./inbound-email/SmtpListener.js"
+import { LlmProviders, ProviderDirectoryLive } from "./llm-providers/LlmProviders.js"
+import { LlmProvidersHttp } from "./llm-providers/LlmProvidersHttp.js"
 import { Nudges } from "./nudges/Nudges.js"
 import { NudgesHttp } from "./nudges/NudgesHttp.js"
 import { NudgeCardsLive } from "./nudges/NudgeStore.js"
+import { AiEmployeesLive, McpBindingsLive, RunAccessLive } from "./PortsLive.js"
+import { PublicApp } from "./PublicApp.js"
+import { Publishing } from "./Publishing.js"
+import { RunFeeds } from "./RunFeeds.js"
+import { RunnableWorkflowsLive } from "./RunnableWorkflowsLive.js"
+import { Runs } from "./Runs.js"
+import { RunsRepo } from "./RunsRepo.js"
+import { RunStream } from "./RunStream.js"
 import { ScheduleFiringLive } from "./schedules/ScheduleFiring.js"
 import { Schedules } from "./schedules/Schedules.js"
 import { SchedulesHttp } from "./schedules/SchedulesHttp.js"
 import { ManagedSchedulesLive, ScheduleStore } from "./schedules/ScheduleStore.js"
-import { Webhooks } from "./webhooks/Webhooks.js"
-import { WebhookDeliveryHttp, WebhooksHttp } from "./webhooks/WebhooksHttp.js"
-import { Publishing } from "./Publishing.js"
-import { RunnableWorkflowsLive } from "./RunnableWorkflowsLive.js"
-import { Runs } from "./Runs.js"
-import { RunsRepo } from "./RunsRepo.js"
-import { RunFeeds } from "./RunFeeds.js"
-import { RunStream } from "./RunStream.js"
 import { Traces } from "./traces/Traces.js"
 import { VersionsRepo } from "./VersionsRepo.js"
 import { VoiceHttp } from "./voice-trees/VoiceHttp.js"
 import { VoiceTrees } from "./voice-trees/VoiceTrees.js"
+import { Webhooks } from "./webhooks/Webhooks.js"
+import { WebhookDeliveryHttp, WebhooksHttp } from "./webhooks/WebhooksHttp.js"
 import { Workflows } from "./Workflows.js"
 import { WorkflowsRepo } from "./WorkflowsRepo.js"
 
@@ -62,9 +62,20 @@ export const WorkflowCoreLive = Layer.mergeAll(AiEmployeesLive, RunnableWorkflow
 )
 
 /** The workflow service over the kernel: AI Employees, versions, publishing, voice trees, runs, HITL, traces. */
-export const WorkflowLive = Layer.mergeAll(Workflows.Default, Publishing.Default, VoiceTrees.Default, RunAccessLive, PublicApp.Default, Webhooks.Default, Schedules.Default, ScheduleFiringLive,
-  DocumentTriggers.Default, DocumentTriggerDispatchLive, SmtpListenerLive,
-  Nudges.Default).pipe(
+export const WorkflowLive = Layer.mergeAll(
+  Workflows.Default,
+  Publishing.Default,
+  VoiceTrees.Default,
+  RunAccessLive,
+  PublicApp.Default,
+  Webhooks.Default,
+  Schedules.Default,
+  ScheduleFiringLive,
+  DocumentTriggers.Default,
+  DocumentTriggerDispatchLive,
+  SmtpListenerLive,
+  Nudges.Default
+).pipe(
   Layer.provideMerge(InboundEmail.Default),
   Layer.provideMerge(Layer.mergeAll(RunStream.Default, Hitl.Default, Traces.Default)),
   Layer.provideMerge(Layer.mergeAll(Runs.Default, RunFeeds.Default)),
@@ -74,8 +85,35 @@ export const WorkflowLive = Layer.mergeAll(Workflows.Default, Publishing.Default
 )
 
 export const WorkflowHttpLive = isolated(
-  Layer.mergeAll(WorkflowsHttp, AiEmployeesHttp, VoiceHttp, RunsHttp, HitlHttp, LlmProvidersHttp, PublicAppHttp, WebhooksHttp, WebhookDeliveryHttp, SchedulesHttp,
-  DocumentTriggersHttp, InboundEmailHttp, NudgesHttp),
-  Authentication, Audit, Hitl, Publishing, Workflows, Runs, RunStream, Traces, LlmProviders, PublicApp, DocumentTriggers,
-  InboundEmail, Nudges, Schedules, Webhooks, VoiceTrees
+  Layer.mergeAll(
+    WorkflowsHttp,
+    AiEmployeesHttp,
+    VoiceHttp,
+    RunsHttp,
+    HitlHttp,
+    LlmProvidersHttp,
+    PublicAppHttp,
+    WebhooksHttp,
+    WebhookDeliveryHttp,
+    SchedulesHttp,
+    DocumentTriggersHttp,
+    InboundEmailHttp,
+    NudgesHttp
+  ),
+  Authentication,
+  Audit,
+  Hitl,
+  Publishing,
+  Workflows,
+  Runs,
+  RunStream,
+  Traces,
+  LlmProviders,
+  PublicApp,
+  DocumentTriggers,
+  InboundEmail,
+  Nudges,
+  Schedules,
+  Webhooks,
+  VoiceTrees
 )

@@ -1,25 +1,24 @@
-import { randomUUID } from "node:crypto"
 import { SqlClient } from "@effect/sql"
 import { Effect, Option } from "effect"
+import { randomUUID } from "node:crypto"
+import { decodePageToken, encodePageToken } from "../../platform/PageToken.js"
+import { retiredPresetSteps } from "../../runtime/agents/Presets.js"
+import { requireBuilder, requireReader } from "../../schemas/Authorization.js"
 import { conflict, forbidden, notFound, unprocessable } from "../../schemas/Errors.js"
 import type { TenantId, WorkflowId } from "../../schemas/Ids.js"
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from "../../schemas/Pagination.js"
 import type { Principal } from "../../schemas/Principal.js"
 import type { InteractionType, PatchWorkflowRequest, WorkflowConfig } from "../../schemas/Workflow.js"
 import { defaultWorkflowConfig } from "../../schemas/Workflow.js"
-import { retiredPresetSteps } from "../../runtime/agents/Presets.js"
-import { decodePageToken, encodePageToken } from "../../platform/PageToken.js"
+import { People } from "../ports/People.js"
 import { DagChecks } from "./DagChecks.js"
-import { requireBuilder, requireReader } from "../../schemas/Authorization.js"
 import { requireEditable } from "./Editable.js"
 import { builtInTemplates } from "./Templates.js"
 import { VersionsRepo } from "./VersionsRepo.js"
-import { People } from "../ports/People.js"
 import { configOf, toWorkflow, type WorkflowChanges, type WorkflowRow, WorkflowsRepo } from "./WorkflowsRepo.js"
 
 /** "" clears the category (Uncategorized), a value sets it, omitted leaves it. */
-const categoryChange = (category: string | undefined) =>
-  category === undefined ? undefined : category.trim() === "" ? null : category
+const categoryChange = (category: string | undefined) => category === undefined ? undefined : category.trim() === "" ? null : category
 
 const encodeCursor = (offset: number) => encodePageToken({ o: offset })
 const decodeCursor = (cursor: string): number | undefined => {
@@ -179,8 +178,7 @@ export class Workflows extends Effect.Service<Workflows>()("Workflows", {
         })
       }).pipe(Effect.withSpan("Workflows.restore"))
 
-    const getConfig = (principal: Principal, id: WorkflowId) =>
-      visible(principal, id).pipe(Effect.tap(() => requireReader(principal)), Effect.map(configOf))
+    const getConfig = (principal: Principal, id: WorkflowId) => visible(principal, id).pipe(Effect.tap(() => requireReader(principal)), Effect.map(configOf))
 
     const writeConfig = (principal: Principal, id: WorkflowId, next: (current: WorkflowConfig) => WorkflowConfig) =>
       Effect.gen(function*() {
@@ -195,8 +193,7 @@ export class Workflows extends Effect.Service<Workflows>()("Workflows", {
         })).pipe(Effect.catchTag("SqlError", Effect.die))
       })
 
-    const drop = <A extends object>(a: A) =>
-      Object.fromEntries(Object.entries(a).filter(([, v]) => v !== undefined)) as Partial<WorkflowConfig>
+    const drop = <A extends object>(a: A) => Object.fromEntries(Object.entries(a).filter(([, v]) => v !== undefined)) as Partial<WorkflowConfig>
 
     /** PUT replaces the configuration: fields left out take their defaults. */
     const putConfig = (principal: Principal, id: WorkflowId, body: Partial<Record<keyof WorkflowConfig, unknown>>) =>
@@ -224,8 +221,7 @@ export class Workflows extends Effect.Service<Workflows>()("Workflows", {
         return yield* withWarnings(principal, row)
       }).pipe(Effect.withSpan("Workflows.clone"))
 
-    const templates = (principal: Principal) =>
-      requireReader(principal).pipe(Effect.as({ items: builtInTemplates }))
+    const templates = (principal: Principal) => requireReader(principal).pipe(Effect.as({ items: builtInTemplates }))
 
     const fromTemplate = (principal: Principal, templateId: string) =>
       Effect.gen(function*() {

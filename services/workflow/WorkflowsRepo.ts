@@ -1,10 +1,10 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
+import { PreparedSql } from "../../platform/PreparedSql.js"
+import { decodeRows, JsonObjectOf, Timestamp } from "../../platform/Rows.js"
 import type { DagDefinition } from "../../schemas/Dag.js"
 import { notFound } from "../../schemas/Errors.js"
 import { TenantId, UserId, WorkflowId } from "../../schemas/Ids.js"
-import { PreparedSql } from "../../platform/PreparedSql.js"
-import { decodeRows, JsonObjectOf, Timestamp } from "../../platform/Rows.js"
 import type { Principal } from "../../schemas/Principal.js"
 import { InteractionType, type Workflow, type WorkflowConfig } from "../../schemas/Workflow.js"
 import { defaultWorkflowConfig } from "../../schemas/Workflow.js"
@@ -148,9 +148,7 @@ export class WorkflowsRepo extends Effect.Service<WorkflowsRepo>()("WorkflowsRep
     /** A live (not archived) AI Employee of the caller's tenant, else 404. */
     const visible = (scope: Principal, id: string) =>
       get(scope, id).pipe(
-        Effect.flatMap((row) =>
-          Option.isSome(row) && row.value.archived_at === null ? Effect.succeed(row.value) : Effect.fail(notFound("AI Employee"))
-        )
+        Effect.flatMap((row) => Option.isSome(row) && row.value.archived_at === null ? Effect.succeed(row.value) : Effect.fail(notFound("AI Employee")))
       )
 
     /** `visible` reading only what a run start needs: the name and the active version. */
@@ -213,9 +211,9 @@ export class WorkflowsRepo extends Effect.Service<WorkflowsRepo>()("WorkflowsRep
         ? Effect.succeed(new Set<string>())
         : sql<{ id: string }>`SELECT id FROM workflows WHERE tenant_id = ${scope.tenantId} AND id IN ${sql.in(ids)}
             AND active_version IS NOT NULL AND archived_at IS NULL`.pipe(
-            Effect.map((rows) => new Set(rows.map((r) => r.id))),
-            Effect.orDie
-          )
+          Effect.map((rows) => new Set(rows.map((r) => r.id))),
+          Effect.orDie
+        )
 
     return { insert, get, visible, requireVisible, lock, update, setArchived, list, callable }
   })

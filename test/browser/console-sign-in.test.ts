@@ -39,100 +39,106 @@ const signedInAs = (page: Page, name: string) =>
   })
 
 layer(Live, { excludeTestServices: true, timeout: "120 seconds" })("the console in a browser: signing in", (it) => {
-  it.scoped.skipIf(!browserAvailable)("a code by mail; then, once the workspace requires it, an authenticator app: entered, and set up at sign-in", () =>
-    Effect.gen(function*() {
-      const admin = yield* adminToken
-      const { baseUrl } = yield* TestPlatform
-      const browser = yield* launchBrowser
-      const email = uniqueEmail("otp")
-      assert.strictEqual((yield* http("POST", "/api/v1/auth/users", { token: admin, body: { email, name: "Otto Mail", role: "user" } })).status, 201)
-      const mail = yield* watchedPage(browser)
-      yield* begin(mail.page, baseUrl, email)
-      yield* Effect.promise(() => mail.page.getByLabel("The code we emailed you").waitFor())
-      const code = yield* codeFor(email)
-      yield* Effect.promise(async () => {
-        await mail.page.getByLabel("The code we emailed you").fill(code)
-        await mail.page.getByRole("button", { name: "Sign in" }).click()
-      })
-      yield* signedInAs(mail.page, "Otto Mail")
-
-      // An enrolled builder and a member who never set up an app, in a workspace that requires one.
-      const enrolled = yield* createMember(admin, "builder")
-      const fresh = yield* createMember(admin, "user")
-      const token = yield* loginToken(enrolled.email, enrolled.password)
-      const secret = (yield* http("POST", "/api/v1/auth/users/me/totp/enroll", { token })).body.secret as string
-      yield* http("POST", "/api/v1/auth/users/me/totp/activate", { token, body: { code: currentTotp(secret) } })
-      const tenantId = (yield* http("GET", "/api/v1/auth/users/me", { token: admin })).body.user.tenant_id as string
-      yield* http("PATCH", `/api/v1/auth/tenants/${tenantId}/settings`, { token: admin, body: { require_totp: true } })
-
-      const app = yield* watchedPage(browser, [/^401 .*\/auth\/totp\/verify$/])
-      yield* begin(app.page, baseUrl, enrolled.email)
-      yield* Effect.promise(async () => {
-        await app.page.getByLabel("Password").fill(enrolled.password)
-        await app.page.getByRole("button", { name: "Sign in" }).click()
-        await app.page.getByLabel("The code from your authenticator app").fill("000000")
-        await app.page.getByRole("button", { name: "Sign in" }).click()
-        await app.page.getByRole("alert").waitFor()
-        // The code of the next 30 s step: the one used to activate is spent.
-        await app.page.getByLabel("The code from your authenticator app").fill(currentTotp(secret, Date.now() + 30_000))
-        await app.page.getByRole("button", { name: "Sign in" }).click()
-      })
-      yield* signedInAs(app.page, "builder person")
-
-      const setUp = yield* watchedPage(browser)
-      yield* begin(setUp.page, baseUrl, fresh.email)
-      yield* Effect.promise(async () => {
-        await setUp.page.getByLabel("Password").fill(fresh.password)
-        await setUp.page.getByRole("button", { name: "Sign in" }).click()
-        await setUp.page.getByRole("button", { name: "Set up an authenticator app" }).click()
-      })
-      const key = yield* Effect.promise(() => setUp.page.getByLabel("Authenticator key").textContent())
-      yield* Effect.promise(async () => {
-        await setUp.page.getByLabel("The code from your authenticator app").fill(currentTotp(key ?? ""))
-        await setUp.page.getByRole("button", { name: "Sign in" }).click()
-      })
-      yield* signedInAs(setUp.page, "user person")
-      yield* http("PATCH", `/api/v1/auth/tenants/${tenantId}/settings`, { token: admin, body: { require_totp: false } })
-      assert.deepStrictEqual([...mail.problems(), ...app.problems(), ...setUp.problems()], [])
-    }))
-
-  it.scoped.skipIf(!browserAvailable)("single sign-on: the identity provider's pages and back into the console; a refused account is told why", () =>
-    Effect.gen(function*() {
-      const admin = yield* adminToken
-      const { baseUrl } = yield* TestPlatform
-      const { issuer } = yield* OidcProvider
-      const tenantId = (yield* http("GET", "/api/v1/auth/users/me", { token: admin })).body.user.tenant_id as string
-      const put = yield* http("PUT", `/api/v1/auth/tenants/${tenantId}/sso`, {
-        token: admin,
-        body: { issuer, client_id: CLIENT_ID, client_secret: CLIENT_SECRET, email_domains: ["sso.test"], auto_provision: true, default_role: "builder" }
-      })
-      assert.strictEqual(put.status, 200, put.text)
-      const browser = yield* launchBrowser
-      const providerLogin = (page: Page, login: string) =>
-        Effect.promise(async () => {
-          await page.waitForURL((url) => url.origin === issuer)
-          await page.locator('input[name="login"]').fill(login)
-          await page.locator('input[name="password"]').fill("any")
-          await page.locator('button[type="submit"]').click()
-          // The consent page, when the provider shows one.
-          await page.waitForURL((url) => url.origin !== issuer || url.pathname.includes("/interaction/"))
-          if (new URL(page.url()).origin === issuer) await page.locator('button[type="submit"]').click()
+  it.scoped.skipIf(!browserAvailable)(
+    "a code by mail; then, once the workspace requires it, an authenticator app: entered, and set up at sign-in",
+    () =>
+      Effect.gen(function*() {
+        const admin = yield* adminToken
+        const { baseUrl } = yield* TestPlatform
+        const browser = yield* launchBrowser
+        const email = uniqueEmail("otp")
+        assert.strictEqual((yield* http("POST", "/api/v1/auth/users", { token: admin, body: { email, name: "Otto Mail", role: "user" } })).status, 201)
+        const mail = yield* watchedPage(browser)
+        yield* begin(mail.page, baseUrl, email)
+        yield* Effect.promise(() => mail.page.getByLabel("The code we emailed you").waitFor())
+        const code = yield* codeFor(email)
+        yield* Effect.promise(async () => {
+          await mail.page.getByLabel("The code we emailed you").fill(code)
+          await mail.page.getByRole("button", { name: "Sign in" }).click()
         })
-      const alice = yield* watchedPage(browser, [], { foreignOrigins: [issuer] })
-      yield* begin(alice.page, baseUrl, "alice@sso.test")
-      yield* providerLogin(alice.page, "alice@sso.test")
-      yield* signedInAs(alice.page, "Name of alice@sso.test")
-      assert.strictEqual(new URL(alice.page.url()).origin, baseUrl)
+        yield* signedInAs(mail.page, "Otto Mail")
 
-      yield* http("PUT", `/api/v1/auth/tenants/${tenantId}/sso`, {
-        token: admin,
-        body: { issuer, client_id: CLIENT_ID, email_domains: ["sso.test"], auto_provision: false, default_role: "builder" }
+        // An enrolled builder and a member who never set up an app, in a workspace that requires one.
+        const enrolled = yield* createMember(admin, "builder")
+        const fresh = yield* createMember(admin, "user")
+        const token = yield* loginToken(enrolled.email, enrolled.password)
+        const secret = (yield* http("POST", "/api/v1/auth/users/me/totp/enroll", { token })).body.secret as string
+        yield* http("POST", "/api/v1/auth/users/me/totp/activate", { token, body: { code: currentTotp(secret) } })
+        const tenantId = (yield* http("GET", "/api/v1/auth/users/me", { token: admin })).body.user.tenant_id as string
+        yield* http("PATCH", `/api/v1/auth/tenants/${tenantId}/settings`, { token: admin, body: { require_totp: true } })
+
+        const app = yield* watchedPage(browser, [/^401 .*\/auth\/totp\/verify$/])
+        yield* begin(app.page, baseUrl, enrolled.email)
+        yield* Effect.promise(async () => {
+          await app.page.getByLabel("Password").fill(enrolled.password)
+          await app.page.getByRole("button", { name: "Sign in" }).click()
+          await app.page.getByLabel("The code from your authenticator app").fill("000000")
+          await app.page.getByRole("button", { name: "Sign in" }).click()
+          await app.page.getByRole("alert").waitFor()
+          // The code of the next 30 s step: the one used to activate is spent.
+          await app.page.getByLabel("The code from your authenticator app").fill(currentTotp(secret, Date.now() + 30_000))
+          await app.page.getByRole("button", { name: "Sign in" }).click()
+        })
+        yield* signedInAs(app.page, "builder person")
+
+        const setUp = yield* watchedPage(browser)
+        yield* begin(setUp.page, baseUrl, fresh.email)
+        yield* Effect.promise(async () => {
+          await setUp.page.getByLabel("Password").fill(fresh.password)
+          await setUp.page.getByRole("button", { name: "Sign in" }).click()
+          await setUp.page.getByRole("button", { name: "Set up an authenticator app" }).click()
+        })
+        const key = yield* Effect.promise(() => setUp.page.getByLabel("Authenticator key").textContent())
+        yield* Effect.promise(async () => {
+          await setUp.page.getByLabel("The code from your authenticator app").fill(currentTotp(key ?? ""))
+          await setUp.page.getByRole("button", { name: "Sign in" }).click()
+        })
+        yield* signedInAs(setUp.page, "user person")
+        yield* http("PATCH", `/api/v1/auth/tenants/${tenantId}/settings`, { token: admin, body: { require_totp: false } })
+        assert.deepStrictEqual([...mail.problems(), ...app.problems(), ...setUp.problems()], [])
       })
-      const bob = yield* watchedPage(browser, [], { foreignOrigins: [issuer] })
-      yield* begin(bob.page, baseUrl, "bob@sso.test")
-      yield* providerLogin(bob.page, "bob@sso.test")
-      yield* Effect.promise(() => bob.page.getByText(/Single sign-on did not complete/).waitFor())
-      assert.match(bob.page.url(), /\/sign-in\?sso_error=/)
-      assert.deepStrictEqual([...alice.problems(), ...bob.problems()], [])
-    }))
+  )
+
+  it.scoped.skipIf(!browserAvailable)(
+    "single sign-on: the identity provider's pages and back into the console; a refused account is told why",
+    () =>
+      Effect.gen(function*() {
+        const admin = yield* adminToken
+        const { baseUrl } = yield* TestPlatform
+        const { issuer } = yield* OidcProvider
+        const tenantId = (yield* http("GET", "/api/v1/auth/users/me", { token: admin })).body.user.tenant_id as string
+        const put = yield* http("PUT", `/api/v1/auth/tenants/${tenantId}/sso`, {
+          token: admin,
+          body: { issuer, client_id: CLIENT_ID, client_secret: CLIENT_SECRET, email_domains: ["sso.test"], auto_provision: true, default_role: "builder" }
+        })
+        assert.strictEqual(put.status, 200, put.text)
+        const browser = yield* launchBrowser
+        const providerLogin = (page: Page, login: string) =>
+          Effect.promise(async () => {
+            await page.waitForURL((url) => url.origin === issuer)
+            await page.locator("input[name=\"login\"]").fill(login)
+            await page.locator("input[name=\"password\"]").fill("any")
+            await page.locator("button[type=\"submit\"]").click()
+            // The consent page, when the provider shows one.
+            await page.waitForURL((url) => url.origin !== issuer || url.pathname.includes("/interaction/"))
+            if (new URL(page.url()).origin === issuer) await page.locator("button[type=\"submit\"]").click()
+          })
+        const alice = yield* watchedPage(browser, [], { foreignOrigins: [issuer] })
+        yield* begin(alice.page, baseUrl, "alice@sso.test")
+        yield* providerLogin(alice.page, "alice@sso.test")
+        yield* signedInAs(alice.page, "Name of alice@sso.test")
+        assert.strictEqual(new URL(alice.page.url()).origin, baseUrl)
+
+        yield* http("PUT", `/api/v1/auth/tenants/${tenantId}/sso`, {
+          token: admin,
+          body: { issuer, client_id: CLIENT_ID, email_domains: ["sso.test"], auto_provision: false, default_role: "builder" }
+        })
+        const bob = yield* watchedPage(browser, [], { foreignOrigins: [issuer] })
+        yield* begin(bob.page, baseUrl, "bob@sso.test")
+        yield* providerLogin(bob.page, "bob@sso.test")
+        yield* Effect.promise(() => bob.page.getByText(/Single sign-on did not complete/).waitFor())
+        assert.match(bob.page.url(), /\/sign-in\?sso_error=/)
+        assert.deepStrictEqual([...alice.problems(), ...bob.problems()], [])
+      })
+  )
 })

@@ -1,10 +1,10 @@
+import { assert, describe, layer } from "@effect/vitest"
+import { Effect } from "effect"
 import { execFileSync, spawn, spawnSync } from "node:child_process"
 import { existsSync, mkdtempSync, readFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import * as path from "node:path"
-import { assert, describe, layer } from "@effect/vitest"
 import { it as plain } from "vitest"
-import { Effect } from "effect"
 import { parse } from "yaml"
 import { freePort } from "../../platform/FreePort.js"
 import { apiOf, platformEnv } from "../support/ProcessPlatform.js"
@@ -50,74 +50,88 @@ describe("container", () => {
     assert.strictEqual(execForm("CMD")[0], "node", "node itself, not npm or a shell, under tini")
   })
 
-  plain.skipIf(!composeAvailable)("docker-compose config: the default and scale profiles build the image, with health checks, depends_on conditions and restart policies", () => {
-    const services = (parse(execFileSync("docker-compose", ["-f", path.join(root, "docker-compose.yml"), "config"], { encoding: "utf8" })) as {
-      services: Record<string, ComposeService>
-    }).services
-    const inDefault = Object.entries(services).filter(([, s]) => s.profiles === undefined).map(([n]) => n)
-    assert.sameMembers(inDefault, ["postgres", "redis", "jaeger", "platform"])
-    for (const name of ["gateway", "runner-1", "runner-2", "runner-3"]) assert.deepStrictEqual(services[name]?.profiles, ["scale"], name)
-    const scaled = services
-    for (const name of ["platform", "gateway", "runner-1", "runner-2", "runner-3"]) {
-      const service = services[name]
-      assert.isDefined(service.build, `${name} builds the image`)
-      assert.strictEqual(service.restart, "unless-stopped", name)
-      assert.include(service.healthcheck?.test.join(" ") ?? "", "/ready", name)
-      assert.strictEqual(service.depends_on?.postgres?.condition, "service_healthy", name)
-      assert.strictEqual(service.depends_on?.redis?.condition, "service_healthy", name)
-      // The drain (SHUTDOWN_GRACE_SECONDS) fits in the stop grace period, with room for the runs' stop.
-      const grace = Number(/^(\d+)s$/.exec(service.stop_grace_period ?? "")?.[1] ?? "10")
-      assert.isAtLeast(grace, Number(service.environment?.SHUTDOWN_GRACE_SECONDS ?? 10) + 10, name)
+  plain.skipIf(!composeAvailable)(
+    "docker-compose config: the default and scale profiles build the image, with health checks, depends_on conditions and restart policies",
+    () => {
+      const services = (parse(execFileSync("docker-compose", ["-f", path.join(root, "docker-compose.yml"), "config"], { encoding: "utf8" })) as {
+        services: Record<string, ComposeService>
+      }).services
+      const inDefault = Object.entries(services).filter(([, s]) => s.profiles === undefined).map(([n]) => n)
+      assert.sameMembers(inDefault, ["postgres", "redis", "jaeger", "platform"])
+      for (const name of ["gateway", "runner-1", "runner-2", "runner-3"]) assert.deepStrictEqual(services[name]?.profiles, ["scale"], name)
+      const scaled = services
+      for (const name of ["platform", "gateway", "runner-1", "runner-2", "runner-3"]) {
+        const service = services[name]
+        assert.isDefined(service.build, `${name} builds the image`)
+        assert.strictEqual(service.restart, "unless-stopped", name)
+        assert.include(service.healthcheck?.test.join(" ") ?? "", "/ready", name)
+        assert.strictEqual(service.depends_on?.postgres?.condition, "service_healthy", name)
+        assert.strictEqual(service.depends_on?.redis?.condition, "service_healthy", name)
+        // The drain (SHUTDOWN_GRACE_SECONDS) fits in the stop grace period, with room for the runs' stop.
+        const grace = Number(/^(\d+)s$/.exec(service.stop_grace_period ?? "")?.[1] ?? "10")
+        assert.isAtLeast(grace, Number(service.environment?.SHUTDOWN_GRACE_SECONDS ?? 10) + 10, name)
+      }
+      for (const dependency of ["postgres", "redis"]) assert.isDefined(scaled[dependency]?.healthcheck, dependency)
+      assert.strictEqual(scaled["runner-2"]?.environment?.ROLE, "runners")
     }
-    for (const dependency of ["postgres", "redis"]) assert.isDefined(scaled[dependency]?.healthcheck, dependency)
-    assert.strictEqual(scaled["runner-2"]?.environment?.ROLE, "runners")
-  })
+  )
 })
 
 layer(ScriptedModel.layer, { excludeTestServices: true, timeout: "120 seconds" })("container entrypoint", (it) => {
-  it.scoped.skipIf(unshare === undefined || !initAvailable)("the image's ENTRYPOINT and CMD as PID 1 of a new PID namespace: SIGTERM drains (a run in flight, an open stream) within the grace period", () =>
-    Effect.gen(function*() {
-      const db = yield* testDatabase
-      const model = yield* ScriptedModel
-      model.setScript(() => ({ text: "slow", delayMs: 30_000 }))
-      const port = yield* freePort
-      const env = { ...platformEnv("pid1", db.url, model.baseUrl), PORT: String(port), DATA_DIR: mkdtempSync(path.join(tmpdir(), "bp-pid1-")), LOG_FORMAT: "json" }
-      const command = [...execForm("ENTRYPOINT"), ...execForm("CMD")]
-      let output = ""
-      const child = spawn("unshare", [...unshare!, ...command], { cwd: root, env, stdio: ["ignore", "pipe", "pipe"] })
-      child.stdout.on("data", (c: Buffer) => (output += c.toString()))
-      child.stderr.on("data", (c: Buffer) => (output += c.toString()))
-      yield* Effect.addFinalizer(() => Effect.sync(() => spawnSync("pkill", ["-KILL", "-P", String(child.pid)])))
-      const api = apiOf(`http://127.0.0.1:${port}`)
-      const up = Effect.promise(() => fetch(`http://127.0.0.1:${port}/health`, { signal: AbortSignal.timeout(1000) }).then((r) => r.ok, () => false))
-      for (let i = 0; i < 600 && !(yield* up); i++) yield* sleep(100)
-      // PID 1 inside is tini (the namespace's init), its child node.
-      const init = spawnSync("pgrep", ["-P", String(child.pid)], { encoding: "utf8" }).stdout.trim()
-      assert.match(readFileSync(`/proc/${init}/status`, "utf8"), /NSpid:\s+\d+\s+1\n/)
-      assert.include(readFileSync(`/proc/${init}/cmdline`, "utf8"), "tini")
+  it.scoped.skipIf(unshare === undefined || !initAvailable)(
+    "the image's ENTRYPOINT and CMD as PID 1 of a new PID namespace: SIGTERM drains (a run in flight, an open stream) within the grace period",
+    () =>
+      Effect.gen(function*() {
+        const db = yield* testDatabase
+        const model = yield* ScriptedModel
+        model.setScript(() => ({ text: "slow", delayMs: 30_000 }))
+        const port = yield* freePort
+        const env = {
+          ...platformEnv("pid1", db.url, model.baseUrl),
+          PORT: String(port),
+          DATA_DIR: mkdtempSync(path.join(tmpdir(), "bp-pid1-")),
+          LOG_FORMAT: "json"
+        }
+        const command = [...execForm("ENTRYPOINT"), ...execForm("CMD")]
+        let output = ""
+        const child = spawn("unshare", [...unshare!, ...command], { cwd: root, env, stdio: ["ignore", "pipe", "pipe"] })
+        child.stdout.on("data", (c: Buffer) => (output += c.toString()))
+        child.stderr.on("data", (c: Buffer) => (output += c.toString()))
+        yield* Effect.addFinalizer(() => Effect.sync(() => spawnSync("pkill", ["-KILL", "-P", String(child.pid)])))
+        const api = apiOf(`http://127.0.0.1:${port}`)
+        const up = Effect.promise(() => fetch(`http://127.0.0.1:${port}/health`, { signal: AbortSignal.timeout(1000) }).then((r) => r.ok, () => false))
+        for (let i = 0; i < 600 && !(yield* up); i++) yield* sleep(100)
+        // PID 1 inside is tini (the namespace's init), its child node.
+        const init = spawnSync("pgrep", ["-P", String(child.pid)], { encoding: "utf8" }).stdout.trim()
+        assert.match(readFileSync(`/proc/${init}/status`, "utf8"), /NSpid:\s+\d+\s+1\n/)
+        assert.include(readFileSync(`/proc/${init}/cmdline`, "utf8"), "tini")
 
-      const token = (yield* api("POST", "/api/v1/auth/login", { email: "pid1@admin.test", password: "pid1-admin-password" })).body.access_token as string
-      const w = yield* api("POST", "/api/v1/workflow/workflows", { name: "Slow" }, token)
-      yield* api("PATCH", `/api/v1/workflow/workflows/${w.body.id}`, {
-        dag_definition: { nodes: [{ id: "a", type: "agent", name: "a", agent_config: { agent_type: "respond", type_version: "v1", system_prompt_template: "x" } }], edges: [] }
-      }, token)
-      yield* api("POST", `/api/v1/workflow/workflows/${w.body.id}/publish`, undefined, token)
-      const run = (yield* api("POST", `/api/v1/workflow/workflows/${w.body.id}/run`, { input_params: {} }, token)).body.id as string
-      const stream = fetch(`http://127.0.0.1:${port}/api/v1/workflow/runs/${run}/stream`, { headers: { authorization: `Bearer ${token}` } })
-        .then((r) => r.text().then(() => "ended" as const), () => "reset" as const)
-      yield* sleep(1500)
+        const token = (yield* api("POST", "/api/v1/auth/login", { email: "pid1@admin.test", password: "pid1-admin-password" })).body.access_token as string
+        const w = yield* api("POST", "/api/v1/workflow/workflows", { name: "Slow" }, token)
+        yield* api("PATCH", `/api/v1/workflow/workflows/${w.body.id}`, {
+          dag_definition: {
+            nodes: [{ id: "a", type: "agent", name: "a", agent_config: { agent_type: "respond", type_version: "v1", system_prompt_template: "x" } }],
+            edges: []
+          }
+        }, token)
+        yield* api("POST", `/api/v1/workflow/workflows/${w.body.id}/publish`, undefined, token)
+        const run = (yield* api("POST", `/api/v1/workflow/workflows/${w.body.id}/run`, { input_params: {} }, token)).body.id as string
+        const stream = fetch(`http://127.0.0.1:${port}/api/v1/workflow/runs/${run}/stream`, { headers: { authorization: `Bearer ${token}` } })
+          .then((r) => r.text().then(() => "ended" as const), () => "reset" as const)
+        yield* sleep(1500)
 
-      const signalled = Date.now()
-      process.kill(Number(init), "SIGTERM")
-      const code = yield* Effect.async<number | null>((resume) => {
-        if (child.exitCode !== null) return resume(Effect.succeed(child.exitCode))
-        child.once("exit", (c) => resume(Effect.succeed(c)))
+        const signalled = Date.now()
+        process.kill(Number(init), "SIGTERM")
+        const code = yield* Effect.async<number | null>((resume) => {
+          if (child.exitCode !== null) return resume(Effect.succeed(child.exitCode))
+          child.once("exit", (c) => resume(Effect.succeed(c)))
+        })
+        const took = Date.now() - signalled
+        assert.isBelow(took, 10_000, `stopped in ${took} ms: inside Docker's default 10 s and the compose file's 30 s stop_grace_period`)
+        assert.include([0, 143], code, output.slice(-2000))
+        assert.strictEqual(yield* Effect.promise(() => stream), "ended", "the open stream ended cleanly")
+        assert.match(output, /Shutting down \(ROLE=all\)/)
+        console.log(`[container] SIGTERM to exit with a run in flight and a stream open: ${took} ms`)
       })
-      const took = Date.now() - signalled
-      assert.isBelow(took, 10_000, `stopped in ${took} ms: inside Docker's default 10 s and the compose file's 30 s stop_grace_period`)
-      assert.include([0, 143], code, output.slice(-2000))
-      assert.strictEqual(yield* Effect.promise(() => stream), "ended", "the open stream ended cleanly")
-      assert.match(output, /Shutting down \(ROLE=all\)/)
-      console.log(`[container] SIGTERM to exit with a run in flight and a stream open: ${took} ms`)
-    }))
+  )
 })

@@ -1,9 +1,9 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Effect } from "effect"
 import { chmodSync, mkdtempSync } from "node:fs"
 import * as net from "node:net"
 import { tmpdir } from "node:os"
 import * as path from "node:path"
-import { assert, describe, it } from "@effect/vitest"
-import { Effect } from "effect"
 import { freePort } from "../../platform/FreePort.js"
 import { exited, sleep, startProcess, waitHealthy } from "../support/Processes.js"
 import { platformEnv, processPlatform, waitTerminal } from "../support/ProcessPlatform.js"
@@ -62,7 +62,11 @@ interface Answer {
 const call = (base: string, pathname: string, init: RequestInit = {}) =>
   Effect.promise(() =>
     fetch(`${base}${pathname}`, { ...init, signal: AbortSignal.timeout(8000) }).then(
-      async (r): Promise<Answer> => ({ status: r.status, retryAfter: r.headers.get("retry-after"), body: await r.json().catch(() => ({})) as Record<string, unknown> }),
+      async (r): Promise<Answer> => ({
+        status: r.status,
+        retryAfter: r.headers.get("retry-after"),
+        body: await r.json().catch(() => ({})) as Record<string, unknown>
+      }),
       (e: unknown): Answer => ({ status: 0, retryAfter: null, body: { error: String(e) } })
     )
   )
@@ -127,44 +131,55 @@ describe("a database outage", () => {
       yield* Effect.promise(() => proxy.cut())
     }), 120_000)
 
-  it.scoped("a 10 s outage under load (every connection dropped, then refused, as an immediate restart does): every run accepted before or after it finishes once, none is lost", () =>
-    Effect.gen(function*() {
-      const model = yield* ScriptedModel
-      model.setScript(() => ({ text: "ok", delayMs: 30 }))
-      const { db, proxy } = yield* proxiedDatabase
-      const port = yield* freePort
-      const platform = yield* processPlatform({ ...platformEnv("restart", db.toString(), model.baseUrl), PORT: String(port), DATA_DIR: mkdtempSync(path.join(tmpdir(), "bp-restart-")) })
-      yield* platform.start
-      const { api } = platform
-      const token = (yield* api("POST", "/api/v1/auth/login", { email: "restart@admin.test", password: "restart-admin-password" })).body.access_token as string
-      const step = (id: string) => ({ id, type: "agent", name: id, agent_config: { agent_type: "respond", type_version: "v1", system_prompt_template: id } })
-      const wf = (yield* api("POST", "/api/v1/workflow/workflows", { name: "Under load" }, token)).body.id as string
-      yield* api("PATCH", `/api/v1/workflow/workflows/${wf}`, { dag_definition: { nodes: [step("a"), step("b"), step("c")], edges: [{ from: "a", to: "b" }, { from: "b", to: "c" }] } }, token)
-      assert.strictEqual((yield* api("POST", `/api/v1/workflow/workflows/${wf}/publish`, undefined, token)).status, 200)
+  it.scoped(
+    "a 10 s outage under load (every connection dropped, then refused, as an immediate restart does): every run accepted before or after it finishes once, none is lost",
+    () =>
+      Effect.gen(function*() {
+        const model = yield* ScriptedModel
+        model.setScript(() => ({ text: "ok", delayMs: 30 }))
+        const { db, proxy } = yield* proxiedDatabase
+        const port = yield* freePort
+        const platform = yield* processPlatform({
+          ...platformEnv("restart", db.toString(), model.baseUrl),
+          PORT: String(port),
+          DATA_DIR: mkdtempSync(path.join(tmpdir(), "bp-restart-"))
+        })
+        yield* platform.start
+        const { api } = platform
+        const token = (yield* api("POST", "/api/v1/auth/login", { email: "restart@admin.test", password: "restart-admin-password" })).body
+          .access_token as string
+        const step = (id: string) => ({ id, type: "agent", name: id, agent_config: { agent_type: "respond", type_version: "v1", system_prompt_template: id } })
+        const wf = (yield* api("POST", "/api/v1/workflow/workflows", { name: "Under load" }, token)).body.id as string
+        yield* api("PATCH", `/api/v1/workflow/workflows/${wf}`, {
+          dag_definition: { nodes: [step("a"), step("b"), step("c")], edges: [{ from: "a", to: "b" }, { from: "b", to: "c" }] }
+        }, token)
+        assert.strictEqual((yield* api("POST", `/api/v1/workflow/workflows/${wf}/publish`, undefined, token)).status, 200)
 
-      // Starts keep coming for 16 s; the database goes away 3 s in, for 10 s.
-      const accepted: Array<string> = []
-      const refused: Array<number> = []
-      const load = Effect.gen(function*() {
-        const until = Date.now() + 16_000
-        while (Date.now() < until) {
-          const r = yield* api("POST", `/api/v1/workflow/workflows/${wf}/run`, { input_params: {} }, token)
-          if (r.status === 202) accepted.push(r.body.id as string)
-          else refused.push(r.status)
-          yield* sleep(50)
-        }
-      })
-      const outage = Effect.gen(function*() {
-        yield* sleep(3_000)
-        yield* Effect.promise(() => proxy.cut())
-        yield* sleep(10_000)
-        yield* Effect.promise(() => proxy.open())
-      })
-      yield* Effect.all([Effect.all([load, load, load], { concurrency: 3 }), outage], { concurrency: 2 })
-      assert.isAbove(accepted.length, 50, "runs were accepted around the outage")
-      assert.isAbove(refused.length, 0, "starts during the outage were refused")
-      assert.deepStrictEqual([...new Set(refused)], [503], "a start the database cannot take is a 503, never a 500")
-      for (const id of accepted) assert.strictEqual((yield* waitTerminal(api, token, id, 60_000)).status, "completed", id)
-      assert.strictEqual(new Set(accepted).size, accepted.length)
-    }).pipe(Effect.provide(ScriptedModel.layer)), 120_000)
+        // Starts keep coming for 16 s; the database goes away 3 s in, for 10 s.
+        const accepted: Array<string> = []
+        const refused: Array<number> = []
+        const load = Effect.gen(function*() {
+          const until = Date.now() + 16_000
+          while (Date.now() < until) {
+            const r = yield* api("POST", `/api/v1/workflow/workflows/${wf}/run`, { input_params: {} }, token)
+            if (r.status === 202) accepted.push(r.body.id as string)
+            else refused.push(r.status)
+            yield* sleep(50)
+          }
+        })
+        const outage = Effect.gen(function*() {
+          yield* sleep(3_000)
+          yield* Effect.promise(() => proxy.cut())
+          yield* sleep(10_000)
+          yield* Effect.promise(() => proxy.open())
+        })
+        yield* Effect.all([Effect.all([load, load, load], { concurrency: 3 }), outage], { concurrency: 2 })
+        assert.isAbove(accepted.length, 50, "runs were accepted around the outage")
+        assert.isAbove(refused.length, 0, "starts during the outage were refused")
+        assert.deepStrictEqual([...new Set(refused)], [503], "a start the database cannot take is a 503, never a 500")
+        for (const id of accepted) assert.strictEqual((yield* waitTerminal(api, token, id, 60_000)).status, "completed", id)
+        assert.strictEqual(new Set(accepted).size, accepted.length)
+      }).pipe(Effect.provide(ScriptedModel.layer)),
+    120_000
+  )
 })

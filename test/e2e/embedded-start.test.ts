@@ -1,10 +1,10 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Effect } from "effect"
 import { spawn } from "node:child_process"
-import { existsSync, mkdtempSync, chmodSync } from "node:fs"
+import { chmodSync, existsSync, mkdtempSync } from "node:fs"
 import * as http from "node:http"
 import { tmpdir } from "node:os"
 import * as path from "node:path"
-import { assert, describe, it } from "@effect/vitest"
-import { Effect } from "effect"
 import { freePort } from "../../platform/FreePort.js"
 
 const sleep = (ms: number) => Effect.promise(() => new Promise((r) => setTimeout(r, ms)))

@@ -1,11 +1,11 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Effect } from "effect"
 import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs"
 import * as fs from "node:fs/promises"
 import { tmpdir, userInfo } from "node:os"
 import * as path from "node:path"
-import { assert, describe, it } from "@effect/vitest"
-import { Effect } from "effect"
 import { freePort } from "../../platform/FreePort.js"
-import { exec, exited, probe, signalGroup, startProcess, type Started, stoppedCleanly, waitForOutput, waitHealthy } from "../support/Processes.js"
+import { exec, exited, probe, signalGroup, type Started, startProcess, stoppedCleanly, waitForOutput, waitHealthy } from "../support/Processes.js"
 
 const repo = path.resolve(import.meta.dirname, "../..")
 
@@ -68,53 +68,59 @@ const runQuickStart = (dir: string, base: string, env: Record<string, string>) =
 const dataOf = (dir: string) => path.join(dir, ".data")
 
 describe("a newcomer's first start from a fresh clone", () => {
-  it.live("root or not, from a private (0700) directory: clone, npm ci, npm start, the README's first steps, restart keeps the data", () =>
-    Effect.gen(function*() {
-      const root = mkdtempSync(path.join(tmpdir(), "bp-clone-"))
-      assert.strictEqual(statSync(root).mode & 0o777, 0o700)
-      const app = path.join(root, "builder-platform")
-      yield* cloneInto(app)
-      yield* Effect.promise(() => exec("npm", ["ci", "--prefer-offline", "--no-audit", "--no-fund"], { cwd: app, env: { ...process.env }, maxBuffer: 64 * 1024 * 1024 }))
-      const { port, env: needsPort } = yield* pickPort
-      const base = `http://127.0.0.1:${port}`
-      const env = { ...baseEnv(process.env.HOME ?? root), ...(needsPort ? { PORT: String(port) } : {}) }
+  it.live(
+    "root or not, from a private (0700) directory: clone, npm ci, npm start, the README's first steps, restart keeps the data",
+    () =>
+      Effect.gen(function*() {
+        const root = mkdtempSync(path.join(tmpdir(), "bp-clone-"))
+        assert.strictEqual(statSync(root).mode & 0o777, 0o700)
+        const app = path.join(root, "builder-platform")
+        yield* cloneInto(app)
+        yield* Effect.promise(() =>
+          exec("npm", ["ci", "--prefer-offline", "--no-audit", "--no-fund"], { cwd: app, env: { ...process.env }, maxBuffer: 64 * 1024 * 1024 })
+        )
+        const { port, env: needsPort } = yield* pickPort
+        const base = `http://127.0.0.1:${port}`
+        const env = { ...baseEnv(process.env.HOME ?? root), ...(needsPort ? { PORT: String(port) } : {}) }
 
-      const first = startProcess("npm", ["start"], { cwd: app, env })
-      const seen = yield* waitHealthy(base, first)
-      // Connecting during startup is answered (503 until ready) or refused, never left hanging.
-      assert.notInclude(seen, "timeout", first.output())
-      assert.notInclude(seen, "reset", first.output())
-      yield* waitForOutput(first, "Builder Platform is ready")
-      const passwordFile = path.join(dataOf(app), "initial-admin-password")
-      assert.strictEqual(statSync(passwordFile).mode & 0o777, 0o600)
-      const password = readFileSync(passwordFile, "utf8").trim()
-      assert.include(first.output(), password, "the password is printed once")
-      assert.include(first.output(), `${base}/docs`)
-      assert.include(first.output(), passwordFile)
-      assert.strictEqual(yield* login(base, password), 200)
+        const first = startProcess("npm", ["start"], { cwd: app, env })
+        const seen = yield* waitHealthy(base, first)
+        // Connecting during startup is answered (503 until ready) or refused, never left hanging.
+        assert.notInclude(seen, "timeout", first.output())
+        assert.notInclude(seen, "reset", first.output())
+        yield* waitForOutput(first, "Builder Platform is ready")
+        const passwordFile = path.join(dataOf(app), "initial-admin-password")
+        assert.strictEqual(statSync(passwordFile).mode & 0o777, 0o600)
+        const password = readFileSync(passwordFile, "utf8").trim()
+        assert.include(first.output(), password, "the password is printed once")
+        assert.include(first.output(), `${base}/docs`)
+        assert.include(first.output(), passwordFile)
+        assert.strictEqual(yield* login(base, password), 200)
 
-      const quick = yield* runQuickStart(app, base, env)
-      assert.include(quick, "run_completed")
-      assert.include(quick, "25 days of paid leave")
-      yield* stop(first)
+        const quick = yield* runQuickStart(app, base, env)
+        assert.include(quick, "run_completed")
+        assert.include(quick, "25 days of paid leave")
+        yield* stop(first)
 
-      const second = startProcess("npm", ["start"], { cwd: app, env })
-      yield* waitHealthy(base, second)
-      yield* waitForOutput(second, "Builder Platform is ready")
-      assert.strictEqual(yield* login(base, password), 200, "the data survived the restart")
-      assert.notInclude(second.output(), "Created the first admin")
-      assert.include(second.output(), passwordFile, "the banner still says where the password is")
-      yield* stop(second)
+        const second = startProcess("npm", ["start"], { cwd: app, env })
+        yield* waitHealthy(base, second)
+        yield* waitForOutput(second, "Builder Platform is ready")
+        assert.strictEqual(yield* login(base, password), 200, "the data survived the restart")
+        assert.notInclude(second.output(), "Created the first admin")
+        assert.include(second.output(), passwordFile, "the banner still says where the password is")
+        yield* stop(second)
 
-      const location = yield* Effect.promise(() => fs.readFile(path.join(dataOf(app), "pg-location"), "utf8").catch(() => undefined))
-      if (userInfo().uid === 0) {
-        // PostgreSQL runs as `postgres`, which cannot enter this private directory: its data lives elsewhere, recorded.
-        assert.isDefined(location)
-        assert.strictEqual(statSync(root).mode & 0o777, 0o700, "the user's directory keeps its permissions")
-      }
-      if (location !== undefined) rmSync(path.dirname(location.trim()), { recursive: true, force: true })
-      rmSync(root, { recursive: true, force: true })
-    }), 400_000)
+        const location = yield* Effect.promise(() => fs.readFile(path.join(dataOf(app), "pg-location"), "utf8").catch(() => undefined))
+        if (userInfo().uid === 0) {
+          // PostgreSQL runs as `postgres`, which cannot enter this private directory: its data lives elsewhere, recorded.
+          assert.isDefined(location)
+          assert.strictEqual(statSync(root).mode & 0o777, 0o700, "the user's directory keeps its permissions")
+        }
+        if (location !== undefined) rmSync(path.dirname(location.trim()), { recursive: true, force: true })
+        rmSync(root, { recursive: true, force: true })
+      }),
+    400_000
+  )
 
   it.live.runIf(userInfo().uid === 0)("as a normal user (nobody) in a private directory of theirs", () =>
     Effect.gen(function*() {

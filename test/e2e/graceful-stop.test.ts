@@ -1,8 +1,8 @@
+import { assert, layer } from "@effect/vitest"
+import { Effect } from "effect"
 import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import * as path from "node:path"
-import { assert, layer } from "@effect/vitest"
-import { Effect } from "effect"
 import { freePort } from "../../platform/FreePort.js"
 import { platformEnv, processPlatform } from "../support/ProcessPlatform.js"
 import { ScriptedModel } from "../support/ScriptedModel.js"
@@ -34,10 +34,20 @@ layer(ScriptedModel.layer, { excludeTestServices: true, timeout: "120 seconds" }
       // Runs that wait on an approval keep their streams open.
       model.setScript(() => ({ text: "ok" }))
       const wf = (yield* api("POST", "/api/v1/workflow/workflows", { name: "Waits" }, token)).body.id as string
-      const ask = { id: "ask", type: "agent", name: "ask", agent_config: { agent_type: "respond", type_version: "v1", system_prompt_template: "x" }, hitl: { type: "approval", prompt: "Go?", assignee: { role: "builder" } } }
+      const ask = {
+        id: "ask",
+        type: "agent",
+        name: "ask",
+        agent_config: { agent_type: "respond", type_version: "v1", system_prompt_template: "x" },
+        hitl: { type: "approval", prompt: "Go?", assignee: { role: "builder" } }
+      }
       yield* api("PATCH", `/api/v1/workflow/workflows/${wf}`, { dag_definition: { nodes: [ask], edges: [] } }, token)
       assert.strictEqual((yield* api("POST", `/api/v1/workflow/workflows/${wf}/publish`, undefined, token)).status, 200)
-      const runs = yield* Effect.forEach(Array.from({ length: 20 }), () => Effect.map(api("POST", `/api/v1/workflow/workflows/${wf}/run`, { input_params: {} }, token), (r) => r.body.id as string), { concurrency: 10 })
+      const runs = yield* Effect.forEach(
+        Array.from({ length: 20 }),
+        () => Effect.map(api("POST", `/api/v1/workflow/workflows/${wf}/run`, { input_params: {} }, token), (r) => r.body.id as string),
+        { concurrency: 10 }
+      )
       const streams = yield* Effect.forEach(Array.from({ length: STREAMS }, (_, i) => runs[i % runs.length]), (runId) =>
         Effect.promise(async () => {
           const response = await fetch(`${baseUrl}/api/v1/workflow/runs/${runId}/stream`, { headers: { authorization: `Bearer ${token}` } })
@@ -54,8 +64,12 @@ layer(ScriptedModel.layer, { excludeTestServices: true, timeout: "120 seconds" }
 
       // Slow requests (a model call of 1.5 s each) in flight when the signal comes.
       model.setScript(() => ({ text: "slow answer", delayMs: 1500, chunks: ["slow ", "answer"] }))
-      const inFlight = Effect.forEach(Array.from({ length: 16 }), () =>
-        api("POST", "/api/v1/agent/agents/test-execute", { agent_config: { agent_type: "respond", system_prompt_template: "Be slow" }, inputs: {} }, token), { concurrency: 16 })
+      const inFlight = Effect.forEach(
+        Array.from({ length: 16 }),
+        () =>
+          api("POST", "/api/v1/agent/agents/test-execute", { agent_config: { agent_type: "respond", system_prompt_template: "Be slow" }, inputs: {} }, token),
+        { concurrency: 16 }
+      )
       const sent = yield* Effect.fork(inFlight)
       yield* sleep(500)
       const signalled = Date.now()

@@ -1,15 +1,15 @@
+import { assert, layer } from "@effect/vitest"
+import { Effect, Fiber } from "effect"
 import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import * as path from "node:path"
-import { assert, layer } from "@effect/vitest"
-import { Effect, Fiber } from "effect"
 import { freePort } from "../../platform/FreePort.js"
 import { faultProxy } from "../support/FaultProxy.js"
-import { ownRedis } from "../support/RedisServer.js"
-import { redisServerAvailable } from "../support/TestServices.js"
 import { platformEnv, processPlatform, waitTerminal } from "../support/ProcessPlatform.js"
+import { ownRedis } from "../support/RedisServer.js"
 import { ScriptedModel } from "../support/ScriptedModel.js"
 import { testDatabase } from "../support/TestDatabase.js"
+import { redisServerAvailable } from "../support/TestServices.js"
 import { respondNode } from "../support/Workflows.js"
 
 const sleep = (ms: number) => Effect.promise(() => new Promise((r) => setTimeout(r, ms)))
@@ -55,7 +55,9 @@ layer(ScriptedModel.layer, { excludeTestServices: true, timeout: "150 seconds" }
       const token = (yield* signIn()).body.access_token as string
       model.setScript((r) => ({ text: `${r.messages[0]?.content ?? ""} done`, chunks: ["x ", "y"] }))
       const wf = (yield* api("POST", "/api/v1/workflow/workflows", { name: "Faults" }, token)).body.id as string
-      yield* api("PATCH", `/api/v1/workflow/workflows/${wf}`, { dag_definition: { nodes: [respondNode("a", "A"), respondNode("b", "B")], edges: [{ from: "a", to: "b" }] } }, token)
+      yield* api("PATCH", `/api/v1/workflow/workflows/${wf}`, {
+        dag_definition: { nodes: [respondNode("a", "A"), respondNode("b", "B")], edges: [{ from: "a", to: "b" }] }
+      }, token)
       assert.strictEqual((yield* api("POST", `/api/v1/workflow/workflows/${wf}/publish`, undefined, token)).status, 200)
       const run = Effect.gen(function*() {
         const started = yield* api("POST", `/api/v1/workflow/workflows/${wf}/run`, { input_params: {} }, token)

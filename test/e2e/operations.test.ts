@@ -1,9 +1,9 @@
-import { createServer, type Server } from "node:http"
-import { mkdtempSync } from "node:fs"
-import { tmpdir } from "node:os"
-import * as path from "node:path"
 import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
+import { mkdtempSync } from "node:fs"
+import { createServer, type Server } from "node:http"
+import { tmpdir } from "node:os"
+import * as path from "node:path"
 import { freePort } from "../../platform/FreePort.js"
 import { platformEnv, processPlatform, waitTerminal } from "../support/ProcessPlatform.js"
 import { ScriptedModel } from "../support/ScriptedModel.js"
@@ -77,7 +77,9 @@ layer(ScriptedModel.layer, { excludeTestServices: true, timeout: "120 seconds" }
       yield* sleep(3000)
       yield* sleep(1500)
       // Spans begun in the window (a batch sent in it may still carry the start's probes).
-      const idle = spansOf(otlp.received).filter((s) => Number(BigInt(s.span.startTimeUnixNano) / 1_000_000n) >= idleFrom && Number(BigInt(s.span.startTimeUnixNano) / 1_000_000n) < idleFrom + 3000)
+      const idle = spansOf(otlp.received).filter((s) =>
+        Number(BigInt(s.span.startTimeUnixNano) / 1_000_000n) >= idleFrom && Number(BigInt(s.span.startTimeUnixNano) / 1_000_000n) < idleFrom + 3000
+      )
       assert.deepStrictEqual([...new Set(idle.map((s) => s.span.name))], [], "no span while idle")
       assert.isAbove(otlp.received.filter((r) => r.path === "/v1/metrics").length, 0, "metrics go out over OTLP")
 
@@ -85,7 +87,12 @@ layer(ScriptedModel.layer, { excludeTestServices: true, timeout: "120 seconds" }
       const w = yield* api("POST", "/api/v1/workflow/workflows", { name: "Ops" }, token)
       yield* api("PATCH", `/api/v1/workflow/workflows/${w.body.id}`, {
         dag_definition: {
-          nodes: [{ id: "a", type: "agent", name: "a", agent_config: { agent_type: "respond", type_version: "v1", system_prompt_template: "secret instructions" } }],
+          nodes: [{
+            id: "a",
+            type: "agent",
+            name: "a",
+            agent_config: { agent_type: "respond", type_version: "v1", system_prompt_template: "secret instructions" }
+          }],
           edges: []
         }
       }, token)

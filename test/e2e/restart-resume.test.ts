@@ -1,8 +1,8 @@
+import { assert, layer } from "@effect/vitest"
+import { Effect } from "effect"
 import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import * as path from "node:path"
-import { assert, layer } from "@effect/vitest"
-import { Effect } from "effect"
 import { freePort } from "../../platform/FreePort.js"
 import { platformEnv, processPlatform, waitTerminal } from "../support/ProcessPlatform.js"
 import { ScriptedModel } from "../support/ScriptedModel.js"
@@ -56,9 +56,13 @@ layer(ScriptedModel.layer, { excludeTestServices: true, timeout: "150 seconds" }
         for (let page = 1; page <= 10; page++) {
           const r = yield* api("GET", `/api/v1/workflow/hitl/pending?page=${page}&page_size=100`, undefined, token)
           all.push(...r.body.items)
-          if (r.body.items.length < 100) break
+          if (r.body.items.length < 100) {
+            break
+          }
         }
-        return all.filter((p) => ids.includes(p.run_id))
+        return all.filter((p) =>
+          ids.includes(p.run_id)
+        )
       })
       for (let i = 0; i < 100 && (yield* pendingRequests).length < RUNS; i++) yield* sleep(100)
       assert.strictEqual((yield* pendingRequests).length, RUNS, "every run is paused on its approval")
@@ -76,8 +80,10 @@ layer(ScriptedModel.layer, { excludeTestServices: true, timeout: "150 seconds" }
         Effect.map(api("POST", `/api/v1/workflow/hitl/${requestId}/respond`, { response: { approved: true } }, token), (r) =>
           assert.strictEqual(r.status, 200, r.text))
       const firstHalf = requests.slice(0, RUNS / 2)
-      yield* Effect.forEach(firstHalf, (p) => answer(p.request_id), { concurrency: 10 })
-      yield* Effect.forEach(firstHalf, (p) => waitTerminal(api, token, p.run_id, 60_000), { concurrency: 10 })
+      yield* Effect.forEach(firstHalf, (p) =>
+        answer(p.request_id), { concurrency: 10 })
+      yield* Effect.forEach(firstHalf, (p) =>
+        waitTerminal(api, token, p.run_id, 60_000), { concurrency: 10 })
       yield* platform.kill
       yield* platform.start
       yield* Effect.forEach(requests.slice(RUNS / 2), (p) => answer(p.request_id), { concurrency: 10 })

@@ -1,9 +1,9 @@
+import { assert, layer } from "@effect/vitest"
+import { Effect } from "effect"
 import { type ChildProcess, spawn } from "node:child_process"
 import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import * as path from "node:path"
-import { assert, layer } from "@effect/vitest"
-import { Effect } from "effect"
 import { freePort } from "../../platform/FreePort.js"
 import { request } from "../support/Http.js"
 import { platformEnv } from "../support/ProcessPlatform.js"
@@ -20,9 +20,7 @@ const spawnPlatform = (env: Record<string, string>) =>
       const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", "services/gateway/main.ts"], { env, stdio: "inherit" })
       const base = `http://127.0.0.1:${env.PORT}`
       for (let i = 0; i < 300; i++) {
-        const ok = yield* Effect.promise(() =>
-          fetch(`${base}/health`, { signal: AbortSignal.timeout(1000) }).then((r) => r.ok, () => false)
-        )
+        const ok = yield* Effect.promise(() => fetch(`${base}/health`, { signal: AbortSignal.timeout(1000) }).then((r) => r.ok, () => false))
         if (ok) return { child, base }
         yield* sleep(100)
       }

@@ -1,11 +1,11 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Effect } from "effect"
 import { chmodSync, mkdtempSync, writeFileSync } from "node:fs"
 import * as net from "node:net"
 import { tmpdir, userInfo } from "node:os"
 import * as path from "node:path"
-import { assert, describe, it } from "@effect/vitest"
-import { Effect } from "effect"
 import { freePort } from "../../platform/FreePort.js"
-import { exec, exited, probe, sleep, startProcess, type Started, waitHealthy } from "../support/Processes.js"
+import { exec, exited, probe, sleep, type Started, startProcess, waitHealthy } from "../support/Processes.js"
 import { ADMIN_URL, testDatabase } from "../support/TestDatabase.js"
 
 const repo = path.resolve(import.meta.dirname, "../..")
@@ -102,7 +102,13 @@ describe("startup failures: one clear line and a non-zero exit", () => {
       const db = yield* testDatabase
       const port = yield* freePort
       yield* failsWith(
-        platform({ DATABASE_URL: db.url, REDIS_URL: `redis://127.0.0.1:${port}`, STARTUP_TIMEOUT_SECONDS: "2", PORT: String(yield* freePort), DATA_DIR: dataDir() }),
+        platform({
+          DATABASE_URL: db.url,
+          REDIS_URL: `redis://127.0.0.1:${port}`,
+          STARTUP_TIMEOUT_SECONDS: "2",
+          PORT: String(yield* freePort),
+          DATA_DIR: dataDir()
+        }),
         `Redis at 127.0.0.1:${port} did not answer within 2 s`,
         "REDIS_URL"
       )
@@ -170,7 +176,10 @@ describe("requests while the platform starts", () => {
         assert.oneOf(result, ["refused", 503], JSON.stringify(early))
         if (result === 503) {
           const api = yield* Effect.promise(() =>
-            fetch(`${base}/api/v1/workflow/workflows`, { signal: AbortSignal.timeout(2000) }).then(async (r) => ({ status: r.status, body: (await r.json()) as { code?: string } }))
+            fetch(`${base}/api/v1/workflow/workflows`, { signal: AbortSignal.timeout(2000) }).then(async (r) => ({
+              status: r.status,
+              body: (await r.json()) as { code?: string }
+            }))
           )
           assert.deepInclude(api, { status: 503 })
           assert.strictEqual(api.body.code, "STARTING")
@@ -181,9 +190,7 @@ describe("requests while the platform starts", () => {
       forwarder.listen(pgPort, "127.0.0.1")
       const seen = yield* waitHealthy(base, started)
       assert.notInclude(seen, "timeout")
-      const body = yield* Effect.promise(() =>
-        fetch(`${base}/api/v1/auth/users/me`, { signal: AbortSignal.timeout(2000) }).then((r) => r.status)
-      )
+      const body = yield* Effect.promise(() => fetch(`${base}/api/v1/auth/users/me`, { signal: AbortSignal.timeout(2000) }).then((r) => r.status))
       assert.strictEqual(body, 401, "after startup the API answers normally")
       started.child.kill("SIGTERM")
       yield* exited(started)

@@ -60,12 +60,16 @@ layer(RunPlatformLive(), { excludeTestServices: true, timeout: "60 seconds" })("
       const done = yield* waitForStatus(token, run.body.id, ["completed", "failed"])
       assert.strictEqual(done.status, "completed", JSON.stringify(done))
       // The preset's default instructions fill in only what the step leaves empty.
-      assert.include((model.requests.at(-1)!.messages[0].content ?? ""), "Answer the question using only the knowledge base")
+      assert.include(model.requests.at(-1)!.messages[0].content ?? "", "Answer the question using only the knowledge base")
 
       // Trying the retired preset is allowed for this AI Employee, which already has such a step.
       const tried = yield* http("POST", "/api/v1/agent/agents/test-execute", {
         token,
-        body: { agent_config: { agent_type: "search_respond", preset: "search_and_respond", system_prompt_template: "" }, inputs: { query: "x" }, workflow_id: id }
+        body: {
+          agent_config: { agent_type: "search_respond", preset: "search_and_respond", system_prompt_template: "" },
+          inputs: { query: "x" },
+          workflow_id: id
+        }
       })
       assert.strictEqual(tried.status, 200, tried.text)
 
@@ -97,7 +101,11 @@ layer(RunPlatformLive(), { excludeTestServices: true, timeout: "60 seconds" })("
       const w = yield* createWorkflow(token)
       yield* saveDag(token, w.id, {
         nodes: [
-          agentNode("a", { agent_type: "custom", action_ids: ["builtin.send_email", "crm.lookup"], tool_config: { "builtin.send_email": { allowed_domains: "x" } } })
+          agentNode("a", {
+            agent_type: "custom",
+            action_ids: ["builtin.send_email", "crm.lookup"],
+            tool_config: { "builtin.send_email": { allowed_domains: "x" } }
+          })
         ]
       })
       const r = yield* publish(token, w.id)

@@ -36,8 +36,7 @@ interface SentMessage {
   readonly tool_calls?: ReadonlyArray<{ id: string; function: { name: string; arguments: string } }>
 }
 const messagesOf = (r: ChatCompletionRequest) => r.messages as unknown as ReadonlyArray<SentMessage>
-const toolNames = (r: ChatCompletionRequest) =>
-  (r.tools as ReadonlyArray<{ function: { name: string } }> | undefined ?? []).map((t) => t.function.name)
+const toolNames = (r: ChatCompletionRequest) => (r.tools as ReadonlyArray<{ function: { name: string } }> | undefined ?? []).map((t) => t.function.name)
 
 const rules = [
   { id: "has_amount", description: "The request names an amount" },
@@ -66,13 +65,19 @@ layer(RunPlatformLive(), { excludeTestServices: true, timeout: "60 seconds" })("
           }
       })
       const r = yield* execute(token, {
-        agent_config: { agent_type: "rule_validation", system_prompt_template: "Check the expense request", type_config: { rules, report: true, report_title: "Expense check" } },
+        agent_config: {
+          agent_type: "rule_validation",
+          system_prompt_template: "Check the expense request",
+          type_config: { rules, report: true, report_title: "Expense check" }
+        },
         inputs: { text: "Please refund 250 euros", amount: 250 }
       })
       assert.strictEqual(r.body.status, "completed", JSON.stringify(r.body))
       assert.strictEqual(calls, 2)
       assert.include(messagesOf(model.requests.at(-1)!).at(-1)!.content!, "rule 'polite' is answered 0 times")
-      const sent = model.requests.at(-1) as unknown as { response_format: { json_schema: { schema: { properties: { results: { items: { properties: { rule_id: { enum: Array<string> } } } } } } } } }
+      const sent = model.requests.at(-1) as unknown as {
+        response_format: { json_schema: { schema: { properties: { results: { items: { properties: { rule_id: { enum: Array<string> } } } } } } } }
+      }
       assert.deepStrictEqual(sent.response_format.json_schema.schema.properties.results.items.properties.rule_id.enum, ["has_amount", "polite"])
       assert.strictEqual(r.body.output.passed, false)
       assert.deepStrictEqual(r.body.output.results.map((x: { rule_id: string; passed: boolean }) => [x.rule_id, x.passed]), [
@@ -214,7 +219,13 @@ layer(RunPlatformLive(), { excludeTestServices: true, timeout: "60 seconds" })("
       const model = yield* ScriptedModel
       model.setScript((r) => {
         const format = r.response_format as { json_schema: { schema: { required: Array<string> } } }
-        return { text: JSON.stringify({ intent: "billing", confidence: 0.8, ...(format.json_schema.schema.required.includes("reason") ? { reason: "mentions an invoice" } : {}) }) }
+        return {
+          text: JSON.stringify({
+            intent: "billing",
+            confidence: 0.8,
+            ...(format.json_schema.schema.required.includes("reason") ? { reason: "mentions an invoice" } : {})
+          })
+        }
       })
       const intents = [{ name: "billing", eligibility: [{ ref: "workflow_input.plan", op: "eq", value: "pro" }] }, { name: "other" }]
       const run = (version: string) =>
@@ -231,6 +242,9 @@ layer(RunPlatformLive(), { excludeTestServices: true, timeout: "60 seconds" })("
       assert.strictEqual(deleted.body.code, "AGENT_TYPE_VERSION_INVALID")
       const broken = yield* execute(token, { agent_config: { agent_type: "rule_validation", type_version: "v0", system_prompt_template: "x" }, inputs: {} })
       assert.strictEqual(broken.status, 422)
-      assert.strictEqual((yield* execute(token, { agent_config: { agent_type: "respond", type_version: "v9", system_prompt_template: "x" }, inputs: {} })).status, 422)
+      assert.strictEqual(
+        (yield* execute(token, { agent_config: { agent_type: "respond", type_version: "v9", system_prompt_template: "x" }, inputs: {} })).status,
+        422
+      )
     }))
 })

@@ -20,7 +20,12 @@ layer(RunPlatformLive(), { excludeTestServices: true, timeout: "60 seconds" })("
       const types = yield* http("GET", "/api/v1/agent/agent-types", { token })
       assert.strictEqual(types.status, 200)
       assert.deepStrictEqual(types.body.items.map((t: { type: string }) => t.type), [
-        "intent_classification", "search_respond", "extraction", "rule_validation", "respond", "custom"
+        "intent_classification",
+        "search_respond",
+        "extraction",
+        "rule_validation",
+        "respond",
+        "custom"
       ])
       const ic = types.body.items[0]
       assert.strictEqual(ic.live_version, "v1")
@@ -118,7 +123,10 @@ layer(RunPlatformLive(), { excludeTestServices: true, timeout: "60 seconds" })("
       const later = yield* execute(token, { agent_config: { agent_type: "rule_validation", system_prompt_template: "x" }, inputs: {} })
       assert.strictEqual(later.body.status, "failed")
       assert.include(later.body.error, "rule_validation needs type_config.rules")
-      const missing = yield* execute(token, { agent_config: { agent_type: "respond", system_prompt_template: "x", input_schema: { type: "object", required: ["q"] } }, inputs: {} })
+      const missing = yield* execute(token, {
+        agent_config: { agent_type: "respond", system_prompt_template: "x", input_schema: { type: "object", required: ["q"] } },
+        inputs: {}
+      })
       assert.strictEqual(missing.status, 422)
     }))
 
@@ -129,7 +137,11 @@ layer(RunPlatformLive(), { excludeTestServices: true, timeout: "60 seconds" })("
       model.setScript((r) => (r.response_format !== undefined ? { text: JSON.stringify({ intent: "other", confidence: 0.7 }) } : { text: "general answer" }))
       const id = yield* publishedWorkflow(token, {
         nodes: [
-          { id: "route", type: "agent", agent_config: { agent_type: "intent_classification", type_version: "v1", system_prompt_template: "Route", type_config: { intents } } },
+          {
+            id: "route",
+            type: "agent",
+            agent_config: { agent_type: "intent_classification", type_version: "v1", system_prompt_template: "Route", type_config: { intents } }
+          },
           { id: "answer", type: "agent", agent_config: { agent_type: "respond", type_version: "v1", system_prompt_template: "Answer" } }
         ],
         edges: [{ from: "route", to: "answer", condition: { ref: "nodes.route.output.intent", op: "eq", value: "other" } }]

@@ -1,9 +1,9 @@
-import { execFile } from "node:child_process"
-import { promisify } from "node:util"
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs"
-import * as path from "node:path"
 import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
+import { execFile } from "node:child_process"
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs"
+import * as path from "node:path"
+import { promisify } from "node:util"
 import { adminToken } from "../support/Fixtures.js"
 import { http } from "../support/Http.js"
 import { TestPlatform, TestPlatformLive } from "../support/TestPlatform.js"
@@ -15,7 +15,8 @@ const run = (file: string, args: ReadonlyArray<string>, options: { cwd: string; 
     promisify(execFile)(file, [...args], { ...options, encoding: "utf8", timeout: 90_000 }).then(
       ({ stdout, stderr }) => ({ ok: true, out: `${stdout}${stderr}` }),
       (error: { stdout?: string; stderr?: string; message: string }) => ({ ok: false, out: `${error.stdout ?? ""}${error.stderr ?? ""}${error.message}` })
-    ))
+    )
+  )
 const METHODS = new Set(["get", "put", "post", "patch", "delete"])
 
 interface Operation {
@@ -36,7 +37,8 @@ layer(TestPlatformLive({ redis: false }), { excludeTestServices: true, timeout: 
       }
       assert.deepStrictEqual(spec.servers.map((s) => s.url), [baseUrl])
       const operations = Object.entries(spec.paths).flatMap(([p, item]) =>
-        Object.entries(item).filter(([m]) => METHODS.has(m)).map(([m, op]) => ({ at: `${m.toUpperCase()} ${p}`, op })))
+        Object.entries(item).filter(([m]) => METHODS.has(m)).map(([m, op]) => ({ at: `${m.toUpperCase()} ${p}`, op }))
+      )
       assert.isAbove(operations.length, 250)
       for (const { at, op } of operations) {
         assert.isNotEmpty(op.summary ?? "", `${at} has a summary`)

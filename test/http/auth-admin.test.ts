@@ -1,9 +1,9 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
+import pg from "pg"
 import { adminToken, createMember, createTenant } from "../support/Fixtures.js"
 import { http, loginToken } from "../support/Http.js"
 import { TestPlatform, TestPlatformLive } from "../support/TestPlatform.js"
-import pg from "pg"
 
 layer(TestPlatformLive({ redis: false }), { excludeTestServices: true })("auth: tenants, users, groups, audit", (it) => {
   it.effect("tenants: env_admin creates and lists; slug conflicts are 409; others get 403", () =>

@@ -1,9 +1,9 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
+import type { Role } from "../../schemas/Roles.js"
 import { adminToken, createMember } from "../support/Fixtures.js"
 import { http, loginToken } from "../support/Http.js"
 import { TestPlatformLive } from "../support/TestPlatform.js"
-import type { Role } from "../../schemas/Roles.js"
 
 /** A new member of `role` and an API key they created (`body` adds to the key's fields). */
 const memberWithKey = (admin: string, role: Role, body: Record<string, unknown> = {}) =>

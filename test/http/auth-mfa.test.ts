@@ -1,11 +1,11 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { currentTotp } from "../../services/auth/Totp.js"
+import { cookieValue, setCookies } from "../support/Cookies.js"
 import { adminToken, createMember, uniqueEmail } from "../support/Fixtures.js"
 import { http, login, loginToken } from "../support/Http.js"
 import { mailedCode, SmtpInbox } from "../support/SmtpInbox.js"
 import { TestPlatformLive } from "../support/TestPlatform.js"
-import { cookieValue, setCookies } from "../support/Cookies.js"
 
 const Live = Layer.unwrapEffect(
   Effect.map(SmtpInbox, (inbox) => TestPlatformLive({ env: { SMTP_URL: `smtp://127.0.0.1:${inbox.port}` } }))

@@ -1,11 +1,11 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { freePort } from "../../platform/FreePort.js"
+import { cookieHeader, cookieValue, setCookies } from "../support/Cookies.js"
 import { adminToken } from "../support/Fixtures.js"
 import { http } from "../support/Http.js"
 import { CLIENT_ID, CLIENT_SECRET, OidcProvider, signInThroughProvider } from "../support/OidcProvider.js"
 import { TestPlatformLive } from "../support/TestPlatform.js"
-import { cookieHeader, cookieValue, setCookies } from "../support/Cookies.js"
 
 const Live = Layer.unwrapEffect(
   Effect.map(freePort, (port) => {

@@ -1,8 +1,8 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
-import { ADMIN_EMAIL, ADMIN_PASSWORD, TestPlatform, TestPlatformLive } from "../support/TestPlatform.js"
 import { cookieHeader, cookieValue, setCookies } from "../support/Cookies.js"
 import { http, login } from "../support/Http.js"
+import { ADMIN_EMAIL, ADMIN_PASSWORD, TestPlatform, TestPlatformLive } from "../support/TestPlatform.js"
 
 const FRONT_END = "https://app.example.test"
 

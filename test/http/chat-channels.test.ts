@@ -1,20 +1,8 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
+import { answerOf, apiKey, chatDag, chatWorkflow, conversationOf, isTitleRequest, messagesOf, newSession, query, send, setTenantFlag } from "../support/Chat.js"
 import { adminToken, createMember } from "../support/Fixtures.js"
 import { http, loginToken } from "../support/Http.js"
-import {
-  answerOf,
-  apiKey,
-  chatDag,
-  chatWorkflow,
-  conversationOf,
-  isTitleRequest,
-  messagesOf,
-  newSession,
-  query,
-  send,
-  setTenantFlag
-} from "../support/Chat.js"
 import { eventually, publishedWorkflow, RunPlatformLive } from "../support/RunPlatform.js"
 import { readUntil, waitForStatus } from "../support/Runs.js"
 import { lastUser, ScriptedModel } from "../support/ScriptedModel.js"

@@ -1,18 +1,8 @@
 import { assert, layer } from "@effect/vitest"
 import { Deferred, Effect } from "effect"
+import { answerOf, chatDag, chatWorkflow, conversationOf, isTitleRequest, messagesOf, newSession, query, send } from "../support/Chat.js"
 import { adminToken, createMember } from "../support/Fixtures.js"
 import { http, loginToken } from "../support/Http.js"
-import {
-  answerOf,
-  chatDag,
-  chatWorkflow,
-  conversationOf,
-  isTitleRequest,
-  messagesOf,
-  newSession,
-  query,
-  send
-} from "../support/Chat.js"
 import { eventually, RunPlatformLive } from "../support/RunPlatform.js"
 import { readStream, waitForStatus } from "../support/Runs.js"
 import { lastUser, ScriptedModel } from "../support/ScriptedModel.js"

@@ -1,9 +1,9 @@
-import { request as rawRequest } from "node:http"
-import { brotliDecompressSync, gunzipSync } from "node:zlib"
 import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
-import { CONSOLE_POLICY } from "../../services/gateway/Console.js"
+import { request as rawRequest } from "node:http"
+import { brotliDecompressSync, gunzipSync } from "node:zlib"
 import { shellSize } from "../../scripts/build-console.mjs"
+import { CONSOLE_POLICY } from "../../services/gateway/Console.js"
 import { TestPlatform, TestPlatformLive } from "../support/TestPlatform.js"
 
 // Issue 33: the gateway serves the console: its page for browser navigations, its hashed files
@@ -35,7 +35,7 @@ layer(TestPlatformLive(), { excludeTestServices: true })("the console, served by
         const page = yield* get(path, navigation)
         assert.strictEqual(page.status, 200, path)
         assert.match(String(page.headers["content-type"]), /^text\/html/)
-        assert.include(page.body.toString("utf8"), '<div id="root"></div>')
+        assert.include(page.body.toString("utf8"), "<div id=\"root\"></div>")
         assert.strictEqual(page.headers["cache-control"], "no-cache")
         assert.strictEqual(page.headers["content-security-policy"], CONSOLE_POLICY)
         assert.strictEqual(page.headers["x-frame-options"], "DENY")

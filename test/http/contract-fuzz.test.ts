@@ -81,7 +81,9 @@ const valuesOf = (schema: JsonSchema | undefined, components: Record<string, Jso
   if (schema.allOf !== undefined && schema.allOf.length > 0) return valuesOf(schema.allOf[0], components, depth + 1)
   if (schema.const !== undefined) return fc.constant(schema.const)
   const shaped = ((): fc.Arbitrary<unknown> => {
-    if (schema.enum !== undefined && schema.enum.length > 0) return fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...schema.enum) }, { weight: 1, arbitrary: hostileString })
+    if (schema.enum !== undefined && schema.enum.length > 0) {
+      return fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...schema.enum) }, { weight: 1, arbitrary: hostileString })
+    }
     const type = Array.isArray(schema.type) ? schema.type[0] : schema.type
     switch (type) {
       case "string":
@@ -100,7 +102,10 @@ const valuesOf = (schema: JsonSchema | undefined, components: Record<string, Jso
         const properties = schema.properties ?? {}
         const model = Object.fromEntries(Object.entries(properties).map(([k, v]) => [k, valuesOf(v, components, depth + 1)]))
         const required = (schema.required ?? []).filter((k) => k in properties)
-        return fc.oneof({ weight: 3, arbitrary: fc.record(model, { requiredKeys: required }) }, { weight: 1, arbitrary: fc.record(model, { requiredKeys: [] }) })
+        return fc.oneof({ weight: 3, arbitrary: fc.record(model, { requiredKeys: required }) }, {
+          weight: 1,
+          arbitrary: fc.record(model, { requiredKeys: [] })
+        })
       }
       default:
         return anyJson
@@ -126,9 +131,17 @@ layer(RunPlatformLive({ TRUST_PROXY: "true", WORKER_WARM_THREADS: "1" }), { excl
     Effect.gen(function*() {
       const { baseUrl } = yield* TestPlatform
       let token = yield* adminToken
-      const doc = yield* Effect.promise(() => fetch(`${baseUrl}/api/v1/openapi.json`).then((r) => r.json() as Promise<{ paths: Record<string, Record<string, Operation>>; components: { schemas: Record<string, JsonSchema> } }>))
+      const doc = yield* Effect.promise(() =>
+        fetch(`${baseUrl}/api/v1/openapi.json`).then((r) =>
+          r.json() as Promise<{ paths: Record<string, Record<string, Operation>>; components: { schemas: Record<string, JsonSchema> } }>
+        )
+      )
       const operations = Object.entries(doc.paths).flatMap(([path, item]) =>
-        Object.entries(item).filter(([method]) => ["get", "post", "put", "patch", "delete"].includes(method)).map(([method, op]) => ({ path, method: method.toUpperCase(), op }))
+        Object.entries(item).filter(([method]) => ["get", "post", "put", "patch", "delete"].includes(method)).map(([method, op]) => ({
+          path,
+          method: method.toUpperCase(),
+          op
+        }))
       ).sort((a, b) => Number(SIGN_IN.test(a.path)) - Number(SIGN_IN.test(b.path)))
       assert.isAbove(operations.length, 200, "the document lists the platform's operations")
       const codes = new Set<string>(ErrorCodes)
@@ -137,7 +150,9 @@ layer(RunPlatformLive({ TRUST_PROXY: "true", WORKER_WARM_THREADS: "1" }), { excl
       const histogram = new Map<number, number>()
       // Ids of the resources earlier answers created or listed, so that later requests reach real
       // rows; the fuzzer's own user and tenant are kept out (it would lock itself out).
-      const me = JSON.parse(yield* Effect.promise(() => fetch(`${baseUrl}/api/v1/auth/users/me`, { headers: { authorization: `Bearer ${token}` } }).then((r) => r.text())))
+      const me = JSON.parse(
+        yield* Effect.promise(() => fetch(`${baseUrl}/api/v1/auth/users/me`, { headers: { authorization: `Bearer ${token}` } }).then((r) => r.text()))
+      )
       const own = new Set<string>([me.user.id, me.user.tenant_id])
       const pool: Array<string> = []
       const harvest = (text: string) => {
@@ -148,7 +163,9 @@ layer(RunPlatformLive({ TRUST_PROXY: "true", WORKER_WARM_THREADS: "1" }), { excl
             return undefined
           }
         })()
-        const records = typeof found === "object" && found !== null ? [found, ...Object.values(found).flatMap((v) => (Array.isArray(v) ? v.slice(0, 3) : []))] : []
+        const records = typeof found === "object" && found !== null
+          ? [found, ...Object.values(found).flatMap((v) => (Array.isArray(v) ? v.slice(0, 3) : []))]
+          : []
         for (const r of records) {
           const id = (r as Record<string, unknown>).id
           if (typeof id === "string" && !own.has(id) && !pool.includes(id)) pool.push(id)
@@ -167,7 +184,9 @@ layer(RunPlatformLive({ TRUST_PROXY: "true", WORKER_WARM_THREADS: "1" }), { excl
         const bodySchema = op.requestBody?.content["application/json"]?.schema
         const request = fc.record({
           path: fc.record(Object.fromEntries(params.filter((p) => p.in === "path").map((p) => [p.name, pathValue(p.schema)]))),
-          query: fc.record(Object.fromEntries(params.filter((p) => p.in === "query").map((p) => [p.name, valuesOf(p.schema, doc.components.schemas)])), { requiredKeys: [] }),
+          query: fc.record(Object.fromEntries(params.filter((p) => p.in === "query").map((p) => [p.name, valuesOf(p.schema, doc.components.schemas)])), {
+            requiredKeys: []
+          }),
           body: bodySchema !== undefined ? valuesOf(bodySchema, doc.components.schemas) : fc.constant(undefined)
         })
         for (const sample of fc.sample(request, { numRuns: PER_OPERATION, seed: SEED + index })) {
@@ -187,7 +206,9 @@ layer(RunPlatformLive({ TRUST_PROXY: "true", WORKER_WARM_THREADS: "1" }), { excl
               signal: AbortSignal.timeout(20_000)
             })
             // A stream that opens is not read to its end.
-            const text = String(response.headers.get("content-type") ?? "").includes("event-stream") ? (await response.body?.cancel(), "") : await response.text()
+            const text = String(response.headers.get("content-type") ?? "").includes("event-stream")
+              ? (await response.body?.cancel(), "")
+              : await response.text()
             return { status: response.status, text, ms: Date.now() - started }
           })
           sent++
@@ -205,13 +226,19 @@ layer(RunPlatformLive({ TRUST_PROXY: "true", WORKER_WARM_THREADS: "1" }), { excl
                 return undefined
               }
             })()
-            if (body === undefined || typeof body.message !== "string" || typeof body.request_id !== "string" || !codes.has(String(body.code))) anomaly("an undocumented error body")
+            if (body === undefined || typeof body.message !== "string" || typeof body.request_id !== "string" || !codes.has(String(body.code))) {
+              anomaly("an undocumented error body")
+            }
           }
           if (answer.status === 401 && !SIGN_IN.test(path)) token = yield* adminToken
         }
       }
       const statuses = JSON.stringify(Object.fromEntries([...histogram].sort(([a], [b]) => a - b)))
       assert.deepStrictEqual(anomalies.slice(0, 15), [], `seed ${SEED}: ${anomalies.length} anomalies in ${sent} requests (statuses ${statuses})`)
-      assert.isAbove((histogram.get(200) ?? 0) + (histogram.get(201) ?? 0), sent / 20, `enough requests pass validation to reach the services (statuses ${statuses})`)
+      assert.isAbove(
+        (histogram.get(200) ?? 0) + (histogram.get(201) ?? 0),
+        sent / 20,
+        `enough requests pass validation to reach the services (statuses ${statuses})`
+      )
     }))
 })

@@ -1,6 +1,6 @@
-import { randomUUID } from "node:crypto"
 import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
+import { randomUUID } from "node:crypto"
 import { adminToken } from "../support/Fixtures.js"
 import { http } from "../support/Http.js"
 import { FIXED } from "../support/MatrixWalk.js"
@@ -33,7 +33,10 @@ layer(RunPlatformLive(), { excludeTestServices: true, timeout: "60 seconds" })("
     Effect.gen(function*() {
       const admin = yield* adminToken
       const me = yield* http("GET", "/api/v1/auth/users/me", { token: admin })
-      yield* http("PATCH", `/api/v1/auth/tenants/${me.body.user.tenant_id}/settings`, { token: admin, body: { user_groups_enabled: true, ticketing_enabled: true } })
+      yield* http("PATCH", `/api/v1/auth/tenants/${me.body.user.tenant_id}/settings`, {
+        token: admin,
+        body: { user_groups_enabled: true, ticketing_enabled: true }
+      })
       const document = (yield* http("GET", "/api/v1/openapi.json")).body
       const operations = listOperations(document)
       assert.isAbove(operations.length, 25, "the document's lists")

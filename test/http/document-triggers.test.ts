@@ -63,7 +63,10 @@ layer(RunPlatformLive(), { excludeTestServices: true, timeout: "60 seconds" })("
       // PUT replaces; overlapping another binding is 409, overlapping only itself is fine.
       const clash = yield* http("PUT", `${path}/${updated.body.id}`, { token: admin, body: { knowledge_base_id: kb, folder_prefix: "finance/" } })
       assert.strictEqual(clash.status, 409)
-      const replaced = yield* http("PUT", one, { token: admin, body: { knowledge_base_id: kb, folder_prefix: "finance/2025/", mime_type_allowlist: ["application/pdf"] } })
+      const replaced = yield* http("PUT", one, {
+        token: admin,
+        body: { knowledge_base_id: kb, folder_prefix: "finance/2025/", mime_type_allowlist: ["application/pdf"] }
+      })
       assert.strictEqual(replaced.status, 200, replaced.text)
       assert.deepStrictEqual(replaced.body.mime_type_allowlist, ["application/pdf"])
       const disabled = yield* http("POST", `${one}/disable`, { token: admin })

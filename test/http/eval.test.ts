@@ -3,83 +3,10 @@ import { Effect } from "effect"
 import { adminToken } from "../support/Fixtures.js"
 import { http, type Json } from "../support/Http.js"
 import { eventually, publishedWorkflow, RunPlatformLive, sleep } from "../support/RunPlatform.js"
-import { type ChatCompletionRequest, ScriptedModel } from "../support/ScriptedModel.js"
-import { TestPlatform } from "../support/TestPlatform.js"
-import { respondNode, saveDag, publish } from "../support/Workflows.js"
+import { ScriptedModel } from "../support/ScriptedModel.js"
+import { publish, respondNode, saveDag } from "../support/Workflows.js"
 
-const api = "/api/v1/eval"
-
-const rubricSchema = {
-  type: "object",
-  required: ["accuracy", "helpful"],
-  properties: { accuracy: { type: "integer", minimum: 1, maximum: 5 }, helpful: { type: "boolean" } }
-}
-
-const system = (r: ChatCompletionRequest) => String(r.messages[0]?.content ?? "")
-const isJudge = (r: ChatCompletionRequest) => system(r).includes("Score the answer below")
-const isSimulator = (r: ChatCompletionRequest) => system(r).startsWith("You play a user")
-const judged = (r: ChatCompletionRequest) => JSON.parse(String(r.messages[1]?.content ?? "{}")) as Record<string, Json>
-
-/** The judge's scores for question qN: accuracy N % 5 + 1, helpful when N is even. */
-const scoresOf = (question: string) => {
-  const n = Number(question.replace(/\D/g, ""))
-  return { accuracy: (n % 5) + 1, helpful: n % 2 === 0 }
-}
-
-/** PostgreSQL's percentile_cont: linear interpolation between the closest ranks. */
-const percentile = (values: ReadonlyArray<number>, p: number) => {
-  const sorted = [...values].sort((a, b) => a - b)
-  const pos = p * (sorted.length - 1)
-  const low = Math.floor(pos)
-  return sorted[low] + (pos - low) * ((sorted[Math.min(low + 1, sorted.length - 1)] ?? sorted[low]) - sorted[low])
-}
-const stats = (values: ReadonlyArray<number>) => ({
-  mean: values.reduce((a, b) => a + b, 0) / values.length,
-  median: percentile(values, 0.5),
-  p5: percentile(values, 0.05),
-  p95: percentile(values, 0.95)
-})
-
-const csvOf = (n: number) => ["question,expected", ...Array.from({ length: n }, (_, i) => `q${i},"answer ${i}, exactly"`)].join("\n")
-
-const upload = (token: string, workflowId: string, csv: string, name = "golden") =>
-  Effect.flatMap(TestPlatform, (platform) =>
-    Effect.promise(async () => {
-      const form = new FormData()
-      form.append("name", name)
-      form.append("workflow_id", workflowId)
-      form.append("file", new Blob([csv], { type: "text/csv" }), "golden.csv")
-      const res = await fetch(`${platform.baseUrl}${api}/datasets`, { method: "POST", headers: { authorization: `Bearer ${token}` }, body: form })
-      return { status: res.status, body: await res.json() as Record<string, Json> }
-    }))
-
-const untilEnded = (token: string, runId: string, timeoutMs = 30_000) =>
-  eventually(
-    Effect.map(http("GET", `${api}/runs/${runId}`, { token }), (r) => ["completed", "failed", "cancelled"].includes(r.body.status) ? r.body : undefined),
-    "the eval run to end",
-    timeoutMs
-  )
-
-/** An AI Employee, a mapped dataset of `rows` questions, a rubric and a config targeting the whole AI Employee. */
-const setUp = (token: string, rows: number) =>
-  Effect.gen(function*() {
-    const workflowId = yield* publishedWorkflow(token, { nodes: [respondNode("answer", "Answer: {{workflow_input.question}}")], edges: [] })
-    const dataset = yield* upload(token, workflowId, csvOf(rows))
-    assert.strictEqual(dataset.status, 201, JSON.stringify(dataset.body))
-    const mapped = yield* http("POST", `${api}/datasets/${dataset.body.id}/mapping`, { token, body: { input_map: { question: "question" }, expected_output_map: { answer: "expected" } } })
-    assert.strictEqual(mapped.status, 200, mapped.text)
-    const rubric = yield* http("POST", `${api}/rubrics`, { token, body: { workflow_id: workflowId, name: "Quality", rubric_schema: rubricSchema, rubric_instructions: "Judge accuracy (1-5) and helpfulness." } })
-    assert.strictEqual(rubric.status, 201, rubric.text)
-    const config = yield* http("POST", `${api}/configs`, { token, body: { workflow_id: workflowId, name: "Whole", target_type: "workflow", rubric_id: rubric.body.id, judge_model: "test-model" } })
-    assert.strictEqual(config.status, 201, config.text)
-    return { workflowId, datasetId: dataset.body.id as string, rubricId: rubric.body.id as string, configId: config.body.id as string }
-  })
-
-const standardScript = (model: typeof ScriptedModel.Service) =>
-  model.setScript((r) => {
-    if (isJudge(r)) return { text: JSON.stringify(scoresOf(String(judged(r).inputs.question))) }
-    return { text: `reply to ${system(r)}` }
-  })
+import { api, isJudge, isSimulator, judged, rubricSchema, scoresOf, setUp, standardScript, stats, untilEnded, upload } from "../support/EvalFixtures.js"
 
 layer(RunPlatformLive({ EVAL_CONCURRENCY: "4" }), { excludeTestServices: true, timeout: "90 seconds" })("evaluation", (it) => {
   it.effect("a CSV becomes rows, a run scores every row through real runs and the judge, and the aggregates are the scores' statistics", () =>
@@ -158,10 +85,16 @@ layer(RunPlatformLive({ EVAL_CONCURRENCY: "4" }), { excludeTestServices: true, t
       const token = yield* adminToken
       const model = yield* ScriptedModel
       const ids = yield* setUp(token, 3)
-      const bad = yield* http("POST", `${api}/configs`, { token, body: { workflow_id: ids.workflowId, name: "x", target_type: "agent", target_node_id: "nope", rubric_id: ids.rubricId } })
+      const bad = yield* http("POST", `${api}/configs`, {
+        token,
+        body: { workflow_id: ids.workflowId, name: "x", target_type: "agent", target_node_id: "nope", rubric_id: ids.rubricId }
+      })
       assert.strictEqual(bad.status, 422)
       assert.strictEqual(bad.body.code, "EVAL_TARGET_INVALID")
-      const agentConfig = yield* http("POST", `${api}/configs`, { token, body: { workflow_id: ids.workflowId, name: "Node", target_type: "agent", target_node_id: "answer", rubric_id: ids.rubricId } })
+      const agentConfig = yield* http("POST", `${api}/configs`, {
+        token,
+        body: { workflow_id: ids.workflowId, name: "Node", target_type: "agent", target_node_id: "answer", rubric_id: ids.rubricId }
+      })
       assert.strictEqual(agentConfig.status, 201, agentConfig.text)
       let judgeCalls = 0
       model.setScript((r) => {
@@ -187,15 +120,24 @@ layer(RunPlatformLive({ EVAL_CONCURRENCY: "4" }), { excludeTestServices: true, t
       const model = yield* ScriptedModel
       const ids = yield* setUp(token, 3)
       model.setScript((r) => isJudge(r) ? { text: "not json" } : { text: "reply" })
-      const allFailed = yield* untilEnded(token, (yield* http("POST", `${api}/runs`, { token, body: { config_id: ids.configId, dataset_id: ids.datasetId } })).body.id)
+      const allFailed = yield* untilEnded(
+        token,
+        (yield* http("POST", `${api}/runs`, { token, body: { config_id: ids.configId, dataset_id: ids.datasetId } })).body.id
+      )
       assert.deepInclude(allFailed, { status: "failed", completed_rows: 0, failed_rows: 3 })
       assert.match(allFailed.error, /^Every row failed; the first: .*rubric schema/)
 
       // The config scores node "answer"; the latest saved version (a draft) no longer has it.
       standardScript(model)
-      const nodeConfig = yield* http("POST", `${api}/configs`, { token, body: { workflow_id: ids.workflowId, name: "Node", target_type: "agent", target_node_id: "answer", rubric_id: ids.rubricId } })
+      const nodeConfig = yield* http("POST", `${api}/configs`, {
+        token,
+        body: { workflow_id: ids.workflowId, name: "Node", target_type: "agent", target_node_id: "answer", rubric_id: ids.rubricId }
+      })
       yield* saveDag(token, ids.workflowId, { nodes: [respondNode("reply", "Answer: {{workflow_input.question}}")], edges: [] })
-      const gone = yield* untilEnded(token, (yield* http("POST", `${api}/runs`, { token, body: { config_id: nodeConfig.body.id, dataset_id: ids.datasetId } })).body.id)
+      const gone = yield* untilEnded(
+        token,
+        (yield* http("POST", `${api}/runs`, { token, body: { config_id: nodeConfig.body.id, dataset_id: ids.datasetId } })).body.id
+      )
       assert.deepInclude(gone, { status: "failed", completed_rows: 0, failed_rows: 3 })
       assert.match(gone.error, /has no agent node 'answer'/)
       const goneResults = (yield* http("GET", `${api}/runs/${gone.id}/results`, { token })).body.items as Array<Record<string, Json>>
@@ -204,7 +146,10 @@ layer(RunPlatformLive({ EVAL_CONCURRENCY: "4" }), { excludeTestServices: true, t
       // Own providers only, and the workspace has none: nothing can judge.
       yield* http("PATCH", `/api/v1/workflow/workflows/${ids.workflowId}/llm-config`, { token, body: { use_own_providers: true } })
       yield* saveDag(token, ids.workflowId, { nodes: [respondNode("answer", "Answer again: {{workflow_input.question}}")], edges: [] })
-      const noJudge = yield* untilEnded(token, (yield* http("POST", `${api}/runs`, { token, body: { config_id: ids.configId, dataset_id: ids.datasetId } })).body.id)
+      const noJudge = yield* untilEnded(
+        token,
+        (yield* http("POST", `${api}/runs`, { token, body: { config_id: ids.configId, dataset_id: ids.datasetId } })).body.id
+      )
       assert.deepInclude(noJudge, { status: "failed", completed_rows: 0, failed_rows: 3 })
       assert.match(noJudge.error, /No model is available to the judge/)
       assert.strictEqual((yield* http("GET", `${api}/runs?status=failed&config_id=${ids.configId}`, { token })).body.total, 2)
@@ -218,10 +163,21 @@ layer(RunPlatformLive({ EVAL_CONCURRENCY: "4" }), { excludeTestServices: true, t
       const chatId = (yield* http("POST", "/api/v1/workflow/workflows", { token, body: { name: "Support chat", interaction_type: "chat" } })).body.id as string
       yield* saveDag(token, chatId, { nodes: [respondNode("answer", "Help the customer")], edges: [] })
       assert.strictEqual((yield* publish(token, chatId)).status, 200)
-      const rubric = yield* http("POST", `${api}/rubrics`, { token, body: { workflow_id: chatId, name: "Conversation", rubric_schema: rubricSchema, rubric_instructions: "Judge the conversation." } })
+      const rubric = yield* http("POST", `${api}/rubrics`, {
+        token,
+        body: { workflow_id: chatId, name: "Conversation", rubric_schema: rubricSchema, rubric_instructions: "Judge the conversation." }
+      })
       const config = yield* http("POST", `${api}/configs`, {
         token,
-        body: { workflow_id: chatId, name: "Simulated", target_type: "workflow", rubric_id: rubric.body.id, simulator_model: "test-model", simulator_instructions: "You want a refund for order 7.", max_turns: 3 }
+        body: {
+          workflow_id: chatId,
+          name: "Simulated",
+          target_type: "workflow",
+          rubric_id: rubric.body.id,
+          simulator_model: "test-model",
+          simulator_instructions: "You want a refund for order 7.",
+          max_turns: 3
+        }
       })
       let judgedTranscript: unknown
       model.setScript((r) => {
@@ -237,7 +193,11 @@ layer(RunPlatformLive({ EVAL_CONCURRENCY: "4" }), { excludeTestServices: true, t
       assert.strictEqual(run.status, "completed", JSON.stringify(run))
       const [result] = (yield* http("GET", `${api}/runs/${run.id}/results`, { token })).body.items
       assert.deepStrictEqual(result.simulator_transcript.map((m: { role: string }) => m.role), ["user", "assistant", "user", "assistant", "user", "assistant"])
-      assert.deepStrictEqual(result.simulator_transcript.filter((m: { role: string }) => m.role === "user").map((m: { content: string }) => m.content), ["user turn 1", "user turn 2", "user turn 3"])
+      assert.deepStrictEqual(result.simulator_transcript.filter((m: { role: string }) => m.role === "user").map((m: { content: string }) => m.content), [
+        "user turn 1",
+        "user turn 2",
+        "user turn 3"
+      ])
       assert.deepStrictEqual(judgedTranscript, result.simulator_transcript)
       assert.deepStrictEqual(result.rubric_scores, { accuracy: 4, helpful: true })
       const lastTurn = yield* http("GET", `/api/v1/workflow/runs/${result.workflow_run_id}`, { token })
@@ -253,7 +213,10 @@ layer(RunPlatformLive({ EVAL_CONCURRENCY: "4" }), { excludeTestServices: true, t
       const gate = new Promise<void>((resolve) => (release = resolve))
       model.setScript((r) => isJudge(r) ? { text: JSON.stringify(scoresOf(String(judged(r).inputs.question))) } : { text: "late", hold: gate })
       const created = yield* http("POST", `${api}/runs`, { token, body: { config_id: ids.configId, dataset_id: ids.datasetId } })
-      yield* eventually(Effect.map(http("GET", `${api}/runs/${created.body.id}`, { token }), (r) => r.body.status === "running" ? true : undefined), "the run to start")
+      yield* eventually(
+        Effect.map(http("GET", `${api}/runs/${created.body.id}`, { token }), (r) => r.body.status === "running" ? true : undefined),
+        "the run to start"
+      )
       const cancelled = yield* http("POST", `${api}/runs/${created.body.id}/cancel`, { token })
       assert.strictEqual(cancelled.status, 200, cancelled.text)
       assert.strictEqual(cancelled.body.status, "cancelled")
@@ -283,13 +246,22 @@ layer(RunPlatformLive({ EVAL_CONCURRENCY: "4" }), { excludeTestServices: true, t
       const unknown = yield* http("POST", `${api}/datasets/${ok.body.id}/mapping`, { token, body: { input_map: { question: "nope" } } })
       assert.strictEqual(unknown.status, 422)
       assert.strictEqual(unknown.body.code, "DATASET_UNKNOWN_COLUMN")
-      const invalid = yield* http("POST", `${api}/rubrics`, { token, body: { workflow_id: workflowId, name: "r", rubric_schema: { type: "object", properties: { text: { type: "string" } } }, rubric_instructions: "x" } })
+      const invalid = yield* http("POST", `${api}/rubrics`, {
+        token,
+        body: { workflow_id: workflowId, name: "r", rubric_schema: { type: "object", properties: { text: { type: "string" } } }, rubric_instructions: "x" }
+      })
       assert.strictEqual(invalid.status, 422)
       assert.strictEqual(invalid.body.code, "RUBRIC_SCHEMA_INVALID")
       const missing = yield* http("POST", `${api}/rubrics`, { token, body: { workflow_id: workflowId, name: "r", rubric_schema: rubricSchema } })
       assert.strictEqual(missing.status, 400)
-      const rubric = yield* http("POST", `${api}/rubrics`, { token, body: { workflow_id: workflowId, name: "r", rubric_schema: rubricSchema, rubric_instructions: "x" } })
-      const config = yield* http("POST", `${api}/configs`, { token, body: { workflow_id: workflowId, name: "c", target_type: "workflow", rubric_id: rubric.body.id } })
+      const rubric = yield* http("POST", `${api}/rubrics`, {
+        token,
+        body: { workflow_id: workflowId, name: "r", rubric_schema: rubricSchema, rubric_instructions: "x" }
+      })
+      const config = yield* http("POST", `${api}/configs`, {
+        token,
+        body: { workflow_id: workflowId, name: "c", target_type: "workflow", rubric_id: rubric.body.id }
+      })
       const unmapped = yield* http("POST", `${api}/runs`, { token, body: { config_id: config.body.id, dataset_id: ok.body.id } })
       assert.strictEqual(unmapped.status, 422)
       assert.strictEqual(unmapped.body.code, "DATASET_NOT_MAPPED")
@@ -299,7 +271,13 @@ layer(RunPlatformLive({ EVAL_CONCURRENCY: "4" }), { excludeTestServices: true, t
       assert.strictEqual((yield* http("DELETE", `${api}/datasets/${ok.body.id}`, { token })).status, 204)
 
       const model = yield* ScriptedModel
-      model.setScript(() => ({ text: JSON.stringify({ name: "Politeness", rubric_instructions: "Judge politeness", rubric_schema: { type: "object", required: ["polite"], properties: { polite: { type: "integer", minimum: 1, maximum: 5 } } } }) }))
+      model.setScript(() => ({
+        text: JSON.stringify({
+          name: "Politeness",
+          rubric_instructions: "Judge politeness",
+          rubric_schema: { type: "object", required: ["polite"], properties: { polite: { type: "integer", minimum: 1, maximum: 5 } } }
+        })
+      }))
       const draft = yield* http("POST", `${api}/rubrics/generate`, { token, body: { description: "How polite is the answer?" } })
       assert.strictEqual(draft.status, 200, draft.text)
       assert.deepInclude(draft.body, { name: "Politeness" })
@@ -313,20 +291,42 @@ layer(RunPlatformLive({ EVAL_CONCURRENCY: "4" }), { excludeTestServices: true, t
       standardScript(model)
       const kb = (yield* http("POST", "/api/v1/ingestion/knowledge-bases", { token, body: { name: "Policies" } })).body.id as string
       for (const title of ["Refunds", "Refund windows", "Refund exceptions"]) {
-        yield* http("POST", `/api/v1/ingestion/knowledge-bases/${kb}/documents`, { token, body: { title, content: `${title}: a refund is paid within 30 days.` } })
+        yield* http("POST", `/api/v1/ingestion/knowledge-bases/${kb}/documents`, {
+          token,
+          body: { title, content: `${title}: a refund is paid within 30 days.` }
+        })
       }
       const workflowId = yield* publishedWorkflow(token, {
-        nodes: [{ id: "find", type: "agent", agent_config: { agent_type: "search_respond", type_version: "v1", system_prompt_template: "", knowledge_base_ids: [kb], type_config: { answer: false, top_k: 5 } } }],
+        nodes: [{
+          id: "find",
+          type: "agent",
+          agent_config: {
+            agent_type: "search_respond",
+            type_version: "v1",
+            system_prompt_template: "",
+            knowledge_base_ids: [kb],
+            type_config: { answer: false, top_k: 5 }
+          }
+        }],
         edges: []
       })
       const dataset = yield* upload(token, workflowId, "question\nrefund")
       yield* http("POST", `${api}/datasets/${dataset.body.id}/mapping`, { token, body: { input_map: { query: "question" } } })
-      const rubric = yield* http("POST", `${api}/rubrics`, { token, body: { workflow_id: workflowId, name: "r", rubric_schema: rubricSchema, rubric_instructions: "x" } })
+      const rubric = yield* http("POST", `${api}/rubrics`, {
+        token,
+        body: { workflow_id: workflowId, name: "r", rubric_schema: rubricSchema, rubric_instructions: "x" }
+      })
       const citations = (searchConfig: Record<string, unknown> | undefined) =>
         Effect.gen(function*() {
           const config = yield* http("POST", `${api}/configs`, {
             token,
-            body: { workflow_id: workflowId, name: "s", target_type: "workflow", rubric_id: rubric.body.id, ...(searchConfig !== undefined ? { search_config: searchConfig } : {}) }
+            body: {
+              workflow_id: workflowId,
+              name: "s",
+              target_type: "workflow",
+              rubric_id: rubric.body.id,
+              ...(searchConfig !== undefined ? { search_config: searchConfig } : {})
+            }
           })
           const run = yield* http("POST", `${api}/runs`, { token, body: { config_id: config.body.id, dataset_id: dataset.body.id } })
           const ended = yield* untilEnded(token, run.body.id)

@@ -1,8 +1,8 @@
-import * as nodeHttp from "node:http"
 import { assert, describe, layer } from "@effect/vitest"
 import { Effect } from "effect"
-import { http } from "../support/Http.js"
+import * as nodeHttp from "node:http"
 import { ErrorCatalogue, ErrorCodes } from "../../schemas/ErrorCodes.js"
+import { http } from "../support/Http.js"
 import { TestPlatform, TestPlatformLive } from "../support/TestPlatform.js"
 
 layer(TestPlatformLive({ redis: false }), { excludeTestServices: true })("gateway", (it) => {

@@ -101,12 +101,15 @@ layer(RunPlatformLive(), { excludeTestServices: true, timeout: "90 seconds" })("
   it.effect("forms: form_data is checked against form_schema", () =>
     Effect.gen(function*() {
       const admin = yield* adminToken
-      const id = yield* publishedWorkflow(admin, withHitl({
-        type: "form",
-        prompt: "Details",
-        form_schema: { type: "object", properties: { amount: { type: "number" } }, required: ["amount"] },
-        assignee: { role: "builder" }
-      }))
+      const id = yield* publishedWorkflow(
+        admin,
+        withHitl({
+          type: "form",
+          prompt: "Details",
+          form_schema: { type: "object", properties: { amount: { type: "number" } }, required: ["amount"] },
+          assignee: { role: "builder" }
+        })
+      )
       const run = yield* startRun(admin, id, {})
       const request = yield* pendingRequest(admin, run.body.id)
       assert.strictEqual((yield* respond(admin, request.request_id, { form_data: { amount: "lots" } })).status, 400)

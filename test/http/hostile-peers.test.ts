@@ -1,9 +1,9 @@
-import { createServer, type ServerResponse } from "node:http"
-import { flood } from "../support/Flood.js"
-import type { AddressInfo } from "node:net"
 import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
+import { createServer, type ServerResponse } from "node:http"
+import type { AddressInfo } from "node:net"
 import { adminToken } from "../support/Fixtures.js"
+import { flood } from "../support/Flood.js"
 import { http } from "../support/Http.js"
 import { RunPlatformLive } from "../support/RunPlatform.js"
 import { startRun, waitForStatus } from "../support/Runs.js"
@@ -32,7 +32,9 @@ const hostilePeer = Effect.acquireRelease(
           return void pump(res, mode, 50 * MB, () => "data: " + "x".repeat(64 * 1024))
         case "lines": {
           res.writeHead(200, { "content-type": "text/event-stream" })
-          const event = `data: ${JSON.stringify({ id: "c", object: "chat.completion.chunk", choices: [{ index: 0, delta: { content: "y".repeat(4000) }, finish_reason: null }] })}\n\n`
+          const event = `data: ${
+            JSON.stringify({ id: "c", object: "chat.completion.chunk", choices: [{ index: 0, delta: { content: "y".repeat(4000) }, finish_reason: null }] })
+          }\n\n`
           return void pump(res, mode, 50 * MB, () => event.repeat(16))
         }
         case "error":
@@ -58,7 +60,9 @@ const hostilePeer = Effect.acquireRelease(
           return void pump(res, mode, 50 * MB, () => "z".repeat(64 * 1024))
         case "mcpsse": {
           res.writeHead(200, { "content-type": "text/event-stream" })
-          const note = `event: message\ndata: ${JSON.stringify({ jsonrpc: "2.0", method: "notifications/message", params: { level: "info", data: "n".repeat(8000) } })}\n\n`
+          const note = `event: message\ndata: ${
+            JSON.stringify({ jsonrpc: "2.0", method: "notifications/message", params: { level: "info", data: "n".repeat(8000) } })
+          }\n\n`
           return void pump(res, mode, 50 * MB, () => note.repeat(8))
         }
         case "loop":
@@ -68,18 +72,28 @@ const hostilePeer = Effect.acquireRelease(
           res.writeHead(404).end()
       }
     })
-    server.listen(0, "127.0.0.2", () => resume(Effect.succeed({ baseUrl: `http://127.0.0.2:${(server.address() as AddressInfo).port}`, sent, close: () => server.close() })))
+    server.listen(
+      0,
+      "127.0.0.2",
+      () => resume(Effect.succeed({ baseUrl: `http://127.0.0.2:${(server.address() as AddressInfo).port}`, sent, close: () => server.close() }))
+    )
   }),
   (peer) => Effect.sync(() => peer.close())
 )
 
-layer(RunPlatformLive({ OUTBOUND_ALLOWED_HOSTS: "127.0.0.2", LLM_TIMEOUT_SECONDS: "2", MCP_DISCOVERY_TIMEOUT_SECONDS: "3" }), { excludeTestServices: true, timeout: "120 seconds" })("hostile peers", (it) => {
+layer(RunPlatformLive({ OUTBOUND_ALLOWED_HOSTS: "127.0.0.2", LLM_TIMEOUT_SECONDS: "2", MCP_DISCOVERY_TIMEOUT_SECONDS: "3" }), {
+  excludeTestServices: true,
+  timeout: "120 seconds"
+})("hostile peers", (it) => {
   it.scoped("a tenant's model provider that floods, trickles, answers bad JSON or loops redirects fails the step in bounded time and memory; the platform stays up", () =>
     Effect.gen(function*() {
       const token = yield* adminToken
       const peer = yield* hostilePeer
       for (const mode of ["flood", "lines", "error", "trickle", "badjson", "loop"] as const) {
-        const provider = yield* http("POST", "/api/v1/workflow/llm-providers", { token, body: { name: `hostile-${mode}`, base_url: `${peer.baseUrl}/${mode}/v1`, models: [{ id: `m-${mode}` }] } })
+        const provider = yield* http("POST", "/api/v1/workflow/llm-providers", {
+          token,
+          body: { name: `hostile-${mode}`, base_url: `${peer.baseUrl}/${mode}/v1`, models: [{ id: `m-${mode}` }] }
+        })
         assert.strictEqual(provider.status, 201, provider.text)
         const w = yield* createWorkflow(token)
         yield* saveDag(token, w.id, { nodes: [respondNode("a")] })
@@ -105,7 +119,10 @@ layer(RunPlatformLive({ OUTBOUND_ALLOWED_HOSTS: "127.0.0.2", LLM_TIMEOUT_SECONDS
       const peer = yield* hostilePeer
       for (const mode of ["mcpjson", "mcpsse", "badjson", "loop"] as const) {
         const started = Date.now()
-        const created = yield* http("POST", "/api/v1/integrations/mcp-servers", { token, body: { name: `hostile ${mode}`, server_url: `${peer.baseUrl}/${mode}/mcp`, transport: "streamable-http" } })
+        const created = yield* http("POST", "/api/v1/integrations/mcp-servers", {
+          token,
+          body: { name: `hostile ${mode}`, server_url: `${peer.baseUrl}/${mode}/mcp`, transport: "streamable-http" }
+        })
         assert.strictEqual(created.status, 201, created.text)
         assert.strictEqual(created.body.tool_count, 0)
         assert.isString(created.body.discovery_error, mode)

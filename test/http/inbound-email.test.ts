@@ -1,7 +1,7 @@
-import { randomUUID } from "node:crypto"
-import * as net from "node:net"
 import { assert, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
+import { randomUUID } from "node:crypto"
+import * as net from "node:net"
 import nodemailer from "nodemailer"
 import { freePort } from "../../platform/FreePort.js"
 import { adminToken } from "../support/Fixtures.js"
@@ -149,7 +149,15 @@ layer(PlatformLive, { excludeTestServices: true, timeout: "60 seconds" })("inbou
       yield* Effect.sleep("700 millis")
       assert.strictEqual((yield* emailRuns(admin, id)).length, 1)
       // Another message in the same thread shares the conversation.
-      assert.isTrue((yield* send({ ...message, messageId: "<re-invoice-7@example.com>", subject: "Re: Invoice 7", inReplyTo: "<invoice-7@example.com>", references: ["<invoice-7@example.com>"] })).ok)
+      assert.isTrue(
+        (yield* send({
+          ...message,
+          messageId: "<re-invoice-7@example.com>",
+          subject: "Re: Invoice 7",
+          inReplyTo: "<invoice-7@example.com>",
+          references: ["<invoice-7@example.com>"]
+        })).ok
+      )
       const runs = yield* eventually(Effect.map(emailRuns(admin, id), (r) => r.length === 2 ? r : undefined), "the reply's run")
       const reply = yield* ended(admin, runs.find((r) => r.id !== run.id)!.id)
       assert.strictEqual(reply.input_params.conversation_id, "<invoice-7@example.com>")

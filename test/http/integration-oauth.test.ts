@@ -2,8 +2,8 @@ import { assert, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { adminToken, createMember, createTenant } from "../support/Fixtures.js"
 import { http, loginToken } from "../support/Http.js"
-import { CLIENT_ID, CLIENT_SECRET, OidcProvider, signInThroughProvider } from "../support/OidcProvider.js"
 import { mcpPeer } from "../support/McpPeer.js"
+import { CLIENT_ID, CLIENT_SECRET, OidcProvider, signInThroughProvider } from "../support/OidcProvider.js"
 import { peerApi } from "../support/PeerApi.js"
 import { RunPlatformLive } from "../support/RunPlatform.js"
 import { ADMIN_EMAIL } from "../support/TestPlatform.js"
@@ -36,7 +36,10 @@ layer(PlatformLive, { excludeTestServices: true, timeout: "60 seconds" })("integ
       const unconfigured = yield* http("POST", `${api}/integrations/${id}/oauth2/authorize`, { token: admin, body: { redirect_uri: REDIRECT } })
       assert.strictEqual(unconfigured.status, 422)
       assert.strictEqual(unconfigured.body.code, "OAUTH_NOT_CONFIGURED")
-      yield* http("PUT", `${api}/integrations/${id}/credentials`, { token: admin, body: { capability: "agent_tool", credentials: { client_id: CLIENT_ID, client_secret: CLIENT_SECRET } } })
+      yield* http("PUT", `${api}/integrations/${id}/credentials`, {
+        token: admin,
+        body: { capability: "agent_tool", credentials: { client_id: CLIENT_ID, client_secret: CLIENT_SECRET } }
+      })
       yield* http("POST", `${api}/integrations/${id}/functions/profile/enable`, { token: admin })
       const notYet = yield* http("POST", `${api}/execute`, { token: admin, body: { function_name: "profile" } })
       assert.include(notYet.body.error, "Connect your account")
@@ -47,7 +50,9 @@ layer(PlatformLive, { excludeTestServices: true, timeout: "60 seconds" })("integ
       const url = new URL(started.body.authorization_url)
       assert.strictEqual(url.searchParams.get("code_challenge_method"), "S256")
       assert.strictEqual(url.searchParams.get("state"), started.body.state)
-      const back = new URL(yield* signInThroughProvider(started.body.authorization_url, "ada@example.test", (u) => u.pathname === "/integrations/oauth2/callback"))
+      const back = new URL(
+        yield* signInThroughProvider(started.body.authorization_url, "ada@example.test", (u) => u.pathname === "/integrations/oauth2/callback")
+      )
       const code = back.searchParams.get("code")!
       assert.strictEqual(back.searchParams.get("state"), started.body.state)
 
@@ -76,7 +81,10 @@ layer(PlatformLive, { excludeTestServices: true, timeout: "60 seconds" })("integ
 
       // An MCP server signed into with the user's connection (oauth2_authcode).
       const mcp = yield* mcpPeer
-      const server = yield* http("POST", `${api}/mcp-servers`, { token: admin, body: { name: "As the user", server_url: `${mcp.baseUrl}/user/mcp`, auth_type: "oauth2_authcode" } })
+      const server = yield* http("POST", `${api}/mcp-servers`, {
+        token: admin,
+        body: { name: "As the user", server_url: `${mcp.baseUrl}/user/mcp`, auth_type: "oauth2_authcode" }
+      })
       assert.strictEqual(server.status, 201, server.text)
       const patched = yield* http("PATCH", `${api}/mcp-servers/${server.body.id}`, { token: admin, body: { credentials: { integration_id: id } } })
       assert.deepInclude(patched.body, { tool_count: 2, discovery_error: null })
@@ -88,8 +96,12 @@ layer(PlatformLive, { excludeTestServices: true, timeout: "60 seconds" })("integ
       // Another tenant's MCP server cannot name this tenant's integration, even for a user in both.
       const elsewhere = yield* createTenant(admin, `elsewhere-${Date.now()}`)
       yield* createMember(admin, "system_admin", { tenantId: elsewhere.id, email: ADMIN_EMAIL })
-      const inElsewhere = (yield* http("POST", "/api/v1/auth/switch-tenant", { token: admin, body: { target_tenant_id: elsewhere.id } })).body.access_token as string
-      const foreign = yield* http("POST", `${api}/mcp-servers`, { token: inElsewhere, body: { name: "Borrowing", server_url: `${mcp.baseUrl}/user/mcp`, auth_type: "oauth2_authcode" } })
+      const inElsewhere = (yield* http("POST", "/api/v1/auth/switch-tenant", { token: admin, body: { target_tenant_id: elsewhere.id } })).body
+        .access_token as string
+      const foreign = yield* http("POST", `${api}/mcp-servers`, {
+        token: inElsewhere,
+        body: { name: "Borrowing", server_url: `${mcp.baseUrl}/user/mcp`, auth_type: "oauth2_authcode" }
+      })
       assert.strictEqual(foreign.status, 201, foreign.text)
       const seen = mcp.bearers.length
       const borrow = yield* http("PATCH", `${api}/mcp-servers/${foreign.body.id}`, { token: inElsewhere, body: { credentials: { integration_id: id } } })

@@ -1,10 +1,10 @@
-import { createServer } from "node:http"
-import type { AddressInfo } from "node:net"
 import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
+import { createServer } from "node:http"
+import type { AddressInfo } from "node:net"
 import { adminToken, createMember, createTenant } from "../support/Fixtures.js"
-import { http, loginToken, type Json } from "../support/Http.js"
 import { flood, hostileServer } from "../support/Flood.js"
+import { http, type Json, loginToken } from "../support/Http.js"
 import { PEER_API_KEY, PEER_TOKEN, PEER_USER, peerApi } from "../support/PeerApi.js"
 import { RunPlatformLive } from "../support/RunPlatform.js"
 
@@ -33,7 +33,10 @@ layer(RunPlatformLive(env), { excludeTestServices: true, timeout: "60 seconds" }
       const peer = yield* peerApi("http://169.254.169.254/latest/meta-data/")
       const builder = yield* createMember(admin, "builder")
       const builderToken = yield* loginToken(builder.email, builder.password)
-      assert.strictEqual((yield* http("POST", `${api}/catalog/import-spec`, { token: builderToken, body: { name: "peer", spec_url: `${peer.baseUrl}/openapi.yaml` } })).status, 403)
+      assert.strictEqual(
+        (yield* http("POST", `${api}/catalog/import-spec`, { token: builderToken, body: { name: "peer", spec_url: `${peer.baseUrl}/openapi.yaml` } })).status,
+        403
+      )
       // A spec_url that answers 64 MiB is read no further than 5 MiB.
       const flooding = yield* hostileServer((req, res, count) => {
         req.resume()
@@ -67,7 +70,10 @@ layer(RunPlatformLive(env), { excludeTestServices: true, timeout: "60 seconds" }
       assert.strictEqual(twice.status, 409)
       assert.strictEqual(twice.body.code, "INTEGRATION_ALREADY_INSTALLED")
       const id = installed.body.id as string
-      const stored = yield* http("PUT", `${api}/integrations/${id}/credentials`, { token: builderToken, body: { capability: "agent_tool", credentials: { api_key: PEER_API_KEY } } })
+      const stored = yield* http("PUT", `${api}/integrations/${id}/credentials`, {
+        token: builderToken,
+        body: { capability: "agent_tool", credentials: { api_key: PEER_API_KEY } }
+      })
       assert.strictEqual(stored.status, 204)
       const read = yield* http("GET", `${api}/integrations/${id}`, { token: builderToken })
       assert.isTrue(read.body.has_agent_tool_credentials)
@@ -86,7 +92,10 @@ layer(RunPlatformLive(env), { excludeTestServices: true, timeout: "60 seconds" }
       assert.strictEqual(callable.body.items.length, 5)
       assert.isObject(callable.body.items[0].input_schema)
 
-      const invalid = yield* http("POST", `${api}/execute`, { token: builderToken, body: { function_id: fns.createorder.id, input: { item: "pen", quantity: 0 } } })
+      const invalid = yield* http("POST", `${api}/execute`, {
+        token: builderToken,
+        body: { function_id: fns.createorder.id, input: { item: "pen", quantity: 0 } }
+      })
       assert.strictEqual(invalid.status, 400, invalid.text)
       assert.strictEqual(invalid.body.code, "INVALID_INPUT")
       assert.deepStrictEqual(invalid.body.details[0].path, ["input", "quantity"])
@@ -97,7 +106,10 @@ layer(RunPlatformLive(env), { excludeTestServices: true, timeout: "60 seconds" }
       assert.deepStrictEqual(got.body.output, { id: "A 1", verbose: "true", status: "shipped" })
       assert.isNumber(got.body.duration_ms)
       assert.strictEqual(peer.calls.at(-1)?.url, "/orders/A%201?verbose=true")
-      const created = yield* http("POST", `${api}/execute`, { token: builderToken, body: { function_id: fns.createorder.id, input: { item: "pen", quantity: 2 } } })
+      const created = yield* http("POST", `${api}/execute`, {
+        token: builderToken,
+        body: { function_id: fns.createorder.id, input: { item: "pen", quantity: 2 } }
+      })
       assert.deepStrictEqual(created.body.output, { id: "ord-9", item: "pen", quantity: 2 })
       assert.deepStrictEqual(JSON.parse(peer.calls.at(-1)!.body), { item: "pen", quantity: 2 })
 
@@ -138,13 +150,33 @@ layer(RunPlatformLive(env), { excludeTestServices: true, timeout: "60 seconds" }
       const admin = yield* adminToken
       const peer = yield* peerApi("http://127.0.0.2:9/")
       const author = (body: Record<string, unknown>) => http("POST", `${api}/catalog`, { token: admin, body })
-      const bearer = yield* author({ name: "orders-bearer", base_url: peer.baseUrl, auth: { type: "bearer" }, functions: [{ name: "place", kind: "http", method: "POST", path: "/orders", input_schema: { type: "object", properties: { item: { type: "string" } } } }] })
+      const bearer = yield* author({
+        name: "orders-bearer",
+        base_url: peer.baseUrl,
+        auth: { type: "bearer" },
+        functions: [{
+          name: "place",
+          kind: "http",
+          method: "POST",
+          path: "/orders",
+          input_schema: { type: "object", properties: { item: { type: "string" } } }
+        }]
+      })
       assert.strictEqual(bearer.status, 201, bearer.text)
-      const basic = yield* author({ name: "me-basic", base_url: peer.baseUrl, auth: { type: "basic" }, functions: [{ name: "whoami", kind: "http", method: "GET", path: "/me" }] })
+      const basic = yield* author({
+        name: "me-basic",
+        base_url: peer.baseUrl,
+        auth: { type: "basic" },
+        functions: [{ name: "whoami", kind: "http", method: "GET", path: "/me" }]
+      })
       const script = yield* author({
         name: "maths",
         functions: [
-          { name: "sum", kind: "script", source: "console.log('adding', input.values.length, 'values'); return { total: input.values.reduce((a, b) => a + b, 0) }" },
+          {
+            name: "sum",
+            kind: "script",
+            source: "console.log('adding', input.values.length, 'values'); return { total: input.values.reduce((a, b) => a + b, 0) }"
+          },
           { name: "spin", kind: "script", source: "while (true) {}" },
           { name: "escape", kind: "script", source: "return typeof process + '/' + typeof require + '/' + typeof fetch" }
         ]
@@ -154,13 +186,18 @@ layer(RunPlatformLive(env), { excludeTestServices: true, timeout: "60 seconds" }
       const setUp = (entryId: string, credentials: Record<string, unknown> | undefined, names: ReadonlyArray<string>) =>
         Effect.gen(function*() {
           const install = (yield* http("POST", `${api}/integrations`, { token: admin, body: { catalog_id: entryId } })).body.id as string
-          if (credentials !== undefined) yield* http("PUT", `${api}/integrations/${install}/credentials`, { token: admin, body: { capability: "agent_tool", credentials } })
-          for (const n of names) yield* http("POST", `${api}/integrations/${install}/functions/${n}/enable`, { token: admin })
+          if (credentials !== undefined) {
+            yield* http("PUT", `${api}/integrations/${install}/credentials`, { token: admin, body: { capability: "agent_tool", credentials } })
+          }
+          for (const n of names) {
+            yield* http("POST", `${api}/integrations/${install}/functions/${n}/enable`, { token: admin })
+          }
         })
       yield* setUp(bearer.body.id, { token: PEER_TOKEN }, ["place"])
       yield* setUp(basic.body.id, PEER_USER, ["whoami"])
       yield* setUp(script.body.id, undefined, ["sum", "spin", "escape"])
-      const exec = (function_name: string, input: Record<string, unknown> = {}) => http("POST", `${api}/execute`, { token: admin, body: { function_name, input } })
+      const exec = (function_name: string, input: Record<string, unknown> = {}) =>
+        http("POST", `${api}/execute`, { token: admin, body: { function_name, input } })
       assert.deepStrictEqual((yield* exec("orders-bearer.place", { item: "ink" })).body.output, { id: "ord-9", item: "ink" })
       assert.deepStrictEqual((yield* exec("whoami")).body.output, { user: "ada" })
 
@@ -181,9 +218,19 @@ layer(RunPlatformLive(env), { excludeTestServices: true, timeout: "60 seconds" }
     Effect.gen(function*() {
       const admin = yield* adminToken
       const c = yield* canary
-      const urls = [`http://127.0.0.1:${c.port}`, `http://localhost:${c.port}`, "http://[::1]:80", "http://[::ffff:127.0.0.1]:80", "http://169.254.169.254", "http://10.1.2.3"]
+      const urls = [
+        `http://127.0.0.1:${c.port}`,
+        `http://localhost:${c.port}`,
+        "http://[::1]:80",
+        "http://[::ffff:127.0.0.1]:80",
+        "http://169.254.169.254",
+        "http://10.1.2.3"
+      ]
       for (const [i, base_url] of urls.entries()) {
-        const entry = yield* http("POST", `${api}/catalog`, { token: admin, body: { name: `guarded-${i}`, base_url, functions: [{ name: "f", kind: "http", method: "GET", path: "/" }] } })
+        const entry = yield* http("POST", `${api}/catalog`, {
+          token: admin,
+          body: { name: `guarded-${i}`, base_url, functions: [{ name: "f", kind: "http", method: "GET", path: "/" }] }
+        })
         assert.strictEqual(entry.status, 422, `${base_url}: ${entry.text}`)
         assert.strictEqual(entry.body.code, "OUTBOUND_ADDRESS_REFUSED")
         const spec = yield* http("POST", `${api}/catalog/import-spec`, { token: admin, body: { name: `spec-${i}`, spec_url: `${base_url}/openapi.yaml` } })

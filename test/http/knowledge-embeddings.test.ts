@@ -33,8 +33,7 @@ const search = (token: string, kb: string, query: string) =>
     Effect.map((r) => r.body.items as Array<{ title: string; score: number }>)
   )
 
-const newKb = (token: string, name: string) =>
-  http("POST", base, { token, body: { name, description: "" } }).pipe(Effect.map((r) => r.body.id as string))
+const newKb = (token: string, name: string) => http("POST", base, { token, body: { name, description: "" } }).pipe(Effect.map((r) => r.body.id as string))
 
 layer(RunPlatformLive({ LLM_EMBEDDING_MODEL: "test-embed", EMBEDDING_BACKFILL_SECONDS: "1" }), {
   excludeTestServices: true,
@@ -67,7 +66,11 @@ layer(RunPlatformLive({ LLM_EMBEDDING_MODEL: "test-embed", EMBEDDING_BACKFILL_SE
       model.setScript(() => ({ text: "Yes, within 30 days [1]." }))
       const answer = yield* http("POST", "/api/v1/agent/agents/test-execute", {
         token,
-        body: { agent_config: { agent_type: "search_respond", system_prompt_template: "Answer." }, inputs: { query: "can I get my money returned" }, knowledge_bases: [kb] }
+        body: {
+          agent_config: { agent_type: "search_respond", system_prompt_template: "Answer." },
+          inputs: { query: "can I get my money returned" },
+          knowledge_bases: [kb]
+        }
       })
       assert.strictEqual(answer.body.output.citations[0].title, "Refund policy")
     }))

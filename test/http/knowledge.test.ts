@@ -23,8 +23,7 @@ const upload = (token: string, kbId: string, name: string, type: string, bytes: 
         body: form
       })
       return { status: res.status, body: await res.json() as Record<string, unknown> }
-    })
-  )
+    }))
 
 const createKb = (token: string, name: string) =>
   http("POST", base, { token, body: { name, description: `${name} docs` } }).pipe(Effect.map((r) => r.body.id as string))
@@ -92,9 +91,19 @@ layer(RunPlatformLive(), { excludeTestServices: true, timeout: "60 seconds" })("
       const files: Array<[string, string, Uint8Array, string]> = [
         ["notes.txt", "text/plain", enc("Plain text mentions the aardvark."), "aardvark"],
         ["guide.md", "text/markdown", enc("# Guide\n\nMarkdown mentions the **bison**."), "bison"],
-        ["page.html", "text/html", enc("<html><body><h1>Page</h1><p>HTML mentions the <b>chinchilla</b>.</p><script>var x</script></body></html>"), "chinchilla"],
+        [
+          "page.html",
+          "text/html",
+          enc("<html><body><h1>Page</h1><p>HTML mentions the <b>chinchilla</b>.</p><script>var x</script></body></html>"),
+          "chinchilla"
+        ],
         ["table.csv", "text/csv", enc("animal,habitat\ndingo,australia\n"), "dingo"],
-        ["report.docx", "application/vnd.openxmlformats-officedocument.wordprocessingml.document", yield* Effect.promise(() => makeDocx(["Word mentions the echidna."])), "echidna"],
+        [
+          "report.docx",
+          "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+          yield* Effect.promise(() => makeDocx(["Word mentions the echidna."])),
+          "echidna"
+        ],
         ["scan.pdf", "application/pdf", makePdf("PDF mentions the flamingo"), "flamingo"]
       ]
       for (const [name, type, bytes, word] of files) {

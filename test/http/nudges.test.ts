@@ -1,7 +1,7 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { adminToken, createMember } from "../support/Fixtures.js"
-import { http, loginToken, type Json } from "../support/Http.js"
+import { http, type Json, loginToken } from "../support/Http.js"
 import { eventually, publishedWorkflow, RunPlatformLive, sleep } from "../support/RunPlatform.js"
 import { waitForStatus } from "../support/Runs.js"
 import { ScriptedModel } from "../support/ScriptedModel.js"
@@ -92,7 +92,16 @@ layer(RunPlatformLive(), { excludeTestServices: true, timeout: "60 seconds" })("
       model.setScript((r) => ({ text: `got ${r.messages[0]?.content}` }))
       const collector = yield* publishedWorkflow(admin, { nodes: [respondNode("store", "Vote {{workflow_input.nudge.value}}")], edges: [] })
       const id = yield* publishedWorkflow(admin, {
-        nodes: [nudge("poll", { mode: "collect", recipient: { role: "builder" }, title: "Lunch?", trigger_workflow_id: collector, expires_after_seconds: 3600, reminders: { every_seconds: 1, max: 2 } })],
+        nodes: [
+          nudge("poll", {
+            mode: "collect",
+            recipient: { role: "builder" },
+            title: "Lunch?",
+            trigger_workflow_id: collector,
+            expires_after_seconds: 3600,
+            reminders: { every_seconds: 1, max: 2 }
+          })
+        ],
         edges: []
       })
       const run = yield* start(admin, id)
@@ -145,7 +154,10 @@ layer(RunPlatformLive(), { excludeTestServices: true, timeout: "60 seconds" })("
       const dry = (yield* http("POST", `/api/v1/workflow/workflows/${closing}/dry-run`, { token: admin, body: { input_params: {} } })).body.id
       assert.strictEqual((yield* waitForStatus(admin, dry, ["completed", "failed"])).status, "completed")
       assert.isUndefined((yield* cardsOf(admin)).find((c) => c.run_id === dry))
-      const missing = yield* publishedWorkflow(admin, { nodes: [{ id: "u", type: "notify_user", notify_user_config: { operation: "update", card_ref: "nope" } }], edges: [] })
+      const missing = yield* publishedWorkflow(admin, {
+        nodes: [{ id: "u", type: "notify_user", notify_user_config: { operation: "update", card_ref: "nope" } }],
+        edges: []
+      })
       const failed = yield* waitForStatus(admin, yield* start(admin, missing), ["completed", "failed"])
       assert.strictEqual(failed.status, "failed")
       assert.include(yield* Effect.map(runOf(admin, failed.id), (r) => String(r.error)), "No nudge card 'nope'")

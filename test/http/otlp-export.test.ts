@@ -1,14 +1,14 @@
-import { createServer, type Server } from "node:http"
 import { assert, layer } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
+import { createServer, type Server } from "node:http"
 import { freePort } from "../../platform/FreePort.js"
 import { http, login, loginToken } from "../support/Http.js"
 import { eventually, publishedWorkflow } from "../support/RunPlatform.js"
 import { startRun, waitForStatus } from "../support/Runs.js"
 import { ScriptedModel } from "../support/ScriptedModel.js"
+import { ADMIN_EMAIL, ADMIN_PASSWORD, TestPlatformLive } from "../support/TestPlatform.js"
 import { spansOf, type TraceBody, traceIdOf } from "../support/Traces.js"
 import { simpleDag } from "../support/Workflows.js"
-import { ADMIN_EMAIL, ADMIN_PASSWORD, TestPlatformLive } from "../support/TestPlatform.js"
 
 /** An OTLP/HTTP receiver on loopback that keeps the bodies posted to /v1/traces. */
 class OtlpReceiver extends Context.Tag("OtlpReceiver")<OtlpReceiver, { readonly url: string; readonly bodies: Array<string> }>() {

@@ -1,6 +1,6 @@
-import { randomUUID } from "node:crypto"
 import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
+import { randomUUID } from "node:crypto"
 import { adminToken } from "../support/Fixtures.js"
 import { http } from "../support/Http.js"
 import { publishedWorkflow, RunPlatformLive } from "../support/RunPlatform.js"

@@ -20,12 +20,17 @@ layer(TestPlatformLive({ env: { WORKER_THREADS: "2" } }), { excludeTestServices:
   it.effect("an OpenAPI document of 2^20 schemas by $ref is refused (422) without expanding it; a circular one imports", () =>
     Effect.gen(function*() {
       const admin = yield* adminToken
-      const { result: bomb, maxLagMs } = yield* withLoopLag(http("POST", `${integrations}/catalog/import-spec`, { token: admin, body: { name: "bomb", spec: openApiRefBomb(30) } }))
+      const { result: bomb, maxLagMs } = yield* withLoopLag(
+        http("POST", `${integrations}/catalog/import-spec`, { token: admin, body: { name: "bomb", spec: openApiRefBomb(30) } })
+      )
       assert.strictEqual(bomb.status, 422, bomb.text)
       assert.strictEqual(bomb.body.code, "INPUT_LIMIT_EXCEEDED")
       assert.match(bomb.body.message, /dereferenced/)
       assert.isBelow(maxLagMs, MAX_LAG_MS)
-      const yamlBomb = yield* http("POST", `${integrations}/catalog/import-spec`, { token: admin, body: { name: "bomb2", spec: JSON.stringify(openApiRefBomb(22)) } })
+      const yamlBomb = yield* http("POST", `${integrations}/catalog/import-spec`, {
+        token: admin,
+        body: { name: "bomb2", spec: JSON.stringify(openApiRefBomb(22)) }
+      })
       assert.strictEqual(yamlBomb.status, 422, yamlBomb.text)
       assert.strictEqual((yield* http("GET", `${integrations}/catalog`, { token: admin })).body.items.length, 0, "nothing is left behind")
 
@@ -62,7 +67,9 @@ layer(TestPlatformLive({ env: { WORKER_THREADS: "2" } }), { excludeTestServices:
       assert.strictEqual((yield* http("GET", `${docgen}/templates`, { token: admin })).body.items.length, 0, "nothing is left behind")
 
       const kb = yield* http("POST", "/api/v1/ingestion/knowledge-bases", { token: admin, body: { name: "Hostile", description: "" } })
-      const { result: knowledge, maxLagMs: knowledgeLag } = yield* withLoopLag(upload(`/api/v1/ingestion/knowledge-bases/${kb.body.id}/documents`, admin, docx, "bomb.docx"))
+      const { result: knowledge, maxLagMs: knowledgeLag } = yield* withLoopLag(
+        upload(`/api/v1/ingestion/knowledge-bases/${kb.body.id}/documents`, admin, docx, "bomb.docx")
+      )
       assert.strictEqual(knowledge.status, 422, knowledge.text)
       assert.isBelow(knowledgeLag, MAX_LAG_MS)
       assert.strictEqual((yield* http("GET", `/api/v1/ingestion/knowledge-bases/${kb.body.id}/documents`, { token: admin })).body.total, 0)
@@ -72,7 +79,9 @@ layer(TestPlatformLive({ env: { WORKER_THREADS: "2" } }), { excludeTestServices:
     Effect.gen(function*() {
       const admin = yield* adminToken
       const nested = `<section id="s">${"<div>".repeat(100_000)}deep</section>`
-      const { result: doc, maxLagMs } = yield* withLoopLag(http("POST", `${docgen}/documents`, { token: admin, body: { title: "Nested", content_html: nested } }))
+      const { result: doc, maxLagMs } = yield* withLoopLag(
+        http("POST", `${docgen}/documents`, { token: admin, body: { title: "Nested", content_html: nested } })
+      )
       assert.strictEqual(doc.status, 400, doc.text)
       assert.match(doc.body.message, /nested too deeply/)
       assert.isBelow(maxLagMs, MAX_LAG_MS)
@@ -96,14 +105,19 @@ layer(TestPlatformLive({ env: { WORKER_THREADS: "2" } }), { excludeTestServices:
               functions: [
                 { name: "spin", kind: "script", source: "while (true) {}" },
                 { name: "echo", kind: "script", source: "return input" },
-                { name: "overflow", kind: "script", source: "const a = []; for (let i = 0; i < 300000; i++) a.push({ i, s: 'x' + i }); const f = () => f() + 1; return f()" }
+                {
+                  name: "overflow",
+                  kind: "script",
+                  source: "const a = []; for (let i = 0; i < 300000; i++) a.push({ i, s: 'x' + i }); const f = () => f() + 1; return f()"
+                }
               ]
             }
           })
           assert.strictEqual(entry.status, 201, entry.text)
           const install = (yield* http("POST", `${integrations}/integrations`, { token, body: { catalog_id: entry.body.id } })).body.id as string
           for (const fn of ["spin", "echo", "overflow"]) yield* http("POST", `${integrations}/integrations/${install}/functions/${fn}/enable`, { token })
-          return (fn: string, input: Record<string, unknown> = {}) => http("POST", `${integrations}/execute`, { token, body: { function_name: `${name}.${fn}`, input } })
+          return (fn: string, input: Record<string, unknown> = {}) =>
+            http("POST", `${integrations}/execute`, { token, body: { function_name: `${name}.${fn}`, input } })
         })
       const callA = yield* scripts(admin, "hostile")
       const other = yield* createTenant(admin, `other-${Date.now()}`)

@@ -3,7 +3,7 @@ import { Effect } from "effect"
 import { allowedRoles } from "../../services/gateway/Routes.js"
 import { adminToken, createMember } from "../support/Fixtures.js"
 import { http, loginToken } from "../support/Http.js"
-import { makeWalker, operationsOf, PUBLIC, secretsIn, json, seedTenant } from "../support/MatrixWalk.js"
+import { json, makeWalker, operationsOf, PUBLIC, secretsIn, seedTenant } from "../support/MatrixWalk.js"
 import { RunPlatformLive } from "../support/RunPlatform.js"
 
 /**
@@ -52,7 +52,11 @@ layer(RunPlatformLive({ TRUST_PROXY: "true" }), { excludeTestServices: true, tim
       let requests = 0
       const call = (method: string, path: string, token: string, body: unknown = {}) =>
         Effect.tap(
-          http(method, path, { token, body: method === "GET" || method === "DELETE" ? undefined : body, headers: { "x-forwarded-for": `10.8.${requests % 250}.${(requests >> 8) % 250 + 1}` } }),
+          http(method, path, {
+            token,
+            body: method === "GET" || method === "DELETE" ? undefined : body,
+            headers: { "x-forwarded-for": `10.8.${requests % 250}.${(requests >> 8) % 250 + 1}` }
+          }),
           (r) => Effect.sync(() => (requests++, look(path, r.text)))
         )
 

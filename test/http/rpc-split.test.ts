@@ -1,6 +1,6 @@
-import { randomBytes } from "node:crypto"
 import { assert, layer } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
+import { randomBytes } from "node:crypto"
 import { freePort } from "../../platform/FreePort.js"
 import { request } from "../support/Http.js"
 import { ADMIN_EMAIL, ADMIN_PASSWORD, servePlatform, TestPlatform, TestPlatformLive } from "../support/TestPlatform.js"
@@ -29,8 +29,10 @@ const SplitGatewayLive = Layer.scoped(
 
 /** The services process: internal RPC on a port of its own, with the shared token. */
 const ServicesLive = Layer.unwrapEffect(
-  Effect.map(freePort, (rpcPort) =>
-    TestPlatformLive({ redis: false, env: { ROLE: "services", INTERNAL_RPC_TOKEN: "shared-internal-token", INTERNAL_RPC_PORT: String(rpcPort) } }))
+  Effect.map(
+    freePort,
+    (rpcPort) => TestPlatformLive({ redis: false, env: { ROLE: "services", INTERNAL_RPC_TOKEN: "shared-internal-token", INTERNAL_RPC_PORT: String(rpcPort) } })
+  )
 )
 
 const Live = SplitGatewayLive.pipe(Layer.provideMerge(ServicesLive))
@@ -62,7 +64,10 @@ layer(Live, { excludeTestServices: true })("RPC between services", (it) => {
       assert.strictEqual(outsider.status, 401)
       const wrong = yield* request(rpcBase, "POST", "/internal/rpc/auth", { rawBody: "{}", headers: { "x-internal-token": "guess" } })
       assert.strictEqual(wrong.status, 401)
-      const publicMount = yield* request(auth.baseUrl, "POST", "/internal/rpc/auth", { rawBody: "{}", headers: { "x-internal-token": "shared-internal-token" } })
+      const publicMount = yield* request(auth.baseUrl, "POST", "/internal/rpc/auth", {
+        rawBody: "{}",
+        headers: { "x-internal-token": "shared-internal-token" }
+      })
       assert.strictEqual(publicMount.status, 404)
     }))
 

@@ -1,13 +1,13 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect, Fiber } from "effect"
 import { Redis } from "ioredis"
-import { redisAvailable } from "../support/TestServices.js"
 import { adminToken, createMember } from "../support/Fixtures.js"
 import { http, loginToken } from "../support/Http.js"
 import { eventually, publishedWorkflow, RunPlatformLive } from "../support/RunPlatform.js"
 import { readStream, readStreamUntil, startRun, waitForStatus } from "../support/Runs.js"
 import { heldReply, lastUser, ScriptedModel } from "../support/ScriptedModel.js"
 import { TestPlatform } from "../support/TestPlatform.js"
+import { redisAvailable } from "../support/TestServices.js"
 import { createWorkflow, publish, respondNode, saveDag } from "../support/Workflows.js"
 
 const steps = (token: string, runId: string) =>
@@ -100,7 +100,11 @@ layer(RunPlatformLive(), { excludeTestServices: true, timeout: "90 seconds" })("
 
       const w = yield* createWorkflow(token)
       yield* saveDag(token, w.id, {
-        nodes: [respondNode("a"), { id: "handoff", type: "live_agent_transfer", live_agent_transfer_config: { group_id: "00000000-0000-4000-8000-000000000000", summary: "s" } }]
+        nodes: [respondNode("a"), {
+          id: "handoff",
+          type: "live_agent_transfer",
+          live_agent_transfer_config: { group_id: "00000000-0000-4000-8000-000000000000", summary: "s" }
+        }]
       })
       const refused = yield* publish(token, w.id)
       assert.strictEqual(refused.status, 422)
@@ -220,7 +224,11 @@ layer(RunPlatformLive(), { excludeTestServices: true, timeout: "90 seconds" })("
           const seen: Array<string> = []
           let cursor: string | null = null
           do {
-            const page: { body: { items: Array<{ id: string }>; next_cursor: string | null } } = yield* http("GET", `/api/v1/workflow/runs/history?workflow_id=${id}&page_size=2${order}${cursor === null ? "" : `&cursor=${cursor}`}`, { token })
+            const page: { body: { items: Array<{ id: string }>; next_cursor: string | null } } = yield* http(
+              "GET",
+              `/api/v1/workflow/runs/history?workflow_id=${id}&page_size=2${order}${cursor === null ? "" : `&cursor=${cursor}`}`,
+              { token }
+            )
             seen.push(...page.body.items.map((r) => r.id))
             cursor = page.body.next_cursor
           } while (cursor !== null)
@@ -236,7 +244,11 @@ layer(RunPlatformLive(), { excludeTestServices: true, timeout: "90 seconds" })("
       assert.strictEqual(mixed.status, 400, "a cursor keeps to its order")
       assert.strictEqual(mixed.body.code, "INVALID_PAGE_TOKEN")
       assert.strictEqual((yield* http("GET", "/api/v1/workflow/runs/history?order=sideways", { token })).status, 400)
-      const completed = yield* http("GET", `/api/v1/workflow/runs/history?status=completed&trigger_type=ui&workflow_id=${id}&since=2026-06-01T00:00:00Z&page_size=100`, { token })
+      const completed = yield* http(
+        "GET",
+        `/api/v1/workflow/runs/history?status=completed&trigger_type=ui&workflow_id=${id}&since=2026-06-01T00:00:00Z&page_size=100`,
+        { token }
+      )
       assert.strictEqual(completed.body.items.length, 5)
       const forged = yield* http("GET", `/api/v1/workflow/runs/history?cursor=${Buffer.from("x|y").toString("base64url")}`, { token })
       assert.strictEqual(forged.status, 400)
@@ -336,8 +348,7 @@ layer(RunPlatformLive(), { excludeTestServices: true, timeout: "60 seconds" })("
       const run = yield* startRun(token, id, {})
       const channel = `${platform.env.REDIS_KEY_PREFIX}bus:run:${run.body.id}`
       const redis = new Redis(platform.env.REDIS_URL)
-      const subscribers = () =>
-        Effect.promise(() => redis.pubsub("NUMSUB", channel).then((r) => Number((r)[1])))
+      const subscribers = () => Effect.promise(() => redis.pubsub("NUMSUB", channel).then((r) => Number(r[1])))
       const controller = new AbortController()
       const response = yield* Effect.promise(() =>
         fetch(`${platform.baseUrl}/api/v1/workflow/runs/${run.body.id}/stream`, {

@@ -9,8 +9,7 @@ import { createWorkflow, publish, respondNode, saveDag, simpleDag } from "../sup
 void respondNode
 
 const Live = Layer.unwrapEffect(
-  Effect.map(ScriptedModel, (model) =>
-    TestPlatformLive({ env: { LLM_BASE_URL: model.baseUrl, LLM_MODELS: "test-model,big-model" } }))
+  Effect.map(ScriptedModel, (model) => TestPlatformLive({ env: { LLM_BASE_URL: model.baseUrl, LLM_MODELS: "test-model,big-model" } }))
 ).pipe(Layer.provideMerge(ScriptedModel.layer))
 
 const published = (token: string, dag: unknown) =>

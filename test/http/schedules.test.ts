@@ -11,8 +11,7 @@ import { TestPlatform, TestPlatformLive } from "../support/TestPlatform.js"
 import { createWorkflow, publish, respondNode, saveDag } from "../support/Workflows.js"
 
 const PlatformLive = Layer.unwrapEffect(
-  Effect.map(ScriptedModel, (model) =>
-    TestPlatformLive({ env: { LLM_BASE_URL: model.baseUrl, LLM_MODELS: "test-model" }, nodes: [ParkNode] }))
+  Effect.map(ScriptedModel, (model) => TestPlatformLive({ env: { LLM_BASE_URL: model.baseUrl, LLM_MODELS: "test-model" }, nodes: [ParkNode] }))
 ).pipe(Layer.provideMerge(ScriptedModel.layer))
 
 const dag = { nodes: [respondNode("answer", "Report for {{workflow_input.team}}")], edges: [] }
@@ -59,7 +58,10 @@ layer(PlatformLive, { excludeTestServices: true, timeout: "60 seconds" })("sched
       assert.strictEqual(badZone.body.details[0].field, "timezone")
       assert.strictEqual((yield* http("GET", path, { token: admin })).status, 404)
       // The preview parses as a save does: the next fire times of 9:00 on weekdays in Berlin, in UTC.
-      const preview = yield* http("POST", "/api/v1/workflow/schedule-preview", { token: admin, body: { cron: "0 9 * * 1-5", timezone: "Europe/Berlin", count: 3 } })
+      const preview = yield* http("POST", "/api/v1/workflow/schedule-preview", {
+        token: admin,
+        body: { cron: "0 9 * * 1-5", timezone: "Europe/Berlin", count: 3 }
+      })
       assert.strictEqual(preview.status, 200, preview.text)
       assert.lengthOf(preview.body.next_fire_times, 3)
       for (const t of preview.body.next_fire_times as Array<string>) {
@@ -118,7 +120,10 @@ layer(PlatformLive, { excludeTestServices: true, timeout: "60 seconds" })("sched
       model.setScript(() => ({ text: "report" }))
       const id = yield* publishedWorkflow(admin, dag)
       const path = `/api/v1/workflow/workflows/${id}/schedule`
-      assert.strictEqual((yield* http("PUT", path, { token: admin, body: { cron: "* * * * * *", input_params: { team: "ops" }, overlap_policy: "allow" } })).status, 200)
+      assert.strictEqual(
+        (yield* http("PUT", path, { token: admin, body: { cron: "* * * * * *", input_params: { team: "ops" }, overlap_policy: "allow" } })).status,
+        200
+      )
       assert.strictEqual((yield* http("POST", `${path}/enable`, { token: admin })).status, 200)
       yield* eventually(Effect.map(scheduledRuns(admin, id), (runs) => runs.length >= 2 ? true : undefined), "two scheduled runs")
       // A new version published meanwhile is what later fires run.
@@ -137,13 +142,15 @@ layer(PlatformLive, { excludeTestServices: true, timeout: "60 seconds" })("sched
       })
       for (const run of runs) {
         const detail = yield* eventually(
-          Effect.map(http("GET", `/api/v1/workflow/runs/${run.id}`, { token: admin }), (r) => ["completed", "failed"].includes(r.body.status) ? r.body : undefined),
+          Effect.map(http("GET", `/api/v1/workflow/runs/${run.id}`, { token: admin }), (r) =>
+            ["completed", "failed"].includes(r.body.status) ? r.body : undefined),
           "the scheduled run to end"
         )
         assert.strictEqual(detail.status, "completed")
         assert.strictEqual(detail.trigger_type, "schedule")
       }
-      const versions = new Set((yield* Effect.forEach(runs, (r) => http("GET", `/api/v1/workflow/runs/${r.id}`, { token: admin }))).map((r) => r.body.version))
+      const versions = new Set((yield* Effect.forEach(runs, (r) =>
+        http("GET", `/api/v1/workflow/runs/${r.id}`, { token: admin }))).map((r) => r.body.version))
       assert.strictEqual(versions.size, 2, "fires before and after the publish ran different versions")
       assert.isTrue(model.requests.some((r) => r.messages[0]?.content === "v2 for ops"))
       const schedule = yield* http("GET", path, { token: admin })
@@ -203,7 +210,11 @@ layer(PlatformLive, { excludeTestServices: true, timeout: "60 seconds" })("sched
       const model = yield* ScriptedModel
       model.setScript(() => ({ text: "ok" }))
       const start = {
-        nodes: [{ id: "every", type: "schedule", schedule_config: { operation: "start", cron: "0 7 * * *", timezone: "Asia/Tokyo", input_params: { team: "{{workflow_input.team}}" } } }],
+        nodes: [{
+          id: "every",
+          type: "schedule",
+          schedule_config: { operation: "start", cron: "0 7 * * *", timezone: "Asia/Tokyo", input_params: { team: "{{workflow_input.team}}" } }
+        }],
         edges: []
       }
       const form = yield* createWorkflow(admin, { interaction_type: "form" })
@@ -221,12 +232,16 @@ layer(PlatformLive, { excludeTestServices: true, timeout: "60 seconds" })("sched
       yield* saveDag(admin, dashboard.id, start)
       assert.strictEqual((yield* publish(admin, dashboard.id)).status, 200)
       const dry = yield* http("POST", `/api/v1/workflow/workflows/${dashboard.id}/dry-run`, { token: admin, body: { input_params: { team: "ops" } } })
-      yield* eventually(Effect.map(http("GET", `/api/v1/workflow/runs/${dry.body.id}`, { token: admin }), (r) => r.body.status === "completed" ? true : undefined), "the dry run")
+      yield* eventually(
+        Effect.map(http("GET", `/api/v1/workflow/runs/${dry.body.id}`, { token: admin }), (r) => r.body.status === "completed" ? true : undefined),
+        "the dry run"
+      )
       assert.strictEqual((yield* http("GET", `/api/v1/workflow/workflows/${dashboard.id}/schedule`, { token: admin })).status, 404, "a dry run changes nothing")
 
       const run = yield* http("POST", `/api/v1/workflow/workflows/${dashboard.id}/run`, { token: admin, body: { input_params: { team: "ops" } } })
       const ended = yield* eventually(
-        Effect.map(http("GET", `/api/v1/workflow/runs/${run.body.id}`, { token: admin }), (r) => ["completed", "failed"].includes(r.body.status) ? r.body : undefined),
+        Effect.map(http("GET", `/api/v1/workflow/runs/${run.body.id}`, { token: admin }), (r) =>
+          ["completed", "failed"].includes(r.body.status) ? r.body : undefined),
         "the run"
       )
       assert.strictEqual(ended.status, "completed", ended.error)
@@ -239,7 +254,8 @@ layer(PlatformLive, { excludeTestServices: true, timeout: "60 seconds" })("sched
       assert.strictEqual((yield* publish(admin, dashboard.id)).status, 200)
       const stop = yield* http("POST", `/api/v1/workflow/workflows/${dashboard.id}/run`, { token: admin, body: { input_params: {} } })
       const stopped = yield* eventually(
-        Effect.map(http("GET", `/api/v1/workflow/runs/${stop.body.id}`, { token: admin }), (r) => r.body.status === "completed" ? r.body : undefined),
+        Effect.map(http("GET", `/api/v1/workflow/runs/${stop.body.id}`, { token: admin }), (r) =>
+          r.body.status === "completed" ? r.body : undefined),
         "the stop run"
       )
       assert.deepStrictEqual(stopped.output, { operation: "stop", stopped: true })

@@ -1,8 +1,8 @@
-import * as http from "node:http"
-import * as net from "node:net"
 import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { SignJWT } from "jose"
+import * as http from "node:http"
+import * as net from "node:net"
 import { AUDIENCE, ISSUER } from "../../services/auth/Tokens.js"
 import { adminToken, createMember, uniqueEmail } from "../support/Fixtures.js"
 import { http as api } from "../support/Http.js"
@@ -26,14 +26,15 @@ const from = (localAddress: string, method: string, path: string, body?: unknown
         let data = ""
         res.on("data", (d: Buffer) => (data += d.toString()))
         res.on("end", () =>
-          resume(Effect.succeed({ status: res.statusCode ?? 0, body: data.length > 0 ? JSON.parse(data) as Record<string, unknown> : {}, headers: res.headers })))
+          resume(
+            Effect.succeed({ status: res.statusCode ?? 0, body: data.length > 0 ? JSON.parse(data) as Record<string, unknown> : {}, headers: res.headers })
+          ))
       })
       req.on("error", (e) => resume(Effect.die(e)))
       req.end(text)
     }))
 
-const login = (localAddress: string, email: string, password: string) =>
-  from(localAddress, "POST", "/api/v1/auth/login", { email, password })
+const login = (localAddress: string, email: string, password: string) => from(localAddress, "POST", "/api/v1/auth/login", { email, password })
 
 /** Raw JSON text, sent as it is. */
 const raw = (method: string, path: string, text: string, token?: string) =>

@@ -1,18 +1,22 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { adminToken } from "../support/Fixtures.js"
+import { http } from "../support/Http.js"
 import { publishedWorkflow } from "../support/RunPlatform.js"
 import { startRun, waitForStatus } from "../support/Runs.js"
 import { ScriptedModel } from "../support/ScriptedModel.js"
 import { SmtpInbox } from "../support/SmtpInbox.js"
 import { TestPlatformLive } from "../support/TestPlatform.js"
 import { respondNode } from "../support/Workflows.js"
-import { http } from "../support/Http.js"
 
 const Live = Layer.unwrapEffect(
-  Effect.all([SmtpInbox, ScriptedModel]).pipe(Effect.map(([inbox, model]) =>
-    TestPlatformLive({ env: { SMTP_URL: `smtp://127.0.0.1:${inbox.port}`, LLM_BASE_URL: model.baseUrl, LLM_MODELS: "test-model", OUTBOUND_ALLOWED_HOSTS: "127.0.0.1" } })
-  ))
+  Effect.all([SmtpInbox, ScriptedModel]).pipe(
+    Effect.map(([inbox, model]) =>
+      TestPlatformLive({
+        env: { SMTP_URL: `smtp://127.0.0.1:${inbox.port}`, LLM_BASE_URL: model.baseUrl, LLM_MODELS: "test-model", OUTBOUND_ALLOWED_HOSTS: "127.0.0.1" }
+      })
+    )
+  )
 ).pipe(Layer.provideMerge(Layer.merge(SmtpInbox.layer, ScriptedModel.layer)))
 
 const dag = {
@@ -87,11 +91,16 @@ layer(Live, { excludeTestServices: true, timeout: "60 seconds" })("send_email no
       assert.strictEqual(mailed.length, 1)
       assert.include(mailed[0].raw, "From: Help Desk <desk@tenant.test>")
       assert.include(mailed[0].raw, "Thanks for writing.")
-      const mail = (yield* http("GET", `/api/v1/workflow/runs/${run.body.id}/steps`, { token: admin })).body.items.find((s: { node_id: string }) => s.node_id === "mail")
+      const mail = (yield* http("GET", `/api/v1/workflow/runs/${run.body.id}/steps`, { token: admin })).body.items.find((s: { node_id: string }) =>
+        s.node_id === "mail"
+      )
       assert.deepInclude(mail.output, { status: "sent", integration_id: install, from: "Help Desk <desk@tenant.test>" })
 
       // A server at an address the guard refuses fails the step; so does an integration that is not for mail.
-      yield* http("PUT", `/api/v1/integrations/integrations/${install}/credentials`, { token: admin, body: { capability: "agent_tool", credentials: { smtp_url: "smtp://10.0.0.9:25" } } })
+      yield* http("PUT", `/api/v1/integrations/integrations/${install}/credentials`, {
+        token: admin,
+        body: { capability: "agent_tool", credentials: { smtp_url: "smtp://10.0.0.9:25" } }
+      })
       const refused = yield* waitForStatus(admin, (yield* startRun(admin, id, { customer: "Di", email: "di@customer.test" })).body.id, ["completed", "failed"])
       assert.strictEqual(refused.status, "failed")
       assert.include(refused.error, "OUTBOUND_ADDRESS_REFUSED")

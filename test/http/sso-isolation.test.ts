@@ -1,7 +1,7 @@
-import { createServer } from "node:http"
-import type { AddressInfo } from "node:net"
 import { assert, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
+import { createServer } from "node:http"
+import type { AddressInfo } from "node:net"
 import { freePort } from "../../platform/FreePort.js"
 import { adminToken, createMember, createTenant } from "../support/Fixtures.js"
 import { http, loginToken } from "../support/Http.js"
@@ -50,7 +50,11 @@ const lyingIssuer = (tokenEndpoint: string) =>
           id_token_signing_alg_values_supported: ["RS256"]
         }))
       })
-      server.listen(0, "127.0.0.1", () => resume(Effect.succeed({ issuer: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => server.close() })))
+      server.listen(0, "127.0.0.1", () =>
+        resume(Effect.succeed({
+          issuer: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+          close: () => server.close()
+        })))
     }),
     (s) => Effect.sync(() => s.close())
   )
@@ -78,10 +82,20 @@ layer(Live, { excludeTestServices: true, timeout: "60 seconds" })("SSO isolation
       // B's admin claims its own domain and acme's: both wait for an env_admin; sign-in is unchanged.
       const put = yield* http("PUT", `/api/v1/auth/tenants/${evil.id}/sso`, {
         token: evilToken,
-        body: { issuer, client_id: CLIENT_ID, client_secret: CLIENT_SECRET, email_domains: ["evil.example", "acme.test"], auto_provision: true, default_role: "builder" }
+        body: {
+          issuer,
+          client_id: CLIENT_ID,
+          client_secret: CLIENT_SECRET,
+          email_domains: ["evil.example", "acme.test"],
+          auto_provision: true,
+          default_role: "builder"
+        }
       })
       assert.strictEqual(put.status, 200, put.text)
-      assert.deepStrictEqual(put.body.email_domain_claims.map((c: { domain: string; status: string }) => `${c.domain}:${c.status}`), ["acme.test:pending", "evil.example:pending"])
+      assert.deepStrictEqual(put.body.email_domain_claims.map((c: { domain: string; status: string }) => `${c.domain}:${c.status}`), [
+        "acme.test:pending",
+        "evil.example:pending"
+      ])
       assert.strictEqual((yield* http("POST", "/api/v1/auth/auth/begin", { body: { email: ADMIN_EMAIL } })).body.method, "password")
       assert.strictEqual((yield* http("POST", "/api/v1/auth/auth/begin", { body: { email: dual.email } })).body.method, "password")
       assert.strictEqual((yield* http("GET", "/api/v1/auth/sso/domain-claims", { token: evilToken })).status, 403, "only an env_admin reviews claims")

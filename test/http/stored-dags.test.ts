@@ -29,7 +29,12 @@ const firstShape = {
         type_config: { intents: [{ name: "billing", description: "money" }, { name: "other" }] }
       }
     },
-    { id: "answer", type: "agent", name: "Answer", agent_config: { agent_type: "respond", type_version: "v1", system_prompt_template: "Answer: {{workflow_input.message}}" } }
+    {
+      id: "answer",
+      type: "agent",
+      name: "Answer",
+      agent_config: { agent_type: "respond", type_version: "v1", system_prompt_template: "Answer: {{workflow_input.message}}" }
+    }
   ],
   edges: [{ from: "classify", to: "answer", condition: { ref: "nodes.classify.output.intent", op: "eq", value: "billing" } }],
   outputs: [{ name: "answer", value: "{{nodes.answer.output.text}}", exposed: true }]
@@ -60,7 +65,9 @@ layer(RunPlatformLive(), { excludeTestServices: true, timeout: "60 seconds" })("
       const token = yield* adminToken
       const model = yield* ScriptedModel
       model.setScript((request) =>
-        String(request.messages[0]?.content ?? "").includes("Classify") ? { text: JSON.stringify({ intent: "billing", confidence: 0.9 }) } : { text: "Refunds take 5 days." }
+        String(request.messages[0]?.content ?? "").includes("Classify")
+          ? { text: JSON.stringify({ intent: "billing", confidence: 0.9 }) }
+          : { text: "Refunds take 5 days." }
       )
       const id = yield* publishedWorkflow(token, firstShape)
       const run = (yield* startRun(token, id, { message: "Where is my refund?" })).body.id as string
@@ -91,7 +98,11 @@ layer(RunPlatformLive(), { excludeTestServices: true, timeout: "60 seconds" })("
 
       // A published version whose stored DAG lost a field (written around the API).
       const id = yield* publishedWorkflow(token, { nodes: [unreadable.nodes[0]], edges: [] })
-      const changed = yield* sql(databaseUrl, `UPDATE workflow_versions SET dag_definition = jsonb_set(dag_definition::jsonb, '{edges}', '[{"from": "draft"}]')::jsonb WHERE workflow_id = $1 AND active`, [id])
+      const changed = yield* sql(
+        databaseUrl,
+        `UPDATE workflow_versions SET dag_definition = jsonb_set(dag_definition::jsonb, '{edges}', '[{"from": "draft"}]')::jsonb WHERE workflow_id = $1 AND active`,
+        [id]
+      )
       assert.strictEqual(changed, 1)
       const run = (yield* startRun(token, id, {})).body.id as string
       const refused = yield* waitForStatus(token, run, ["completed", "failed"])

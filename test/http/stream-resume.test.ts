@@ -10,7 +10,12 @@ const RUNS = 40
 const DISCONNECTS = 1_000
 const TERMINAL = ["run_completed", "run_failed", "run_cancelled"]
 
-const step = (id: string) => ({ id, type: "agent", name: id, agent_config: { agent_type: "respond", type_version: "v1", system_prompt_template: `Step ${id}` } })
+const step = (id: string) => ({
+  id,
+  type: "agent",
+  name: id,
+  agent_config: { agent_type: "respond", type_version: "v1", system_prompt_template: `Step ${id}` }
+})
 const NODES = ["a", "b", "c", "d", "e", "f"]
 const dag = { nodes: NODES.map(step), edges: NODES.slice(1).map((id, i) => ({ from: NODES[i], to: id })) }
 
@@ -73,7 +78,9 @@ layer(RunPlatformLive(), { excludeTestServices: true, timeout: "240 seconds" })(
       model.setScript(() => ({ chunks: ["one ", "two ", "three ", "four ", "five ", "six"], delayMs: 25 }))
       const workflow = yield* publishedWorkflow(token, dag)
       const budget = { left: DISCONNECTS }
-      const runs = yield* Effect.forEach(Array.from({ length: RUNS }), () => Effect.map(startRun(token, workflow, {}), (r) => r.body.id as string), { concurrency: 8 })
+      const runs = yield* Effect.forEach(Array.from({ length: RUNS }), () => Effect.map(startRun(token, workflow, {}), (r) => r.body.id as string), {
+        concurrency: 8
+      })
       const clients = yield* Effect.forEach(runs, (runId) => flakyReader(baseUrl, token, runId, budget), { concurrency: RUNS })
       const total = clients.reduce((n, c) => n + c.disconnects, 0)
       assert.isAtLeast(total, DISCONNECTS, "the clients were cut off as often as planned")

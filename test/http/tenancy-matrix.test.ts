@@ -3,7 +3,7 @@ import { Effect } from "effect"
 import { type Role, Roles } from "../../schemas/Roles.js"
 import { adminToken, createMember, createTenant } from "../support/Fixtures.js"
 import { http, loginToken } from "../support/Http.js"
-import { makeWalker, operationsOf, PUBLIC, secretsIn, json, seedTenant } from "../support/MatrixWalk.js"
+import { json, makeWalker, operationsOf, PUBLIC, secretsIn, seedTenant } from "../support/MatrixWalk.js"
 import { RunPlatformLive } from "../support/RunPlatform.js"
 
 /**
@@ -53,10 +53,18 @@ layer(RunPlatformLive({ TRUST_PROXY: "true" }), { excludeTestServices: true, tim
         if (paths.length > 0) covered++
         for (const path of paths) {
           for (const attacker of attackers) {
-            const r = yield* http(op.method, path, { ...attacker.headers, body: op.method === "GET" || op.method === "DELETE" ? undefined : {}, headers: { "x-forwarded-for": `10.9.${requests % 250}.${(requests >> 8) % 250 + 1}` } })
+            const r = yield* http(op.method, path, {
+              ...attacker.headers,
+              body: op.method === "GET" || op.method === "DELETE" ? undefined : {},
+              headers: { "x-forwarded-for": `10.9.${requests % 250}.${(requests >> 8) % 250 + 1}` }
+            })
             requests++
             look(path, r.text)
-            if (r.status < 400 || r.status >= 500) breaches.push(`${attacker.role}${attacker.headers.apiKey !== undefined ? " (key)" : ""} ${op.method} ${path} -> ${r.status} ${r.text.slice(0, 160)}`)
+            if (r.status < 400 || r.status >= 500) {
+              breaches.push(
+                `${attacker.role}${attacker.headers.apiKey !== undefined ? " (key)" : ""} ${op.method} ${path} -> ${r.status} ${r.text.slice(0, 160)}`
+              )
+            }
           }
         }
       }

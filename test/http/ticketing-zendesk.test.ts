@@ -1,8 +1,8 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
+import { answerOf, chatWorkflow, newSession, send } from "../support/Chat.js"
 import { adminToken, createMember } from "../support/Fixtures.js"
 import { http, loginToken } from "../support/Http.js"
-import { answerOf, chatWorkflow, newSession, send } from "../support/Chat.js"
 import { RunPlatformLive } from "../support/RunPlatform.js"
 import { ScriptedModel } from "../support/ScriptedModel.js"
 import { respondNode } from "../support/Workflows.js"
@@ -48,29 +48,64 @@ layer(Platform, { excludeTestServices: true, timeout: "60 seconds" })("ticketing
       assert.strictEqual(bound.status, 201, bound.text)
       const created = s.zendesk.groups.find((g) => g.name === `Customer Care ${s.suffix}`)
       assert.isDefined(created, "a Zendesk group named like the queue is created when none exists")
-      assert.deepInclude(bound.body, { backend: "external", connection_id: s.connection, external_group_id: created.id, request_types: ["problem", "incident", "question", "task"] })
+      assert.deepInclude(bound.body, {
+        backend: "external",
+        connection_id: s.connection,
+        external_group_id: created.id,
+        request_types: ["problem", "incident", "question", "task"]
+      })
       const other = yield* bind(s.billing, { name: "Billing", backend: "external", connection_id: s.connection, external_group_id: 500 })
       assert.strictEqual(other.body.external_group_id, 500, "an existing Zendesk group can be named")
 
       const tickets = `${api}/groups/${s.support}/tickets`
       const raised = yield* http("POST", tickets, {
         token: s.agentToken,
-        body: { title: "Printer on fire", description: "Third floor", priority: "critical", type: "incident", tags: ["hardware", `queue:customer-care-${s.suffix}`], client_request_id: `zd-${s.suffix}` }
+        body: {
+          title: "Printer on fire",
+          description: "Third floor",
+          priority: "critical",
+          type: "incident",
+          tags: ["hardware", `queue:customer-care-${s.suffix}`],
+          client_request_id: `zd-${s.suffix}`
+        }
       })
       assert.strictEqual(raised.status, 201, raised.text)
       const zt = s.zendesk.tickets.get(Number(raised.body.id))!
-      assert.deepInclude(zt, { subject: "Printer on fire", description: "Third floor", priority: "urgent", type: "incident", group_id: created.id, external_id: `zd-${s.suffix}` })
+      assert.deepInclude(zt, {
+        subject: "Printer on fire",
+        description: "Third floor",
+        priority: "urgent",
+        type: "incident",
+        group_id: created.id,
+        external_id: `zd-${s.suffix}`
+      })
       assert.deepStrictEqual(zt.tags, ["hardware"], "the queue's own tag is dropped, not sent")
-      assert.deepInclude(raised.body, { number: zt.id, status: "OPEN", priority: "CRITICAL", labels: ["hardware"], requester_email: s.agent.email.toLowerCase(), group_id: s.support })
+      assert.deepInclude(raised.body, {
+        number: zt.id,
+        status: "OPEN",
+        priority: "CRITICAL",
+        labels: ["hardware"],
+        requester_email: s.agent.email.toLowerCase(),
+        group_id: s.support
+      })
       // 50 parallel duplicates of one client_request_id: one Zendesk ticket.
       const before = s.zendesk.tickets.size
-      const dupes = yield* Effect.all(Array.from({ length: 50 }, () => http("POST", tickets, { token: s.agentToken, body: { title: "dup", client_request_id: `dup-${s.suffix}` } })), { concurrency: 50 })
+      const dupes = yield* Effect.all(
+        Array.from({ length: 50 }, () => http("POST", tickets, { token: s.agentToken, body: { title: "dup", client_request_id: `dup-${s.suffix}` } })),
+        { concurrency: 50 }
+      )
       assert.deepStrictEqual([...new Set(dupes.map((d) => d.status))], [201])
       assert.strictEqual(new Set(dupes.map((d) => d.body.id)).size, 1)
       assert.strictEqual(s.zendesk.tickets.size, before + 1)
-      assert.strictEqual((yield* http("POST", tickets, { token: s.agentToken, body: { title: "x", assignee_email: "ghost@nowhere.test" } })).body.code, "ASSIGNEE_UNRESOLVABLE")
+      assert.strictEqual(
+        (yield* http("POST", tickets, { token: s.agentToken, body: { title: "x", assignee_email: "ghost@nowhere.test" } })).body.code,
+        "ASSIGNEE_UNRESOLVABLE"
+      )
       assert.strictEqual((yield* http("POST", tickets, { token: s.agentToken, body: { title: "x", type: "feature" } })).body.code, "TYPE_NOT_ACCEPTED")
-      assert.strictEqual((yield* http("POST", tickets, { token: s.agentToken, body: { title: "x", requester_email: "someone@else.test" } })).body.code, "REQUESTER_NOT_ALLOWED")
+      assert.strictEqual(
+        (yield* http("POST", tickets, { token: s.agentToken, body: { title: "x", requester_email: "someone@else.test" } })).body.code,
+        "REQUESTER_NOT_ALLOWED"
+      )
 
       const one = `${tickets}/${raised.body.id}`
       assert.strictEqual((yield* http("POST", `${one}/status`, { token: s.agentToken, body: { status: "IN_PROGRESS" } })).body.status, "IN_PROGRESS")
@@ -78,19 +113,29 @@ layer(Platform, { excludeTestServices: true, timeout: "60 seconds" })("ticketing
       assert.strictEqual((yield* http("POST", `${one}/status`, { token: s.agentToken, body: { status: "HOLD" } })).body.status, "HOLD")
       assert.strictEqual(zt.status, "pending")
       assert.strictEqual((yield* http("POST", `${one}/status`, { token: s.agentToken, body: { status: "CLOSED" } })).body.code, "STATUS_NOT_ALLOWED")
-      const patched = yield* http("PATCH", one, { token: s.agentToken, body: { title: "Printer on fire (floor 3)", priority: "low", tags: ["hardware", "facilities"] } })
+      const patched = yield* http("PATCH", one, {
+        token: s.agentToken,
+        body: { title: "Printer on fire (floor 3)", priority: "low", tags: ["hardware", "facilities"] }
+      })
       assert.deepInclude(patched.body, { title: "Printer on fire (floor 3)", priority: "LOW", labels: ["hardware", "facilities"] })
       assert.strictEqual(zt.priority, "low")
       assert.strictEqual((yield* http("PATCH", one, { token: s.agentToken, body: { description: "new text" } })).body.code, "FIELD_NOT_SUPPORTED")
       const assigned = yield* http("POST", `${one}/assign`, { token: s.agentToken, body: { assignee_email: "dana@acme.zendesk.test" } })
       assert.strictEqual(assigned.body.assignee_email, "dana@acme.zendesk.test")
-      assert.strictEqual((yield* http("POST", `${one}/assign`, { token: s.agentToken, body: { assignee_email: s.agent.email } })).body.code, "ASSIGNEE_UNRESOLVABLE", "on a connected queue the assignee is a Zendesk user")
+      assert.strictEqual(
+        (yield* http("POST", `${one}/assign`, { token: s.agentToken, body: { assignee_email: s.agent.email } })).body.code,
+        "ASSIGNEE_UNRESOLVABLE",
+        "on a connected queue the assignee is a Zendesk user"
+      )
       const note = yield* http("POST", `${one}/comments`, { token: s.agentToken, body: { body: "Extinguisher used", visibility: "internal" } })
       assert.strictEqual(note.status, 201, note.text)
       assert.strictEqual(note.body.visibility, "internal")
       yield* http("POST", `${one}/comments`, { token: s.agentToken, body: { body: "We are on it" } })
       const comments = (yield* http("GET", `${one}/comments`, { token: s.agentToken })).body.items
-      assert.deepStrictEqual(comments.map((c: { body: string; visibility: string }) => [c.body, c.visibility]), [["Third floor", "public"], ["Extinguisher used", "internal"], ["We are on it", "public"]])
+      assert.deepStrictEqual(comments.map((c: { body: string; visibility: string }) => [c.body, c.visibility]), [["Third floor", "public"], [
+        "Extinguisher used",
+        "internal"
+      ], ["We are on it", "public"]])
       assert.deepStrictEqual(s.zendesk.comments.get(zt.id)!.map((c) => c.public), [true, false, true])
 
       // History is read live: a change made in Zendesk by its own agent shows at once.
@@ -98,7 +143,16 @@ layer(Platform, { excludeTestServices: true, timeout: "60 seconds" })("ticketing
       assert.strictEqual((yield* http("GET", one, { token: s.agentToken })).body.priority, "HIGH")
       const events = (yield* http("GET", `${one}/events`, { token: s.agentToken })).body.items as Array<Record<string, unknown>>
       assert.deepStrictEqual(events.map((e) => `${e.kind}${e.field !== null ? `:${e.field}` : ""}`), [
-        "create", "field_change:status", "field_change:status", "field_change:title", "field_change:priority", "field_change:labels", "field_change:assignee", "work_note", "comment", "field_change:priority"
+        "create",
+        "field_change:status",
+        "field_change:status",
+        "field_change:title",
+        "field_change:priority",
+        "field_change:labels",
+        "field_change:assignee",
+        "work_note",
+        "comment",
+        "field_change:priority"
       ])
       assert.deepInclude(events[0], { actor: s.zendesk.email, actor_type: "service" })
       assert.deepInclude(events[1], { old_value: "OPEN", new_value: "IN_PROGRESS" })
@@ -128,7 +182,13 @@ layer(Platform, { excludeTestServices: true, timeout: "60 seconds" })("ticketing
       const closed = yield* http("POST", `${there}/close`, { token: s.agentToken, body: { resolution: "Printer replaced" } })
       assert.deepInclude(closed.body, { status: "CLOSED", resolution: "Printer replaced" })
       assert.strictEqual(zt.status, "solved")
-      for (const [method, path, body] of [["POST", `${there}/close`, {}], ["PATCH", there, { title: "x" }], ["POST", `${there}/comments`, { body: "x" }], ["POST", `${there}/status`, { status: "OPEN" }]] as const) {
+      for (
+        const [method, path, body] of [["POST", `${there}/close`, {}], ["PATCH", there, { title: "x" }], ["POST", `${there}/comments`, { body: "x" }], [
+          "POST",
+          `${there}/status`,
+          { status: "OPEN" }
+        ]] as const
+      ) {
         const refused = yield* http(method, path, { token: s.agentToken, body })
         assert.strictEqual(refused.status, 409, `${method} ${path}`)
         assert.strictEqual(refused.body.code, "TICKET_CLOSED")
@@ -143,11 +203,17 @@ layer(Platform, { excludeTestServices: true, timeout: "60 seconds" })("ticketing
   it.effect("lists through Zendesk search: filters, sorts it serves (number it does not), cursors; /me/tickets merges the built-in desk and Zendesk", () =>
     Effect.gen(function*() {
       const s = yield* setUp
-      yield* http("POST", `${api}/groups/${s.support}/queue`, { token: s.admin, body: { name: `List ${s.suffix}`, backend: "external", connection_id: s.connection } })
+      yield* http("POST", `${api}/groups/${s.support}/queue`, {
+        token: s.admin,
+        body: { name: `List ${s.suffix}`, backend: "external", connection_id: s.connection }
+      })
       const tickets = `${api}/groups/${s.support}/tickets`
       const priorities = ["LOW", "CRITICAL", "MEDIUM", "HIGH", "LOW", "HIGH"]
       for (const [i, priority] of priorities.entries()) {
-        yield* http("POST", tickets, { token: s.agentToken, body: { title: `Ticket ${i} ${i % 2 === 0 ? "printer" : "network"}`, priority, tags: i < 2 ? ["vip"] : [] } })
+        yield* http("POST", tickets, {
+          token: s.agentToken,
+          body: { title: `Ticket ${i} ${i % 2 === 0 ? "printer" : "network"}`, priority, tags: i < 2 ? ["vip"] : [] }
+        })
       }
       const all = (yield* http("GET", tickets, { token: s.agentToken })).body
       assert.strictEqual(all.items.length, 6)
@@ -162,7 +228,10 @@ layer(Platform, { excludeTestServices: true, timeout: "60 seconds" })("ticketing
       const rest = (yield* http("GET", `${tickets}?sort=priority&order=asc&page_size=4&cursor=${byPriority.next_cursor}`, { token: s.agentToken })).body
       assert.deepStrictEqual(rest.items.map((t: { priority: string }) => t.priority), ["LOW", "LOW"])
       assert.strictEqual(rest.next_cursor, null)
-      assert.strictEqual((yield* http("GET", `${tickets}?sort=status&page_size=4&cursor=${byPriority.next_cursor}`, { token: s.agentToken })).body.code, "INVALID_CURSOR")
+      assert.strictEqual(
+        (yield* http("GET", `${tickets}?sort=status&page_size=4&cursor=${byPriority.next_cursor}`, { token: s.agentToken })).body.code,
+        "INVALID_CURSOR"
+      )
       assert.strictEqual((yield* http("GET", `${tickets}?q=printer`, { token: s.agentToken })).body.items.length, 3)
       assert.strictEqual((yield* http("GET", `${tickets}?label=vip`, { token: s.agentToken })).body.items.length, 2)
       assert.strictEqual((yield* http("GET", `${tickets}?priority=high`, { token: s.agentToken })).body.items.length, 2)
@@ -186,7 +255,10 @@ layer(Platform, { excludeTestServices: true, timeout: "60 seconds" })("ticketing
   it.effect("the connection's failures: its 403 is CONNECTION_FORBIDDEN, 5xx, 429 and timeouts 503 with Retry-After, refused credentials or a removed connection 424", () =>
     Effect.gen(function*() {
       const s = yield* setUp
-      yield* http("POST", `${api}/groups/${s.support}/queue`, { token: s.admin, body: { name: `Faults ${s.suffix}`, backend: "external", connection_id: s.connection } })
+      yield* http("POST", `${api}/groups/${s.support}/queue`, {
+        token: s.admin,
+        body: { name: `Faults ${s.suffix}`, backend: "external", connection_id: s.connection }
+      })
       const tickets = `${api}/groups/${s.support}/tickets`
       const raised = (yield* http("POST", tickets, { token: s.agentToken, body: { title: "Slow" } })).body
       s.zendesk.mode = "forbidden"
@@ -226,9 +298,16 @@ layer(Platform, { excludeTestServices: true, timeout: "60 seconds" })("ticketing
       const s = yield* setUp
       const model = yield* ScriptedModel
       model.setScript(() => ({ text: "Let me get a colleague." }))
-      const queue = yield* http("POST", `${api}/groups/${s.support}/queue`, { token: s.admin, body: { name: `Handoff ${s.suffix}`, backend: "external", connection_id: s.connection } })
+      const queue = yield* http("POST", `${api}/groups/${s.support}/queue`, {
+        token: s.admin,
+        body: { name: `Handoff ${s.suffix}`, backend: "external", connection_id: s.connection }
+      })
       const wf = yield* chatWorkflow(s.admin, {
-        nodes: [respondNode("answer", "Help"), { id: "handoff", type: "live_agent_transfer", live_agent_transfer_config: { group_id: s.support, summary: "Refund decision needed" } }],
+        nodes: [respondNode("answer", "Help"), {
+          id: "handoff",
+          type: "live_agent_transfer",
+          live_agent_transfer_config: { group_id: s.support, summary: "Refund decision needed" }
+        }],
         edges: [{ from: "answer", to: "handoff" }]
       })
       const session = yield* newSession(s.admin, wf)

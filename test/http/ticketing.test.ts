@@ -1,11 +1,11 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
+import { answerOf, chatWorkflow, newSession, send } from "../support/Chat.js"
 import { adminToken, createMember } from "../support/Fixtures.js"
 import { http, loginToken } from "../support/Http.js"
-import { answerOf, chatWorkflow, newSession, send } from "../support/Chat.js"
 import { RunPlatformLive } from "../support/RunPlatform.js"
-import { TestPlatform } from "../support/TestPlatform.js"
 import { ScriptedModel } from "../support/ScriptedModel.js"
+import { TestPlatform } from "../support/TestPlatform.js"
 import { respondNode } from "../support/Workflows.js"
 
 const api = "/api/v1/hcm-ticketing"
@@ -23,7 +23,15 @@ const setUp = Effect.gen(function*() {
   const agent = yield* createMember(admin, "user")
   yield* http("POST", `/api/v1/auth/groups/${tier2}/members`, { token: admin, body: { user_id: agent.id } })
   const outsider = yield* createMember(admin, "user")
-  return { admin, off, support, tier2, agent, agentToken: yield* loginToken(agent.email, agent.password), outsiderToken: yield* loginToken(outsider.email, outsider.password) }
+  return {
+    admin,
+    off,
+    support,
+    tier2,
+    agent,
+    agentToken: yield* loginToken(agent.email, agent.password),
+    outsiderToken: yield* loginToken(outsider.email, outsider.password)
+  }
 })
 
 layer(RunPlatformLive(), { excludeTestServices: true, timeout: "60 seconds" })("ticketing", (it) => {
@@ -33,27 +41,55 @@ layer(RunPlatformLive(), { excludeTestServices: true, timeout: "60 seconds" })("
       assert.strictEqual(s.off.status, 404, "every route is 404 while ticketing is off")
       // Binding takes a group admin of the group (or a System Admin); a plain member is refused.
       assert.strictEqual((yield* http("POST", `${api}/groups/${s.support}/queue`, { token: s.agentToken, body: { name: "Nope" } })).status, 403)
-      const bound = yield* http("POST", `${api}/groups/${s.support}/queue`, { token: s.admin, body: { name: "Customer Support", request_types: ["question", "incident"] } })
+      const bound = yield* http("POST", `${api}/groups/${s.support}/queue`, {
+        token: s.admin,
+        body: { name: "Customer Support", request_types: ["question", "incident"] }
+      })
       assert.strictEqual(bound.status, 201, bound.text)
       assert.deepInclude(bound.body, { group_tag: "queue:customer-support", backend: "builtin", connection_id: null, group_archived: false })
       assert.strictEqual((yield* http("POST", `${api}/groups/${s.support}/queue`, { token: s.admin, body: { name: "Again" } })).body.code, "QUEUE_EXISTS")
-      assert.strictEqual((yield* http("POST", `${api}/groups/${s.tier2}/queue`, { token: s.admin, body: { name: "x", connection_id: "00000000-0000-4000-8000-000000000000" } })).body.code, "CONNECTION_REQUIRED")
+      assert.strictEqual(
+        (yield* http("POST", `${api}/groups/${s.tier2}/queue`, { token: s.admin, body: { name: "x", connection_id: "00000000-0000-4000-8000-000000000000" } }))
+          .body.code,
+        "CONNECTION_REQUIRED"
+      )
       const lead = yield* createMember(s.admin, "user")
       yield* http("POST", `/api/v1/auth/groups/${s.tier2}/members`, { token: s.admin, body: { user_id: lead.id, is_group_admin: true } })
-      const byLead = yield* http("POST", `${api}/groups/${s.tier2}/queue`, { token: yield* loginToken(lead.email, lead.password), body: { name: "Escalations" } })
+      const byLead = yield* http("POST", `${api}/groups/${s.tier2}/queue`, {
+        token: yield* loginToken(lead.email, lead.password),
+        body: { name: "Escalations" }
+      })
       assert.strictEqual(byLead.status, 201, byLead.text)
-      const routed = yield* http("PATCH", `${api}/groups/${s.support}/queue/routing`, { token: s.admin, body: { routing_description: "Billing and access problems" } })
+      const routed = yield* http("PATCH", `${api}/groups/${s.support}/queue/routing`, {
+        token: s.admin,
+        body: { routing_description: "Billing and access problems" }
+      })
       assert.deepInclude(routed.body, { routing_description: "Billing and access problems", name: "Customer Support", group_tag: "queue:customer-support" })
       // The agent is in Tier 2, nested in Support: a member of both queues.
-      assert.sameMembers((yield* http("GET", `${api}/queues`, { token: s.agentToken })).body.queues.map((q: { group_id: string }) => q.group_id), [s.support, s.tier2])
+      assert.sameMembers((yield* http("GET", `${api}/queues`, { token: s.agentToken })).body.queues.map((q: { group_id: string }) => q.group_id), [
+        s.support,
+        s.tier2
+      ])
       assert.strictEqual((yield* http("GET", `${api}/groups/${s.support}/tickets`, { token: s.outsiderToken })).status, 403)
       assert.strictEqual((yield* http("GET", `${api}/groups/00000000-0000-4000-8000-000000000000/tickets`, { token: s.admin })).body.code, "GROUP_UNRESOLVABLE")
 
       const tickets = `${api}/groups/${s.support}/tickets`
       const raise = (body: Record<string, unknown>, token = s.agentToken) => http("POST", tickets, { token, body })
-      const created = yield* raise({ title: "Cannot log in", description: "Since Monday", priority: "high", type: "incident", tags: ["login", "queue:customer-support"], client_request_id: "req-1" })
+      const created = yield* raise({
+        title: "Cannot log in",
+        description: "Since Monday",
+        priority: "high",
+        type: "incident",
+        tags: ["login", "queue:customer-support"],
+        client_request_id: "req-1"
+      })
       assert.strictEqual(created.status, 201, created.text)
-      assert.deepInclude(created.body, { status: "OPEN", priority: "HIGH", labels: ["login"], requester_email: (yield* http("GET", "/api/v1/auth/users/me", { token: s.agentToken })).body.user.email })
+      assert.deepInclude(created.body, {
+        status: "OPEN",
+        priority: "HIGH",
+        labels: ["login"],
+        requester_email: (yield* http("GET", "/api/v1/auth/users/me", { token: s.agentToken })).body.user.email
+      })
       // 50 parallel duplicates of one client_request_id make one ticket.
       const dupes = yield* Effect.all(Array.from({ length: 50 }, () => raise({ title: "dup", client_request_id: "req-2" })), { concurrency: 50 })
       assert.strictEqual(new Set(dupes.map((d) => d.body.id)).size, 1)
@@ -72,7 +108,10 @@ layer(RunPlatformLive(), { excludeTestServices: true, timeout: "60 seconds" })("
       assert.strictEqual((yield* http("POST", `${one}/assign`, { token: s.agentToken, body: { assignee_email: agentEmail } })).body.assignee_email, agentEmail)
       yield* http("POST", `${one}/comments`, { token: s.agentToken, body: { body: "Looking into it" } })
       yield* http("POST", `${one}/comments`, { token: s.agentToken, body: { body: "SSO cert expired", visibility: "internal" } })
-      assert.deepStrictEqual((yield* http("GET", `${one}/comments`, { token: s.agentToken })).body.items.map((c: { visibility: string }) => c.visibility), ["public", "internal"])
+      assert.deepStrictEqual((yield* http("GET", `${one}/comments`, { token: s.agentToken })).body.items.map((c: { visibility: string }) => c.visibility), [
+        "public",
+        "internal"
+      ])
       const sub = yield* http("POST", `${one}/subtickets`, { token: s.agentToken, body: { title: "Renew the certificate" } })
       assert.strictEqual(sub.body.parent_ticket_id, created.body.id)
       assert.strictEqual((yield* http("GET", `${one}/children`, { token: s.agentToken })).body.items.length, 1)
@@ -84,14 +123,29 @@ layer(RunPlatformLive(), { excludeTestServices: true, timeout: "60 seconds" })("
       assert.strictEqual((yield* http("GET", one, { token: s.agentToken })).status, 404)
       const closed = yield* http("POST", `${there}/close`, { token: s.agentToken, body: { resolution: "Certificate renewed" } })
       assert.deepInclude(closed.body, { status: "CLOSED", resolution: "Certificate renewed" })
-      for (const [method, path, body] of [["POST", `${there}/close`, {}], ["PATCH", there, { title: "x" }], ["POST", `${there}/comments`, { body: "x" }], ["POST", `${there}/assign`, { assignee_email: null }]] as const) {
+      for (
+        const [method, path, body] of [["POST", `${there}/close`, {}], ["PATCH", there, { title: "x" }], ["POST", `${there}/comments`, { body: "x" }], [
+          "POST",
+          `${there}/assign`,
+          { assignee_email: null }
+        ]] as const
+      ) {
         const refused = yield* http(method, path, { token: s.agentToken, body })
         assert.strictEqual(refused.status, 409, `${method} ${path}`)
         assert.strictEqual(refused.body.code, "TICKET_CLOSED")
       }
       const events = (yield* http("GET", `${there}/events`, { token: s.agentToken })).body.items as Array<Record<string, unknown>>
       assert.deepStrictEqual(events.map((e) => `${e.kind}${e.field !== null ? `:${e.field}` : ""}`), [
-        "create", "field_change:status", "field_change:title", "field_change:priority", "field_change:assignee", "comment", "work_note", "field_change:queue", "field_change:assignee", "field_change:status"
+        "create",
+        "field_change:status",
+        "field_change:title",
+        "field_change:priority",
+        "field_change:assignee",
+        "comment",
+        "work_note",
+        "field_change:queue",
+        "field_change:assignee",
+        "field_change:status"
       ])
       assert.deepInclude(events[3], { old_value: "HIGH", new_value: "CRITICAL", actor: agentEmail, actor_type: "user" })
       assert.deepInclude(events.at(-1), { old_value: "IN_PROGRESS", new_value: "CLOSED" })
@@ -112,24 +166,36 @@ layer(RunPlatformLive(), { excludeTestServices: true, timeout: "60 seconds" })("
       yield* http("POST", `/api/v1/auth/groups/${other}/members`, { token: s.admin, body: { user_id: outsider.id } })
       const outsiderToken = yield* loginToken(outsider.email, outsider.password)
 
-      const mine = yield* http("POST", `${api}/groups/${s.support}/tickets`, { token: s.agentToken, body: { title: "Private matter", client_request_id: "shared-key" } })
+      const mine = yield* http("POST", `${api}/groups/${s.support}/tickets`, {
+        token: s.agentToken,
+        body: { title: "Private matter", client_request_id: "shared-key" }
+      })
       assert.strictEqual(mine.status, 201, mine.text)
       const theirs = yield* http("POST", `${api}/groups/${other}/tickets`, { token: outsiderToken, body: { title: "Theirs", client_request_id: "shared-key" } })
       assert.strictEqual(theirs.status, 201, theirs.text)
       assert.notStrictEqual(theirs.body.id, mine.body.id, "another queue's ticket is never the answer")
       assert.strictEqual(theirs.body.title, "Theirs")
       assert.strictEqual((yield* http("DELETE", `${api}/groups/${s.support}/tickets/${mine.body.id}`, { token: s.admin })).status, 204)
-      const again = yield* http("POST", `${api}/groups/${s.support}/tickets`, { token: s.agentToken, body: { title: "Asked again", client_request_id: "shared-key" } })
+      const again = yield* http("POST", `${api}/groups/${s.support}/tickets`, {
+        token: s.agentToken,
+        body: { title: "Asked again", client_request_id: "shared-key" }
+      })
       assert.strictEqual(again.status, 201, again.text)
       assert.notStrictEqual(again.body.id, mine.body.id, "a deleted ticket is never the answer")
 
       // A user's own key is that user; a system key is a service principal.
       const userKey = (yield* http("POST", "/api/v1/auth/api-keys", { token: s.agentToken, body: { name: "mine" } })).body.key as string
-      const byUserKey = yield* http("POST", `${api}/groups/${s.support}/tickets`, { apiKey: userKey, body: { title: "As someone", requester_email: "ceo@elsewhere.test" } })
+      const byUserKey = yield* http("POST", `${api}/groups/${s.support}/tickets`, {
+        apiKey: userKey,
+        body: { title: "As someone", requester_email: "ceo@elsewhere.test" }
+      })
       assert.strictEqual(byUserKey.status, 403, byUserKey.text)
       assert.strictEqual(byUserKey.body.code, "REQUESTER_NOT_ALLOWED")
       const systemKey = (yield* http("POST", "/api/v1/auth/api-keys", { token: s.admin, body: { name: "service", key_type: "system" } })).body.key as string
-      const byService = yield* http("POST", `${api}/groups/${s.support}/tickets`, { apiKey: systemKey, body: { title: "For a customer", requester_email: "customer@elsewhere.test" } })
+      const byService = yield* http("POST", `${api}/groups/${s.support}/tickets`, {
+        apiKey: systemKey,
+        body: { title: "For a customer", requester_email: "customer@elsewhere.test" }
+      })
       assert.strictEqual(byService.status, 201, byService.text)
       const created = (yield* http("GET", `${api}/groups/${s.support}/tickets/${byService.body.id}/events`, { token: s.admin })).body.items[0]
       assert.strictEqual(created.actor_type, "service")
@@ -160,7 +226,10 @@ layer(RunPlatformLive(), { excludeTestServices: true, timeout: "60 seconds" })("
       const tickets = `${api}/groups/${s.support}/tickets`
       const priorities = ["LOW", "CRITICAL", "MEDIUM", "HIGH", "LOW", "HIGH", "MEDIUM", "CRITICAL"]
       for (const [i, priority] of priorities.entries()) {
-        yield* http("POST", tickets, { token: s.agentToken, body: { title: `Ticket ${i} ${i % 2 === 0 ? "printer" : "network"}`, priority, tags: i < 3 ? ["vip"] : [] } })
+        yield* http("POST", tickets, {
+          token: s.agentToken,
+          body: { title: `Ticket ${i} ${i % 2 === 0 ? "printer" : "network"}`, priority, tags: i < 3 ? ["vip"] : [] }
+        })
       }
       const all = (yield* http("GET", tickets, { token: s.agentToken })).body
       assert.strictEqual(all.items.length, 8)
@@ -195,7 +264,11 @@ layer(RunPlatformLive(), { excludeTestServices: true, timeout: "60 seconds" })("
       const model = yield* ScriptedModel
       model.setScript(() => ({ text: "Let me get a colleague." }))
       const transfer = (groupId: string) => ({
-        nodes: [respondNode("answer", "Help"), { id: "handoff", type: "live_agent_transfer", live_agent_transfer_config: { group_id: groupId, summary: "Customer needs a refund decision" } }],
+        nodes: [respondNode("answer", "Help"), {
+          id: "handoff",
+          type: "live_agent_transfer",
+          live_agent_transfer_config: { group_id: groupId, summary: "Customer needs a refund decision" }
+        }],
         edges: [{ from: "answer", to: "handoff" }]
       })
       const blocked = yield* http("POST", "/api/v1/workflow/workflows", { token: s.admin, body: { name: "No queue yet", interaction_type: "chat" } })

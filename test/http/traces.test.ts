@@ -14,7 +14,11 @@ const hasToolReply = (r: ChatCompletionRequest) => (r.messages as ReadonlyArray<
 const toolDag = {
   nodes: [
     respondNode("ask", "Secret instructions for {{workflow_input.message}}"),
-    { id: "act", type: "agent", agent_config: { agent_type: "custom", type_version: "v1", system_prompt_template: "Use tools", action_ids: ["builtin.knowledge_search"] } }
+    {
+      id: "act",
+      type: "agent",
+      agent_config: { agent_type: "custom", type_version: "v1", system_prompt_template: "Use tools", action_ids: ["builtin.knowledge_search"] }
+    }
   ],
   edges: [{ from: "ask", to: "act" }]
 }
@@ -80,7 +84,14 @@ layer(RunPlatformLive(), { excludeTestServices: true, timeout: "90 seconds" })("
 
       const logs = logsOf(body)
       assert.deepStrictEqual(logs.map((l) => attr(l, "event.name")), [
-        "step_started", "agent_completed", "step_completed", "step_started", "tool_called", "agent_completed", "step_completed", "run_completed"
+        "step_started",
+        "agent_completed",
+        "step_completed",
+        "step_started",
+        "tool_called",
+        "agent_completed",
+        "step_completed",
+        "run_completed"
       ])
       const called = logs.find((l) => attr(l, "event.name") === "tool_called")!
       assert.strictEqual(called.spanId, act.spanId)
@@ -123,8 +134,22 @@ layer(RunPlatformLive(), { excludeTestServices: true, timeout: "90 seconds" })("
         const basic = yield* view(yield* tokenFor(role))
         const spans = spansOf(basic)
         assert.includeMembers(spans.map((s) => s.name), ["node ask", "node act", "llm.call", "tool.call"])
-        const allowed = ["bp.run_id", "workflow.id", "workflow.name", "workflow.version", "run.status", "run.trigger_type", "run.is_dry_run",
-          "node.id", "node.type", "node.name", "step.id", "step.status", "agent.type", "agent.type_version"]
+        const allowed = [
+          "bp.run_id",
+          "workflow.id",
+          "workflow.name",
+          "workflow.version",
+          "run.status",
+          "run.trigger_type",
+          "run.is_dry_run",
+          "node.id",
+          "node.type",
+          "node.name",
+          "step.id",
+          "step.status",
+          "agent.type",
+          "agent.type_version"
+        ]
         for (const span of spans) assert.deepStrictEqual(keys(span).filter((k) => !allowed.includes(k)), [], `${role}: ${span.name}`)
         assert.isTrue(spans.every((s) => s.startTimeUnixNano.length > 0 && s.endTimeUnixNano.length > 0))
         assert.notInclude(JSON.stringify(basic), "Secret instructions")
@@ -189,7 +214,9 @@ layer(RunPlatformLive(), { excludeTestServices: true, timeout: "90 seconds" })("
       assert.strictEqual(attr(done.events[0], "hitl.request_id"), request.request_id)
       assert.strictEqual(attr(done.events[1], "node.id"), "ask")
 
-      const parent = yield* publishedWorkflow(token, { nodes: [{ id: "delegate", type: "call_aie", call_aie_config: { workflow_id: yield* publishedWorkflow(token, { nodes: [respondNode("child")] }) } }] })
+      const parent = yield* publishedWorkflow(token, {
+        nodes: [{ id: "delegate", type: "call_aie", call_aie_config: { workflow_id: yield* publishedWorkflow(token, { nodes: [respondNode("child")] }) } }]
+      })
       const parentRun = yield* completedRun(token, parent)
       const parentTrace = (yield* runTrace(token, parentRun.id)).body as TraceBody
       const delegate = yield* spanNamed(parentTrace, "node delegate")

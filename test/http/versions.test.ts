@@ -65,7 +65,10 @@ layer(TestPlatformLive({ redis: false, env: LLM_ENV }), { excludeTestServices: t
         [{ nodes: [respondNode("a"), respondNode("b")], edges: [{ from: "a", to: "b" }, { from: "b", to: "a" }] }, "DAG_CYCLE"],
         [{ nodes: [{ ...respondNode("a"), agent_config: { ...respondNode("a").agent_config, mcp_server_ids: ["files"] } }] }, "MCP_SERVER_NOT_FOUND"],
         [{ nodes: [{ ...respondNode("a"), agent_config: { ...respondNode("a").agent_config, action_ids: ["crm.lookup"] } }] }, "TOOL_NOT_FOUND"],
-        [{ nodes: [{ id: "n", type: "notify_user", notify_user_config: { operation: "send", mode: "park" } }, respondNode("a")], edges: [{ from: "n", to: "a" }] }, "NUDGE_PARK_REQUIRES_EXPIRY"]
+        [{
+          nodes: [{ id: "n", type: "notify_user", notify_user_config: { operation: "send", mode: "park" } }, respondNode("a")],
+          edges: [{ from: "n", to: "a" }]
+        }, "NUDGE_PARK_REQUIRES_EXPIRY"]
       ]
       for (const [dag, code] of cases) {
         yield* saveDag(token, w.id, dag)

@@ -1,6 +1,6 @@
-import { createHmac } from "node:crypto"
 import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
+import { createHmac } from "node:crypto"
 import { adminToken, createMember } from "../support/Fixtures.js"
 import { http, loginToken } from "../support/Http.js"
 import { publishedWorkflow, RunPlatformLive } from "../support/RunPlatform.js"
@@ -93,12 +93,16 @@ layer(RunPlatformLive({ WEBHOOK_DELIVERIES_PER_MINUTE: "8" }), { excludeTestServ
       // Wrong signatures use none of the webhook's 8 a minute; past 30 from one address they are 429.
       // (The first test's two forged deliveries came from this address in this minute too.)
       const forged: Array<number> = []
-      for (let i = 0; i < 31; i++) forged.push((yield* deliver(target, body, { "content-type": "application/json", "x-signature-256": sign("whsec_guess", body) })).status)
+      for (let i = 0; i < 31; i++) {
+        forged.push((yield* deliver(target, body, { "content-type": "application/json", "x-signature-256": sign("whsec_guess", body) })).status)
+      }
       assert.isAtLeast(forged.filter((s) => s === 401).length, 20)
       assert.strictEqual(forged.indexOf(429), forged.filter((s) => s === 401).length, "refused as 401 until the address's limit, then 429")
       const statuses: Array<number> = []
       for (let i = 0; i < 9; i++) {
-        statuses.push((yield* deliver(target, body, { "content-type": "application/json", "x-signature-256": sign(secret, body), "x-webhook-id": `b${i}` })).status)
+        statuses.push(
+          (yield* deliver(target, body, { "content-type": "application/json", "x-signature-256": sign(secret, body), "x-webhook-id": `b${i}` })).status
+        )
       }
       assert.strictEqual(statuses.filter((s) => s === 202).length, 8)
       assert.strictEqual(statuses.at(-1), 429)

@@ -1,6 +1,6 @@
-import { randomUUID } from "node:crypto"
 import { assert, describe, it } from "@effect/vitest"
 import { Chunk, Effect, Fiber, Layer, Stream } from "effect"
+import { randomUUID } from "node:crypto"
 import { EventBus, type EventBusShape } from "../../platform/EventBus.js"
 import { RateLimiter, type RateLimiterShape } from "../../platform/RateLimiter.js"
 import { redisAvailable, testRedisUrl } from "../support/TestServices.js"
@@ -10,8 +10,9 @@ const REDIS = testRedisUrl
 const prefix = () => `bptest:${randomUUID()}:`
 
 /** Runs `make` on a migrated database of its own that lives as long as the test's scope. */
-const onPostgres = <A>(make: Effect.Effect<A, never, import("@effect/sql-pg").PgClient.PgClient | import("@effect/sql").SqlClient.SqlClient | import("effect").Scope.Scope>) =>
-  Effect.flatMap(Layer.build(TestSqlLive), (context) => Effect.provide(make, context))
+const onPostgres = <A>(
+  make: Effect.Effect<A, never, import("@effect/sql-pg").PgClient.PgClient | import("@effect/sql").SqlClient.SqlClient | import("effect").Scope.Scope>
+) => Effect.flatMap(Layer.build(TestSqlLive), (context) => Effect.provide(make, context))
 
 const limiterContract = (name: string, make: Effect.Effect<RateLimiterShape, never, import("effect").Scope.Scope>, enabled = true) =>
   describe.runIf(enabled)(`RateLimiter (${name})`, () => {

@@ -1,8 +1,8 @@
 import { FetchHttpClient } from "@effect/platform"
 import { assert, layer } from "@effect/vitest"
 import { Effect, Either, Layer } from "effect"
-import { ChatModel } from "../../runtime/models/ChatModel.js"
 import { OutboundGuard } from "../../platform/outbound/OutboundGuard.js"
+import { ChatModel } from "../../runtime/models/ChatModel.js"
 import { ScriptedModel } from "../support/ScriptedModel.js"
 import { configLayer } from "../support/UnitLayers.js"
 

@@ -1,7 +1,7 @@
-import { randomUUID } from "node:crypto"
 import { SqlClient } from "@effect/sql"
 import { assert, layer } from "@effect/vitest"
 import { Effect, Layer, Option } from "effect"
+import { randomUUID } from "node:crypto"
 import { CredentialsCipher } from "../../platform/CredentialsCipher.js"
 import { credentialsAad, InstallSecrets } from "../../services/integrations/InstallSecrets.js"
 import { TestSqlLive } from "../support/TestSql.js"

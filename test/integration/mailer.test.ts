@@ -1,15 +1,17 @@
-import { randomUUID } from "node:crypto"
-import { assert, layer } from "@effect/vitest"
 import { SqlClient } from "@effect/sql"
+import { assert, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
+import { randomUUID } from "node:crypto"
 import { Mailer } from "../../platform/Mailer.js"
 import { SmtpInbox } from "../support/SmtpInbox.js"
 import { TestSqlLive } from "../support/TestSql.js"
 import { configLayer } from "../support/UnitLayers.js"
 
 const Live = Layer.unwrapEffect(
-  Effect.map(SmtpInbox, (inbox) =>
-    Mailer.Default.pipe(Layer.provide(configLayer({ SMTP_URL: `smtp://127.0.0.1:${inbox.port}` })), Layer.provideMerge(TestSqlLive)))
+  Effect.map(
+    SmtpInbox,
+    (inbox) => Mailer.Default.pipe(Layer.provide(configLayer({ SMTP_URL: `smtp://127.0.0.1:${inbox.port}` })), Layer.provideMerge(TestSqlLive))
+  )
 ).pipe(Layer.provideMerge(SmtpInbox.layer))
 
 layer(Live, { excludeTestServices: true })("Mailer", (it) => {

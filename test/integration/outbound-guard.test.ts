@@ -1,8 +1,8 @@
-import { createServer, type Server } from "node:http"
-import type { AddressInfo } from "node:net"
 import { HttpClientRequest } from "@effect/platform"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Either } from "effect"
+import { createServer, type Server } from "node:http"
+import type { AddressInfo } from "node:net"
 import { embeddedIPv4, parseAllowlist, refusalReason } from "../../platform/outbound/AddressPolicy.js"
 import { checkedAddress, OutboundGuard, refusalIn } from "../../platform/outbound/OutboundGuard.js"
 
@@ -25,7 +25,30 @@ const listen = (host: string, respond: (url: string) => { status: number; header
 
 describe("outbound address policy", () => {
   it("refuses loopback, private, link-local, metadata, multicast and their IPv6 and mapped forms", () => {
-    for (const address of ["127.0.0.1", "127.1.2.3", "10.0.0.1", "172.16.5.4", "192.168.1.1", "169.254.169.254", "0.0.0.0", "224.0.0.1", "100.64.0.1", "::1", "::", "fe80::1", "fd12::1", "ff02::1", "::ffff:127.0.0.1", "::ffff:7f00:1", "::ffff:a9fe:a9fe", "64:ff9b::a00:1", "2002:7f00:1::1", "fd00:ec2::254"]) {
+    for (
+      const address of [
+        "127.0.0.1",
+        "127.1.2.3",
+        "10.0.0.1",
+        "172.16.5.4",
+        "192.168.1.1",
+        "169.254.169.254",
+        "0.0.0.0",
+        "224.0.0.1",
+        "100.64.0.1",
+        "::1",
+        "::",
+        "fe80::1",
+        "fd12::1",
+        "ff02::1",
+        "::ffff:127.0.0.1",
+        "::ffff:7f00:1",
+        "::ffff:a9fe:a9fe",
+        "64:ff9b::a00:1",
+        "2002:7f00:1::1",
+        "fd00:ec2::254"
+      ]
+    ) {
       assert.isDefined(refusalReason(address), address)
     }
     for (const address of ["93.184.216.34", "8.8.8.8", "2606:4700::1111", "::ffff:8.8.8.8"]) assert.isUndefined(refusalReason(address), address)
@@ -36,8 +59,16 @@ describe("outbound address policy", () => {
     Effect.gen(function*() {
       const none = parseAllowlist([])
       const forms = [
-        "http://127.0.0.1:9/v1", "http://[::1]/", "http://2130706433/", "http://127.1/", "http://0x7f.0.0.1/", "http://017700000001/",
-        "http://10.0.0.1/", "http://169.254.169.254/latest/meta-data", "http://[::ffff:127.0.0.1]/", "http://[::ffff:7f00:1]/",
+        "http://127.0.0.1:9/v1",
+        "http://[::1]/",
+        "http://2130706433/",
+        "http://127.1/",
+        "http://0x7f.0.0.1/",
+        "http://017700000001/",
+        "http://10.0.0.1/",
+        "http://169.254.169.254/latest/meta-data",
+        "http://[::ffff:127.0.0.1]/",
+        "http://[::ffff:7f00:1]/",
         "http://localhost:9/v1"
       ]
       for (const url of forms) {

@@ -34,24 +34,32 @@ describe("the worker pool", () => {
     Effect.gen(function*() {
       const workers = yield* WorkerPool
       assert.deepInclude(yield* failure(workers.run(hog, undefined, { tenantId: "a", timeoutMs: 30_000 })), { reason: "memory", code: "INPUT_LIMIT_EXCEEDED" })
-      assert.deepInclude(yield* failure(workers.run(refuseIt, { why: "bad document" }, { tenantId: "a" })), { reason: "refused", code: "INVALID_SPEC", message: "bad document" })
+      assert.deepInclude(yield* failure(workers.run(refuseIt, { why: "bad document" }, { tenantId: "a" })), {
+        reason: "refused",
+        code: "INVALID_SPEC",
+        message: "bad document"
+      })
       assert.deepInclude(yield* failure(workers.run(crash, undefined, { tenantId: "a" })), { reason: "crashed", message: "task bug" })
       assert.strictEqual(yield* workers.run(spin, { ms: 1 }, { tenantId: "a" }), 1)
     }).pipe(Effect.provide(pool({ WORKER_MEMORY_MB: "64" }))), 60_000)
 
-  it.scopedLive("a tenant holds at most its share of the threads, and past its queue is refused; another tenant is served meanwhile", () =>
-    Effect.gen(function*() {
-      const workers = yield* WorkerPool
-      assert.strictEqual(workers.share, 1)
-      const done: Array<string> = []
-      const busy = yield* Effect.forkAll(Array.from({ length: 3 }, (_, i) =>
-        Effect.tap(workers.run(spin, { ms: 700 }, { tenantId: "a" }), () => Effect.sync(() => done.push(`a${i}`)))
-      ))
-      yield* Effect.sleep("100 millis")
-      assert.deepInclude(yield* failure(workers.run(spin, { ms: 1 }, { tenantId: "a" })), { reason: "busy", code: "WORKERS_BUSY" })
-      yield* workers.run(spin, { ms: 1 }, { tenantId: "b" })
-      done.push("b")
-      yield* Fiber.join(busy)
-      assert.deepStrictEqual(done, ["b", "a0", "a1", "a2"], "b ran beside a's first task; a's ran one at a time")
-    }).pipe(Effect.provide(pool({ WORKER_TENANT_QUEUE: "3" }))), 60_000)
+  it.scopedLive(
+    "a tenant holds at most its share of the threads, and past its queue is refused; another tenant is served meanwhile",
+    () =>
+      Effect.gen(function*() {
+        const workers = yield* WorkerPool
+        assert.strictEqual(workers.share, 1)
+        const done: Array<string> = []
+        const busy = yield* Effect.forkAll(
+          Array.from({ length: 3 }, (_, i) => Effect.tap(workers.run(spin, { ms: 700 }, { tenantId: "a" }), () => Effect.sync(() => done.push(`a${i}`))))
+        )
+        yield* Effect.sleep("100 millis")
+        assert.deepInclude(yield* failure(workers.run(spin, { ms: 1 }, { tenantId: "a" })), { reason: "busy", code: "WORKERS_BUSY" })
+        yield* workers.run(spin, { ms: 1 }, { tenantId: "b" })
+        done.push("b")
+        yield* Fiber.join(busy)
+        assert.deepStrictEqual(done, ["b", "a0", "a1", "a2"], "b ran beside a's first task; a's ran one at a time")
+      }).pipe(Effect.provide(pool({ WORKER_TENANT_QUEUE: "3" }))),
+    60_000
+  )
 })

@@ -1,11 +1,11 @@
+import { assert, layer } from "@effect/vitest"
+import { Context, Effect, Exit, FastCheck, Layer, Scope } from "effect"
 import { randomBytes } from "node:crypto"
 import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import * as path from "node:path"
-import { assert, layer } from "@effect/vitest"
-import { Context, Effect, Exit, FastCheck, Layer, Scope } from "effect"
-import { RunModule } from "../../runtime/run/RunModule.js"
 import { freePort } from "../../platform/FreePort.js"
+import { RunModule } from "../../runtime/run/RunModule.js"
 import { ParkNode } from "../support/ParkNode.js"
 import { type Api, apiOf } from "../support/ProcessPlatform.js"
 import { parseSse } from "../support/Runs.js"
@@ -152,109 +152,116 @@ const scenario = FastCheck.integer({ min: 1, max: 4 }).chain((n) =>
 let scenarioCount = 0
 
 layer(WorldLive, { excludeTestServices: true, timeout: "300 seconds" })("run kernel state machines", (it) => {
-  it.effect.prop("random starts, results, waits, answers, cancels and crashes keep the run and step invariants", { scenario }, ({ scenario: s }) =>
-    Effect.gen(function*() {
-      const world = yield* World
-      const prefix = `s${scenarioCount++}`
-      const tags = s.runs.map((_, i) => `${prefix}r${i}`)
-      s.runs.forEach((plan, i) => {
-        for (const [node, ok] of Object.entries(plan.ok)) world.results.set(`${tags[i]}/${node}`, ok)
-      })
-      const ids: Array<string> = []
-      for (const [i, plan] of s.runs.entries()) {
-        const { api, token } = world.current()
-        const r = yield* api("POST", `/api/v1/workflow/workflows/${world.workflows[plan.kind]}/run`, { input_params: { tag: tags[i] } }, token)
-        assert.strictEqual(r.status, 202, r.text)
-        ids.push(r.body.id)
-      }
-      const seenRun = new Map<string, string>()
-      const seenStep = new Map<string, string>()
-      const cancelled = new Set<string>()
-      const observe = Effect.gen(function*() {
-        const { api, token } = world.current()
-        for (const id of ids) {
-          const run = (yield* api("GET", `/api/v1/workflow/runs/${id}`, undefined, token)).body
-          const before = seenRun.get(id)
-          if (before !== undefined && TERMINAL.includes(before)) assert.strictEqual(run.status, before, `run ${id} left ${before}`)
-          seenRun.set(id, run.status)
-          const steps = (yield* api("GET", `/api/v1/workflow/runs/${id}/steps`, undefined, token)).body
-          for (const st of (steps.items ?? steps) as Array<{ node_id: string; status: string }>) {
-            const key = `${id}/${st.node_id}`
-            const was = seenStep.get(key)
-            if (was !== undefined && TERMINAL.includes(was)) assert.strictEqual(st.status, was, `step ${key} left ${was}`)
-            seenStep.set(key, st.status)
-          }
+  it.effect.prop(
+    "random starts, results, waits, answers, cancels and crashes keep the run and step invariants",
+    { scenario },
+    ({ scenario: s }) =>
+      Effect.gen(function*() {
+        const world = yield* World
+        const prefix = `s${scenarioCount++}`
+        const tags = s.runs.map((_, i) => `${prefix}r${i}`)
+        s.runs.forEach((plan, i) => {
+          for (const [node, ok] of Object.entries(plan.ok)) world.results.set(`${tags[i]}/${node}`, ok)
+        })
+        const ids: Array<string> = []
+        for (const [i, plan] of s.runs.entries()) {
+          const { api, token } = world.current()
+          const r = yield* api("POST", `/api/v1/workflow/workflows/${world.workflows[plan.kind]}/run`, { input_params: { tag: tags[i] } }, token)
+          assert.strictEqual(r.status, 202, r.text)
+          ids.push(r.body.id)
         }
-      })
-      const answer = (index: number, approve: boolean) =>
-        Effect.gen(function*() {
-          const { api, runs, token } = world.current()
-          const id = ids[index]
-          if (s.runs[index].kind === "park") {
-            if (yield* runs.resolveWait(id, "wait", approve ? "yes" : "no")) yield* runs.wake(id)
-            return
-          }
-          const pending = (yield* api("GET", "/api/v1/workflow/hitl/pending?page_size=100", undefined, token)).body.items as Array<{ run_id: string; request_id: string }>
-          const request = pending.find((p) => p.run_id === id)
-          if (request !== undefined) {
-            yield* api("POST", `/api/v1/workflow/hitl/${request.request_id}/respond`, { response: { approved: approve } }, token)
+        const seenRun = new Map<string, string>()
+        const seenStep = new Map<string, string>()
+        const cancelled = new Set<string>()
+        const observe = Effect.gen(function*() {
+          const { api, token } = world.current()
+          for (const id of ids) {
+            const run = (yield* api("GET", `/api/v1/workflow/runs/${id}`, undefined, token)).body
+            const before = seenRun.get(id)
+            if (before !== undefined && TERMINAL.includes(before)) assert.strictEqual(run.status, before, `run ${id} left ${before}`)
+            seenRun.set(id, run.status)
+            const steps = (yield* api("GET", `/api/v1/workflow/runs/${id}/steps`, undefined, token)).body
+            for (const st of (steps.items ?? steps) as Array<{ node_id: string; status: string }>) {
+              const key = `${id}/${st.node_id}`
+              const was = seenStep.get(key)
+              if (was !== undefined && TERMINAL.includes(was)) assert.strictEqual(st.status, was, `step ${key} left ${was}`)
+              seenStep.set(key, st.status)
+            }
           }
         })
+        const answer = (index: number, approve: boolean) =>
+          Effect.gen(function*() {
+            const { api, runs, token } = world.current()
+            const id = ids[index]
+            if (s.runs[index].kind === "park") {
+              if (yield* runs.resolveWait(id, "wait", approve ? "yes" : "no")) yield* runs.wake(id)
+              return
+            }
+            const pending = (yield* api("GET", "/api/v1/workflow/hitl/pending?page_size=100", undefined, token)).body.items as Array<
+              { run_id: string; request_id: string }
+            >
+            const request = pending.find((p) => p.run_id === id)
+            if (request !== undefined) {
+              yield* api("POST", `/api/v1/workflow/hitl/${request.request_id}/respond`, { response: { approved: approve } }, token)
+            }
+          })
 
-      for (const a of s.actions) {
-        switch (a.type) {
-          case "answer":
-            yield* answer(a.run, a.approve)
-            break
-          case "cancel": {
-            const { api, token } = world.current()
-            const r = yield* api("POST", `/api/v1/workflow/runs/${ids[a.run]}/cancel`, undefined, token)
-            assert.include([200, 409], r.status, r.text)
-            if (r.status === 200) cancelled.add(ids[a.run])
-            break
+        for (const a of s.actions) {
+          switch (a.type) {
+            case "answer":
+              yield* answer(a.run, a.approve)
+              break
+            case "cancel": {
+              const { api, token } = world.current()
+              const r = yield* api("POST", `/api/v1/workflow/runs/${ids[a.run]}/cancel`, undefined, token)
+              assert.include([200, 409], r.status, r.text)
+              if (r.status === 200) cancelled.add(ids[a.run])
+              break
+            }
+            case "crash":
+              yield* world.crash
+              break
+            case "wait":
+              yield* Effect.sleep(`${a.ms} millis`)
           }
-          case "crash":
-            yield* world.crash
-            break
-          case "wait":
-            yield* Effect.sleep(`${a.ms} millis`)
+          yield* observe
         }
-        yield* observe
-      }
 
-      // Whatever still waits is answered until every run has ended.
-      for (let round = 0; ; round++) {
-        yield* observe
-        const open = ids.filter((id) => !TERMINAL.includes(seenRun.get(id) ?? ""))
-        if (open.length === 0) break
-        assert.isBelow(round, 200, `runs never ended: ${open.join(", ")}`)
-        for (const id of open) yield* answer(ids.indexOf(id), true)
-        yield* Effect.sleep("50 millis")
-      }
+        // Whatever still waits is answered until every run has ended.
+        for (let round = 0;; round++) {
+          yield* observe
+          const open = ids.filter((id) => !TERMINAL.includes(seenRun.get(id) ?? ""))
+          if (open.length === 0) break
+          assert.isBelow(round, 200, `runs never ended: ${open.join(", ")}`)
+          for (const id of open) yield* answer(ids.indexOf(id), true)
+          yield* Effect.sleep("50 millis")
+        }
 
-      const { api, token } = world.current()
-      for (const id of ids) {
-        const final = seenRun.get(id)!
-        if (cancelled.has(id)) assert.strictEqual(final, "cancelled", `${id} was cancelled`)
-        const events = parseSse((yield* api("GET", `/api/v1/workflow/runs/${id}/stream`, undefined, token)).text)
-        const seq = events.map((e) => e.id)
-        assert.deepStrictEqual(seq, [...seq].sort((x, y) => x - y), id)
-        assert.strictEqual(new Set(seq).size, seq.length, id)
-        const types = events.map((e) => e.data.type)
-        const terminal = types.filter((t) => t === "run_completed" || t === "run_failed" || t === "run_cancelled")
-        assert.deepStrictEqual(terminal, [`run_${final}`], `${id}: ${types.join(", ")}`)
-        assert.strictEqual(types.at(-1), `run_${final}`)
-        const byNode = new Map<string, Array<string>>()
-        for (const e of events) {
-          if (typeof e.data.node_id !== "string" || !e.data.type.startsWith("step_")) continue
-          byNode.set(e.data.node_id, [...(byNode.get(e.data.node_id) ?? []), e.data.type])
+        const { api, token } = world.current()
+        for (const id of ids) {
+          const final = seenRun.get(id)!
+          if (cancelled.has(id)) assert.strictEqual(final, "cancelled", `${id} was cancelled`)
+          const events = parseSse((yield* api("GET", `/api/v1/workflow/runs/${id}/stream`, undefined, token)).text)
+          const seq = events.map((e) => e.id)
+          assert.deepStrictEqual(seq, [...seq].sort((x, y) => x - y), id)
+          assert.strictEqual(new Set(seq).size, seq.length, id)
+          const types = events.map((e) => e.data.type)
+          const terminal = types.filter((t) => t === "run_completed" || t === "run_failed" || t === "run_cancelled")
+          assert.deepStrictEqual(terminal, [`run_${final}`], `${id}: ${types.join(", ")}`)
+          assert.strictEqual(types.at(-1), `run_${final}`)
+          const byNode = new Map<string, Array<string>>()
+          for (const e of events) {
+            if (typeof e.data.node_id !== "string" || !e.data.type.startsWith("step_")) continue
+            byNode.set(e.data.node_id, [...(byNode.get(e.data.node_id) ?? []), e.data.type])
+          }
+          for (const [node, stepTypes] of byNode) {
+            const endings = stepTypes.filter((t) => t !== "step_started")
+            assert.isAtMost(endings.length, 1, `${id}/${node}: ${stepTypes.join(", ")}`)
+            assert.isAtMost(stepTypes.filter((t) => t === "step_started").length, 1, `${id}/${node}: ${stepTypes.join(", ")}`)
+            if (stepTypes.includes("step_started") && endings.length === 1) assert.strictEqual(stepTypes[0], "step_started")
+          }
         }
-        for (const [node, stepTypes] of byNode) {
-          const endings = stepTypes.filter((t) => t !== "step_started")
-          assert.isAtMost(endings.length, 1, `${id}/${node}: ${stepTypes.join(", ")}`)
-          assert.isAtMost(stepTypes.filter((t) => t === "step_started").length, 1, `${id}/${node}: ${stepTypes.join(", ")}`)
-          if (stepTypes.includes("step_started") && endings.length === 1) assert.strictEqual(stepTypes[0], "step_started")
-        }
-      }
-    }), { fastCheck: { numRuns: 20 } })
+      }),
+    { fastCheck: { numRuns: 20 } }
+  )
 })

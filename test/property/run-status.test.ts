@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { FastCheck } from "effect"
 import { Batch } from "../../runtime/run/Batch.js"
-import { illegalSources, isTerminal, next, reaches, RunStatuses, type RunStatus, type RunTransition as RunEvent } from "../../schemas/RunLifecycle.js"
+import { illegalSources, isTerminal, next, reaches, type RunStatus, RunStatuses, type RunTransition as RunEvent } from "../../schemas/RunLifecycle.js"
 
 const events: ReadonlyArray<RunEvent> = ["start", "pause", "resume", "complete", "fail", "cancel", "skip"]
 

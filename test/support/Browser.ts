@@ -1,6 +1,6 @@
+import { Effect } from "effect"
 import { existsSync, mkdirSync } from "node:fs"
 import * as path from "node:path"
-import { Effect } from "effect"
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core"
 
 /** Decided by GlobalSetup.ts: Debian's chromium (or CHROMIUM_PATH), or none (browser tests skipped, said so). */

@@ -93,5 +93,4 @@ export const query = <A>(text: string, params: ReadonlyArray<unknown> = []) =>
       }
     }))
 
-export const conversationOf = (r: ChatCompletionRequest) =>
-  r.messages.filter((m) => m.role !== "system").map((m) => `${m.role}: ${m.content}`)
+export const conversationOf = (r: ChatCompletionRequest) => r.messages.filter((m) => m.role !== "system").map((m) => `${m.role}: ${m.content}`)

@@ -1,5 +1,5 @@
-import * as net from "node:net"
 import { Effect } from "effect"
+import * as net from "node:net"
 
 /**
  * What the proxy does to the traffic between the platform and a dependency:

@@ -1,6 +1,6 @@
+import { Effect } from "effect"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
-import { Effect } from "effect"
 
 /**
  * A hostile peer's answer: `piece()` written into `res` until `total` characters went out or the

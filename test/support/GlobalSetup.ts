@@ -1,9 +1,9 @@
+import { Effect, Exit, Option, Scope } from "effect"
+import { Redis } from "ioredis"
 import { spawnSync } from "node:child_process"
 import { chmodSync, existsSync, mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import * as path from "node:path"
-import { Effect, Exit, Option, Scope } from "effect"
-import { Redis } from "ioredis"
 import pg from "pg"
 import { embeddedDatabase } from "../../platform/EmbeddedDatabase.js"
 

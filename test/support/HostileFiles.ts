@@ -1,10 +1,11 @@
-import { monitorEventLoopDelay } from "node:perf_hooks"
 import { Effect } from "effect"
 import { strToU8, zipSync } from "fflate"
-import { TestPlatform } from "./TestPlatform.js"
+import { monitorEventLoopDelay } from "node:perf_hooks"
 import type { Json } from "./Http.js"
+import { TestPlatform } from "./TestPlatform.js"
 
-const CONTENT_TYPES = `<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="xml" ContentType="application/xml"/></Types>`
+const CONTENT_TYPES =
+  `<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="xml" ContentType="application/xml"/></Types>`
 
 /** A DOCX of `xmlBytes` of repeated paragraphs, compressed as hard as zip goes (a 25 KiB file for 8 MiB). */
 export const docxBomb = (xmlBytes: number) => {
@@ -12,7 +13,9 @@ export const docxBomb = (xmlBytes: number) => {
   const body = paragraph.repeat(Math.ceil(xmlBytes / paragraph.length))
   return zipSync({
     "[Content_Types].xml": strToU8(CONTENT_TYPES),
-    "word/document.xml": strToU8(`<?xml version="1.0" encoding="UTF-8"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body>${body}</w:body></w:document>`)
+    "word/document.xml": strToU8(
+      `<?xml version="1.0" encoding="UTF-8"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body>${body}</w:body></w:document>`
+    )
   }, { level: 9 })
 }
 
@@ -49,14 +52,22 @@ export const openApiRefBomb = (levels: number) => {
 /** An OpenAPI document whose body schema is a tree: a node holds nodes (a circular `$ref`). */
 export const openApiCircular = () =>
   openApi({ $ref: "#/components/schemas/Node" }, {
-    Node: { type: "object", properties: { name: { type: "string" }, children: { type: "array", items: { $ref: "#/components/schemas/Node" } } }, required: ["name"] }
+    Node: {
+      type: "object",
+      properties: { name: { type: "string" }, children: { type: "array", items: { $ref: "#/components/schemas/Node" } } },
+      required: ["name"]
+    }
   })
 
 const openApi = (body: unknown, schemas: Record<string, unknown>) => ({
   openapi: "3.0.3",
   info: { title: "hostile", version: "1" },
   servers: [{ url: "https://api.example.com" }],
-  paths: { "/things": { post: { operationId: "createThing", requestBody: { content: { "application/json": { schema: body } } }, responses: { 200: { description: "ok" } } } } },
+  paths: {
+    "/things": {
+      post: { operationId: "createThing", requestBody: { content: { "application/json": { schema: body } } }, responses: { 200: { description: "ok" } } }
+    }
+  },
   components: { schemas }
 })
 

@@ -1,5 +1,5 @@
 import { Effect } from "effect"
-import { chatWorkflow, newSession, send, answerOf } from "./Chat.js"
+import { answerOf, chatWorkflow, newSession, send } from "./Chat.js"
 import { createMember } from "./Fixtures.js"
 import { http } from "./Http.js"
 import { publishedWorkflow } from "./RunPlatform.js"
@@ -71,14 +71,21 @@ export const seedTenant = (token: string, tenantId: string) =>
       ["POST", `/api/v1/workflow/workflows/${workflow}/webhooks`, { name: "A hook" }],
       ["PUT", `/api/v1/workflow/workflows/${workflow}/schedule`, { cron: "0 9 * * *", timezone: "UTC" }],
       ["POST", "/api/v1/docgen/documents", { title: "A document", content_html: "<p>A</p>" }],
-      ["POST", "/api/v1/eval/rubrics", { workflow_id: workflow, name: "A rubric", rubric_instructions: "Score it", rubric_schema: { type: "object", properties: { score: { type: "number" } } } }]
+      ["POST", "/api/v1/eval/rubrics", {
+        workflow_id: workflow,
+        name: "A rubric",
+        rubric_instructions: "Score it",
+        rubric_schema: { type: "object", properties: { score: { type: "number" } } }
+      }]
     ]
     for (const [method, path, body] of requests) yield* http(method, path, { token, body })
     const entry = yield* http("POST", "/api/v1/integrations/catalog", { token, body: { name: "a-entry", category: "crm", functions: [] } })
     const install = yield* http("POST", "/api/v1/integrations/integrations", { token, body: { catalog_id: entry.body.id } })
-    yield* http("PUT", `/api/v1/integrations/integrations/${install.body.id}/credentials`, { token, body: { capability: "agent_tool", credentials: { api_key: "a-secret-value" } } })
+    yield* http("PUT", `/api/v1/integrations/integrations/${install.body.id}/credentials`, {
+      token,
+      body: { capability: "agent_tool", credentials: { api_key: "a-secret-value" } }
+    })
   })
-
 
 /** The operations of the OpenAPI document. */
 export const operationsOf = (doc: { paths: Record<string, Record<string, unknown>> }): Array<Op> =>

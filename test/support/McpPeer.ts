@@ -1,10 +1,10 @@
-import { createServer, type IncomingMessage } from "node:http"
-import type { AddressInfo } from "node:net"
 import { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import { SSEServerTransport } from "@modelcontextprotocol/sdk/server/sse.js"
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js"
 import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js"
 import { Effect } from "effect"
+import { createServer, type IncomingMessage } from "node:http"
+import type { AddressInfo } from "node:net"
 
 export const MCP_TOKEN = "mcp-secret-789"
 export const MCP_CLIENT = { id: "mcp-client", secret: "mcp-client-secret" }
@@ -28,9 +28,11 @@ const toolServer = (calls: Array<McpCall>) => {
     }))
   server.setRequestHandler(CallToolRequestSchema, (request) => {
     calls.push({ name: request.params.name, arguments: request.params.arguments })
-    return Promise.resolve(request.params.name === "echo"
-      ? { content: [{ type: "text" as const, text: `echo: ${String(request.params.arguments?.text)}` }] }
-      : { content: [{ type: "text" as const, text: "the tool exploded" }], isError: true })
+    return Promise.resolve(
+      request.params.name === "echo"
+        ? { content: [{ type: "text" as const, text: `echo: ${String(request.params.arguments?.text)}` }] }
+        : { content: [{ type: "text" as const, text: "the tool exploded" }], isError: true }
+    )
   })
   return server
 }

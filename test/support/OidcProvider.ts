@@ -1,5 +1,5 @@
-import type { Server } from "node:http"
 import { Context, Effect, Layer } from "effect"
+import type { Server } from "node:http"
 import Provider from "oidc-provider"
 import { freePort } from "../../platform/FreePort.js"
 
@@ -67,7 +67,7 @@ export const signInThroughProvider = (authorizationUrl: string, login: string, i
         const page = await fetch(url, { headers: { cookie: cookieHeader() }, redirect: "manual" })
         remember(page)
         const html = await page.text()
-        const prompt = html.includes('name="prompt" value="consent"') ? "consent" : "login"
+        const prompt = html.includes("name=\"prompt\" value=\"consent\"") ? "consent" : "login"
         response = await fetch(url, {
           method: "POST",
           headers: { cookie: cookieHeader(), "content-type": "application/x-www-form-urlencoded" },

@@ -1,6 +1,6 @@
+import { Effect } from "effect"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
-import { Effect } from "effect"
 
 export const PEER_API_KEY = "peer-key-123"
 export const PEER_TOKEN = "peer-bearer-456"
@@ -82,7 +82,9 @@ export const peerApi = (redirectTo: string) =>
           if (url.pathname === "/me") return basic ? json(200, { user: PEER_USER.username }) : json(401, { error: "basic auth required" })
           const order = /^\/orders\/([^/]+)$/.exec(url.pathname)
           if (req.method === "GET" && order !== null) {
-            return key ? json(200, { id: decodeURIComponent(order[1]), verbose: url.searchParams.get("verbose"), status: "shipped" }) : json(401, { error: "api key required" })
+            return key
+              ? json(200, { id: decodeURIComponent(order[1]), verbose: url.searchParams.get("verbose"), status: "shipped" })
+              : json(401, { error: "api key required" })
           }
           if (req.method === "POST" && url.pathname === "/orders") {
             if (!key && !bearer) return json(401, { error: "credential required" })
@@ -92,7 +94,11 @@ export const peerApi = (redirectTo: string) =>
         })
       })
       server.listen(0, "127.0.0.2", () =>
-        resume(Effect.succeed({ baseUrl: `http://127.0.0.2:${(server.address() as AddressInfo).port}`, calls, close: () => server.close() })))
+        resume(Effect.succeed({
+          baseUrl: `http://127.0.0.2:${(server.address() as AddressInfo).port}`,
+          calls,
+          close: () => server.close()
+        })))
     }),
     (peer) => Effect.sync(() => peer.close())
   )

@@ -1,6 +1,6 @@
+import { Effect } from "effect"
 import { type ChildProcess, spawn } from "node:child_process"
 import { randomBytes } from "node:crypto"
-import { Effect } from "effect"
 import { type HttpResult, request, type RequestOptions } from "./Http.js"
 
 const sleep = (ms: number) => Effect.promise(() => new Promise((r) => setTimeout(r, ms)))
@@ -27,8 +27,8 @@ export const platformEnv = (name: string, databaseUrl: string, modelBaseUrl: str
 })
 
 /** JSON calls on a platform at `baseUrl`. */
-export const apiOf = (baseUrl: string) =>
-  (method: string, path: string, body?: unknown, token?: string, options: RequestOptions = {}): Effect.Effect<HttpResult> =>
+export const apiOf =
+  (baseUrl: string) => (method: string, path: string, body?: unknown, token?: string, options: RequestOptions = {}): Effect.Effect<HttpResult> =>
     request(baseUrl, method, path, { ...options, ...(body !== undefined ? { body } : {}), ...(token !== undefined ? { token } : {}) })
 
 export type Api = ReturnType<typeof apiOf>
@@ -64,9 +64,7 @@ export const processPlatform = (env: Record<string, string>) =>
       // By time, not tries: a start beside the rest of the suite on two cores can take over 20 s.
       for (const until = Date.now() + 90_000; Date.now() < until;) {
         // A connection made while the server is still starting can hang: give each try a second.
-        const ok = yield* Effect.promise(() =>
-          fetch(`${baseUrl}/health`, { signal: AbortSignal.timeout(1000) }).then((r) => r.ok, () => false)
-        )
+        const ok = yield* Effect.promise(() => fetch(`${baseUrl}/health`, { signal: AbortSignal.timeout(1000) }).then((r) => r.ok, () => false))
         if (ok) return
         yield* sleep(100)
       }

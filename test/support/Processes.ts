@@ -1,6 +1,6 @@
+import { Effect } from "effect"
 import { type ChildProcess, execFile, spawn } from "node:child_process"
 import { promisify } from "node:util"
-import { Effect } from "effect"
 
 export const exec = promisify(execFile)
 export const sleep = (ms: number) => Effect.promise(() => new Promise((r) => setTimeout(r, ms)))

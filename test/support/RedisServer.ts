@@ -1,5 +1,5 @@
-import { type ChildProcess, spawn } from "node:child_process"
 import { Effect } from "effect"
+import { type ChildProcess, spawn } from "node:child_process"
 import { freePort } from "../../platform/FreePort.js"
 
 const sleep = (ms: number) => Effect.promise(() => new Promise((r) => setTimeout(r, ms)))

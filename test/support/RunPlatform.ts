@@ -7,8 +7,7 @@ import { createWorkflow, publish, saveDag } from "./Workflows.js"
 /** The platform with its model provider pointed at a scripted model on loopback. */
 export const RunPlatformLive = (env: Record<string, string> = {}) =>
   Layer.unwrapEffect(
-    Effect.map(ScriptedModel, (model) =>
-      TestPlatformLive({ env: { LLM_BASE_URL: model.baseUrl, LLM_MODELS: "test-model,big-model", ...env } }))
+    Effect.map(ScriptedModel, (model) => TestPlatformLive({ env: { LLM_BASE_URL: model.baseUrl, LLM_MODELS: "test-model,big-model", ...env } }))
   ).pipe(Layer.provideMerge(ScriptedModel.layer))
 
 /** A published AI Employee with this DAG. */

@@ -26,8 +26,7 @@ export const readStream = (token: string, runId: string, options: { lastEventId?
       })
       const text = await res.text().catch(() => "")
       return { status: res.status, contentType: res.headers.get("content-type"), events: parseSse(text) }
-    })
-  )
+    }))
 
 /**
  * Reads a run's stream until an event satisfies `until`, then leaves; `at` is what `probe` said
@@ -55,8 +54,7 @@ export const readStreamUntil = <A>(token: string, runId: string, until: (event: 
       controller.abort()
       clearTimeout(timer)
       return { events: parseSse(text), at }
-    })
-  )
+    }))
 
 /** Polls a run until its status is one of `statuses`. */
 export const waitForStatus = (token: string, runId: string, statuses: ReadonlyArray<string>, timeoutMs = 20_000) =>
@@ -100,5 +98,4 @@ export const readUntil = (token: string, runId: string, type: string, timeoutMs 
         controller.abort()
       }
       return parseSse(text)
-    })
-  )
+    }))

@@ -1,5 +1,5 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import { Context, Effect, Layer } from "effect"
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import { freePort } from "../../platform/FreePort.js"
 
 export interface ChatCompletionRequest {
@@ -143,19 +143,35 @@ export class ScriptedModel extends Context.Tag("ScriptedModel")<ScriptedModel, {
             id,
             object: "chat.completion.chunk",
             model: body.model,
-            choices: [{ index: 0, delta: { tool_calls: [{ index, id: call.id, type: "function", function: { name: call.name, arguments: call.arguments } }] }, finish_reason: null }]
+            choices: [{
+              index: 0,
+              delta: { tool_calls: [{ index, id: call.id, type: "function", function: { name: call.name, arguments: call.arguments } }] },
+              finish_reason: null
+            }]
           })
         }
-        send({ id, object: "chat.completion.chunk", model: body.model, choices: [{ index: 0, delta: {}, finish_reason: reply.toolCalls ? "tool_calls" : "stop" }] })
-        send({ id, object: "chat.completion.chunk", model: body.model, choices: [], usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens } })
+        send({
+          id,
+          object: "chat.completion.chunk",
+          model: body.model,
+          choices: [{ index: 0, delta: {}, finish_reason: reply.toolCalls ? "tool_calls" : "stop" }]
+        })
+        send({
+          id,
+          object: "chat.completion.chunk",
+          model: body.model,
+          choices: [],
+          usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens }
+        })
         res.end("data: [DONE]\n\n")
       }
       yield* Effect.acquireRelease(
         Effect.async<void>((resume) => void server.listen(port, "127.0.0.1", () => resume(Effect.void))),
-        () => Effect.async<void>((resume) => {
-          server.closeAllConnections()
-          server.close(() => resume(Effect.void))
-        })
+        () =>
+          Effect.async<void>((resume) => {
+            server.closeAllConnections()
+            server.close(() => resume(Effect.void))
+          })
       )
       return {
         baseUrl: `http://127.0.0.1:${port}/v1`,

@@ -1,5 +1,5 @@
-import { randomBytes } from "node:crypto"
 import { Effect } from "effect"
+import { randomBytes } from "node:crypto"
 import pg from "pg"
 
 /** Set by GlobalSetup.ts: the PostgreSQL this run creates its databases on. */

@@ -1,11 +1,11 @@
+import { ConfigProvider, Context, Effect, Layer, Logger, LogLevel } from "effect"
 import { randomBytes } from "node:crypto"
 import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import * as path from "node:path"
-import { ConfigProvider, Context, Effect, Layer, Logger, LogLevel } from "effect"
+import { freePort } from "../../platform/FreePort.js"
 import { ExtraNodeTypes, type NodeDefinition } from "../../runtime/nodes/NodeType.js"
 import { PlatformLive } from "../../services/gateway/Platform.js"
-import { freePort } from "../../platform/FreePort.js"
 import { testDatabase } from "./TestDatabase.js"
 import { redisAvailable, testRedisUrl } from "./TestServices.js"
 

@@ -5,6 +5,5 @@ import { testDatabase } from "./TestDatabase.js"
 
 /** A migrated database of the suite's own, dropped afterwards. */
 export const TestSqlLive = Layer.unwrapScoped(
-  Effect.map(testDatabase, (db) =>
-    Layer.effectDiscard(migrateAll).pipe(Layer.provideMerge(PgClient.layer({ url: Redacted.make(db.url) }))))
+  Effect.map(testDatabase, (db) => Layer.effectDiscard(migrateAll).pipe(Layer.provideMerge(PgClient.layer({ url: Redacted.make(db.url) }))))
 ).pipe(Layer.orDie)

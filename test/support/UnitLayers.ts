@@ -1,5 +1,5 @@
-import { randomBytes } from "node:crypto"
 import { ConfigProvider, Layer } from "effect"
+import { randomBytes } from "node:crypto"
 import { AppConfig } from "../../platform/Config.js"
 import { LocalSecrets } from "../../platform/LocalSecrets.js"
 

@@ -23,13 +23,11 @@ export const createWorkflow = (token: string, body: Record<string, unknown> = {}
     Effect.flatMap((r) => (r.status === 201 ? Effect.succeed(r.body) : Effect.dieMessage(`create: ${r.status} ${r.text}`)))
   )
 
-export const saveDag = (token: string, id: string, dag: unknown) =>
-  http("PATCH", `/api/v1/workflow/workflows/${id}`, { token, body: { dag_definition: dag } })
+export const saveDag = (token: string, id: string, dag: unknown) => http("PATCH", `/api/v1/workflow/workflows/${id}`, { token, body: { dag_definition: dag } })
 
 export const publish = (token: string, id: string) => http("POST", `/api/v1/workflow/workflows/${id}/publish`, { token })
 
-export const getWorkflow = (token: string, id: string) =>
-  http("GET", `/api/v1/workflow/workflows/${id}`, { token }).pipe(Effect.map((r) => r.body))
+export const getWorkflow = (token: string, id: string) => http("GET", `/api/v1/workflow/workflows/${id}`, { token }).pipe(Effect.map((r) => r.body))
 
 export const versionsOf = (token: string, id: string) =>
   http("GET", `/api/v1/workflow/workflows/${id}/versions?page_size=100`, { token }).pipe(

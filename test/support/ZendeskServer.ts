@@ -1,5 +1,5 @@
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import { Context, Effect, Layer } from "effect"
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import { freePort } from "../../platform/FreePort.js"
 
 /**
@@ -82,7 +82,7 @@ export class ZendeskServer extends Context.Tag("ZendeskServer")<ZendeskServer, Z
       const port = yield* freePort
       let nextId = 1000
       let clock = Date.parse("2026-01-01T00:00:00Z")
-      const now = () => new Date((clock += 1000)).toISOString()
+      const now = () => new Date(clock += 1000).toISOString()
       const email = "platform@acme.zendesk.test"
       const token = "zd-token-0123456789"
       const idempotency = new Map<string, number>()
@@ -106,9 +106,21 @@ export class ZendeskServer extends Context.Tag("ZendeskServer")<ZendeskServer, Z
 
       const userByEmail = (e: string) => state.users.find((u) => u.email.toLowerCase() === e.toLowerCase())
       const audit = (ticketId: number, authorId: number, events: Array<ZEvent>) =>
-        state.audits.set(ticketId, [...(state.audits.get(ticketId) ?? []), { id: nextId++, ticket_id: ticketId, author_id: authorId, created_at: now(), events }])
+        state.audits.set(ticketId, [...(state.audits.get(ticketId) ?? []), {
+          id: nextId++,
+          ticket_id: ticketId,
+          author_id: authorId,
+          created_at: now(),
+          events
+        }])
       const addComment = (ticketId: number, authorId: number, body: string, isPublic: boolean) =>
-        state.comments.set(ticketId, [...(state.comments.get(ticketId) ?? []), { id: nextId++, author_id: authorId, body, public: isPublic, created_at: now() }])
+        state.comments.set(ticketId, [...(state.comments.get(ticketId) ?? []), {
+          id: nextId++,
+          author_id: authorId,
+          body,
+          public: isPublic,
+          created_at: now()
+        }])
 
       function update(t: ZTicket, authorId: number, changes: Partial<ZTicket>, comment: { body: string; public: boolean; author_id?: number } | undefined) {
         const events: Array<ZEvent> = []
@@ -206,7 +218,9 @@ export class ZendeskServer extends Context.Tag("ZendeskServer")<ZendeskServer, Z
         }
         if (req.method === "POST" && path === "/api/v2/tickets.json") {
           const key = req.headers["idempotency-key"]
-          if (typeof key === "string" && idempotency.has(key)) return send(res, 201, { ticket: state.tickets.get(idempotency.get(key)!) }, { "x-idempotency-lookup": "hit" })
+          if (typeof key === "string" && idempotency.has(key)) {
+            return send(res, 201, { ticket: state.tickets.get(idempotency.get(key)!) }, { "x-idempotency-lookup": "hit" })
+          }
           const t = body.ticket ?? {}
           const comment = t.comment as { body?: string; public?: boolean } | undefined
           if (comment?.body === undefined || comment.body === "") return invalid(res, "description", "Description: cannot be blank")
@@ -232,13 +246,17 @@ export class ZendeskServer extends Context.Tag("ZendeskServer")<ZendeskServer, Z
             group_id: (t.group_id as number | undefined) ?? null,
             external_id: (t.external_id as string | undefined) ?? null,
             created_at: now(),
-            updated_at: "",
+            updated_at: ""
           }
           created.updated_at = created.created_at
           state.tickets.set(id, created)
           addComment(id, 1, comment.body, true)
           audit(id, 1, [
-            ...(["subject", "status", "priority", "type", "group_id", "assignee_id"] as const).map((f) => ({ type: "Create", field_name: f, value: created[f] })),
+            ...(["subject", "status", "priority", "type", "group_id", "assignee_id"] as const).map((f) => ({
+              type: "Create",
+              field_name: f,
+              value: created[f]
+            })),
             { type: "Comment", body: comment.body, public: true }
           ])
           if (typeof key === "string") idempotency.set(key, id)
@@ -257,7 +275,14 @@ export class ZendeskServer extends Context.Tag("ZendeskServer")<ZendeskServer, Z
             if (changes.assignee_id !== undefined && changes.assignee_id !== null && !state.users.some((u) => u.id === changes.assignee_id)) {
               return invalid(res, "assignee", "Assignee is not valid")
             }
-            update(ticket, 1, changes, comment === undefined ? undefined : { body: comment.body, public: comment.public !== false, ...(comment.author_id !== undefined ? { author_id: comment.author_id } : {}) })
+            update(
+              ticket,
+              1,
+              changes,
+              comment === undefined
+                ? undefined
+                : { body: comment.body, public: comment.public !== false, ...(comment.author_id !== undefined ? { author_id: comment.author_id } : {}) }
+            )
             return send(res, 200, { ticket })
           }
         }
@@ -271,8 +296,14 @@ export class ZendeskServer extends Context.Tag("ZendeskServer")<ZendeskServer, Z
           const sortBy = url.searchParams.get("sort_by") ?? "created_at"
           const direction = url.searchParams.get("sort_order") === "asc" ? 1 : -1
           const rank = (t: ZTicket) =>
-            sortBy === "priority" ? PRIORITY_RANK[t.priority ?? "normal"] : sortBy === "status" ? STATUS_RANK[t.status] : Date.parse(sortBy === "updated_at" ? t.updated_at : t.created_at)
-          const found = [...state.tickets.values()].filter((t) => matches(t, query)).sort((a, b) => (rank(a) - rank(b)) * direction || (a.id - b.id) * direction)
+            sortBy === "priority"
+              ? PRIORITY_RANK[t.priority ?? "normal"]
+              : sortBy === "status"
+              ? STATUS_RANK[t.status]
+              : Date.parse(sortBy === "updated_at" ? t.updated_at : t.created_at)
+          const found = [...state.tickets.values()].filter((t) => matches(t, query)).sort((a, b) =>
+            (rank(a) - rank(b)) * direction || (a.id - b.id) * direction
+          )
           return page(res, url, "results", found.map((t) => ({ ...t, result_type: "ticket" })))
         }
         return send(res, 404, { error: "InvalidEndpoint", description: `Not found: ${req.method} ${path}` })
@@ -285,10 +316,11 @@ export class ZendeskServer extends Context.Tag("ZendeskServer")<ZendeskServer, Z
           })
           server.listen(port, "127.0.0.1", () => resume(Effect.succeed(server)))
         }),
-        (server) => Effect.async<void>((resume) => {
-          server.closeAllConnections()
-          server.close(() => resume(Effect.void))
-        })
+        (server) =>
+          Effect.async<void>((resume) => {
+            server.closeAllConnections()
+            server.close(() => resume(Effect.void))
+          })
       )
       return state
     })

@@ -7,11 +7,21 @@ import { diffDags, mergedDoc } from "../../console/src/features/versions/version
 // Issue 35: the console's canvas model (pure functions): what the browser tests drive through
 // React Flow, checked here case by case.
 
-const agent = (id: string, prompt = "x") => ({ id, type: "agent", name: id, agent_config: { agent_type: "respond", type_version: "v1", system_prompt_template: prompt } })
+const agent = (id: string, prompt = "x") => ({
+  id,
+  type: "agent",
+  name: id,
+  agent_config: { agent_type: "respond", type_version: "v1", system_prompt_template: prompt }
+})
 
 describe("the canvas model", () => {
   it("keeps what it does not edit, refuses an edge that closes a cycle, and renames a node's edges with it", () => {
-    const doc = docOf({ nodes: [agent("a"), agent("b"), agent("c")], edges: [{ from: "a", to: "b" }, { from: "b", to: "c" }], outputs: [{ name: "o", value: "{{nodes.c.output.text}}" }], extra: 1 })
+    const doc = docOf({
+      nodes: [agent("a"), agent("b"), agent("c")],
+      edges: [{ from: "a", to: "b" }, { from: "b", to: "c" }],
+      outputs: [{ name: "o", value: "{{nodes.c.output.text}}" }],
+      extra: 1
+    })
     assert.deepStrictEqual(dagOf(doc).outputs, [{ name: "o", value: "{{nodes.c.output.text}}" }])
     assert.strictEqual(dagOf(doc).extra, 1)
     assert.isUndefined(connect(doc, "c", "a"), "c -> a closes a -> b -> c")
@@ -21,7 +31,16 @@ describe("the canvas model", () => {
     const renamed = updateNode(doc, "b", { ...doc.nodes[1], id: "middle" })
     assert.deepStrictEqual(renamed.edges, [{ from: "a", to: "middle" }, { from: "middle", to: "c" }])
     assert.deepStrictEqual(removeNodes(doc, new Set(["b"])).edges, [])
-    assert.isTrue(sameDag(docOf({ edges: [], nodes: [agent("a")] }), docOf({ nodes: [{ name: "a", agent_config: { system_prompt_template: "x", type_version: "v1", agent_type: "respond" }, type: "agent", id: "a" }], edges: [] })), "key order does not matter")
+    assert.isTrue(
+      sameDag(
+        docOf({ edges: [], nodes: [agent("a")] }),
+        docOf({
+          nodes: [{ name: "a", agent_config: { system_prompt_template: "x", type_version: "v1", agent_type: "respond" }, type: "agent", id: "a" }],
+          edges: []
+        })
+      ),
+      "key order does not matter"
+    )
   })
 
   it("pastes copies under fresh ids with the edges among them; undo takes back a run of one field's changes at once", () => {

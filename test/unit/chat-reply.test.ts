@@ -1,9 +1,9 @@
 import { assert, describe, it } from "@effect/vitest"
-import type { DagNode } from "../../schemas/Dag.js"
 import type { RunContext } from "../../runtime/dag/Context.js"
+import type { DagNode } from "../../schemas/Dag.js"
 import { chatReply, dedupeSources, toButtons } from "../../services/chat/ChatReply.js"
-import { cleanTitle } from "../../services/chat/Titles.js"
 import { findPii, replacePii } from "../../services/chat/PiiDetection.js"
+import { cleanTitle } from "../../services/chat/Titles.js"
 
 const agent = (id: string, agent_type: string): DagNode => ({
   id,

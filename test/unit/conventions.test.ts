@@ -43,9 +43,11 @@ describe("source files", () => {
     const { readdir, readFile } = await import("node:fs/promises")
     const path = await import("node:path")
     const root = path.join(import.meta.dirname, "..", "..")
-    const files = (await Promise.all(["schemas", "platform", "runtime", "otel", "services"].map(async (dir) =>
-      (await readdir(path.join(root, dir), { recursive: true })).filter((f) => /\.(ts|mjs)$/.test(f)).map((f) => path.join(root, dir, f))
-    ))).flat()
+    const files = (await Promise.all(
+      ["schemas", "platform", "runtime", "otel", "services"].map(async (dir) =>
+        (await readdir(path.join(root, dir), { recursive: true })).filter((f) => /\.(ts|mjs)$/.test(f)).map((f) => path.join(root, dir, f))
+      )
+    )).flat()
     const long: Array<string> = []
     for (const file of files) {
       const lines = (await readFile(file, "utf8")).split("\n").length

@@ -87,7 +87,10 @@ describe("validateDag", () => {
   it("node configs must be valid for their type", () => {
     assert.deepStrictEqual(codes({ nodes: [{ id: "a", type: "agent" }] }), ["NODE_INVALID"])
     assert.deepStrictEqual(codes({ nodes: [{ id: "m", type: "send_email", send_email_config: { to: "a@b.c", subject: "s" } }] }), ["NODE_INVALID"])
-    assert.deepStrictEqual(codes({ nodes: [{ id: "s", type: "schedule", schedule_config: { operation: "stop" } }] }, facts({ interactionType: "dashboard" })), [])
+    assert.deepStrictEqual(
+      codes({ nodes: [{ id: "s", type: "schedule", schedule_config: { operation: "stop" } }] }, facts({ interactionType: "dashboard" })),
+      []
+    )
   })
 
   it("template and condition references must name existing nodes and valid roots", () => {
@@ -108,7 +111,10 @@ describe("validateDag", () => {
 
   it("NO_LLM_PROVIDER blocks a DAG with agent steps when no model is enabled", () => {
     assert.deepStrictEqual(codes({ nodes: [agent("a")] }, facts({ llmAvailable: false })), ["NO_LLM_PROVIDER"])
-    assert.deepStrictEqual(codes({ nodes: [{ id: "s", type: "schedule", schedule_config: { operation: "stop" } }] }, facts({ llmAvailable: false, interactionType: "dashboard" })), [])
+    assert.deepStrictEqual(
+      codes({ nodes: [{ id: "s", type: "schedule", schedule_config: { operation: "stop" } }] }, facts({ llmAvailable: false, interactionType: "dashboard" })),
+      []
+    )
   })
 
   it("HITL assignees must resolve", () => {
@@ -126,7 +132,9 @@ describe("validateDag", () => {
     assert.deepStrictEqual(codes({ nodes: [agent("a", { mcp_server_ids: ["nope"] })] }), ["MCP_SERVER_NOT_FOUND"])
     assert.deepStrictEqual(codes({ nodes: [agent("a", { mcp_server_ids: ["mcp-pending"] })] }), ["MCP_SERVER_NOT_APPROVED"])
     assert.deepStrictEqual(codes({ nodes: [agent("a", { action_ids: ["crm.lookup"], tool_config: { "crm.lookup": { region: "eu" } } })] }), [])
-    assert.deepStrictEqual(codes({ nodes: [agent("a", { action_ids: ["crm.lookup"], tool_config: { "crm.lookup": { region: 5 } } })] }), ["TOOL_CONFIG_INVALID"])
+    assert.deepStrictEqual(codes({ nodes: [agent("a", { action_ids: ["crm.lookup"], tool_config: { "crm.lookup": { region: 5 } } })] }), [
+      "TOOL_CONFIG_INVALID"
+    ])
     assert.deepStrictEqual(codes({ nodes: [agent("a", { action_ids: ["crm.lookup"] })] }), ["TOOL_CONFIG_INVALID"])
     assert.deepStrictEqual(codes({ nodes: [agent("a", { action_ids: ["mail.send"] })] }), ["TOOL_NOT_FOUND"])
   })

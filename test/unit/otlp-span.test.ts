@@ -42,11 +42,13 @@ const serialized = (span: ReadableSpan): OtlpSpan =>
 
 /** What may differ between two runs of the same program: ids and times. */
 const shape = (span: OtlpSpan) =>
-  JSON.parse(JSON.stringify(span, (key, value) =>
-    key === "spanId" || key === "startTimeUnixNano" || key === "endTimeUnixNano" || key === "timeUnixNano" || key === "exception.stacktrace" ||
-      (key === "parentSpanId" && value !== parent.spanId) || (key === "traceId" && value !== parent.traceId && value !== linked.traceId)
-      ? "*"
-      : value)) as unknown
+  JSON.parse(
+    JSON.stringify(span, (key, value) =>
+      key === "spanId" || key === "startTimeUnixNano" || key === "endTimeUnixNano" || key === "timeUnixNano" || key === "exception.stacktrace" ||
+        (key === "parentSpanId" && value !== parent.spanId) || (key === "traceId" && value !== parent.traceId && value !== linked.traceId)
+        ? "*"
+        : value)
+  ) as unknown
 
 describe("OTLP spans", () => {
   it.effect("the direct conversion is what the OTLP JSON exporter sends", () =>

@@ -1,9 +1,9 @@
 import { assert, describe, it } from "@effect/vitest"
-import type { Edge } from "../../schemas/Dag.js"
 import { holds } from "../../runtime/dag/Conditions.js"
 import type { RunContext } from "../../runtime/dag/Context.js"
 import { type NodeState, planStep, settleSkips } from "../../runtime/dag/Plan.js"
 import { renderDeep, renderString, renderText } from "../../runtime/dag/Render.js"
+import type { Edge } from "../../schemas/Dag.js"
 
 const ctx = (nodes: RunContext["nodes"] = {}, input: Record<string, unknown> = {}): RunContext => ({
   workflow_input: input,

@@ -1,10 +1,10 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Either } from "effect"
-import { inScope } from "../../services/auth/Credentials.js"
 import { requireCanGrant, requireJwt, requireRole, USER_ADMINS } from "../../schemas/Authorization.js"
 import type { Principal } from "../../schemas/Principal.js"
 import { isAtLeast, type Role, Roles } from "../../schemas/Roles.js"
 import { defaultTenantSettings } from "../../schemas/Tenant.js"
+import { inScope } from "../../services/auth/Credentials.js"
 
 const principal = (role: Role, authMethod: "jwt" | "api_key" = "jwt") =>
   ({

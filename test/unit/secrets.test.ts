@@ -1,10 +1,10 @@
-import { scryptSync } from "node:crypto"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Either } from "effect"
+import { scryptSync } from "node:crypto"
+import { CredentialsCipher } from "../../platform/CredentialsCipher.js"
 import { generateApiKey, hashApiKey } from "../../services/auth/ApiKeySecret.js"
 import { hashPassword, verifyPassword } from "../../services/auth/Passwords.js"
 import { currentTotp, matchTotp, newTotpSecret } from "../../services/auth/Totp.js"
-import { CredentialsCipher } from "../../platform/CredentialsCipher.js"
 import { configLayer } from "../support/UnitLayers.js"
 
 describe("passwords", () => {
@@ -19,7 +19,9 @@ describe("passwords", () => {
       assert.isFalse(yield* verifyPassword("s3cret-pass", "plain-text"))
       // A hash stored with the earlier parameters (p=1) still verifies: each hash carries its own.
       const salt = Buffer.alloc(16, 7)
-      const earlier = `scrypt$32768$8$1$${salt.toString("base64")}$${scryptSync("s3cret-pass", salt, 32, { N: 32768, r: 8, p: 1, maxmem: 64 * 1024 * 1024 }).toString("base64")}`
+      const earlier = `scrypt$32768$8$1$${salt.toString("base64")}$${
+        scryptSync("s3cret-pass", salt, 32, { N: 32768, r: 8, p: 1, maxmem: 64 * 1024 * 1024 }).toString("base64")
+      }`
       assert.isTrue(yield* verifyPassword("s3cret-pass", earlier))
     }))
 })

@@ -1,7 +1,7 @@
-import { createHmac, generateKeyPairSync, randomBytes } from "node:crypto"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Either, Layer } from "effect"
 import { exportJWK, SignJWT } from "jose"
+import { createHmac, generateKeyPairSync, randomBytes } from "node:crypto"
 import { generateApiKey } from "../../services/auth/ApiKeySecret.js"
 import { hashPassword, SCRYPT_PARAMS } from "../../services/auth/Passwords.js"
 import { AUDIENCE, ISSUER, Tokens } from "../../services/auth/Tokens.js"
@@ -80,7 +80,11 @@ describe("token attacks (RFC 8725)", () => {
       assert.isTrue(owasp.some(([n, p]) => SCRYPT_PARAMS.N >= n && SCRYPT_PARAMS.p >= p) && SCRYPT_PARAMS.r >= 8, JSON.stringify(SCRYPT_PARAMS))
       const stored = yield* hashPassword("correct horse battery staple")
       const [scheme, n, r, p, salt] = stored.split("$")
-      assert.deepStrictEqual([scheme, Number(n), Number(r), Number(p)], ["scrypt", SCRYPT_PARAMS.N, SCRYPT_PARAMS.r, SCRYPT_PARAMS.p], "stored hashes carry the parameters")
+      assert.deepStrictEqual(
+        [scheme, Number(n), Number(r), Number(p)],
+        ["scrypt", SCRYPT_PARAMS.N, SCRYPT_PARAMS.r, SCRYPT_PARAMS.p],
+        "stored hashes carry the parameters"
+      )
       assert.isAtLeast(Buffer.from(salt, "base64").length, 16, "a salt of at least 128 bits")
       assert.notStrictEqual(stored, yield* hashPassword("correct horse battery staple"), "salted: the same password hashes differently")
 

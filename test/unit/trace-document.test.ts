@@ -1,8 +1,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import { logRecord } from "../../otel/OtlpJson.js"
+import type { OtlpSpan } from "../../otel/OtlpSpan.js"
 import { classify, detailFor, redactLog, redactSpan } from "../../otel/Redaction.js"
 import type { TraceDocument } from "../../otel/TraceDocument.js"
-import type { OtlpSpan } from "../../otel/OtlpSpan.js"
 import { fitToCap, TRUNCATION_MARK } from "../../otel/Truncation.js"
 
 const span = (attributes: Record<string, string>, status: { code: number; message?: string } = { code: 1 }): OtlpSpan => ({

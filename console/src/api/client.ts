@@ -44,8 +44,7 @@ export class ApiError extends Error {
   }
 }
 
-const cookie = (name: string) =>
-  document.cookie.split("; ").find((c) => c.startsWith(`${name}=`))?.slice(name.length + 1)
+const cookie = (name: string) => document.cookie.split("; ").find((c) => c.startsWith(`${name}=`))?.slice(name.length + 1)
 
 /** The CSRF header a write carries (double submit of the readable cookie). */
 export const csrfHeaders = (): Record<string, string> => {
@@ -110,10 +109,9 @@ const once = async <A, E>(f: (c: Client) => Effect.Effect<A, E>): Promise<A> => 
 let refreshing: Promise<boolean> | undefined
 
 /** The access cookie expired: the refresh cookie gets a new one (one refresh for every call waiting). */
-const refresh = () =>
-  (refreshing ??= once((c) => c.authPublic.refresh({ payload: {} })).then(() => true, () => false).finally(() => {
-    refreshing = undefined
-  }))
+const refresh = () => (refreshing ??= once((c) => c.authPublic.refresh({ payload: {} })).then(() => true, () => false).finally(() => {
+  refreshing = undefined
+}))
 
 /** Calls the API; an expired session is refreshed once and the call tried again. */
 export const api = async <A, E>(f: (c: Client) => Effect.Effect<A, E>): Promise<A> => {

@@ -14,7 +14,6 @@ export interface RunEvent {
   readonly [key: string]: unknown
 }
 
-
 /**
  * A run's live events (SSE). The browser's EventSource reconnects by itself with `Last-Event-ID`
  * after a dropped connection, and the platform sends each later event exactly once; the stream

@@ -26,11 +26,9 @@ export const useSession = () => useQuery(sessionQuery)
 export type Session = NonNullable<ReturnType<typeof useSession>["data"]>
 
 /** Whether the signed-in role holds a capability of the API's authorization module. */
-export const allows = (role: Role | undefined, capability: Capability) =>
-  role !== undefined && (Capabilities[capability] as ReadonlyArray<Role>).includes(role)
+export const allows = (role: Role | undefined, capability: Capability) => role !== undefined && (Capabilities[capability] as ReadonlyArray<Role>).includes(role)
 
-export const useTenants = () =>
-  useQuery({ queryKey: ["me", "tenants"], queryFn: () => api((c) => c.authMe.myTenants()), staleTime: 60_000 })
+export const useTenants = () => useQuery({ queryKey: ["me", "tenants"], queryFn: () => api((c) => c.authMe.myTenants()), staleTime: 60_000 })
 
 /** Everything cached belongs to the session: a new one starts from nothing. */
 export const useResetSession = () => {

@@ -16,7 +16,9 @@ const pickRunSearch = pick(["status", "trigger_type", "workflow_id", "since", "o
 const NotFound = () => (
   <main className="not-found">
     <h1>This page does not exist</h1>
-    <p><Link to="/runs">Go to the runs</Link></p>
+    <p>
+      <Link to="/runs">Go to the runs</Link>
+    </p>
   </main>
 )
 
@@ -39,7 +41,13 @@ const app = createRoute({
   }
 })
 
-const home = createRoute({ getParentRoute: () => app, path: "/", beforeLoad: () => { throw redirect({ to: "/runs" }) } })
+const home = createRoute({
+  getParentRoute: () => app,
+  path: "/",
+  beforeLoad: () => {
+    throw redirect({ to: "/runs" })
+  }
+})
 
 // The first page most people see: its first page is asked for as the route matches, beside its code.
 const runs = createRoute({
@@ -114,8 +122,7 @@ const routeTree = rootRoute.addChildren([
   app.addChildren([home, runs, run, inbox, employees, employee, builder, compare, knowledge, knowledgeBase, agents])
 ])
 
-export const makeRouter = (queryClient: QueryClient) =>
-  createRouter({ routeTree, context: { queryClient }, defaultPreload: "intent", scrollRestoration: true })
+export const makeRouter = (queryClient: QueryClient) => createRouter({ routeTree, context: { queryClient }, defaultPreload: "intent", scrollRestoration: true })
 
 declare module "@tanstack/react-router" {
   interface Register {

@@ -17,9 +17,7 @@ const STATUS_TONE: Record<string, string> = {
   closed: "muted"
 }
 
-export const StatusBadge = ({ status }: { readonly status: string }) => (
-  <span className={`badge ${STATUS_TONE[status] ?? "muted"}`}>{status}</span>
-)
+export const StatusBadge = ({ status }: { readonly status: string }) => <span className={`badge ${STATUS_TONE[status] ?? "muted"}`}>{status}</span>
 
 const rtf = new Intl.RelativeTimeFormat(undefined, { numeric: "auto" })
 

@@ -48,18 +48,22 @@ const matches = (v: Json, value: unknown) => {
   if (!isRecord(value)) return false
   const props = isRecord(v.properties) ? v.properties : {}
   return Object.entries(props).every(([k, p]) => !(isRecord(p) && Array.isArray(p.enum) && p.enum.length === 1) || value[k] === p.enum[0]) &&
-    (Array.isArray(v.required) ? v.required : []).every((k) => typeof k === "string" && (k in value || (isRecord(props[k]) && Array.isArray((props[k]).enum))))
+    (Array.isArray(v.required) ? v.required : []).every((k) => typeof k === "string" && (k in value || (isRecord(props[k]) && Array.isArray(props[k].enum))))
 }
 
 const firstOf = (v: Json): Json => {
   const props = isRecord(v.properties) ? v.properties : {}
-  return Object.fromEntries(Object.entries(props).flatMap(([k, p]) =>
-    isRecord(p) && Array.isArray(p.enum) && p.enum.length === 1 ? [[k, p.enum[0]]] : (Array.isArray(v.required) && v.required.includes(k) ? [[k, ""]] : [])
-  ))
+  return Object.fromEntries(
+    Object.entries(props).flatMap(([k, p]) =>
+      isRecord(p) && Array.isArray(p.enum) && p.enum.length === 1 ? [[k, p.enum[0]]] : (Array.isArray(v.required) && v.required.includes(k) ? [[k, ""]] : [])
+    )
+  )
 }
 
 /** A value edited as JSON text: kept as typed until it parses. */
-const JsonText = ({ id, value, onChange, describedBy }: { readonly id: string; readonly value: unknown; readonly onChange: (v: unknown) => void; readonly describedBy?: string }) => {
+const JsonText = (
+  { id, value, onChange, describedBy }: { readonly id: string; readonly value: unknown; readonly onChange: (v: unknown) => void; readonly describedBy?: string }
+) => {
   const shown = value === undefined ? "" : JSON.stringify(value, null, 2)
   const [text, setText] = useState(shown)
   const [bad, setBad] = useState(false)
@@ -149,7 +153,12 @@ export const SchemaField = (props: Props) => {
   const textual = variants(schema).some((v) => resolve(v, root).type === "string")
   const control = Array.isArray(schema.enum)
     ? (
-      <select id={id} value={value === undefined ? "" : String(value)} aria-describedby={describedBy} onChange={(e) => set(e.target.value === "" ? undefined : (schema.enum as ReadonlyArray<unknown>).find((v) => String(v) === e.target.value))}>
+      <select
+        id={id}
+        value={value === undefined ? "" : String(value)}
+        aria-describedby={describedBy}
+        onChange={(e) => set(e.target.value === "" ? undefined : (schema.enum as ReadonlyArray<unknown>).find((v) => String(v) === e.target.value))}
+      >
         <option value="">{required === true ? "Choose…" : "—"}</option>
         {(schema.enum as ReadonlyArray<unknown>).map((v) => <option key={String(v)} value={String(v)}>{String(v)}</option>)}
       </select>
@@ -157,9 +166,27 @@ export const SchemaField = (props: Props) => {
     : schema.type === "boolean"
     ? <input id={id} type="checkbox" checked={value === true} onChange={(e) => set(e.target.checked)} />
     : schema.type === "number" || schema.type === "integer"
-    ? <input id={id} type="number" step={schema.type === "integer" ? 1 : "any"} value={typeof value === "number" ? value : ""} aria-describedby={describedBy} onChange={(e) => set(e.target.value === "" ? undefined : Number(e.target.value))} />
+    ? (
+      <input
+        id={id}
+        type="number"
+        step={schema.type === "integer" ? 1 : "any"}
+        value={typeof value === "number" ? value : ""}
+        aria-describedby={describedBy}
+        onChange={(e) => set(e.target.value === "" ? undefined : Number(e.target.value))}
+      />
+    )
     : schema.type === "array" && isRecord(schema.items) && resolve(schema.items, root).type === "string"
-    ? <textarea id={id} rows={3} placeholder="One a line" value={Array.isArray(value) ? value.join("\n") : ""} aria-describedby={describedBy} onChange={(e) => set(e.target.value === "" ? undefined : e.target.value.split("\n"))} />
+    ? (
+      <textarea
+        id={id}
+        rows={3}
+        placeholder="One a line"
+        value={Array.isArray(value) ? value.join("\n") : ""}
+        aria-describedby={describedBy}
+        onChange={(e) => set(e.target.value === "" ? undefined : e.target.value.split("\n"))}
+      />
+    )
     : schema.type === "string" || (textual && (typeof value === "string" || value === undefined))
     ? (/body|prompt|summary|template|instructions/.test(path)
       ? <textarea id={id} rows={4} value={typeof value === "string" ? value : ""} aria-describedby={describedBy} onChange={(e) => set(e.target.value)} />

@@ -16,7 +16,15 @@ const fieldsOf = (schema: unknown): ReadonlyArray<Field> => {
 }
 
 const kindOf = (s: Json) =>
-  Array.isArray(s.enum) ? "enum" : s.type === "boolean" ? "boolean" : s.type === "number" || s.type === "integer" ? "number" : s.type === "string" ? "string" : "json"
+  Array.isArray(s.enum)
+    ? "enum"
+    : s.type === "boolean"
+    ? "boolean"
+    : s.type === "number" || s.type === "integer"
+    ? "number"
+    : s.type === "string"
+    ? "string"
+    : "json"
 
 /** Each field's value from its text, by the field's schema; a JSON field that does not parse is an error. */
 const parse = (field: Field, text: string): { value?: unknown; error?: string } => {
@@ -24,7 +32,9 @@ const parse = (field: Field, text: string): { value?: unknown; error?: string } 
   switch (kindOf(field.schema)) {
     case "number": {
       const n = Number(text)
-      return Number.isNaN(n) || (field.schema.type === "integer" && !Number.isInteger(n)) ? { error: `A${field.schema.type === "integer" ? "n integer" : " number"}` } : { value: n }
+      return Number.isNaN(n) || (field.schema.type === "integer" && !Number.isInteger(n))
+        ? { error: `A${field.schema.type === "integer" ? "n integer" : " number"}` }
+        : { value: n }
     }
     case "boolean":
       return { value: text === "true" }
@@ -83,18 +93,26 @@ export const SchemaForm = ({ schema, submitLabel, busy, onSubmit, initial }: {
           <div key={f.name} className="field">
             <label htmlFor={fieldId}>{title}{f.required ? " *" : ""}</label>
             {typeof f.schema.description === "string" && <span className="muted">{f.schema.description}</span>}
-            {kindOf(f.schema) === "enum" ? (
-              <select id={fieldId} value={text} onChange={(e) => set(e.target.value)} aria-describedby={described}>
-                <option value="">Choose…</option>
-                {(f.schema.enum as ReadonlyArray<unknown>).map((v) => <option key={String(v)} value={String(v)}>{String(v)}</option>)}
-              </select>
-            ) : kindOf(f.schema) === "boolean" ? (
-              <input id={fieldId} type="checkbox" checked={text === "true"} onChange={(e) => set(String(e.target.checked))} />
-            ) : kindOf(f.schema) === "json" ? (
-              <textarea id={fieldId} value={text} onChange={(e) => set(e.target.value)} rows={4} placeholder="JSON" aria-describedby={described} />
-            ) : (
-              <input id={fieldId} type={kindOf(f.schema) === "number" ? "number" : "text"} value={text} onChange={(e) => set(e.target.value)} aria-describedby={described} />
-            )}
+            {kindOf(f.schema) === "enum" ?
+              (
+                <select id={fieldId} value={text} onChange={(e) => set(e.target.value)} aria-describedby={described}>
+                  <option value="">Choose…</option>
+                  {(f.schema.enum as ReadonlyArray<unknown>).map((v) => <option key={String(v)} value={String(v)}>{String(v)}</option>)}
+                </select>
+              ) :
+              kindOf(f.schema) === "boolean" ?
+              <input id={fieldId} type="checkbox" checked={text === "true"} onChange={(e) => set(String(e.target.checked))} /> :
+              kindOf(f.schema) === "json" ?
+              <textarea id={fieldId} value={text} onChange={(e) => set(e.target.value)} rows={4} placeholder="JSON" aria-describedby={described} /> :
+              (
+                <input
+                  id={fieldId}
+                  type={kindOf(f.schema) === "number" ? "number" : "text"}
+                  value={text}
+                  onChange={(e) => set(e.target.value)}
+                  aria-describedby={described}
+                />
+              )}
             {errors[f.name] !== undefined && <span id={`${fieldId}-error`} className="error-text">{errors[f.name]}</span>}
           </div>
         )

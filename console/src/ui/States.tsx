@@ -20,7 +20,7 @@ export const ErrorState = ({ error, retry }: { readonly error: unknown; readonly
 }
 
 /** A query's three states, then its data. */
-export const Query = <A,>({ query, children, empty }: {
+export const Query = <A extends unknown>({ query, children, empty }: {
   readonly query: { readonly isPending: boolean; readonly error: unknown; readonly data: A | undefined; readonly refetch: () => unknown }
   readonly children: (data: A) => ReactNode
   readonly empty?: (data: A) => ReactNode | undefined

@@ -15,10 +15,14 @@ export const Tabs = <T extends string>({ tabs, selected, onSelect, label, name, 
   const list = useRef<HTMLDivElement>(null)
   const move = (e: KeyboardEvent) => {
     const at = tabs.indexOf(selected)
-    const to = e.key === "ArrowRight" ? (at + 1) % tabs.length
-      : e.key === "ArrowLeft" ? (at - 1 + tabs.length) % tabs.length
-      : e.key === "Home" ? 0
-      : e.key === "End" ? tabs.length - 1
+    const to = e.key === "ArrowRight" ?
+      (at + 1) % tabs.length
+      : e.key === "ArrowLeft" ?
+      (at - 1 + tabs.length) % tabs.length
+      : e.key === "Home" ?
+      0
+      : e.key === "End" ?
+      tabs.length - 1
       : undefined
     if (to === undefined) return
     e.preventDefault()

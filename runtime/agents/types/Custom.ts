@@ -1,21 +1,11 @@
 import { Duration, Effect } from "effect"
+import { RUN_ID } from "../../../otel/RunTraceIds.js"
+import { asRecord } from "../../../schemas/Records.js"
 import { checkJsonSchema } from "../../dag/JsonSchema.js"
 import type { ChatMessage, ToolCall } from "../../models/ChatModel.js"
 import { NodeFailure } from "../../nodes/NodeType.js"
 import { ToolRegistry, type ToolSpec } from "../../tools/Tools.js"
-import { RUN_ID } from "../../../otel/RunTraceIds.js"
-import {
-  addUsage,
-  AgentKit,
-  type AgentCall,
-  type AgentTypeRun,
-  conversation,
-  describeProblems,
-  instructions,
-  parseJson,
-  type Usage
-} from "../AgentKit.js"
-import { asRecord } from "../../../schemas/Records.js"
+import { addUsage, type AgentCall, AgentKit, type AgentTypeRun, conversation, describeProblems, instructions, parseJson, type Usage } from "../AgentKit.js"
 
 export const DEFAULT_MAX_ITERATIONS = 6
 export const MAX_ITERATIONS_LIMIT = 20

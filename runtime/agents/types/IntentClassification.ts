@@ -1,9 +1,9 @@
 import { Effect } from "effect"
 import type { Condition } from "../../../schemas/Dag.js"
+import { asRecord } from "../../../schemas/Records.js"
 import { holds } from "../../dag/Conditions.js"
 import { NodeFailure } from "../../nodes/NodeType.js"
 import { AgentKit, type AgentTypeRun, instructions, userTurn } from "../AgentKit.js"
-import { asRecord } from "../../../schemas/Records.js"
 
 interface Intent {
   readonly name: string

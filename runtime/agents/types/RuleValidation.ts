@@ -1,10 +1,10 @@
 import { Effect, Either, Schema } from "effect"
 import { Condition } from "../../../schemas/Dag.js"
+import { asRecord } from "../../../schemas/Records.js"
 import { holds } from "../../dag/Conditions.js"
 import { resolvePath } from "../../dag/Context.js"
 import { NodeFailure } from "../../nodes/NodeType.js"
 import { AgentKit, type AgentTypeRun, instructions, userTurn } from "../AgentKit.js"
-import { asRecord } from "../../../schemas/Records.js"
 import { GeneratedFiles, ruleReport, type RuleRow, XLSX_CONTENT_TYPE } from "../RuleReport.js"
 
 const Rule = Schema.Struct({
@@ -57,13 +57,18 @@ export const ruleValidation = Effect.gen(function*() {
         })
       }
       const list = rules.map((r) => `- ${r.id}: ${r.description}`).join("\n")
-      const { usage, value } = yield* kit.completeJson(call, [
-        {
-          role: "system",
-          content: `${instructions(call)}\n\nCheck the input against each rule and give every rule a verdict with a short reason.\nRules:\n${list}`
-        },
-        { role: "user", content: userTurn(call) }
-      ], { name: "rule_validation", schema }, everyRuleOnce)
+      const { usage, value } = yield* kit.completeJson(
+        call,
+        [
+          {
+            role: "system",
+            content: `${instructions(call)}\n\nCheck the input against each rule and give every rule a verdict with a short reason.\nRules:\n${list}`
+          },
+          { role: "user", content: userTurn(call) }
+        ],
+        { name: "rule_validation", schema },
+        everyRuleOnce
+      )
       const results = asRecord(value).results as ReadonlyArray<{ rule_id: string; passed: boolean; reason: string }>
       return { verdicts: new Map(results.map((r) => [r.rule_id, { passed: r.passed, reason: r.reason }])), usage }
     })

@@ -1,16 +1,7 @@
 import { Effect } from "effect"
-import { KnowledgeSearch, type SearchHit } from "../KnowledgeSearch.js"
-import {
-  addUsage,
-  AgentKit,
-  type AgentCall,
-  type AgentTypeRun,
-  conversation,
-  instructions,
-  renderedInputs,
-  userTurn
-} from "../AgentKit.js"
 import { asRecord } from "../../../schemas/Records.js"
+import { addUsage, type AgentCall, AgentKit, type AgentTypeRun, conversation, instructions, renderedInputs, userTurn } from "../AgentKit.js"
+import { KnowledgeSearch, type SearchHit } from "../KnowledgeSearch.js"
 
 /** The query: the chat turn, else `inputs.query`, else the whole user turn. */
 const queryOf = (call: AgentCall) => {

@@ -1,11 +1,11 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
 import { PlatformApi } from "../../../schemas/Api.js"
+import { requireJwt } from "../../../schemas/Authorization.js"
 import { Forbidden, notFound } from "../../../schemas/Errors.js"
 import { CurrentPrincipal } from "../../../schemas/Principal.js"
 import { ApiKeys } from "../ApiKeys.js"
 import { Directory } from "../Directory.js"
-import { requireJwt } from "../../../schemas/Authorization.js"
 import { SecondFactor } from "../SecondFactor.js"
 import { Sessions } from "../Sessions.js"
 

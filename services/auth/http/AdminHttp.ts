@@ -1,11 +1,11 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
-import { PlatformApi } from "../../../schemas/Api.js"
-import { CurrentPrincipal } from "../../../schemas/Principal.js"
 import { Audit } from "../../../platform/Audit.js"
+import { PlatformApi } from "../../../schemas/Api.js"
+import { requireRole, USER_ADMINS } from "../../../schemas/Authorization.js"
+import { CurrentPrincipal } from "../../../schemas/Principal.js"
 import { Directory } from "../Directory.js"
 import { Groups } from "../Groups.js"
-import { requireRole, USER_ADMINS } from "../../../schemas/Authorization.js"
 import { SsoConfigs } from "../SsoConfigs.js"
 import { SsoDomains } from "../SsoDomains.js"
 
@@ -17,8 +17,7 @@ export const TenantsHttp = HttpApiBuilder.group(PlatformApi, "tenants", (handler
     return handlers
       .handle("create", ({ payload }) => Effect.flatMap(CurrentPrincipal, (p) => directory.createTenant(p, payload)))
       .handle("list", ({ urlParams }) => Effect.flatMap(CurrentPrincipal, (p) => directory.listTenants(p, urlParams)))
-      .handle("updateSettings", ({ path, payload }) =>
-        Effect.flatMap(CurrentPrincipal, (p) => directory.updateSettings(p, path.id, payload)))
+      .handle("updateSettings", ({ path, payload }) => Effect.flatMap(CurrentPrincipal, (p) => directory.updateSettings(p, path.id, payload)))
       .handle("getSso", ({ path }) => Effect.flatMap(CurrentPrincipal, (p) => sso.get(p, path.id)))
       .handle("putSso", ({ path, payload }) => Effect.flatMap(CurrentPrincipal, (p) => sso.put(p, path.id, payload)))
       .handle("deleteSso", ({ path }) => Effect.flatMap(CurrentPrincipal, (p) => sso.remove(p, path.id)))
@@ -33,8 +32,7 @@ export const UsersHttp = HttpApiBuilder.group(PlatformApi, "users", (handlers) =
     return handlers
       .handle("create", ({ payload }) => Effect.flatMap(CurrentPrincipal, (p) => directory.createUser(p, payload)))
       .handle("list", ({ urlParams }) => Effect.flatMap(CurrentPrincipal, (p) => directory.listUsers(p, urlParams)))
-      .handle("update", ({ path, payload }) =>
-        Effect.flatMap(CurrentPrincipal, (p) => directory.updateUser(p, path.id, payload)))
+      .handle("update", ({ path, payload }) => Effect.flatMap(CurrentPrincipal, (p) => directory.updateUser(p, path.id, payload)))
       .handle("remove", ({ path }) => Effect.flatMap(CurrentPrincipal, (p) => directory.removeUser(p, path.id)))
   }))
 
@@ -47,12 +45,9 @@ export const GroupsHttp = HttpApiBuilder.group(PlatformApi, "groups", (handlers)
       .handle("get", ({ path }) => Effect.flatMap(CurrentPrincipal, (p) => groups.get(p, path.id)))
       .handle("update", ({ path, payload }) => Effect.flatMap(CurrentPrincipal, (p) => groups.update(p, path.id, payload)))
       .handle("remove", ({ path }) => Effect.flatMap(CurrentPrincipal, (p) => groups.remove(p, path.id)))
-      .handle("members", ({ path, urlParams }) =>
-        Effect.flatMap(CurrentPrincipal, (p) => groups.members(p, path.id, urlParams)))
-      .handle("addMember", ({ path, payload }) =>
-        Effect.flatMap(CurrentPrincipal, (p) => groups.addMember(p, path.id, payload)))
-      .handle("removeMember", ({ path }) =>
-        Effect.flatMap(CurrentPrincipal, (p) => groups.removeMember(p, path.id, path.user_id)))
+      .handle("members", ({ path, urlParams }) => Effect.flatMap(CurrentPrincipal, (p) => groups.members(p, path.id, urlParams)))
+      .handle("addMember", ({ path, payload }) => Effect.flatMap(CurrentPrincipal, (p) => groups.addMember(p, path.id, payload)))
+      .handle("removeMember", ({ path }) => Effect.flatMap(CurrentPrincipal, (p) => groups.removeMember(p, path.id, path.user_id)))
   }))
 
 export const AuditHttp = HttpApiBuilder.group(PlatformApi, "audit", (handlers) =>

@@ -1,9 +1,9 @@
 import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Effect } from "effect"
-import { Forbidden, unauthorized } from "../../../schemas/Errors.js"
 import { csrfFailure, REFRESH_COOKIE } from "../../../platform/BrowserSession.js"
 import { AppConfig } from "../../../platform/Config.js"
 import { PlatformApi } from "../../../schemas/Api.js"
+import { Forbidden, unauthorized } from "../../../schemas/Errors.js"
 import { Begin } from "../Begin.js"
 import { SecondFactor } from "../SecondFactor.js"
 import { Sessions } from "../Sessions.js"
@@ -33,8 +33,7 @@ export const AuthPublicHttp = HttpApiBuilder.group(PlatformApi, "authPublic", (h
       .handle("refresh", ({ payload }) => Effect.flatMap(refreshToken(payload.refresh_token), sessions.refresh))
       .handle("logout", () => Effect.void)
       .handle("begin", ({ payload }) => begin.begin(payload.email))
-      .handle("ssoContinue", ({ urlParams }) =>
-        sso.continueUrl(urlParams.token).pipe(Effect.map((url) => HttpServerResponse.redirect(url, { status: 302 }))))
+      .handle("ssoContinue", ({ urlParams }) => sso.continueUrl(urlParams.token).pipe(Effect.map((url) => HttpServerResponse.redirect(url, { status: 302 }))))
       .handle("ssoCallback", ({ urlParams }) => sso.callback(urlParams))
       .handle("otpRequest", ({ payload }) => second.requestOtp(payload))
       .handle("otpVerify", ({ payload }) => second.verifyOtp(payload))

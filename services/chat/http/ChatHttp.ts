@@ -1,12 +1,11 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
+import { lastEventId } from "../../../platform/http/LastEventId.js"
 import { PlatformApi } from "../../../schemas/Api.js"
 import { CurrentPrincipal } from "../../../schemas/Principal.js"
 import { Chat } from "../Chat.js"
 import { ChatFeedback } from "../ChatFeedback.js"
 import { ExternalChat } from "../ExternalChat.js"
-import { lastEventId } from "../../../platform/http/LastEventId.js"
-
 
 export const ChatHttp = HttpApiBuilder.group(PlatformApi, "chat", (handlers) =>
   Effect.gen(function*() {
@@ -21,8 +20,10 @@ export const ChatHttp = HttpApiBuilder.group(PlatformApi, "chat", (handlers) =>
       .handle("getSession", ({ path }) => Effect.flatMap(as, (p) => chat.getSession(p, path.session_id)))
       .handle("renameSession", ({ path, payload }) => Effect.flatMap(as, (p) => chat.renameSession(p, path.session_id, payload.title)))
       .handle("deleteSession", ({ path }) => Effect.flatMap(as, (p) => chat.deleteSession(p, path.session_id)))
-      .handle("sendMessage", ({ headers, path, payload }) =>
-        Effect.flatMap(as, (p) => chat.sendMessage(p, path.session_id, payload, headers["idempotency-key"])))
+      .handle(
+        "sendMessage",
+        ({ headers, path, payload }) => Effect.flatMap(as, (p) => chat.sendMessage(p, path.session_id, payload, headers["idempotency-key"]))
+      )
       .handle("listMessages", ({ path }) => Effect.flatMap(as, (p) => chat.listMessages(p, path.session_id)))
       .handle("stream", ({ path }) =>
         Effect.gen(function*() {
@@ -33,8 +34,6 @@ export const ChatHttp = HttpApiBuilder.group(PlatformApi, "chat", (handlers) =>
       .handle("feedbackText", ({ path, payload }) => Effect.flatMap(as, (p) => feedback.comment(p, path.message_id, payload)))
       .handle("embedConfig", ({ path }) => Effect.flatMap(as, (p) => chat.embedConfig(p, path.workflow_id)))
       .handle("hitlRespond", ({ path, payload }) => Effect.flatMap(as, (p) => chat.respondHitl(p, path.request_id, payload)))
-      .handle("externalTrigger", ({ headers, payload }) =>
-        Effect.flatMap(as, (p) => external.trigger(p, payload, headers["idempotency-key"])))
-      .handle("externalChat", ({ headers, payload }) =>
-        Effect.flatMap(as, (p) => external.converse(p, payload, headers["idempotency-key"])))
+      .handle("externalTrigger", ({ headers, payload }) => Effect.flatMap(as, (p) => external.trigger(p, payload, headers["idempotency-key"])))
+      .handle("externalChat", ({ headers, payload }) => Effect.flatMap(as, (p) => external.converse(p, payload, headers["idempotency-key"])))
   }))

@@ -1,10 +1,10 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
-import { PlatformApi } from "../../../schemas/Api.js"
-import { CurrentPrincipal } from "../../../schemas/Principal.js"
 import { tenantHtml } from "../../../platform/http/TenantHtml.js"
 import { readMultipartUpload } from "../../../platform/MultipartUpload.js"
+import { PlatformApi } from "../../../schemas/Api.js"
 import { NotImplemented } from "../../../schemas/Errors.js"
+import { CurrentPrincipal } from "../../../schemas/Principal.js"
 import { Assistant } from "../Assistant.js"
 import { Comments } from "../Comments.js"
 import { Documents } from "../Documents.js"
@@ -91,5 +91,6 @@ export const DocgenHttp = HttpApiBuilder.group(PlatformApi, "docgen", (handlers)
       .handle("removeSlide", ({ path }) => as((p) => templates.removeSlide(p, path.id, path.slide)))
       .handle("export", ({ payload }) => as((p) => exports.create(p, payload)))
       .handle("exportJob", ({ path }) => as((p) => exports.get(p, path.jobId)))
-      .handle("download", ({ path }) => as((p) => Effect.map(exports.download(p, path.jobId), (html) => tenantHtml(html, { filename: `export-${path.jobId}.html` }))))
+      .handle("download", ({ path }) =>
+        as((p) => Effect.map(exports.download(p, path.jobId), (html) => tenantHtml(html, { filename: `export-${path.jobId}.html` }))))
   }))

@@ -1,7 +1,7 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
-import { PlatformApi } from "../../../schemas/Api.js"
 import { readMultipartUpload } from "../../../platform/MultipartUpload.js"
+import { PlatformApi } from "../../../schemas/Api.js"
 import { badRequest } from "../../../schemas/Errors.js"
 import { CurrentPrincipal } from "../../../schemas/Principal.js"
 import { Configs } from "../Configs.js"

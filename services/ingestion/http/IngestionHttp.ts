@@ -1,7 +1,7 @@
-import { readFile } from "node:fs/promises"
 import { HttpApiBuilder, HttpServerRequest } from "@effect/platform"
 import { NodeContext } from "@effect/platform-node"
 import { Effect, ParseResult } from "effect"
+import { readFile } from "node:fs/promises"
 import { PlatformApi } from "../../../schemas/Api.js"
 import { badRequest } from "../../../schemas/Errors.js"
 import { DocumentRequest } from "../../../schemas/Knowledge.js"

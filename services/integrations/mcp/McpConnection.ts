@@ -83,7 +83,10 @@ const session = <A>(endpoint: McpEndpoint, f: (client: Client) => Promise<A>) =>
       }).pipe(Effect.zipRight(Effect.tryPromise({ try: () => f(client), catch: (error) => new McpFailure({ message: message(error) }) }))),
     (client) => Effect.promise(() => client.close().catch(() => undefined)).pipe(Effect.timeout("1 second"), Effect.ignore)
   ).pipe(
-    Effect.timeoutFail({ duration: endpoint.timeoutMs, onTimeout: () => new McpFailure({ message: `The MCP server did not answer within ${endpoint.timeoutMs / 1000} s` }) })
+    Effect.timeoutFail({
+      duration: endpoint.timeoutMs,
+      onTimeout: () => new McpFailure({ message: `The MCP server did not answer within ${endpoint.timeoutMs / 1000} s` })
+    })
   )
 
 /** Lists the server's tools (following `nextCursor`). */

@@ -1,6 +1,6 @@
-import { randomUUID } from "node:crypto"
 import { SqlClient } from "@effect/sql"
 import { Effect, Either, Option, Schema } from "effect"
+import { randomUUID } from "node:crypto"
 import { fetch as undiciFetch } from "undici"
 import { Audit } from "../../../platform/Audit.js"
 import { AppConfig } from "../../../platform/Config.js"
@@ -42,7 +42,18 @@ const ServerRow = Schema.Struct({
 export type ServerRow = typeof ServerRow.Type
 const serverRows = decodeRows("mcp_servers", ServerRow)
 
-const toServer = ({ tenant_id: _t, credentials_sealed, tools, approved_server_url: _u, approved_transport: _p, credentials_server_url: _cu, credentials_transport: _cp, ...row }: ServerRow) => ({
+const toServer = (
+  {
+    tenant_id: _t,
+    credentials_sealed,
+    tools,
+    approved_server_url: _u,
+    approved_transport: _p,
+    credentials_server_url: _cu,
+    credentials_transport: _cp,
+    ...row
+  }: ServerRow
+) => ({
   ...row,
   has_credentials: credentials_sealed !== null,
   tool_count: tools.length
@@ -92,7 +103,10 @@ export class McpServers extends Effect.Service<McpServers>()("McpServers", {
         if (transport === "stdio") {
           const { command } = stdioCommand(serverUrl)
           if (!config.mcpStdioCommands.includes(command)) {
-            return yield* unprocessable("MCP_STDIO_NOT_ALLOWED", `'${command}' is not in MCP_STDIO_COMMANDS: tenants may not start processes on the platform's machines`)
+            return yield* unprocessable(
+              "MCP_STDIO_NOT_ALLOWED",
+              `'${command}' is not in MCP_STDIO_COMMANDS: tenants may not start processes on the platform's machines`
+            )
           }
           return
         }
@@ -111,7 +125,10 @@ export class McpServers extends Effect.Service<McpServers>()("McpServers", {
         try: async () => {
           const response = await undiciFetch(str(c.token_url), {
             method: "POST",
-            headers: { "content-type": "application/x-www-form-urlencoded", authorization: `Basic ${Buffer.from(`${str(c.client_id)}:${str(c.client_secret)}`).toString("base64")}` },
+            headers: {
+              "content-type": "application/x-www-form-urlencoded",
+              authorization: `Basic ${Buffer.from(`${str(c.client_id)}:${str(c.client_secret)}`).toString("base64")}`
+            },
             body: new URLSearchParams({ grant_type: "client_credentials", ...(c.scope !== undefined ? { scope: str(c.scope) } : {}) }).toString(),
             dispatcher: guard.dispatcher,
             signal: AbortSignal.timeout(10_000)
@@ -156,7 +173,14 @@ export class McpServers extends Effect.Service<McpServers>()("McpServers", {
           case "none":
             break
         }
-        return { serverUrl: row.server_url, transport: row.transport, headers, dispatcher: guard.dispatcher, timeoutMs: config.mcpDiscoveryTimeoutSeconds * 1000, maxResponseBytes: config.functionMaxResponseBytes } satisfies McpEndpoint
+        return {
+          serverUrl: row.server_url,
+          transport: row.transport,
+          headers,
+          dispatcher: guard.dispatcher,
+          timeoutMs: config.mcpDiscoveryTimeoutSeconds * 1000,
+          maxResponseBytes: config.functionMaxResponseBytes
+        } satisfies McpEndpoint
       })
 
     /** Lists the tools and stores them (or why that failed). */
@@ -166,8 +190,10 @@ export class McpServers extends Effect.Service<McpServers>()("McpServers", {
         const [updated] = yield* (Either.isRight(found)
           ? sql`UPDATE mcp_servers SET tools = ${JSON.stringify(found.right)}::jsonb, tools_refreshed_at = now(), discovery_error = NULL,
               updated_at = now() WHERE id = ${row.id} RETURNING *`
-          : sql`UPDATE mcp_servers SET discovery_error = ${found.left.message}, updated_at = now() WHERE id = ${row.id} RETURNING *`
-        ).pipe(serverRows, Effect.orDie)
+          : sql`UPDATE mcp_servers SET discovery_error = ${found.left.message}, updated_at = now() WHERE id = ${row.id} RETURNING *`).pipe(
+            serverRows,
+            Effect.orDie
+          )
         return updated
       }).pipe(Effect.withSpan("McpServers.discover", { attributes: { "mcp.server": row.id } }))
 
@@ -200,7 +226,9 @@ export class McpServers extends Effect.Service<McpServers>()("McpServers", {
         const transport = body.transport ?? current.transport
         if (body.server_url !== undefined || body.transport !== undefined) yield* checkTarget(serverUrl, transport)
         const authType = body.auth_type ?? current.auth_type
-        if (authType === "oauth2_authcode" && body.credentials !== undefined && !(yield* secrets.owns(principal.tenantId, str(body.credentials.integration_id)))) {
+        if (
+          authType === "oauth2_authcode" && body.credentials !== undefined && !(yield* secrets.owns(principal.tenantId, str(body.credentials.integration_id)))
+        ) {
           return yield* unprocessable("VALIDATION_ERROR", "credentials.integration_id names no integration installed in this workspace", [
             { path: ["credentials", "integration_id"], message: "not an integration of this workspace" }
           ])
@@ -216,7 +244,13 @@ export class McpServers extends Effect.Service<McpServers>()("McpServers", {
           status = ${changed && current.status !== "disabled" ? "pending_review" : current.status}, updated_at = now()
           WHERE id = ${id} RETURNING *`.pipe(serverRows, Effect.orDie)
         if (changed && current.status === "active") {
-          yield* audit.record(principal, { tenantId: principal.tenantId, action: "mcp_server.review_required", resourceType: "mcp_server", resourceId: id, details: { server_url: serverUrl } })
+          yield* audit.record(principal, {
+            tenantId: principal.tenantId,
+            action: "mcp_server.review_required",
+            resourceType: "mcp_server",
+            resourceId: id,
+            details: { server_url: serverUrl }
+          })
         }
         return toServer(changed ? yield* discover(row, principal.userId) : row)
       }).pipe(Effect.withSpan("McpServers.update"))
@@ -242,7 +276,13 @@ export class McpServers extends Effect.Service<McpServers>()("McpServers", {
           ? sql`UPDATE mcp_servers SET status = 'active', approved_server_url = server_url, approved_transport = transport, updated_at = now()
               WHERE id = ${id} RETURNING *`
           : sql`UPDATE mcp_servers SET status = ${to}, updated_at = now() WHERE id = ${id} RETURNING *`).pipe(serverRows, Effect.orDie)
-        yield* audit.record(principal, { tenantId: principal.tenantId, action: `mcp_server.${to === "active" ? "activated" : "disabled"}`, resourceType: "mcp_server", resourceId: id, details: { server_url: updated.server_url } })
+        yield* audit.record(principal, {
+          tenantId: principal.tenantId,
+          action: `mcp_server.${to === "active" ? "activated" : "disabled"}`,
+          resourceType: "mcp_server",
+          resourceId: id,
+          details: { server_url: updated.server_url }
+        })
         // Approved now: its tools are listed with its credentials.
         return toServer(to === "active" && row.status === "pending_review" ? yield* discover(updated, principal.userId) : updated)
       })
@@ -270,11 +310,15 @@ export class McpServers extends Effect.Service<McpServers>()("McpServers", {
 
     return {
       list: (principal: Principal) =>
-        Effect.zipRight(requireReader(principal), sql`SELECT * FROM mcp_servers WHERE tenant_id = ${principal.tenantId} ORDER BY name, id`.pipe(serverRows, Effect.orDie)).pipe(
+        Effect.zipRight(
+          requireReader(principal),
+          sql`SELECT * FROM mcp_servers WHERE tenant_id = ${principal.tenantId} ORDER BY name, id`.pipe(serverRows, Effect.orDie)
+        ).pipe(
           Effect.map((rows) => ({ items: rows.map(toServer) }))
         ),
       get: (principal: Principal, id: string) => Effect.zipRight(requireReader(principal), Effect.map(find(principal.tenantId, id), toServer)),
-      tools: (principal: Principal, id: string) => Effect.zipRight(requireReader(principal), Effect.map(find(principal.tenantId, id), (r) => ({ items: r.tools }))),
+      tools: (principal: Principal, id: string) =>
+        Effect.zipRight(requireReader(principal), Effect.map(find(principal.tenantId, id), (r) => ({ items: r.tools }))),
       create,
       update,
       remove,
@@ -287,9 +331,9 @@ export class McpServers extends Effect.Service<McpServers>()("McpServers", {
           ? Effect.succeed(new Map<string, "approved" | "pending">())
           : sql<{ id: string; status: string }>`SELECT id::text AS id, status FROM mcp_servers WHERE tenant_id = ${tenantId}
               AND id::text IN ${sql.in([...ids])}`.pipe(
-              Effect.map((rows) => new Map(rows.map((r) => [r.id, r.status === "active" ? "approved" as const : "pending" as const]))),
-              Effect.orDie
-            ),
+            Effect.map((rows) => new Map(rows.map((r) => [r.id, r.status === "active" ? "approved" as const : "pending" as const]))),
+            Effect.orDie
+          ),
       active,
       invoke,
       serverOf: (tenantId: string, id: string) => Effect.option(find(tenantId, id)).pipe(Effect.map(Option.getOrUndefined))

@@ -1,8 +1,8 @@
 import { Effect, Either } from "effect"
 import { request } from "undici"
 import type { Dispatcher } from "undici"
-import { FailedDependency, Forbidden, NotFound, ServiceUnavailable, unprocessable, type Unprocessable } from "../../../schemas/Errors.js"
 import { refusalIn } from "../../../platform/outbound/OutboundGuard.js"
+import { FailedDependency, Forbidden, NotFound, ServiceUnavailable, type Unprocessable, unprocessable } from "../../../schemas/Errors.js"
 
 /** What a call to Zendesk may end in, as the ticketing document's errors. */
 export type ZendeskFailure = Forbidden | FailedDependency | ServiceUnavailable | NotFound | Unprocessable
@@ -101,7 +101,9 @@ export const callZendesk = (
         const refused = refusalIn(error)
         if (refused !== undefined) return misconfigured(`its address is refused (${refused.reason})`)
         const timedOut = error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError")
-        return unavailable(timedOut ? `no answer within ${timeoutMs / 1000} s` : `the connection failed (${error instanceof Error ? error.message : String(error)})`)
+        return unavailable(
+          timedOut ? `no answer within ${timeoutMs / 1000} s` : `the connection failed (${error instanceof Error ? error.message : String(error)})`
+        )
       })
     )
     if (response.status === -1) return yield* unavailable(`the answer is over ${MAX_RESPONSE_BYTES} bytes`)
@@ -113,8 +115,12 @@ export const callZendesk = (
       return { status, body }
     }
     if (status === 401) return yield* misconfigured("Zendesk refuses its credentials (401)")
-    if (status === 403) return yield* new Forbidden({ code: "CONNECTION_FORBIDDEN", message: `Zendesk refuses this request with the queue's connection: ${descriptionOf(body)}` })
-    if (status === 404) return yield* new NotFound({ code: "NOT_FOUND", message: "Not found in Zendesk" })
+    if (status === 403) {
+      return yield* new Forbidden({ code: "CONNECTION_FORBIDDEN", message: `Zendesk refuses this request with the queue's connection: ${descriptionOf(body)}` })
+    }
+    if (status === 404) {
+      return yield* new NotFound({ code: "NOT_FOUND", message: "Not found in Zendesk" })
+    }
     if (status === 400 || status === 422) return yield* unprocessable("BACKEND_REJECTED", `Zendesk refuses the values: ${descriptionOf(body)}`)
     if (status === 429 || status >= 500) return yield* unavailable(`HTTP ${status}`, retryAfterOf(response.headers["retry-after"]))
     return yield* misconfigured(`unexpected HTTP ${status}`)

@@ -1,6 +1,6 @@
-import { createHash } from "node:crypto"
 import { SqlClient } from "@effect/sql"
-import { Effect, Either, Schema } from "effect"
+import { Effect, Either, type Schema } from "effect"
+import { createHash } from "node:crypto"
 import type { Dispatcher } from "undici"
 import { AppConfig } from "../../../platform/Config.js"
 import { OutboundGuard } from "../../../platform/outbound/OutboundGuard.js"
@@ -20,55 +20,12 @@ import {
   tagsWith,
   ticketOf,
   timelineOf,
-  ZAudit,
-  ZComment,
-  ZTicket,
-  type ZTicket as ZTicketType,
-  ZUser
+  type ZTicket as ZTicketType
 } from "./ZendeskMapping.js"
+import type { ConnectedQueue, NewTicket } from "./ZendeskShapes.js"
+import * as Z from "./ZendeskShapes.js"
 
-/** The queue fields a connected desk works with. */
-export interface ConnectedQueue {
-  readonly id: string
-  readonly tenant_id: string
-  readonly group_id: string
-  readonly group_tag: string
-  readonly connection_id: string | null
-  readonly external_group_id: number | null
-}
-
-export interface NewTicket {
-  readonly key: string | undefined
-  readonly title: string
-  readonly description: string
-  readonly priority: typeof Priorities[number]
-  readonly type: string | null
-  readonly labels: ReadonlyArray<string>
-  readonly requesterEmail: string
-  readonly assigneeEmail: string | null
-  readonly parentId: string | null
-  readonly byAiEmployee: boolean
-}
-
-const TicketEnvelope = Schema.Struct({ ticket: ZTicket })
-const UsersEnvelope = Schema.Struct({ users: Schema.Array(ZUser) })
-const SearchEnvelope = Schema.Struct({
-  results: Schema.Array(Schema.Struct({ ...ZTicket.fields, result_type: Schema.optional(Schema.String) })),
-  next_page: Schema.optionalWith(Schema.NullOr(Schema.String), { default: () => null })
-})
-const CommentsEnvelope = Schema.Struct({ comments: Schema.Array(ZComment), next_page: Schema.optionalWith(Schema.NullOr(Schema.String), { default: () => null }) })
-const AuditsEnvelope = Schema.Struct({ audits: Schema.Array(ZAudit), next_page: Schema.optionalWith(Schema.NullOr(Schema.String), { default: () => null }) })
-const Group = Schema.Struct({ id: Schema.Number, name: Schema.String })
-const GroupsEnvelope = Schema.Struct({ groups: Schema.Array(Group), next_page: Schema.optionalWith(Schema.NullOr(Schema.String), { default: () => null }) })
-const GroupEnvelope = Schema.Struct({ group: Group })
-
-const notZendesk = new FailedDependency({ code: "CONNECTION_UNAVAILABLE", message: "The queue's connection answered something that is not the Zendesk Support API" })
-const decode = <A, I>(schema: Schema.Schema<A, I>) => (body: unknown) => Schema.decodeUnknown(schema)(body).pipe(Effect.mapError(() => notZendesk))
-
-/** Zendesk ticket ids are positive integers; the platform's path parameter is a string. */
-const zendeskId = (id: string) => (/^[1-9][0-9]{0,15}$/.test(id) ? Effect.succeed(Number(id)) : Effect.fail(notFound("Ticket")))
-/** Zendesk pages carry up to 100 results; lists read at most this many pages for one answer. */
-const MAX_PAGES = 10
+export type { ConnectedQueue, NewTicket }
 
 /**
  * The connector of a connected queue (00-decisions section 10): Zendesk Support API v2 through the
@@ -90,11 +47,21 @@ export class ZendeskDesk extends Effect.Service<ZendeskDesk>()("ZendeskDesk", {
     const open = (tenantId: string, connectionId: string | null): Effect.Effect<Session, FailedDependency> =>
       Effect.gen(function*() {
         const found = connectionId === null ? { _tag: "Missing" as const } : yield* connections.lookup(tenantId, connectionId)
-        if (found._tag === "Missing") return yield* new FailedDependency({ code: "CONNECTION_UNAVAILABLE", message: "The queue's connection was deleted or disconnected" })
-        if (found._tag === "NotTicketing") return yield* new FailedDependency({ code: "CONNECTION_UNAVAILABLE", message: `The queue's connection is an integration of category ${found.category}, not ticketing` })
+        if (found._tag === "Missing") {
+          return yield* new FailedDependency({ code: "CONNECTION_UNAVAILABLE", message: "The queue's connection was deleted or disconnected" })
+        }
+        if (found._tag === "NotTicketing") {
+          return yield* new FailedDependency({
+            code: "CONNECTION_UNAVAILABLE",
+            message: `The queue's connection is an integration of category ${found.category}, not ticketing`
+          })
+        }
         const creds = yield* Either.match(credentialsOf(found.credentials), { onLeft: Effect.fail, onRight: Effect.succeed })
         const dispatcher: Dispatcher = guard.dispatcher
-        return { creds, call: (c) => Effect.map(callZendesk(creds, dispatcher, timeoutMs, c), (r) => r.body) }
+        return {
+          creds,
+          call: (c) => Effect.map(callZendesk(creds, dispatcher, timeoutMs, c), (r) => r.body)
+        }
       })
 
     const session = (queue: ConnectedQueue) => open(queue.tenant_id, queue.connection_id)
@@ -105,7 +72,7 @@ export class ZendeskDesk extends Effect.Service<ZendeskDesk>()("ZendeskDesk", {
         const emails = new Map<number, string>()
         for (let i = 0; i < wanted.length; i += 100) {
           const body = yield* s.call({ method: "GET", path: "/api/v2/users/show_many.json", query: { ids: wanted.slice(i, i + 100).join(",") } })
-          for (const u of (yield* decode(UsersEnvelope)(body)).users) if (u.email !== null) emails.set(u.id, u.email.toLowerCase())
+          for (const u of (yield* Z.decode(Z.UsersEnvelope)(body)).users) if (u.email !== null) emails.set(u.id, u.email.toLowerCase())
         }
         return emails
       })
@@ -114,7 +81,7 @@ export class ZendeskDesk extends Effect.Service<ZendeskDesk>()("ZendeskDesk", {
     const userOf = (s: Session, email: string) =>
       Effect.gen(function*() {
         const body = yield* s.call({ method: "GET", path: "/api/v2/users/search.json", query: { query: `email:${email}` } })
-        return (yield* decode(UsersEnvelope)(body)).users.find((u) => u.email?.toLowerCase() === email.toLowerCase())
+        return (yield* Z.decode(Z.UsersEnvelope)(body)).users.find((u) => u.email?.toLowerCase() === email.toLowerCase())
       })
 
     /** Rule 3 on a connected queue: the assignee is a user of the instance who can take tickets (an agent or admin). */
@@ -130,14 +97,14 @@ export class ZendeskDesk extends Effect.Service<ZendeskDesk>()("ZendeskDesk", {
     /** The ticket, if the queue's Zendesk group holds it (a ticket of another group is not found here). */
     const fetch = (s: Session, queue: ConnectedQueue, id: string) =>
       Effect.gen(function*() {
-        const zid = yield* zendeskId(id)
+        const zid = yield* Z.zendeskId(id)
         const body = yield* s.call({ method: "GET", path: `/api/v2/tickets/${zid}.json` })
-        const { ticket } = yield* decode(TicketEnvelope)(body)
+        const { ticket } = yield* Z.decode(Z.TicketEnvelope)(body)
         return ticket.group_id === queue.external_group_id ? ticket : yield* Effect.fail(notFound("Ticket"))
       })
 
     const update = (s: Session, queue: ConnectedQueue, id: number, ticket: Record<string, unknown>) =>
-      Effect.flatMap(s.call({ method: "PUT", path: `/api/v2/tickets/${id}.json`, body: { ticket } }), decode(TicketEnvelope)).pipe(
+      Effect.flatMap(s.call({ method: "PUT", path: `/api/v2/tickets/${id}.json`, body: { ticket } }), Z.decode(Z.TicketEnvelope)).pipe(
         Effect.flatMap(({ ticket: t }) => shown(s, queue, [t])),
         Effect.map((list) => list[0])
       )
@@ -179,7 +146,7 @@ export class ZendeskDesk extends Effect.Service<ZendeskDesk>()("ZendeskDesk", {
               }
             }
           }),
-          decode(TicketEnvelope)
+          Z.decode(Z.TicketEnvelope)
         )
         if (t.key === undefined) return (yield* shown(s, queue, [(yield* post).ticket]))[0]
         const key = t.key
@@ -190,27 +157,37 @@ export class ZendeskDesk extends Effect.Service<ZendeskDesk>()("ZendeskDesk", {
           const again = yield* recorded
           if (again !== undefined) return again
           const { ticket } = yield* post
-          yield* sql`INSERT INTO ticket_external_requests ${sql.insert({ tenant_id: queue.tenant_id, queue_id: queue.id, client_request_id: key, connection_id: queue.connection_id, external_id: ticket.id })}`
+          yield* sql`INSERT INTO ticket_external_requests ${
+            sql.insert({ tenant_id: queue.tenant_id, queue_id: queue.id, client_request_id: key, connection_id: queue.connection_id, external_id: ticket.id })
+          }`
           return String(ticket.id)
         })).pipe(Effect.catchTag("SqlError", Effect.die)))
-        const ticket = yield* Effect.flatMap(s.call({ method: "GET", path: `/api/v2/tickets/${made}.json` }), decode(TicketEnvelope))
+        const ticket = yield* Effect.flatMap(s.call({ method: "GET", path: `/api/v2/tickets/${made}.json` }), Z.decode(Z.TicketEnvelope))
         return (yield* shown(s, queue, [ticket.ticket]))[0]
       }).pipe(Effect.withSpan("ZendeskDesk.raise"))
 
-    /** Every item of a paged Zendesk listing (pages of 100, at most MAX_PAGES of them). */
-    const everyPage = <A extends { readonly next_page: string | null }, I, B>(s: Session, path: string, envelope: Schema.Schema<A, I>, items: (page: A) => ReadonlyArray<B>) =>
+    /** Every item of a paged Zendesk listing (pages of 100, at most Z.MAX_PAGES of them). */
+    const everyPage = <A extends { readonly next_page: string | null }, I, B>(
+      s: Session,
+      path: string,
+      envelope: Schema.Schema<A, I>,
+      items: (page: A) => ReadonlyArray<B>
+    ) =>
       Effect.gen(function*() {
         const all: Array<B> = []
         let more = true
-        for (let page = 1; page <= MAX_PAGES && more; page++) {
-          const found = yield* Effect.flatMap(s.call({ method: "GET", path, query: { page: String(page), per_page: "100", sort_order: "asc" } }), decode(envelope))
+        for (let page = 1; page <= Z.MAX_PAGES && more; page++) {
+          const found = yield* Effect.flatMap(
+            s.call({ method: "GET", path, query: { page: String(page), per_page: "100", sort_order: "asc" } }),
+            Z.decode(envelope)
+          )
           all.push(...items(found))
           more = found.next_page !== null
         }
         return all
       })
 
-    /** Up to `limit` results of a search from `offset`, reading Zendesk's pages of 100 (at most MAX_PAGES). */
+    /** Up to `limit` results of a search from `offset`, reading Zendesk's pages of 100 (at most Z.MAX_PAGES). */
     const search = (s: Session, query: string, sort: { sort_by: string; sort_order: string }, offset: number, limit: number) =>
       Effect.gen(function*() {
         const perPage = 100
@@ -218,9 +195,9 @@ export class ZendeskDesk extends Effect.Service<ZendeskDesk>()("ZendeskDesk", {
         let page = Math.floor(offset / perPage) + 1
         let skip = offset % perPage
         let more = true
-        for (let read = 0; read < MAX_PAGES && more && results.length < limit; read++, page++) {
+        for (let read = 0; read < Z.MAX_PAGES && more && results.length < limit; read++, page++) {
           const body = yield* s.call({ method: "GET", path: "/api/v2/search.json", query: { query, ...sort, page: String(page), per_page: String(perPage) } })
-          const found = yield* decode(SearchEnvelope)(body)
+          const found = yield* Z.decode(Z.SearchEnvelope)(body)
           results.push(...found.results.filter((r) => r.result_type === undefined || r.result_type === "ticket").slice(skip))
           skip = 0
           more = found.next_page !== null
@@ -242,12 +219,12 @@ export class ZendeskDesk extends Effect.Service<ZendeskDesk>()("ZendeskDesk", {
             const body = yield* s.call({ method: "GET", path: `/api/v2/groups/${externalGroupId}.json` }).pipe(
               Effect.catchTag("NotFound", () => Effect.fail(unprocessable("CONNECTION_NOT_FOUND", `Zendesk has no group ${externalGroupId}`)))
             )
-            return (yield* decode(GroupEnvelope)(body)).group.id
+            return (yield* Z.decode(Z.GroupEnvelope)(body)).group.id
           }
-          const groups = (yield* everyPage(s, "/api/v2/groups.json", GroupsEnvelope, (p) => p.groups))
+          const groups = yield* everyPage(s, "/api/v2/groups.json", Z.GroupsEnvelope, (p) => p.groups)
           const match = groups.find((g) => g.name.toLowerCase() === name.toLowerCase())
           if (match !== undefined) return match.id
-          const created = yield* Effect.flatMap(s.call({ method: "POST", path: "/api/v2/groups.json", body: { group: { name } } }), decode(GroupEnvelope))
+          const created = yield* Effect.flatMap(s.call({ method: "POST", path: "/api/v2/groups.json", body: { group: { name } } }), Z.decode(Z.GroupEnvelope))
           return created.group.id
         }).pipe(Effect.withSpan("ZendeskDesk.groupFor")),
 
@@ -268,7 +245,13 @@ export class ZendeskDesk extends Effect.Service<ZendeskDesk>()("ZendeskDesk", {
         }).pipe(Effect.withSpan("ZendeskDesk.list")),
 
       /** The first `limit` tickets, newest first, of the caller's scope over these queues of one connection. */
-      mine: (queues: ReadonlyArray<ConnectedQueue>, p: typeof TicketListParams.Type, scope: "created" | "assigned" | "commented", email: string, limit: number) =>
+      mine: (
+        queues: ReadonlyArray<ConnectedQueue>,
+        p: typeof TicketListParams.Type,
+        scope: "created" | "assigned" | "commented",
+        email: string,
+        limit: number
+      ) =>
         Effect.gen(function*() {
           const s = yield* session(queues[0])
           const term = scope === "created" ? `requester:${email}` : scope === "assigned" ? `assignee:${email}` : `commenter:${email}`
@@ -281,11 +264,23 @@ export class ZendeskDesk extends Effect.Service<ZendeskDesk>()("ZendeskDesk", {
           })
         }),
 
-      update: (queue: ConnectedQueue, id: string, patch: { title?: string | undefined; description?: string | undefined; priority?: typeof Priorities[number] | undefined; type?: string | undefined; labels?: ReadonlyArray<string> | undefined }) =>
+      update: (
+        queue: ConnectedQueue,
+        id: string,
+        patch: {
+          title?: string | undefined
+          description?: string | undefined
+          priority?: typeof Priorities[number] | undefined
+          type?: string | undefined
+          labels?: ReadonlyArray<string> | undefined
+        }
+      ) =>
         Effect.gen(function*() {
           const { s, ticket } = yield* writable(queue, id)
           if (patch.description !== undefined && patch.description !== (ticket.description ?? "")) {
-            return yield* unprocessable("FIELD_NOT_SUPPORTED", "A Zendesk ticket's description is its first comment and cannot change; add a comment instead", [{ path: ["description"], message: "not served by Zendesk" }])
+            return yield* unprocessable("FIELD_NOT_SUPPORTED", "A Zendesk ticket's description is its first comment and cannot change; add a comment instead", [
+              { path: ["description"], message: "not served by Zendesk" }
+            ])
           }
           return yield* update(s, queue, ticket.id, {
             ...(patch.title !== undefined ? { subject: patch.title } : {}),
@@ -300,11 +295,20 @@ export class ZendeskDesk extends Effect.Service<ZendeskDesk>()("ZendeskDesk", {
 
       /** Solved in Zendesk; the resolution becomes an internal note (Zendesk has no resolution field). */
       close: (queue: ConnectedQueue, id: string, resolution: string | undefined) =>
-        Effect.flatMap(writable(queue, id), ({ s, ticket }) =>
-          Effect.map(update(s, queue, ticket.id, { status: "solved", ...(resolution !== undefined ? { comment: { body: `Resolution: ${resolution}`, public: false } } : {}) }), (t) => ({
-            ...t,
-            resolution: resolution ?? null
-          }))),
+        Effect.flatMap(
+          writable(queue, id),
+          ({ s, ticket }) =>
+            Effect.map(
+              update(s, queue, ticket.id, {
+                status: "solved",
+                ...(resolution !== undefined ? { comment: { body: `Resolution: ${resolution}`, public: false } } : {})
+              }),
+              (t) => ({
+                ...t,
+                resolution: resolution ?? null
+              })
+            )
+        ),
 
       assign: (queue: ConnectedQueue, id: string, email: string | null) =>
         Effect.gen(function*() {
@@ -341,7 +345,10 @@ export class ZendeskDesk extends Effect.Service<ZendeskDesk>()("ZendeskDesk", {
             path: `/api/v2/tickets/${ticket.id}.json`,
             body: { ticket: { comment: { body, public: visibility === "public", ...(authorId !== undefined ? { author_id: authorId } : {}) } } }
           })
-          const comments = yield* Effect.flatMap(s.call({ method: "GET", path: `/api/v2/tickets/${ticket.id}/comments.json`, query: { sort_order: "desc", per_page: "1" } }), decode(CommentsEnvelope))
+          const comments = yield* Effect.flatMap(
+            s.call({ method: "GET", path: `/api/v2/tickets/${ticket.id}/comments.json`, query: { sort_order: "desc", per_page: "1" } }),
+            Z.decode(Z.CommentsEnvelope)
+          )
           const latest = comments.comments[0]
           const emails = yield* emailsOf(s, latest !== undefined ? [latest.author_id] : [])
           return {
@@ -357,7 +364,7 @@ export class ZendeskDesk extends Effect.Service<ZendeskDesk>()("ZendeskDesk", {
         Effect.gen(function*() {
           const s = yield* session(queue)
           const ticket = yield* fetch(s, queue, id)
-          const all = (yield* everyPage(s, `/api/v2/tickets/${ticket.id}/comments.json`, CommentsEnvelope, (p) => p.comments))
+          const all = yield* everyPage(s, `/api/v2/tickets/${ticket.id}/comments.json`, Z.CommentsEnvelope, (p) => p.comments)
           const emails = yield* emailsOf(s, all.map((c) => c.author_id))
           return all.map((c) => ({
             id: String(c.id),
@@ -372,7 +379,7 @@ export class ZendeskDesk extends Effect.Service<ZendeskDesk>()("ZendeskDesk", {
         Effect.gen(function*() {
           const s = yield* session(queue)
           const ticket = yield* fetch(s, queue, id)
-          const audits = (yield* everyPage(s, `/api/v2/tickets/${ticket.id}/audits.json`, AuditsEnvelope, (p) => p.audits))
+          const audits = yield* everyPage(s, `/api/v2/tickets/${ticket.id}/audits.json`, Z.AuditsEnvelope, (p) => p.audits)
           const emails = yield* emailsOf(s, audienceOf(audits))
           const serviceUserId = [...emails].find(([, e]) => e === s.creds.email.toLowerCase())?.[0]
           const tags = yield* sql<{ external_group_id: string; label: string }>`SELECT external_group_id::text AS external_group_id, label FROM ticket_queues

@@ -146,7 +146,15 @@ export interface TimelineEntry {
   readonly created_at: Date
 }
 
-const FIELDS: Record<string, string> = { status: "status", priority: "priority", assignee_id: "assignee", group_id: "queue", subject: "title", type: "type", tags: "labels" }
+const FIELDS: Record<string, string> = {
+  status: "status",
+  priority: "priority",
+  assignee_id: "assignee",
+  group_id: "queue",
+  subject: "title",
+  type: "type",
+  tags: "labels"
+}
 
 /** User ids an audit list names (authors and assignees), to resolve to emails. */
 export const audienceOf = (audits: ReadonlyArray<ZAudit>) =>
@@ -193,7 +201,15 @@ export const timelineOf = (
     if (creating) return [{ kind: "create" as const, field: null, old_value: null, new_value: null, actor, actor_type, created_at }]
     return audit.events.flatMap((e): Array<TimelineEntry> => {
       if (e.type === "Comment") {
-        return [{ kind: e.public === false ? "work_note" : "comment", field: null, old_value: null, new_value: (e.body ?? "").slice(0, 500), actor, actor_type, created_at }]
+        return [{
+          kind: e.public === false ? "work_note" : "comment",
+          field: null,
+          old_value: null,
+          new_value: (e.body ?? "").slice(0, 500),
+          actor,
+          actor_type,
+          created_at
+        }]
       }
       const field = e.field_name !== undefined ? FIELDS[e.field_name] : undefined
       if (e.type !== "Change" || field === undefined) return []

@@ -10,8 +10,7 @@ export interface BindingSpec {
 
 const norm = (mime: string) => mime.trim().toLowerCase()
 
-const firesOn = (fireOn: BindingSpec["fire_on"]) =>
-  fireOn === "any" ? new Set(["created", "updated"]) : new Set([fireOn])
+const firesOn = (fireOn: BindingSpec["fire_on"]) => fireOn === "any" ? new Set(["created", "updated"]) : new Set([fireOn])
 
 /** The shortest folder path a prefix admits (`finance/` and `finance` both start at `/finance`). */
 const base = (prefix: string) => `/${prefix.trim().split("/").filter((s) => s.length > 0).join("/")}`

@@ -1,6 +1,6 @@
-import { randomUUID } from "node:crypto"
 import { SqlClient } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
+import { randomUUID } from "node:crypto"
 import { decodeRows, Timestamp } from "../../../platform/Rows.js"
 import { requireBuilder, requireReader } from "../../../schemas/Authorization.js"
 import { DocumentTrigger, type DocumentTriggerRequest } from "../../../schemas/DocumentTrigger.js"
@@ -36,7 +36,9 @@ export class DocumentTriggers extends Effect.Service<DocumentTriggers>()("Docume
       sql`SELECT * FROM document_triggers WHERE tenant_id = ${principal.tenantId} AND workflow_id = ${workflowId} AND id = ${id}`.pipe(
         bindingRows,
         Effect.orDie,
-        Effect.flatMap((rows) => Option.match(Option.fromNullable(rows[0]), { onNone: () => Effect.fail(notFound("Document trigger")), onSome: Effect.succeed }))
+        Effect.flatMap((rows) =>
+          Option.match(Option.fromNullable(rows[0]), { onNone: () => Effect.fail(notFound("Document trigger")), onSome: Effect.succeed })
+        )
       )
 
     /** Checks the knowledge base and overlap, under a lock on the AI Employee's bindings so that two writes cannot both pass. */
@@ -56,37 +58,41 @@ export class DocumentTriggers extends Effect.Service<DocumentTriggers>()("Docume
 
     const create = (principal: Principal, workflowId: WorkflowId, body: typeof DocumentTriggerRequest.Type) =>
       writable(principal, workflowId).pipe(
-        Effect.zipRight(sql.withTransaction(Effect.gen(function*() {
-          yield* checked(principal, workflowId, body, undefined)
-          const [row] = yield* sql`INSERT INTO document_triggers ${
-            sql.insert({
-              id: randomUUID(),
-              tenant_id: principal.tenantId,
-              workflow_id: workflowId,
-              knowledge_base_id: body.knowledge_base_id,
-              folder_prefix: body.folder_prefix.trim(),
-              mime_type_allowlist: [...body.mime_type_allowlist],
-              fire_on: body.fire_on,
-              enabled: body.enabled,
-              created_by: principal.userId
-            })
-          } RETURNING *`.pipe(bindingRows, Effect.orDie)
-          return toTrigger(row)
-        })).pipe(Effect.catchTag("SqlError", Effect.die))),
+        Effect.zipRight(
+          sql.withTransaction(Effect.gen(function*() {
+            yield* checked(principal, workflowId, body, undefined)
+            const [row] = yield* sql`INSERT INTO document_triggers ${
+              sql.insert({
+                id: randomUUID(),
+                tenant_id: principal.tenantId,
+                workflow_id: workflowId,
+                knowledge_base_id: body.knowledge_base_id,
+                folder_prefix: body.folder_prefix.trim(),
+                mime_type_allowlist: [...body.mime_type_allowlist],
+                fire_on: body.fire_on,
+                enabled: body.enabled,
+                created_by: principal.userId
+              })
+            } RETURNING *`.pipe(bindingRows, Effect.orDie)
+            return toTrigger(row)
+          })).pipe(Effect.catchTag("SqlError", Effect.die))
+        ),
         Effect.withSpan("DocumentTriggers.create")
       )
 
     const replace = (principal: Principal, workflowId: WorkflowId, id: DocumentTriggerId, body: typeof DocumentTriggerRequest.Type) =>
       writable(principal, workflowId).pipe(
         Effect.zipRight(one(principal, workflowId, id)),
-        Effect.zipRight(sql.withTransaction(Effect.gen(function*() {
-          yield* checked(principal, workflowId, body, id)
-          const [row] = yield* sql`UPDATE document_triggers SET knowledge_base_id = ${body.knowledge_base_id},
+        Effect.zipRight(
+          sql.withTransaction(Effect.gen(function*() {
+            yield* checked(principal, workflowId, body, id)
+            const [row] = yield* sql`UPDATE document_triggers SET knowledge_base_id = ${body.knowledge_base_id},
             folder_prefix = ${body.folder_prefix.trim()}, mime_type_allowlist = ${[...body.mime_type_allowlist]}::text[],
             fire_on = ${body.fire_on}, enabled = ${body.enabled}, last_error = NULL, updated_at = now()
             WHERE id = ${id} RETURNING *`.pipe(bindingRows, Effect.orDie)
-          return toTrigger(row)
-        })).pipe(Effect.catchTag("SqlError", Effect.die))),
+            return toTrigger(row)
+          })).pipe(Effect.catchTag("SqlError", Effect.die))
+        ),
         Effect.withSpan("DocumentTriggers.replace")
       )
 

@@ -3,5 +3,8 @@ import { Effect } from "effect"
 import { PlatformApi } from "../../../schemas/Api.js"
 import { PublicApp } from "../PublicApp.js"
 
-export const PublicAppHttp = HttpApiBuilder.group(PlatformApi, "publicApp", (handlers) =>
-  Effect.map(PublicApp, (app) => handlers.handle("run", ({ path, payload }) => app.start(path.id, payload))))
+export const PublicAppHttp = HttpApiBuilder.group(
+  PlatformApi,
+  "publicApp",
+  (handlers) => Effect.map(PublicApp, (app) => handlers.handle("run", ({ path, payload }) => app.start(path.id, payload)))
+)

@@ -18,8 +18,11 @@ export const RunsHttp = HttpApiBuilder.group(PlatformApi, "runs", (handlers) =>
       .handle("run", ({ headers, path, payload }) =>
         Effect.flatMap(as, (p) => runs.start(p, path.id, payload, { dryRun: false, idempotencyKey: headers["idempotency-key"] })))
       .handle("dryRun", ({ headers, path, payload }) =>
-        Effect.flatMap(as, (p) => runs.start(p, path.id, payload, { dryRun: true, idempotencyKey: headers["idempotency-key"] })))
-      .handle("get", ({ path }) => Effect.flatMap(as, (p) => runs.get(p, path.run_id)))
+        Effect.flatMap(as, (p) =>
+          runs.start(p, path.id, payload, { dryRun: true, idempotencyKey: headers["idempotency-key"] })))
+      .handle("get", ({ path }) =>
+        Effect.flatMap(as, (p) =>
+          runs.get(p, path.run_id)))
       .handle("steps", ({ path }) => Effect.flatMap(as, (p) => runs.steps(p, path.run_id)))
       .handle("stream", ({ path }) =>
         Effect.gen(function*() {

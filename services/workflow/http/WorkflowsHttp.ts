@@ -17,19 +17,23 @@ export const WorkflowsHttp = HttpApiBuilder.group(PlatformApi, "workflows", (han
       .handle("list", ({ urlParams }) => read((p) => workflows.list(p, urlParams)))
       .handle("get", ({ path }) => read((p) => workflows.get(p, path.id)))
       .handle("replace", ({ path, payload }) => audited("saved", path.id, undefined, (p) => workflows.save(p, path.id, payload)))
-      .handle("update", ({ path, payload }) =>
-        audited("saved", path.id, { fields: Object.keys(payload) }, (p) => workflows.save(p, path.id, payload)))
+      .handle("update", ({ path, payload }) => audited("saved", path.id, { fields: Object.keys(payload) }, (p) => workflows.save(p, path.id, payload)))
       .handle("archive", ({ path }) => audited("archived", path.id, undefined, (p) => workflows.archive(p, path.id)))
       .handle("restore", ({ path }) => audited("restored", path.id, undefined, (p) => workflows.restore(p, path.id)))
       .handle("getConfig", ({ path }) => read((p) => workflows.getConfig(p, path.id)))
-      .handle("putConfig", ({ path, payload }) =>
-        audited("config_replaced", path.id, undefined, (p) => workflows.putConfig(p, path.id, payload)))
+      .handle("putConfig", ({ path, payload }) => audited("config_replaced", path.id, undefined, (p) => workflows.putConfig(p, path.id, payload)))
       .handle("patchLlmConfig", ({ path, payload }) =>
         audited("llm_config_updated", path.id, { fields: Object.keys(payload) }, (p) => workflows.patchLlmConfig(p, path.id, payload)))
-      .handle("publish", ({ path }) => audited("published", path.id, undefined, (p) => publishing.publish(p, path.id)))
+      .handle("publish", ({ path }) =>
+        audited("published", path.id, undefined, (p) => publishing.publish(p, path.id)))
       .handle("versions", ({ path, urlParams }) => read((p) => publishing.list(p, path.id, urlParams)))
       .handle("version", ({ path }) => read((p) => publishing.get(p, path.id, path.version)))
       .handle("templates", () => read((p) => workflows.templates(p)))
       .handle("fromTemplate", ({ path }) =>
-        audited("created", (w: { readonly id: string }) => w.id, { template_id: path.id }, (p) => workflows.fromTemplate(p, path.id)))
+        audited(
+          "created",
+          (w: { readonly id: string }) => w.id,
+          { template_id: path.id },
+          (p) => workflows.fromTemplate(p, path.id)
+        ))
   }))

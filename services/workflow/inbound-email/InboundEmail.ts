@@ -1,11 +1,11 @@
-import { randomUUID } from "node:crypto"
-import { isIP } from "node:net"
-import { derivedUuid } from "../../../platform/DerivedId.js"
 import { SqlClient } from "@effect/sql"
 import { Effect, Either, Option, Schema } from "effect"
+import { randomUUID } from "node:crypto"
+import { isIP } from "node:net"
 import { AppConfig } from "../../../platform/Config.js"
-import { WorkerPool, workerTask } from "../../../platform/workers/WorkerPool.js"
+import { derivedUuid } from "../../../platform/DerivedId.js"
 import { decodeRows, JsonObject, Timestamp } from "../../../platform/Rows.js"
+import { WorkerPool, workerTask } from "../../../platform/workers/WorkerPool.js"
 import { RunModule } from "../../../runtime/run/RunModule.js"
 import { requireBuilder, requireReader } from "../../../schemas/Authorization.js"
 import { conflict, notFound } from "../../../schemas/Errors.js"
@@ -47,7 +47,6 @@ const attachmentRows = decodeRows("inbound_email_attachments", AttachmentRow)
 
 /** The run a message starts for an AI Employee: fixed by its Message-ID, so a redelivery finds it. */
 const messageRunId = (workflowId: string, messageId: string) => derivedUuid(`email:${workflowId}:${messageId}`)
-
 
 export interface Recipient {
   readonly tenantId: string

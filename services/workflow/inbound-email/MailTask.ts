@@ -1,5 +1,5 @@
-import { createHash } from "node:crypto"
 import { type AddressObject, simpleParser } from "mailparser"
+import { createHash } from "node:crypto"
 
 // Runs on a thread of the worker pool (platform/workers): a message is up to
 // INBOUND_EMAIL_MAX_BYTES of anybody's MIME, parsed here, never on the event loop.

@@ -29,12 +29,14 @@ export const SmtpListenerLive = Layer.scopedDiscard(
       disabledCommands: ["AUTH", "STARTTLS"],
       logger: false,
       onRcptTo: (address, _session, callback) => {
-        runFork(inbound.recipient(address.address).pipe(
-          Effect.matchCause({
-            onFailure: () => callback(reply(451, "Temporary failure; try again later")),
-            onSuccess: (found) => callback(Option.isSome(found) ? null : reply(550, `No mailbox here for ${address.address}`))
-          })
-        ))
+        runFork(
+          inbound.recipient(address.address).pipe(
+            Effect.matchCause({
+              onFailure: () => callback(reply(451, "Temporary failure; try again later")),
+              onSuccess: (found) => callback(Option.isSome(found) ? null : reply(550, `No mailbox here for ${address.address}`))
+            })
+          )
+        )
       },
       onData: (stream, session, callback) => {
         // Past the limit the rest of the message is read off the connection and dropped, never kept.
@@ -50,20 +52,22 @@ export const SmtpListenerLive = Layer.scopedDiscard(
             return callback(reply(552, `Message exceeds the limit of ${config.inboundEmailMaxBytes} bytes`))
           }
           const raw = Buffer.concat(chunks)
-          runFork(Effect.gen(function*() {
-            const recipients = new Map<string, Recipient>()
-            for (const rcpt of session.envelope.rcptTo) {
-              const found = yield* inbound.recipient(rcpt.address)
-              if (Option.isSome(found)) recipients.set(found.value.workflowId, found.value)
-            }
-            return yield* inbound.receive(raw, [...recipients.values()])
-          }).pipe(
-            Effect.tapErrorCause((cause) => Effect.logWarning("An inbound message could not be stored; the sender will retry", cause)),
-            Effect.matchCause({
-              onFailure: () => callback(reply(451, "The message could not be stored; try again later")),
-              onSuccess: () => callback(null, "Message accepted")
-            })
-          ))
+          runFork(
+            Effect.gen(function*() {
+              const recipients = new Map<string, Recipient>()
+              for (const rcpt of session.envelope.rcptTo) {
+                const found = yield* inbound.recipient(rcpt.address)
+                if (Option.isSome(found)) recipients.set(found.value.workflowId, found.value)
+              }
+              return yield* inbound.receive(raw, [...recipients.values()])
+            }).pipe(
+              Effect.tapErrorCause((cause) => Effect.logWarning("An inbound message could not be stored; the sender will retry", cause)),
+              Effect.matchCause({
+                onFailure: () => callback(reply(451, "The message could not be stored; try again later")),
+                onSuccess: () => callback(null, "Message accepted")
+              })
+            )
+          )
         })
       }
     })
@@ -73,9 +77,11 @@ export const SmtpListenerLive = Layer.scopedDiscard(
       Effect.async<void, Error>((resume) => {
         const net = server.listen(port, config.host, () => resume(Effect.void))
         net.once("error", (error) => resume(Effect.fail(error)))
-      }).pipe(Effect.mapError((error) =>
-        new StartupError({ message: `The inbound SMTP listener cannot listen on port ${port} (${error.message}): free it or change INBOUND_SMTP_PORT.` })
-      )),
+      }).pipe(
+        Effect.mapError((error) =>
+          new StartupError({ message: `The inbound SMTP listener cannot listen on port ${port} (${error.message}): free it or change INBOUND_SMTP_PORT.` })
+        )
+      ),
       () => Effect.async<void>((resume) => server.close(() => resume(Effect.void)))
     )
     yield* Effect.logInfo(`Inbound SMTP listening on ${config.host}:${port} for *@${inbound.domain}`)

@@ -1,15 +1,15 @@
-import { randomUUID } from "node:crypto"
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer, Option, Schema } from "effect"
+import { randomUUID } from "node:crypto"
+import { CredentialsCipher } from "../../../platform/CredentialsCipher.js"
+import { OutboundGuard } from "../../../platform/outbound/OutboundGuard.js"
 import { decodeRows, Timestamp } from "../../../platform/Rows.js"
+import { ProviderDirectory } from "../../../runtime/models/ModelRegistry.js"
+import { requireReader, requireRole, RUN_ADMINS } from "../../../schemas/Authorization.js"
 import { conflict, notFound, unprocessable } from "../../../schemas/Errors.js"
 import type { PageParams } from "../../../schemas/Pagination.js"
 import { pageOf, pageOffset } from "../../../schemas/Pagination.js"
 import type { Principal } from "../../../schemas/Principal.js"
-import { ProviderDirectory } from "../../../runtime/models/ModelRegistry.js"
-import { CredentialsCipher } from "../../../platform/CredentialsCipher.js"
-import { OutboundGuard } from "../../../platform/outbound/OutboundGuard.js"
-import { requireReader, requireRole, RUN_ADMINS } from "../../../schemas/Authorization.js"
 
 const Tier = Schema.Literal(1, 2, 3)
 type Tier = typeof Tier.Type

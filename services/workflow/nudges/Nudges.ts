@@ -8,7 +8,7 @@ import type { Nudge } from "../../../schemas/Nudge.js"
 import type { Principal } from "../../../schemas/Principal.js"
 import { isAtLeast, Roles } from "../../../schemas/Roles.js"
 import { People } from "../../ports/People.js"
-import { cardRows, type CardRow, toCard } from "./NudgeStore.js"
+import { type CardRow, cardRows, toCard } from "./NudgeStore.js"
 
 /** Reminders re-surface a card on their cadence: how many are due by `now`, and when the next one is. */
 const remindersOf = (row: CardRow, now: number) => {

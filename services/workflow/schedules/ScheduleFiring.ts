@@ -1,8 +1,8 @@
-import { keepRunning } from "../../../platform/Background.js"
-import { derivedUuid } from "../../../platform/DerivedId.js"
 import { SqlClient } from "@effect/sql"
 import { Duration, Effect, Either, Layer, Queue } from "effect"
+import { keepRunning } from "../../../platform/Background.js"
 import { type CronSchedule, parseCron } from "../../../platform/Cron.js"
+import { derivedUuid } from "../../../platform/DerivedId.js"
 import { RunModule } from "../../../runtime/run/RunModule.js"
 import { type ScheduleRow, scheduleRows, ScheduleStore } from "./ScheduleStore.js"
 

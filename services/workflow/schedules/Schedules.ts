@@ -15,8 +15,7 @@ export class Schedules extends Effect.Service<Schedules>()("Schedules", {
     const workflows = yield* WorkflowsRepo
     const runnable = yield* RunnableWorkflows
 
-    const writable = (principal: Principal, id: WorkflowId) =>
-      Effect.zipRight(requireBuilder(principal), workflows.visible(principal, id))
+    const writable = (principal: Principal, id: WorkflowId) => Effect.zipRight(requireBuilder(principal), workflows.visible(principal, id))
 
     const found = <A>(row: Option.Option<A>) => Option.match(row, { onNone: () => Effect.fail(notFound("Schedule")), onSome: Effect.succeed })
 

@@ -1,13 +1,13 @@
-import { randomUUID } from "node:crypto"
 import { SqlClient } from "@effect/sql"
 import { Effect, Schema } from "effect"
+import { randomUUID } from "node:crypto"
 import { decodeRows, JsonObject, Timestamp } from "../../../platform/Rows.js"
+import { requireBuilder, requireReader } from "../../../schemas/Authorization.js"
 import { notFound } from "../../../schemas/Errors.js"
 import { TenantId, VoiceTreeId, VoiceTreeVersionId } from "../../../schemas/Ids.js"
 import type { PageParams } from "../../../schemas/Pagination.js"
 import { pageOf, pageOffset } from "../../../schemas/Pagination.js"
 import type { Principal } from "../../../schemas/Principal.js"
-import { requireBuilder, requireReader } from "../../../schemas/Authorization.js"
 
 const TreeRow = Schema.Struct({
   id: VoiceTreeId,
@@ -83,9 +83,8 @@ export class VoiceTrees extends Effect.Service<VoiceTrees>()("VoiceTrees", {
       Effect.gen(function*() {
         yield* requireBuilder(principal)
         return yield* sql.withTransaction(Effect.gen(function*() {
-          const [tree] = yield* sql`INSERT INTO voice_trees ${
-            sql.insert({ id: randomUUID(), tenant_id: principal.tenantId, name: input.name })
-          } RETURNING *`.pipe(treeRows)
+          const [tree] = yield* sql`INSERT INTO voice_trees ${sql.insert({ id: randomUUID(), tenant_id: principal.tenantId, name: input.name })} RETURNING *`
+            .pipe(treeRows)
           if (input.content !== undefined) yield* addVersionRow(tree, input.content)
           return yield* view(tree)
         }))

@@ -1,24 +1,17 @@
-import { createHmac, randomBytes, randomUUID, timingSafeEqual } from "node:crypto"
-import { derivedUuid } from "../../../platform/DerivedId.js"
 import type { HttpServerRequest } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
+import { createHmac, randomBytes, randomUUID, timingSafeEqual } from "node:crypto"
 import { AppConfig } from "../../../platform/Config.js"
-import { Idempotency } from "../../../platform/Idempotency.js"
 import { CredentialsCipher } from "../../../platform/CredentialsCipher.js"
+import { derivedUuid } from "../../../platform/DerivedId.js"
+import { Idempotency } from "../../../platform/Idempotency.js"
 import { RateLimiter } from "../../../platform/RateLimiter.js"
 import { CurrentClientAddress } from "../../../platform/RequestContext.js"
 import { decodeRows, Timestamp } from "../../../platform/Rows.js"
 import { createdHere, RunModule } from "../../../runtime/run/RunModule.js"
 import { requireBuilder } from "../../../schemas/Authorization.js"
-import {
-  badRequest,
-  notFound,
-  PayloadTooLarge,
-  TooManyRequests,
-  Unauthorized,
-  UnsupportedMediaType
-} from "../../../schemas/Errors.js"
+import { badRequest, notFound, PayloadTooLarge, TooManyRequests, Unauthorized, UnsupportedMediaType } from "../../../schemas/Errors.js"
 import { TenantId, WebhookId, WorkflowId } from "../../../schemas/Ids.js"
 import type { Principal } from "../../../schemas/Principal.js"
 import { isRecord } from "../../../schemas/Records.js"
@@ -103,7 +96,11 @@ export class Webhooks extends Effect.Service<Webhooks>()("Webhooks", {
         if (rows.length === 0) return yield* notFound("Webhook")
       })
 
-    const deliver = (id: WebhookId, headers: { readonly signature: string | undefined; readonly deliveryId: string | undefined }, request: HttpServerRequest.HttpServerRequest) =>
+    const deliver = (
+      id: WebhookId,
+      headers: { readonly signature: string | undefined; readonly deliveryId: string | undefined },
+      request: HttpServerRequest.HttpServerRequest
+    ) =>
       Effect.gen(function*() {
         const contentType = (request.headers["content-type"] ?? "").split(";")[0].trim().toLowerCase()
         if (contentType !== "application/json") {

@@ -11,7 +11,14 @@ export const WebhooksHttp = HttpApiBuilder.group(PlatformApi, "webhooks", (handl
       .handle("list", ({ path }) => Effect.flatMap(CurrentPrincipal, (p) => webhooks.list(p, path.id)))
       .handle("remove", ({ path }) => Effect.flatMap(CurrentPrincipal, (p) => webhooks.remove(p, path.id, path.webhook_id)))))
 
-export const WebhookDeliveryHttp = HttpApiBuilder.group(PlatformApi, "webhookDelivery", (handlers) =>
-  Effect.map(Webhooks, (webhooks) =>
-    handlers.handle("deliver", ({ headers, path, request }) =>
-      webhooks.deliver(path.webhook_id, { signature: headers["x-signature-256"], deliveryId: headers["x-webhook-id"] }, request))))
+export const WebhookDeliveryHttp = HttpApiBuilder.group(
+  PlatformApi,
+  "webhookDelivery",
+  (handlers) =>
+    Effect.map(
+      Webhooks,
+      (webhooks) =>
+        handlers.handle("deliver", ({ headers, path, request }) =>
+          webhooks.deliver(path.webhook_id, { signature: headers["x-signature-256"], deliveryId: headers["x-webhook-id"] }, request))
+    )
+)

@@ -48,20 +48,31 @@ const TestExecute = ({ config, setConfig }: { readonly config: Draft; readonly s
   return (
     <form className="card settings-form" onSubmit={submit} aria-label="Test an agent">
       <h2>Test an agent</h2>
-      <AgentTypeFields config={{ ...config }} onChange={(next) => setConfig({ ...config, agent_type: String(next.agent_type), type_version: String(next.type_version) })} />
-      <label>Instructions <textarea rows={4} value={config.system_prompt_template} onChange={(e) => setConfig({ ...config, system_prompt_template: e.target.value })} /></label>
+      <AgentTypeFields
+        config={{ ...config }}
+        onChange={(next) => setConfig({ ...config, agent_type: String(next.agent_type), type_version: String(next.type_version) })}
+      />
+      <label>
+        Instructions{" "}
+        <textarea rows={4} value={config.system_prompt_template} onChange={(e) => setConfig({ ...config, system_prompt_template: e.target.value })} />
+      </label>
       <label>
         Inputs (JSON)
         <textarea className="mono" rows={3} value={inputs} onChange={(e) => setInputs(e.target.value)} aria-invalid={inputError !== undefined} />
         {inputError !== undefined && <span className="error-text">{inputError}</span>}
       </label>
       <KnowledgeField value={kbs} onChange={setKbs} />
-      <label className="check"><input type="checkbox" checked={dry} onChange={(e) => setDry(e.target.checked)} /> Dry run (no tool with side effects is called)</label>
+      <label className="check">
+        <input type="checkbox" checked={dry} onChange={(e) => setDry(e.target.checked)} /> Dry run (no tool with side effects is called)
+      </label>
       <button type="submit" className="primary" disabled={run.isPending}>{run.isPending ? "Running…" : "Run the agent"}</button>
       {run.error !== null && <ErrorState error={run.error} />}
       {run.data !== undefined && (
         <section aria-label="Test result">
-          <p><StatusBadge status={run.data.status} /> {run.data.tokens_used} tokens{run.data.error !== undefined && <span className="error-text"> {run.data.error}</span>}</p>
+          <p>
+            <StatusBadge status={run.data.status} /> {run.data.tokens_used}{" "}
+            tokens{run.data.error !== undefined && <span className="error-text">{run.data.error}</span>}
+          </p>
           <Json label="Output" value={run.data.output} />
         </section>
       )}
@@ -74,11 +85,26 @@ export const AgentsPage = () => {
   const session = useSession()
   const queryClient = useQueryClient()
   const types = useQuery({ queryKey: ["agent-types"], queryFn: () => api((c) => c.agents.types()), staleTime: 60_000 })
-  const definitions = useQuery({ queryKey: ["agent-definitions"], queryFn: () => api((c) => c.agents.listDefinitions({ urlParams: { page: 1, page_size: 100 } })) })
+  const definitions = useQuery({
+    queryKey: ["agent-definitions"],
+    queryFn: () => api((c) => c.agents.listDefinitions({ urlParams: { page: 1, page_size: 100 } }))
+  })
   const [testing, setTesting] = useState<Draft>({ agent_type: "respond", type_version: "v1", system_prompt_template: "" })
   const [name, setName] = useState("")
   const create = useMutation({
-    mutationFn: () => api((c) => c.agents.createDefinition({ payload: { name: name.trim(), agent_type: testing.agent_type, type_version: testing.type_version, system_prompt_template: testing.system_prompt_template, llm_config: {}, type_config: {} } })),
+    mutationFn: () =>
+      api((c) =>
+        c.agents.createDefinition({
+          payload: {
+            name: name.trim(),
+            agent_type: testing.agent_type,
+            type_version: testing.type_version,
+            system_prompt_template: testing.system_prompt_template,
+            llm_config: {},
+            type_config: {}
+          }
+        })
+      ),
     onSuccess: () => {
       setName("")
       void queryClient.invalidateQueries({ queryKey: ["agent-definitions"] })
@@ -95,12 +121,20 @@ export const AgentsPage = () => {
       <Query query={types}>
         {(t) => (
           <table className="grid">
-            <thead><tr><th scope="col">Type</th><th scope="col">Versions</th><th scope="col">What it does</th></tr></thead>
+            <thead>
+              <tr>
+                <th scope="col">Type</th>
+                <th scope="col">Versions</th>
+                <th scope="col">What it does</th>
+              </tr>
+            </thead>
             <tbody>
               {t.items.map((a) => (
                 <tr key={a.type}>
                   <td className="mono">{a.type}</td>
-                  <td>{a.versions.map((v) => `${v.version}${v.version === a.live_version ? " (live)" : v.status !== "live" ? ` (${v.status})` : ""}`).join(", ")}</td>
+                  <td>
+                    {a.versions.map((v) => `${v.version}${v.version === a.live_version ? " (live)" : v.status !== "live" ? ` (${v.status})` : ""}`).join(", ")}
+                  </td>
                   <td>{a.description}</td>
                 </tr>
               ))}
@@ -110,30 +144,55 @@ export const AgentsPage = () => {
       </Query>
       <h2>Saved agent definitions</h2>
       <Query query={definitions}>
-        {(d) => d.items.length === 0 ? <p className="muted">None yet: test an agent below and save it under a name.</p> : (
-          <table className="grid">
-            <thead><tr><th scope="col">Name</th><th scope="col">Type</th><th scope="col">Instructions</th><th scope="col">Updated</th><th scope="col" /></tr></thead>
-            <tbody>
-              {d.items.map((a) => (
-                <tr key={a.id}>
-                  <td>{a.name}</td>
-                  <td className="mono">{a.agent_type} {a.type_version}</td>
-                  <td className="muted small">{a.system_prompt_template.slice(0, 120)}</td>
-                  <td><When at={a.updated_at} /></td>
-                  <td>
-                    <button type="button" className="link" onClick={() => setTesting({ agent_type: a.agent_type, type_version: a.type_version, system_prompt_template: a.system_prompt_template })}>Test</button>{" "}
-                    {canWrite && <button type="button" className="link danger" onClick={() => remove.mutate(a.id)}>Delete</button>}
-                  </td>
+        {(d) =>
+          d.items.length === 0 ? <p className="muted">None yet: test an agent below and save it under a name.</p> : (
+            <table className="grid">
+              <thead>
+                <tr>
+                  <th scope="col">Name</th>
+                  <th scope="col">Type</th>
+                  <th scope="col">Instructions</th>
+                  <th scope="col">Updated</th>
+                  <th scope="col" />
                 </tr>
-              ))}
-            </tbody>
-          </table>
-        )}
+              </thead>
+              <tbody>
+                {d.items.map((a) => (
+                  <tr key={a.id}>
+                    <td>{a.name}</td>
+                    <td className="mono">{a.agent_type} {a.type_version}</td>
+                    <td className="muted small">{a.system_prompt_template.slice(0, 120)}</td>
+                    <td>
+                      <When at={a.updated_at} />
+                    </td>
+                    <td>
+                      <button
+                        type="button"
+                        className="link"
+                        onClick={() => setTesting({ agent_type: a.agent_type, type_version: a.type_version, system_prompt_template: a.system_prompt_template })}
+                      >
+                        Test
+                      </button>{" "}
+                      {canWrite && <button type="button" className="link danger" onClick={() => remove.mutate(a.id)}>Delete</button>}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )}
       </Query>
       <TestExecute config={testing} setConfig={setTesting} />
       {canWrite && (
         <form className="inline-form" onSubmit={(e) => (e.preventDefault(), name.trim() !== "" && create.mutate())} aria-label="Save as a definition">
-          <label>Save the tested agent as <input value={name} onChange={(e) => setName(e.target.value)} placeholder="A name" /></label>
+          <label>
+            Save the tested agent as{" "}
+            <input
+              value={name}
+              onChange={(e) =>
+                setName(e.target.value)}
+              placeholder="A name"
+            />
+          </label>
           <button type="submit" disabled={create.isPending || name.trim() === ""}>Save definition</button>
           {(create.error ?? remove.error) !== null && <ErrorState error={create.error ?? remove.error} />}
         </form>

@@ -4,7 +4,11 @@ import { type FormEvent, useState } from "react"
 import type { LoginResult } from "../../../../schemas/Auth"
 import { api, ApiError } from "../../api/client"
 
-type Step = { readonly kind: "email" } | { readonly kind: "password" } | { readonly kind: "otp" } | { readonly kind: "totp"; readonly partial: string; readonly enrolled: boolean }
+type Step = { readonly kind: "email" } | { readonly kind: "password" } | { readonly kind: "otp" } | {
+  readonly kind: "totp"
+  readonly partial: string
+  readonly enrolled: boolean
+}
 
 const partialFromHash = (): string | undefined => new URLSearchParams(window.location.hash.slice(1)).get("totp") ?? undefined
 
@@ -20,8 +24,12 @@ const TotpEnrollment = ({ partial }: { readonly partial: string }) => {
     return (
       <div className="enroll">
         <p>Add this key to your authenticator app (or open the link on the device that has it), then enter the code it shows.</p>
-        <p><code aria-label="Authenticator key">{enroll.data.secret}</code></p>
-        <p><a href={enroll.data.otpauth_uri}>Open in the authenticator app</a></p>
+        <p>
+          <code aria-label="Authenticator key">{enroll.data.secret}</code>
+        </p>
+        <p>
+          <a href={enroll.data.otpauth_uri}>Open in the authenticator app</a>
+        </p>
       </div>
     )
   }
@@ -98,7 +106,11 @@ export const SignIn = () => {
             <input type="email" autoComplete="username" required autoFocus value={email} onChange={(e) => setEmail(e.target.value)} />
           </label>
         )}
-        {step.kind !== "email" && step.kind !== "totp" && <p className="muted">{email} · <button type="button" className="link" onClick={() => setStep({ kind: "email" })}>change</button></p>}
+        {step.kind !== "email" && step.kind !== "totp" && (
+          <p className="muted">
+            {email} · <button type="button" className="link" onClick={() => setStep({ kind: "email" })}>change</button>
+          </p>
+        )}
         {step.kind === "password" && (
           <label>
             Password

@@ -37,9 +37,17 @@ export const AgentTypeFields = ({ config, onChange, problem }: {
       </div>
       <div className="field">
         <label htmlFor={`${id}-version`}>Version *</label>
-        <select id={`${id}-version`} value={String(config.type_version ?? "")} onChange={(e) => onChange({ ...config, type_version: e.target.value }, "type_version")} aria-describedby={problem !== undefined ? `${id}-p` : undefined}>
+        <select
+          id={`${id}-version`}
+          value={String(config.type_version ?? "")}
+          onChange={(e) => onChange({ ...config, type_version: e.target.value }, "type_version")}
+          aria-describedby={problem !== undefined ? `${id}-p` : undefined}
+        >
           {(chosen?.versions ?? [{ version: String(config.type_version ?? "v1"), status: "" }]).map((v) => (
-            <option key={v.version} value={v.version}>{v.version}{v.status !== "" && v.status !== "live" ? ` (${v.status})` : v.version === chosen?.live_version ? " (live)" : ""}</option>
+            <option key={v.version} value={v.version}>
+              {v.version}
+              {v.status !== "" && v.status !== "live" ? ` (${v.status})` : v.version === chosen?.live_version ? " (live)" : ""}
+            </option>
           ))}
         </select>
         {problem !== undefined && <span id={`${id}-p`} className="error-text">{problem}</span>}
@@ -167,14 +175,25 @@ export const ToolsField = ({ actions, servers, onChange }: {
       <legend>Tools</legend>
       {(functions.data?.items ?? []).map((f) => (
         <label key={f.function_id} className="check" title={f.description}>
-          <input type="checkbox" checked={actions.includes(f.function_id)} onChange={(e) => onChange({ action_ids: toggled(actions, f.function_id, e.target.checked), mcp_server_ids: servers })} />{" "}
-          {f.integration_name}.{f.function_name}{f.side_effects && <span className="badge wait">changes data</span>}
+          <input
+            type="checkbox"
+            checked={actions.includes(f.function_id)}
+            onChange={(e) => onChange({ action_ids: toggled(actions, f.function_id, e.target.checked), mcp_server_ids: servers })}
+          />{" "}
+          {f.integration_name}.{f.function_name}
+          {f.side_effects && <span className="badge wait">changes data</span>}
         </label>
       ))}
-      {pending.map((i) => <span key={i.id} className="muted small">{i.display_name}: {i.status === "pending" ? "pending an admin's approval" : "disabled"}</span>)}
+      {pending.map((i) => (
+        <span key={i.id} className="muted small">{i.display_name}: {i.status === "pending" ? "pending an admin's approval" : "disabled"}</span>
+      ))}
       {(mcp.data?.items ?? []).map((s) => (
         <label key={s.id} className="check">
-          <input type="checkbox" checked={servers.includes(s.id)} onChange={(e) => onChange({ action_ids: actions, mcp_server_ids: toggled(servers, s.id, e.target.checked) })} />{" "}
+          <input
+            type="checkbox"
+            checked={servers.includes(s.id)}
+            onChange={(e) => onChange({ action_ids: actions, mcp_server_ids: toggled(servers, s.id, e.target.checked) })}
+          />{" "}
           MCP {s.name} <span className="muted small">{s.tool_count} tools</span>
           {s.status !== "active" && <span className="badge wait">{s.status === "pending_review" ? "pending an admin's review" : "disabled"}</span>}
         </label>
@@ -182,9 +201,10 @@ export const ToolsField = ({ actions, servers, onChange }: {
       {!functions.isPending && !mcp.isPending && (functions.data?.items.length ?? 0) + (mcp.data?.items.length ?? 0) === 0 && (
         <span className="muted small">No tools yet: an admin installs integrations and registers MCP servers for the workspace.</span>
       )}
-      {[...actions.filter((a) => !(functions.data?.items ?? []).some((f) => f.function_id === a)), ...servers.filter((s) => !(mcp.data?.items ?? []).some((m) => m.id === s))].map((id) => (
-        <span key={id} className="error-text small mono">{id}: not a tool of this workspace</span>
-      ))}
+      {[
+        ...actions.filter((a) => !(functions.data?.items ?? []).some((f) => f.function_id === a)),
+        ...servers.filter((s) => !(mcp.data?.items ?? []).some((m) => m.id === s))
+      ].map((id) => <span key={id} className="error-text small mono">{id}: not a tool of this workspace</span>)}
     </fieldset>
   )
 }

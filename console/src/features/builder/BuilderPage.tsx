@@ -22,7 +22,11 @@ export const BuilderPage = () => {
   const { employeeId } = useParams({ from: "/app/ai-employees/$employeeId/build" })
   const search = useSearch({ from: "/app/ai-employees/$employeeId/build" })
   const session = useSession()
-  const employee = useQuery({ queryKey: ["ai-employee", employeeId], queryFn: () => api((c) => c.workflows.get({ path: { id: employeeId as never } })), staleTime: Infinity })
+  const employee = useQuery({
+    queryKey: ["ai-employee", employeeId],
+    queryFn: () => api((c) => c.workflows.get({ path: { id: employeeId as never } })),
+    staleTime: Infinity
+  })
   if (employee.isPending || session.data == null) return <Loading label="Opening the canvas" />
   if (employee.error !== null) return <ErrorState error={employee.error} retry={() => void employee.refetch()} />
   const readOnly = !allows(session.data.user.role, "build") || employee.data.adopted_at !== undefined || employee.data.archived
@@ -41,11 +45,20 @@ const locate = (findings: ReadonlyArray<Located>) => {
 /** The server's findings of the last save or publish (for nodes still there), and the schema's live ones for every node as it is now. */
 const allFindings = (doc: Doc, server: ReadonlyArray<Located>): ReadonlyArray<Located> => {
   const ids = new Set(doc.nodes.map((n) => n.id))
-  const live = doc.nodes.flatMap((n) => [...nodeProblems(n)].map(([path, message]) => ({ code: "NODE_INVALID", severity: "error" as const, message: `${path}: ${message}`, node_id: n.id })))
+  const live = doc.nodes.flatMap((n) =>
+    [...nodeProblems(n)].map(([path, message]) => ({ code: "NODE_INVALID", severity: "error" as const, message: `${path}: ${message}`, node_id: n.id }))
+  )
   return [...server.filter((f) => f.code !== "NODE_INVALID" && (f.node_id === undefined || ids.has(f.node_id))), ...live]
 }
 
-const Editor = ({ workflow, userId, runId, readOnly }: { readonly workflow: Workflow; readonly userId: string; readonly runId: string | undefined; readonly readOnly: boolean }) => {
+const Editor = (
+  { workflow, userId, runId, readOnly }: {
+    readonly workflow: Workflow
+    readonly userId: string
+    readonly runId: string | undefined
+    readonly readOnly: boolean
+  }
+) => {
   const queryClient = useQueryClient()
   const navigate = useNavigate()
   const [base, setBase] = useState(() => docOf(workflow.dag_definition))
@@ -65,7 +78,9 @@ const Editor = ({ workflow, userId, runId, readOnly }: { readonly workflow: Work
   const overlay = useRunOverlay(runId)
   useLeaveGuard(dirty)
   useEffect(() => {
-    if (!readOnly) writeLocalDraft(userId, workflow.id, dirty ? { dag: dagOf(doc), base_version: workflow.latest_version, saved_at: new Date().toISOString() } : undefined)
+    if (!readOnly) {
+      writeLocalDraft(userId, workflow.id, dirty ? { dag: dagOf(doc), base_version: workflow.latest_version, saved_at: new Date().toISOString() } : undefined)
+    }
   }, [doc, dirty, readOnly, userId, workflow.id, workflow.latest_version])
 
   const change = (next: Doc, key?: string) => dispatch(key === undefined ? { kind: "change", doc: next } : { kind: "change", doc: next, key })
@@ -90,7 +105,11 @@ const Editor = ({ workflow, userId, runId, readOnly }: { readonly workflow: Work
     },
     onSuccess: (result) => {
       setServer(result.warnings)
-      setNotice(`Version ${result.number} is live${result.warnings.length > 0 ? `, with ${result.warnings.length} warning${result.warnings.length === 1 ? "" : "s"}` : ""}`)
+      setNotice(
+        `Version ${result.number} is live${
+          result.warnings.length > 0 ? `, with ${result.warnings.length} warning${result.warnings.length === 1 ? "" : "s"}` : ""
+        }`
+      )
       void queryClient.invalidateQueries({ queryKey: ["ai-employee", workflow.id] })
       void queryClient.invalidateQueries({ queryKey: ["ai-employees"] })
     },
@@ -110,7 +129,12 @@ const Editor = ({ workflow, userId, runId, readOnly }: { readonly workflow: Work
 
   const findings = useMemo(() => allFindings(doc, server), [doc, server])
   const byNode = useMemo(() => locate(findings), [findings])
-  const marks = useMemo(() => ({ findings: byNode, status: overlay.status, output: overlay.output, input: overlay.input }), [byNode, overlay.status, overlay.output, overlay.input])
+  const marks = useMemo(() => ({ findings: byNode, status: overlay.status, output: overlay.output, input: overlay.input }), [
+    byNode,
+    overlay.status,
+    overlay.output,
+    overlay.input
+  ])
   const node = doc.nodes.find((n) => n.id === selected)
 
   const add = (info: NodeTypeInfo) => {
@@ -138,8 +162,7 @@ const Editor = ({ workflow, userId, runId, readOnly }: { readonly workflow: Work
     else if (k === "c" && (picked.length > 0 || node !== undefined)) {
       const ids = new Set(picked.length > 0 ? picked : [node!.id])
       clipboard.current = { nodes: doc.nodes.filter((n) => ids.has(n.id)), edges: doc.edges.filter((e) => ids.has(e.from) && ids.has(e.to)) }
-    }
-    else if (k === "v" && clipboard.current !== undefined) {
+    } else if (k === "v" && clipboard.current !== undefined) {
       const pasted = paste(doc, clipboard.current.nodes, clipboard.current.edges)
       change(pasted.doc)
       setSelected(pasted.ids[0])
@@ -151,22 +174,41 @@ const Editor = ({ workflow, userId, runId, readOnly }: { readonly workflow: Work
     <div className="builder" onKeyDown={keys}>
       <div className="page-head">
         <h1>
-          <Link to="/ai-employees/$employeeId" params={{ employeeId: workflow.id }}>{workflow.name}</Link> <StatusBadge status={workflow.builder_state === "unpublished_changes" ? "draft" : workflow.builder_state} />
+          <Link to="/ai-employees/$employeeId" params={{ employeeId: workflow.id }}>{workflow.name}</Link>{" "}
+          <StatusBadge status={workflow.builder_state === "unpublished_changes" ? "draft" : workflow.builder_state} />
         </h1>
         <span className="muted">{workflow.active_version !== undefined ? `v${workflow.active_version} live · ` : ""}{workflow.latest_version} saved</span>
       </div>
-      {readOnly && <p className="notice">Read only: {workflow.adopted_at !== undefined ? "an adopted AI Employee runs its own history and is not edited here" : workflow.archived ? "restore the AI Employee to edit it" : "your role does not build AI Employees"}.</p>}
+      {readOnly && (
+        <p className="notice">
+          Read only: {workflow.adopted_at !== undefined
+            ? "an adopted AI Employee runs its own history and is not edited here"
+            : workflow.archived
+            ? "restore the AI Employee to edit it"
+            : "your role does not build AI Employees"}.
+        </p>
+      )}
       {restored !== undefined && (
         <p className="notice" role="status">
-          Unsaved changes from {new Date(restored.saved_at).toLocaleString()} were restored{restored.base_version !== workflow.latest_version ? ` (made on version ${restored.base_version}; version ${workflow.latest_version} has been saved since)` : ""}.{" "}
-          <button type="button" className="link" onClick={() => {
-            dispatch({ kind: "reset", doc: base })
-            setRestored(undefined)
-          }}>Discard them</button>
+          Unsaved changes from {new Date(restored.saved_at).toLocaleString()} were restored{restored.base_version !== workflow.latest_version
+            ? ` (made on version ${restored.base_version}; version ${workflow.latest_version} has been saved since)`
+            : ""}.{" "}
+          <button
+            type="button"
+            className="link"
+            onClick={() => {
+              dispatch({ kind: "reset", doc: base })
+              setRestored(undefined)
+            }}
+          >
+            Discard them
+          </button>
         </p>
       )}
       {notice !== undefined && <p className="notice ok" role="status">{notice}</p>}
-      {(save.error ?? publish.error) !== null && !(publish.error instanceof ApiError && publish.error.status === 422) && <ErrorState error={save.error ?? publish.error} />}
+      {(save.error ?? publish.error) !== null && !(publish.error instanceof ApiError && publish.error.status === 422) && (
+        <ErrorState error={save.error ?? publish.error} />
+      )}
       <Toolbar
         dirty={dirty}
         canUndo={history.past.length > 0}
@@ -186,7 +228,14 @@ const Editor = ({ workflow, userId, runId, readOnly }: { readonly workflow: Work
       />
       <div className="builder-body">
         <Palette onAdd={add} disabled={readOnly} />
-        <Canvas doc={doc} marks={marks} selected={selected} onSelect={setSelected} onPick={setPicked} {...(readOnly ? {} : { onChange: (d: Doc) => change(d) })} />
+        <Canvas
+          doc={doc}
+          marks={marks}
+          selected={selected}
+          onSelect={setSelected}
+          onPick={setPicked}
+          {...(readOnly ? {} : { onChange: (d: Doc) => change(d) })}
+        />
         {node !== undefined && !readOnly
           ? (
             <NodePanel
@@ -206,7 +255,13 @@ const Editor = ({ workflow, userId, runId, readOnly }: { readonly workflow: Work
             />
           )
           : selected === START_ID && !readOnly
-          ? <StartPanel schema={doc.input_schema} findings={byNode.get(START_ID) ?? []} onChange={(schema, key) => change({ ...doc, input_schema: schema }, key)} />
+          ? (
+            <StartPanel
+              schema={doc.input_schema}
+              findings={byNode.get(START_ID) ?? []}
+              onChange={(schema, key) => change({ ...doc, input_schema: schema }, key)}
+            />
+          )
           : side === "test"
           ? (
             <TestPanel
@@ -219,7 +274,10 @@ const Editor = ({ workflow, userId, runId, readOnly }: { readonly workflow: Work
           )
           : (
             <aside className="side-panel" aria-label="Help">
-              <p className="muted">Select a node to edit it, or the start node for the inputs. Add nodes from the palette (below the selected node, connected from it); drag from a node's lower edge to another to connect them; Delete removes what is selected.</p>
+              <p className="muted">
+                Select a node to edit it, or the start node for the inputs. Add nodes from the palette (below the selected node, connected from it); drag from a
+                node's lower edge to another to connect them; Delete removes what is selected.
+              </p>
               <p className="muted">Ctrl+Z and Ctrl+Shift+Z undo and redo, Ctrl+C and Ctrl+V copy a node, Ctrl+S saves.</p>
             </aside>
           )}

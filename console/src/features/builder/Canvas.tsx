@@ -1,5 +1,18 @@
 import "@xyflow/react/dist/style.css"
-import { applyNodeChanges, Background, Controls, type Edge, Handle, MiniMap, type Node, type NodeChange, type NodeProps, Position, ReactFlow, useReactFlow } from "@xyflow/react"
+import {
+  applyNodeChanges,
+  Background,
+  Controls,
+  type Edge,
+  Handle,
+  MiniMap,
+  type Node,
+  type NodeChange,
+  type NodeProps,
+  Position,
+  ReactFlow,
+  useReactFlow
+} from "@xyflow/react"
 import { useEffect, useMemo, useState } from "react"
 import { autoLayout, NODE_WIDTH } from "../employees/layout"
 import { connect, type Doc, type DocNode, edgeKey, moveNodes, removeEdges, removeNodes } from "./dagDoc"
@@ -45,21 +58,38 @@ const StepNode = ({ data, selected }: NodeProps<Node<StepData>>) => {
   const label = data.node === undefined ? "Start" : data.node.name ?? data.node.id
   return (
     <div
-      className={`step-node${data.status !== undefined ? ` run-${data.status}` : ""}${data.diff !== undefined ? ` diff-${data.diff}` : ""}${errors > 0 ? " has-errors" : ""}${selected ? " selected" : ""}`}
+      className={`step-node${data.status !== undefined ? ` run-${data.status}` : ""}${data.diff !== undefined ? ` diff-${data.diff}` : ""}${
+        errors > 0 ? " has-errors" : ""
+      }${selected ? " selected" : ""}`}
       data-node-id={data.node?.id ?? START_ID}
       data-status={data.status}
       title={data.findings.map((f) => `${f.severity}: ${f.message}`).join("\n") || undefined}
     >
       {data.node !== undefined && <Handle type="target" position={Position.Top} />}
-      <div className="step-title"><strong>{label}</strong>{data.status !== undefined && <span className={`badge step-status ${data.status}`}>{data.status}</span>}</div>
+      <div className="step-title">
+        <strong>{label}</strong>
+        {data.status !== undefined && <span className={`badge step-status ${data.status}`}>{data.status}</span>}
+      </div>
       <div className="step-type">
-        {data.node === undefined ? `${data.inputs?.length ?? 0} input${data.inputs?.length === 1 ? "" : "s"}` : typeInfo(data.node.type)?.label ?? data.node.type}
+        {data.node === undefined
+          ? `${data.inputs?.length ?? 0} input${data.inputs?.length === 1 ? "" : "s"}`
+          : typeInfo(data.node.type)?.label ?? data.node.type}
         {errors > 0 && <span className="finding error" aria-label={`${errors} blocking problem${errors === 1 ? "" : "s"}`}>{errors} blocking</span>}
-        {warnings > 0 && <span className="finding warning" aria-label={`${warnings} warning${warnings === 1 ? "" : "s"}`}>{warnings} warning{warnings === 1 ? "" : "s"}</span>}
+        {warnings > 0 && (
+          <span className="finding warning" aria-label={`${warnings} warning${warnings === 1 ? "" : "s"}`}>{warnings} warning{warnings === 1 ? "" : "s"}</span>
+        )}
         {data.diff !== undefined && <span className="diff-tag">{data.diff}</span>}
       </div>
-      {data.input !== undefined && <div className="step-input"><span className="muted">in</span> {data.input}</div>}
-      {data.output !== undefined && <div className="step-output"><span className="muted">out</span> {data.output}</div>}
+      {data.input !== undefined && (
+        <div className="step-input">
+          <span className="muted">in</span> {data.input}
+        </div>
+      )}
+      {data.output !== undefined && (
+        <div className="step-output">
+          <span className="muted">out</span> {data.output}
+        </div>
+      )}
       <Handle type="source" position={Position.Bottom} />
     </div>
   )
@@ -119,26 +149,42 @@ export const Canvas = ({ doc, marks, onChange, onSelect, selected, onPick }: {
   readonly onPick?: (ids: ReadonlyArray<string>) => void
 }) => {
   const derived = useMemo((): Array<Node<StepData>> => {
-    const inputs = Object.keys((doc.input_schema.properties ?? {}))
+    const inputs = Object.keys(doc.input_schema.properties ?? {})
     const at = positionsOf(doc)
     return [
-      { id: START_ID, type: "step", position: at.start, data: { inputs, findings: marks.findings?.get(START_ID) ?? [] }, deletable: false, selected: selected === START_ID, style: { width: NODE_WIDTH } },
+      {
+        id: START_ID,
+        type: "step",
+        position: at.start,
+        data: { inputs, findings: marks.findings?.get(START_ID) ?? [] },
+        deletable: false,
+        selected: selected === START_ID,
+        style: { width: NODE_WIDTH }
+      },
       ...doc.nodes.map((n) => ({
         id: n.id,
         type: "step",
         position: at.of(n),
         selected: selected === n.id,
         style: { width: NODE_WIDTH },
-        data: { node: n, findings: marks.findings?.get(n.id) ?? [], status: marks.status?.get(n.id), output: marks.output?.get(n.id), input: marks.input?.get(n.id), diff: marks.diff?.get(n.id) }
+        data: {
+          node: n,
+          findings: marks.findings?.get(n.id) ?? [],
+          status: marks.status?.get(n.id),
+          output: marks.output?.get(n.id),
+          input: marks.input?.get(n.id),
+          diff: marks.diff?.get(n.id)
+        }
       }))
     ]
   }, [doc, marks, selected])
   const [nodes, setNodes] = useState(derived)
   // A node keeps its measured size across updates: React Flow hides a node until it is measured.
-  useEffect(() => setNodes((previous) => {
-    const measured = new Map(previous.map((n) => [n.id, n.measured]))
-    return derived.map((n) => (measured.get(n.id) !== undefined ? { ...n, measured: measured.get(n.id)! } : n))
-  }), [derived])
+  useEffect(() =>
+    setNodes((previous) => {
+      const measured = new Map(previous.map((n) => [n.id, n.measured]))
+      return derived.map((n) => (measured.get(n.id) !== undefined ? { ...n, measured: measured.get(n.id)! } : n))
+    }), [derived])
   const edges = useMemo((): Array<Edge> => [
     ...roots(doc).map((id) => ({ id: `${START_ID}->${id}`, source: START_ID, target: id, deletable: false, selectable: false, className: "start-edge" })),
     ...doc.edges.map((e, i) => ({

@@ -12,7 +12,13 @@ const IdField = ({ id, taken, onRename }: { readonly id: string; readonly taken:
   const field = useId()
   const [text, setText] = useState(id)
   useEffect(() => setText(id), [id])
-  const problem = text === id ? undefined : !NODE_ID.test(text) ? "1-64 letters, digits, _ or -, starting with a letter or _" : taken(text) ? "Another node has this id" : undefined
+  const problem = text === id
+    ? undefined
+    : !NODE_ID.test(text)
+    ? "1-64 letters, digits, _ or -, starting with a letter or _"
+    : taken(text)
+    ? "Another node has this id"
+    : undefined
   const commit = () => {
     if (text !== id && problem === undefined) onRename(text)
     else setText(id)
@@ -20,7 +26,14 @@ const IdField = ({ id, taken, onRename }: { readonly id: string; readonly taken:
   return (
     <div className={`field${problem !== undefined ? " invalid" : ""}`}>
       <label htmlFor={field}>Id</label>
-      <input id={field} className="mono" value={text} onChange={(e) => setText(e.target.value)} onBlur={commit} onKeyDown={(e) => e.key === "Enter" && commit()} />
+      <input
+        id={field}
+        className="mono"
+        value={text}
+        onChange={(e) => setText(e.target.value)}
+        onBlur={commit}
+        onKeyDown={(e) => e.key === "Enter" && commit()}
+      />
       {problem !== undefined && <span className="error-text">{problem}</span>}
     </div>
   )
@@ -55,13 +68,21 @@ export const NodePanel = ({ node, findings, references, taken, onChange, onRemov
       </header>
       {findings.length > 0 && (
         <ul className="findings" aria-label="Problems of this node">
-          {findings.map((f, i) => <li key={i} className={f.severity}><strong>{f.severity === "error" ? "Blocks publishing" : "Warning"}</strong> {f.message} <span className="mono muted">{f.code}</span></li>)}
+          {findings.map((f, i) => (
+            <li key={i} className={f.severity}>
+              <strong>{f.severity === "error" ? "Blocks publishing" : "Warning"}</strong> {f.message} <span className="mono muted">{f.code}</span>
+            </li>
+          ))}
         </ul>
       )}
       {inRun}
       <div className="field">
         <label htmlFor={nameId}>Name</label>
-        <input id={nameId} value={node.name ?? ""} onChange={(e) => onChange({ ...node, name: e.target.value === "" ? undefined : e.target.value } as DocNode, `${node.id}.name`)} />
+        <input
+          id={nameId}
+          value={node.name ?? ""}
+          onChange={(e) => onChange({ ...node, name: e.target.value === "" ? undefined : e.target.value } as DocNode, `${node.id}.name`)}
+        />
       </div>
       <IdField id={node.id} taken={taken} onRename={(id) => onChange({ ...node, id }, `${node.id}.id`)} />
       {info === undefined
@@ -77,7 +98,9 @@ export const NodePanel = ({ node, findings, references, taken, onChange, onRemov
             onChange={setConfig}
             custom={(path) => {
               if (node.type !== "agent") return undefined
-              if (path === "agent_type") return <AgentTypeFields key={path} config={config} onChange={setConfig} problem={problems.get("agent_config.type_version")} />
+              if (path === "agent_type") {return (
+                  <AgentTypeFields key={path} config={config} onChange={setConfig} problem={problems.get("agent_config.type_version")} />
+                )}
               if (path === "type_version" || path === "preset") return null
               if (path === "system_prompt_template") {
                 return (
@@ -92,7 +115,14 @@ export const NodePanel = ({ node, findings, references, taken, onChange, onRemov
               }
               if (path === "knowledge_base_ids") {
                 const ids = Array.isArray(config.knowledge_base_ids) ? config.knowledge_base_ids.map(String) : []
-                return <KnowledgeField key={path} value={ids} onChange={(next) => setConfig(next.length === 0 ? withoutKey(config, "knowledge_base_ids") : { ...config, knowledge_base_ids: next }, "knowledge_base_ids")} />
+                return (
+                  <KnowledgeField
+                    key={path}
+                    value={ids}
+                    onChange={(next) =>
+                      setConfig(next.length === 0 ? withoutKey(config, "knowledge_base_ids") : { ...config, knowledge_base_ids: next }, "knowledge_base_ids")}
+                  />
+                )
               }
               if (path === "action_ids") {
                 const list = (k: string) => (Array.isArray(config[k]) ? (config[k] as ReadonlyArray<unknown>).map(String) : [])
@@ -103,7 +133,11 @@ export const NodePanel = ({ node, findings, references, taken, onChange, onRemov
                     servers={list("mcp_server_ids")}
                     onChange={(next) => {
                       const rest = withoutKey(withoutKey(config, "action_ids"), "mcp_server_ids")
-                      setConfig({ ...rest, ...(next.action_ids.length > 0 ? { action_ids: next.action_ids } : {}), ...(next.mcp_server_ids.length > 0 ? { mcp_server_ids: next.mcp_server_ids } : {}) }, "tools")
+                      setConfig({
+                        ...rest,
+                        ...(next.action_ids.length > 0 ? { action_ids: next.action_ids } : {}),
+                        ...(next.mcp_server_ids.length > 0 ? { mcp_server_ids: next.mcp_server_ids } : {})
+                      }, "tools")
                     }}
                   />
                 )
@@ -119,13 +153,25 @@ export const NodePanel = ({ node, findings, references, taken, onChange, onRemov
             <input
               type="checkbox"
               checked={node.hitl !== undefined}
-              onChange={(e) => onChange(e.target.checked ? { ...node, hitl: { type: "approval", prompt: "", assignee: { role: "builder" } } } : withoutKey(node, "hitl") as DocNode, `${node.id}.hitl.on`)}
+              onChange={(e) =>
+                onChange(
+                  e.target.checked ? { ...node, hitl: { type: "approval", prompt: "", assignee: { role: "builder" } } } : withoutKey(node, "hitl") as DocNode,
+                  `${node.id}.hitl.on`
+                )}
             />{" "}
             Ask a person before this step
           </label>
         </legend>
         {node.hitl !== undefined && (
-          <SchemaField schema={HITL_SCHEMA} root={HITL_SCHEMA} value={node.hitl} path="hitl" label="Pause" problems={problems} onChange={(next) => onChange({ ...node, hitl: next }, `${node.id}.hitl`)} />
+          <SchemaField
+            schema={HITL_SCHEMA}
+            root={HITL_SCHEMA}
+            value={node.hitl}
+            path="hitl"
+            label="Pause"
+            problems={problems}
+            onChange={(next) => onChange({ ...node, hitl: next }, `${node.id}.hitl`)}
+          />
         )}
       </fieldset>
       <button type="button" className="danger" onClick={onRemove}>Delete node</button>

@@ -38,7 +38,12 @@ const FieldRow = ({ field, index, onChange, onRemove }: {
     <li className="input-field">
       <div className="field">
         <label htmlFor={`${id}-name`}>Field name</label>
-        <input id={`${id}-name`} className="mono" value={field.name} onChange={(e) => onChange({ ...field, name: e.target.value.replace(/[^A-Za-z0-9_]/g, "_") }, `${index}.name`)} />
+        <input
+          id={`${id}-name`}
+          className="mono"
+          value={field.name}
+          onChange={(e) => onChange({ ...field, name: e.target.value.replace(/[^A-Za-z0-9_]/g, "_") }, `${index}.name`)}
+        />
       </div>
       <div className="field">
         <label htmlFor={`${id}-type`}>Type</label>
@@ -58,7 +63,9 @@ const FieldRow = ({ field, index, onChange, onRemove }: {
           onChange={(e) => set("enum", e.target.value.trim() === "" ? undefined : e.target.value.split(",").map((v) => v.trim()))}
         />
       </div>
-      <label className="check"><input type="checkbox" checked={field.required} onChange={(e) => onChange({ ...field, required: e.target.checked }, `${index}.required`)} /> Required</label>
+      <label className="check">
+        <input type="checkbox" checked={field.required} onChange={(e) => onChange({ ...field, required: e.target.checked }, `${index}.required`)} /> Required
+      </label>
       <button type="button" className="link" onClick={onRemove} aria-label={`Remove the field ${field.name}`}>Remove</button>
     </li>
   )
@@ -76,14 +83,15 @@ export const StartPanel = ({ schema, findings, onChange }: {
   const fields = fieldsOf(schema)
   const put = (next: ReadonlyArray<InputField>, key: string) => onChange(schemaOf(schema, next), key)
   const fresh = () => {
-    for (let i = fields.length + 1; ; i++) if (!fields.some((f) => f.name === `field_${i}`)) return `field_${i}`
+    for (let i = fields.length + 1;; i++) if (!fields.some((f) => f.name === `field_${i}`)) return `field_${i}`
   }
   return (
     <aside className="side-panel" aria-label="Start: the inputs">
-      <header><h2>Start</h2><span className="muted">What a run is given</span></header>
-      {findings.length > 0 && (
-        <ul className="findings">{findings.map((f, i) => <li key={i} className={f.severity}>{f.message}</li>)}</ul>
-      )}
+      <header>
+        <h2>Start</h2>
+        <span className="muted">What a run is given</span>
+      </header>
+      {findings.length > 0 && <ul className="findings">{findings.map((f, i) => <li key={i} className={f.severity}>{f.message}</li>)}</ul>}
       {fields.length === 0 && <p className="muted">No inputs: runs start with nothing. Add the fields a run needs.</p>}
       <ol className="input-fields">
         {fields.map((f, i) => (
@@ -96,7 +104,9 @@ export const StartPanel = ({ schema, findings, onChange }: {
           />
         ))}
       </ol>
-      <button type="button" onClick={() => put([...fields, { name: fresh(), schema: { type: "string" }, required: false }], `input.add.${fields.length}`)}>Add an input</button>
+      <button type="button" onClick={() => put([...fields, { name: fresh(), schema: { type: "string" }, required: false }], `input.add.${fields.length}`)}>
+        Add an input
+      </button>
     </aside>
   )
 }

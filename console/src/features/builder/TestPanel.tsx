@@ -34,18 +34,28 @@ export const Problems = ({ findings, onSelect }: { readonly findings: ReadonlyAr
  */
 export const TestPanel = ({ inputSchema, run, busy, error, onRun }: {
   readonly inputSchema: JsonValue
-  readonly run: { readonly id: string; readonly status: string; readonly is_dry_run: boolean; readonly version: number; readonly input_params: Readonly<Record<string, unknown>>; readonly error?: string | undefined } | undefined
+  readonly run: {
+    readonly id: string
+    readonly status: string
+    readonly is_dry_run: boolean
+    readonly version: number
+    readonly input_params: Readonly<Record<string, unknown>>
+    readonly error?: string | undefined
+  } | undefined
   readonly busy: boolean
   readonly error: unknown
   readonly onRun: (input: JsonValue) => void
 }) => (
   <aside className="side-panel" aria-label="Test">
-    <header><h2>Test the draft</h2><span className="muted">A dry run: no tool with side effects is called</span></header>
+    <header>
+      <h2>Test the draft</h2>
+      <span className="muted">A dry run: no tool with side effects is called</span>
+    </header>
     {run !== undefined && (
       <p className="run-line">
-        {run.is_dry_run ? "Dry run" : "Run"} <Link to="/runs/$runId" params={{ runId: run.id }} className="mono">{run.id.slice(0, 8)}</Link> of version {run.version}{" "}
-        <StatusBadge status={run.status} />
-        {run.error !== undefined && <span className="error-text"> {run.error}</span>}
+        {run.is_dry_run ? "Dry run" : "Run"} <Link to="/runs/$runId" params={{ runId: run.id }} className="mono">{run.id.slice(0, 8)}</Link> of version{" "}
+        {run.version} <StatusBadge status={run.status} />
+        {run.error !== undefined && <span className="error-text">{run.error}</span>}
       </p>
     )}
     <SchemaForm

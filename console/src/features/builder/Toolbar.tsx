@@ -5,7 +5,13 @@ export const Palette = ({ onAdd, disabled }: { readonly onAdd: (info: NodeTypeIn
   <nav className="palette" aria-label="Add a node">
     <h3>Add a node</h3>
     {NODE_TYPES.map((t) => (
-      <button key={t.type} type="button" title={t.hint} disabled={disabled} onClick={() => onAdd(t)}>
+      <button
+        key={t.type}
+        type="button"
+        title={t.hint}
+        disabled={disabled}
+        onClick={() => onAdd(t)}
+      >
         <span className={`type-dot ${t.type}`} aria-hidden="true" /> {t.label}
       </button>
     ))}

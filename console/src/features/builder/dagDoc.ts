@@ -62,7 +62,7 @@ export const freshId = (doc: Doc, base: string) => {
   const taken = new Set(doc.nodes.map((n) => n.id))
   const clean = base.replace(/[^A-Za-z0-9_-]/g, "_").replace(/^([^A-Za-z_])/, "_$1").slice(0, 56) || "node"
   if (!taken.has(clean)) return clean
-  for (let i = 2; ; i++) if (!taken.has(`${clean}_${i}`)) return `${clean}_${i}`
+  for (let i = 2;; i++) if (!taken.has(`${clean}_${i}`)) return `${clean}_${i}`
 }
 
 export const addNode = (doc: Doc, node: DocNode): Doc => ({ ...doc, nodes: [...doc.nodes, node] })
@@ -131,9 +131,11 @@ export const upstreamOf = (doc: Doc, id: string): ReadonlyArray<DocNode> => {
   const stack = [id]
   while (stack.length > 0) {
     const at = stack.pop()!
-    for (const e of doc.edges) if (e.to === at && !found.has(e.from)) {
-      found.add(e.from)
-      stack.push(e.from)
+    for (const e of doc.edges) {
+      if (e.to === at && !found.has(e.from)) {
+        found.add(e.from)
+        stack.push(e.from)
+      }
     }
   }
   return doc.nodes.filter((n) => found.has(n.id))

@@ -27,11 +27,46 @@ export const NODE_TYPES: ReadonlyArray<NodeTypeInfo> = [
     schema: jsonSchema(Dag.AgentConfig),
     defaults: { agent_type: "respond", type_version: "v1", system_prompt_template: "" }
   },
-  { type: "call_aie", label: "Call AI Employee", hint: "Runs another published AI Employee as a child run", configKey: "call_aie_config", schema: jsonSchema(Dag.CallAieConfig), defaults: { workflow_id: "" } },
-  { type: "send_email", label: "Send email", hint: "Sends an email through an integration", configKey: "send_email_config", schema: jsonSchema(Dag.SendEmailConfig), defaults: { to: "", subject: "", body_text: "" } },
-  { type: "notify_user", label: "Nudge", hint: "Sends, updates or closes a nudge card", configKey: "notify_user_config", schema: jsonSchema(Dag.NotifyUserConfig), defaults: { operation: "send", mode: "notify", title: "", body: "" } },
-  { type: "live_agent_transfer", label: "Hand to a person", hint: "Raises a ticket on a group's queue", configKey: "live_agent_transfer_config", schema: jsonSchema(Dag.LiveAgentTransferConfig), defaults: { group_id: "", summary: "" } },
-  { type: "schedule", label: "Schedule", hint: "Starts or stops the AI Employee's own schedule (dashboard)", configKey: "schedule_config", schema: jsonSchema(Dag.ScheduleConfig), defaults: { operation: "start", cron: "0 9 * * 1-5", timezone: "UTC" } }
+  {
+    type: "call_aie",
+    label: "Call AI Employee",
+    hint: "Runs another published AI Employee as a child run",
+    configKey: "call_aie_config",
+    schema: jsonSchema(Dag.CallAieConfig),
+    defaults: { workflow_id: "" }
+  },
+  {
+    type: "send_email",
+    label: "Send email",
+    hint: "Sends an email through an integration",
+    configKey: "send_email_config",
+    schema: jsonSchema(Dag.SendEmailConfig),
+    defaults: { to: "", subject: "", body_text: "" }
+  },
+  {
+    type: "notify_user",
+    label: "Nudge",
+    hint: "Sends, updates or closes a nudge card",
+    configKey: "notify_user_config",
+    schema: jsonSchema(Dag.NotifyUserConfig),
+    defaults: { operation: "send", mode: "notify", title: "", body: "" }
+  },
+  {
+    type: "live_agent_transfer",
+    label: "Hand to a person",
+    hint: "Raises a ticket on a group's queue",
+    configKey: "live_agent_transfer_config",
+    schema: jsonSchema(Dag.LiveAgentTransferConfig),
+    defaults: { group_id: "", summary: "" }
+  },
+  {
+    type: "schedule",
+    label: "Schedule",
+    hint: "Starts or stops the AI Employee's own schedule (dashboard)",
+    configKey: "schedule_config",
+    schema: jsonSchema(Dag.ScheduleConfig),
+    defaults: { operation: "start", cron: "0 9 * * 1-5", timezone: "UTC" }
+  }
 ]
 
 export const HITL_SCHEMA = jsonSchema(Dag.Hitl)

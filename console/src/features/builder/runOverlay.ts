@@ -1,7 +1,7 @@
 import { useMemo } from "react"
 import { useRunEvents } from "../../api/runEvents"
-import { stepInputs } from "../traces/spans"
 import { isTerminal, useRun, useSteps, useTrace } from "../runs/runApi"
+import { stepInputs } from "../traces/spans"
 
 const short = (value: unknown) => {
   if (value === undefined) return undefined
@@ -21,7 +21,10 @@ export const useRunOverlay = (runId: string | undefined) => {
   const steps = useSteps(id, { enabled: found, live })
   const trace = useTrace(id, { enabled: found && !live, live: false })
   const { events } = useRunEvents(id, found && live)
-  const inputs = useMemo(() => (trace.data !== undefined ? stepInputs(trace.data.traces.resourceSpans) : new Map<string, Readonly<Record<string, unknown>>>()), [trace.data])
+  const inputs = useMemo(
+    () => (trace.data !== undefined ? stepInputs(trace.data.traces.resourceSpans) : new Map<string, Readonly<Record<string, unknown>>>()),
+    [trace.data]
+  )
   const { status, output, input, detail } = useMemo(() => {
     const status = new Map<string, string>()
     for (const e of events) {
@@ -42,7 +45,11 @@ export const useRunOverlay = (runId: string | undefined) => {
       const given = inputs.get(s.step_id)
       const shown = short(given?.input ?? given?.instructions)
       if (shown !== undefined) input.set(s.node_id, shown)
-      detail.set(s.node_id, { ...(inputs.has(s.step_id) ? { input: inputs.get(s.step_id) } : {}), ...(s.output !== undefined ? { output: s.output } : {}), ...(s.error !== undefined ? { error: s.error } : {}) })
+      detail.set(s.node_id, {
+        ...(inputs.has(s.step_id) ? { input: inputs.get(s.step_id) } : {}),
+        ...(s.output !== undefined ? { output: s.output } : {}),
+        ...(s.error !== undefined ? { error: s.error } : {})
+      })
     }
     return { status, output, input, detail }
   }, [events, steps.data, inputs])

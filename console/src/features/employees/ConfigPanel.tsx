@@ -32,7 +32,14 @@ const ModelConfig = ({ id, config, disabled }: { readonly id: string; readonly c
       api((c) =>
         c.workflows.patchLlmConfig({
           path: { id: id as never },
-          payload: { llm_mode: mode, selected_model_ids: lines(selected), optimization_priority: priority, data_protection_fields: lines(fields), use_own_providers: own, custom_model_config: customConfig }
+          payload: {
+            llm_mode: mode,
+            selected_model_ids: lines(selected),
+            optimization_priority: priority,
+            data_protection_fields: lines(fields),
+            use_own_providers: own,
+            custom_model_config: customConfig
+          }
         })
       ),
     onSuccess: (next) => {
@@ -59,7 +66,9 @@ const ModelConfig = ({ id, config, disabled }: { readonly id: string; readonly c
         <label>
           Models allowed
           <select value={mode} onChange={(e) => setMode(e.target.value as typeof LlmMode.Type)} disabled={disabled}>
-            {LlmMode.literals.map((m) => <option key={m} value={m}>{m === "ALL" ? "All enabled models" : m === "SELECTED" ? "Only the selected models" : "Custom configuration"}</option>)}
+            {LlmMode.literals.map((m) => (
+              <option key={m} value={m}>{m === "ALL" ? "All enabled models" : m === "SELECTED" ? "Only the selected models" : "Custom configuration"}</option>
+            ))}
           </select>
         </label>
         <label>
@@ -68,7 +77,9 @@ const ModelConfig = ({ id, config, disabled }: { readonly id: string; readonly c
             {OptimizationPriority.literals.map((p) => <option key={p} value={p}>{p.replace("_", " ").toLowerCase()}</option>)}
           </select>
         </label>
-        <label className="check"><input type="checkbox" checked={own} onChange={(e) => setOwn(e.target.checked)} disabled={disabled} /> Use the workspace's own providers</label>
+        <label className="check">
+          <input type="checkbox" checked={own} onChange={(e) => setOwn(e.target.checked)} disabled={disabled} /> Use the workspace's own providers
+        </label>
       </div>
       {mode === "SELECTED" && (
         <label>
@@ -80,7 +91,14 @@ const ModelConfig = ({ id, config, disabled }: { readonly id: string; readonly c
       {mode === "CUSTOM" && (
         <label>
           Custom model configuration (JSON)
-          <textarea className="mono" rows={4} value={custom} onChange={(e) => setCustom(e.target.value)} disabled={disabled} aria-invalid={customError !== undefined} />
+          <textarea
+            className="mono"
+            rows={4}
+            value={custom}
+            onChange={(e) => setCustom(e.target.value)}
+            disabled={disabled}
+            aria-invalid={customError !== undefined}
+          />
           {customError !== undefined && <span className="error-text">{customError}</span>}
         </label>
       )}
@@ -103,7 +121,11 @@ const ChatConfig = ({ id, config, disabled }: { readonly id: string; readonly co
   const [feedback, setFeedback] = useState(config.feedback_enabled)
   const [categories, setCategories] = useState(config.feedback_categories.join("\n"))
   const [feedbackWorkflow, setFeedbackWorkflow] = useState(config.feedback_workflow_id ?? "")
-  const employees = useQuery({ queryKey: ["ai-employees", "all"], queryFn: () => api((c) => c.workflows.list({ urlParams: { page_size: 100, archived: false } })), staleTime: 30_000 })
+  const employees = useQuery({
+    queryKey: ["ai-employees", "all"],
+    queryFn: () => api((c) => c.workflows.list({ urlParams: { page_size: 100, archived: false } })),
+    staleTime: 30_000
+  })
   const [saved, setSaved] = useState(false)
   const save = useMutation({
     mutationFn: () =>
@@ -131,12 +153,21 @@ const ChatConfig = ({ id, config, disabled }: { readonly id: string; readonly co
   return (
     <form className="card settings-form" onSubmit={(e) => (e.preventDefault(), setSaved(false), save.mutate())} aria-label="Chat settings">
       <h2>Chat</h2>
-      <label>Welcome message <textarea rows={2} value={welcome} onChange={(e) => setWelcome(e.target.value)} disabled={disabled} /></label>
-      <label>Welcome buttons (one a line: <span className="mono">Label</span> or <span className="mono">Label = value</span>) <textarea rows={3} value={buttons} onChange={(e) => setButtons(e.target.value)} disabled={disabled} /></label>
-      <label className="check"><input type="checkbox" checked={feedback} onChange={(e) => setFeedback(e.target.checked)} disabled={disabled} /> Ask for feedback on answers</label>
+      <label>
+        Welcome message <textarea rows={2} value={welcome} onChange={(e) => setWelcome(e.target.value)} disabled={disabled} />
+      </label>
+      <label>
+        Welcome buttons (one a line: <span className="mono">Label</span> or <span className="mono">Label = value</span>){" "}
+        <textarea rows={3} value={buttons} onChange={(e) => setButtons(e.target.value)} disabled={disabled} />
+      </label>
+      <label className="check">
+        <input type="checkbox" checked={feedback} onChange={(e) => setFeedback(e.target.checked)} disabled={disabled} /> Ask for feedback on answers
+      </label>
       {feedback && (
         <>
-          <label>Feedback categories (one a line) <textarea rows={3} value={categories} onChange={(e) => setCategories(e.target.value)} disabled={disabled} /></label>
+          <label>
+            Feedback categories (one a line) <textarea rows={3} value={categories} onChange={(e) => setCategories(e.target.value)} disabled={disabled} />
+          </label>
           <label>
             Feedback workflow: the AI Employee each piece of feedback starts
             <select value={feedbackWorkflow} onChange={(e) => setFeedbackWorkflow(e.target.value)} disabled={disabled}>

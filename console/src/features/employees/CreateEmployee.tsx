@@ -49,19 +49,31 @@ export const CreateEmployee = ({ onClose }: { readonly onClose: () => void }) =>
   const template = templates.data?.items.find((t) => t.id === from)
   return (
     <form className="card create-employee" onSubmit={submit} aria-label="New AI Employee" noValidate>
-      <header><h2>New AI Employee</h2><button type="button" onClick={onClose}>Close</button></header>
+      <header>
+        <h2>New AI Employee</h2>
+        <button type="button" onClick={onClose}>Close</button>
+      </header>
       <fieldset className="field-group">
         <legend>Start from</legend>
-        <label className="check"><input type="radio" name="from" checked={from === "blank"} onChange={() => setFrom("blank")} /> A blank canvas</label>
+        <label className="check">
+          <input type="radio" name="from" checked={from === "blank"} onChange={() => setFrom("blank")} /> A blank canvas
+        </label>
         {(templates.data?.items ?? []).map((t) => (
           <label key={t.id} className="check">
-            <input type="radio" name="from" checked={from === t.id} onChange={() => setFrom(t.id)} /> {t.name} <span className="muted small">{t.category} · {t.interaction_type} · {t.description}</span>
+            <input type="radio" name="from" checked={from === t.id} onChange={() => setFrom(t.id)} /> {t.name}{" "}
+            <span className="muted small">{t.category} · {t.interaction_type} · {t.description}</span>
           </label>
         ))}
       </fieldset>
       <div className="field">
         <label htmlFor="new-aie-name">Name *</label>
-        <input id="new-aie-name" value={name} onChange={(e) => setName(e.target.value)} aria-invalid={nameError !== undefined} aria-describedby={nameError !== undefined ? "new-aie-name-error" : undefined} />
+        <input
+          id="new-aie-name"
+          value={name}
+          onChange={(e) => setName(e.target.value)}
+          aria-invalid={nameError !== undefined}
+          aria-describedby={nameError !== undefined ? "new-aie-name-error" : undefined}
+        />
         {nameError !== undefined && <span id="new-aie-name-error" className="error-text">{nameError}</span>}
       </div>
       <div className="field">
@@ -71,7 +83,12 @@ export const CreateEmployee = ({ onClose }: { readonly onClose: () => void }) =>
       <div className="field-row wide">
         <div className="field">
           <label htmlFor="new-aie-interaction">Interaction</label>
-          <select id="new-aie-interaction" value={template?.interaction_type ?? interaction} disabled={template !== undefined} onChange={(e) => setInteraction(e.target.value as typeof InteractionType.Type)}>
+          <select
+            id="new-aie-interaction"
+            value={template?.interaction_type ?? interaction}
+            disabled={template !== undefined}
+            onChange={(e) => setInteraction(e.target.value as typeof InteractionType.Type)}
+          >
             {InteractionType.literals.map((t) => <option key={t} value={t}>{t}</option>)}
           </select>
         </div>

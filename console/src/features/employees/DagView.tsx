@@ -11,7 +11,14 @@ export const DagView = ({ nodes, edges }: { readonly nodes: ReadonlyArray<DrawnN
     const flowNodes: Array<Node> = nodes.map((n) => ({
       id: n.id,
       position: at.get(n.id) ?? { x: 0, y: 0 },
-      data: { label: <span className="dag-node"><strong>{n.name ?? n.id}</strong><span>{n.type}</span></span> },
+      data: {
+        label: (
+          <span className="dag-node">
+            <strong>{n.name ?? n.id}</strong>
+            <span>{n.type}</span>
+          </span>
+        )
+      },
       className: `dag ${n.type}`,
       style: { width: NODE_WIDTH },
       draggable: false,
@@ -28,7 +35,15 @@ export const DagView = ({ nodes, edges }: { readonly nodes: ReadonlyArray<DrawnN
   }, [nodes, edges])
   return (
     <div className="dag-canvas" aria-label="The AI Employee's DAG" role="img">
-      <ReactFlow nodes={drawn.flowNodes} edges={drawn.flowEdges} fitView fitViewOptions={{ maxZoom: 1 }} nodesDraggable={false} nodesConnectable={false} proOptions={{ hideAttribution: true }}>
+      <ReactFlow
+        nodes={drawn.flowNodes}
+        edges={drawn.flowEdges}
+        fitView
+        fitViewOptions={{ maxZoom: 1 }}
+        nodesDraggable={false}
+        nodesConnectable={false}
+        proOptions={{ hideAttribution: true }}
+      >
         <Background />
         <Controls showInteractive={false} />
       </ReactFlow>

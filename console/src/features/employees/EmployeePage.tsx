@@ -2,16 +2,16 @@ import { useMutation, useQuery } from "@tanstack/react-query"
 import { Link, useNavigate, useParams, useSearch } from "@tanstack/react-router"
 import { lazy, Suspense } from "react"
 import { api } from "../../api/client"
+import { allows, useSession } from "../../api/session"
 import { StatusBadge, When } from "../../ui/Bits"
 import { SchemaForm } from "../../ui/SchemaForm"
 import { ErrorState, Loading } from "../../ui/States"
 import { TabPanel, Tabs } from "../../ui/Tabs"
-import { allows, useSession } from "../../api/session"
 import { TriggersPanel } from "../triggers/TriggersPanel"
 import { VersionsPanel } from "../versions/VersionsPanel"
 import { ConfigPanel } from "./ConfigPanel"
-import { SettingsPanel } from "./SettingsPanel"
 import { dagShape } from "./dagShape"
+import { SettingsPanel } from "./SettingsPanel"
 
 // React Flow and dagre load only where a DAG is drawn.
 const DagView = lazy(() => import("./DagView"))
@@ -28,7 +28,8 @@ export const EmployeePage = () => {
   const tab: Tab = TABS.includes(search.tab as Tab) ? search.tab as Tab : "overview"
   const employee = useQuery({ queryKey: ["ai-employee", employeeId], queryFn: () => api((c) => c.workflows.get({ path: { id: employeeId as never } })) })
   const start = useMutation({
-    mutationFn: (input: Record<string, unknown>) => api((c) => c.runs.run({ path: { id: employeeId as never }, payload: { input_params: input }, headers: {} })),
+    mutationFn: (input: Record<string, unknown>) =>
+      api((c) => c.runs.run({ path: { id: employeeId as never }, payload: { input_params: input }, headers: {} })),
     onSuccess: (run) => navigate({ to: "/runs/$runId", params: { runId: run.id }, search: { tab: "steps" } })
   })
   if (employee.isPending) return <Loading label="Loading the AI Employee" />
@@ -39,7 +40,10 @@ export const EmployeePage = () => {
   return (
     <article aria-labelledby="aie-name">
       <div className="page-head">
-        <h1 id="aie-name">{w.icon !== undefined && <span aria-hidden="true">{w.icon} </span>}{w.name} <StatusBadge status={w.status} /></h1>
+        <h1 id="aie-name">
+          {w.icon !== undefined && <span aria-hidden="true">{w.icon}</span>}
+          {w.name} <StatusBadge status={w.status} />
+        </h1>
         <span className="head-links">
           <Link to="/runs" search={{ workflow_id: w.id }}>Its runs</Link>
           <Link to="/ai-employees/$employeeId/build" params={{ employeeId: w.id }} className="button primary">Open the canvas</Link>
@@ -47,7 +51,8 @@ export const EmployeePage = () => {
       </div>
       {w.description !== undefined && <p>{w.description}</p>}
       <p className="muted">
-        {w.interaction_type} · {w.active_version !== undefined ? `version ${w.active_version} live` : "not published"} · {w.latest_version} saved · updated <When at={w.updated_at} />
+        {w.interaction_type} · {w.active_version !== undefined ? `version ${w.active_version} live` : "not published"} · {w.latest_version} saved · updated{" "}
+        <When at={w.updated_at} />
         {w.archived && " · archived"}
       </p>
       <Tabs
@@ -56,12 +61,17 @@ export const EmployeePage = () => {
         label="AI Employee views"
         idPrefix="aie"
         name={(t) => t === "run" ? "Start a run" : t === "configuration" ? "Models and chat" : t[0].toUpperCase() + t.slice(1)}
-        onSelect={(t) => void navigate({ to: "/ai-employees/$employeeId", params: { employeeId }, search: { tab: t === "overview" ? undefined : t }, replace: true })}
+        onSelect={(t) =>
+          void navigate({ to: "/ai-employees/$employeeId", params: { employeeId }, search: { tab: t === "overview" ? undefined : t }, replace: true })}
       />
       <TabPanel idPrefix="aie" tab={tab}>
         {tab === "overview" && (dag.nodes.length === 0
           ? <p className="muted">The DAG has no nodes yet.</p>
-          : <Suspense fallback={<Loading label="Drawing the DAG" />}><DagView nodes={dag.nodes} edges={dag.edges} /></Suspense>)}
+          : (
+            <Suspense fallback={<Loading label="Drawing the DAG" />}>
+              <DagView nodes={dag.nodes} edges={dag.edges} />
+            </Suspense>
+          ))}
         {tab === "versions" && <VersionsPanel workflow={w} />}
         {tab === "triggers" && <TriggersPanel workflow={w} canWrite={canWrite && !w.archived} />}
         {tab === "settings" && <SettingsPanel workflow={w} canWrite={canWrite} />}

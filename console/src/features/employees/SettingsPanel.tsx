@@ -21,7 +21,13 @@ const Details = ({ workflow, disabled }: { readonly workflow: Workflow; readonly
         c.workflows.update({
           path: { id: workflow.id },
           // An empty category puts the AI Employee back in Uncategorized; an empty icon or description clears it.
-          payload: { name: name.trim(), description: description.trim() === "" ? null : description.trim(), interaction_type: interaction, icon: icon.trim() === "" ? null : icon.trim(), category: category.trim() }
+          payload: {
+            name: name.trim(),
+            description: description.trim() === "" ? null : description.trim(),
+            interaction_type: interaction,
+            icon: icon.trim() === "" ? null : icon.trim(),
+            category: category.trim()
+          }
         })
       ),
     onSuccess: (w) => {
@@ -38,8 +44,12 @@ const Details = ({ workflow, disabled }: { readonly workflow: Workflow; readonly
   return (
     <form className="card settings-form" onSubmit={submit} aria-label="Details">
       <h2>Details</h2>
-      <label>Name <input value={name} onChange={(e) => setName(e.target.value)} required disabled={disabled} /></label>
-      <label>Description <textarea rows={2} value={description} onChange={(e) => setDescription(e.target.value)} disabled={disabled} /></label>
+      <label>
+        Name <input value={name} onChange={(e) => setName(e.target.value)} required disabled={disabled} />
+      </label>
+      <label>
+        Description <textarea rows={2} value={description} onChange={(e) => setDescription(e.target.value)} disabled={disabled} />
+      </label>
       <div className="field-row wide">
         <label>
           Interaction
@@ -47,8 +57,12 @@ const Details = ({ workflow, disabled }: { readonly workflow: Workflow; readonly
             {InteractionType.literals.map((t) => <option key={t} value={t}>{t}</option>)}
           </select>
         </label>
-        <label>Icon <input value={icon} onChange={(e) => setIcon(e.target.value)} placeholder="An emoji or an image URL" disabled={disabled} /></label>
-        <label>Category <input value={category} onChange={(e) => setCategory(e.target.value)} placeholder="Uncategorized" disabled={disabled} /></label>
+        <label>
+          Icon <input value={icon} onChange={(e) => setIcon(e.target.value)} placeholder="An emoji or an image URL" disabled={disabled} />
+        </label>
+        <label>
+          Category <input value={category} onChange={(e) => setCategory(e.target.value)} placeholder="Uncategorized" disabled={disabled} />
+        </label>
       </div>
       {save.error !== null && <ErrorState error={save.error} />}
       {saved && <p className="notice ok" role="status">Details saved</p>}
@@ -96,7 +110,9 @@ const Actions = ({ workflow, canWrite }: { readonly workflow: Workflow; readonly
       {notice !== undefined && <p className="notice ok" role="status">{notice}</p>}
       {failure !== null && <ErrorState error={failure} />}
       <div className="inline-form">
-        <label>Name of the copy <input value={cloneName} onChange={(e) => setCloneName(e.target.value)} /></label>
+        <label>
+          Name of the copy <input value={cloneName} onChange={(e) => setCloneName(e.target.value)} />
+        </label>
         <button type="button" disabled={!canWrite || clone.isPending} onClick={() => clone.mutate()}>Clone</button>
       </div>
       {others.length > 0 && (
@@ -114,7 +130,12 @@ const Actions = ({ workflow, canWrite }: { readonly workflow: Workflow; readonly
       {workflow.archived
         ? <button type="button" disabled={!canWrite || restore.isPending} onClick={() => restore.mutate()}>Restore</button>
         : (
-          <button type="button" className="danger" disabled={!canWrite || archive.isPending} onClick={() => window.confirm(`Archive ${workflow.name}? It stops being offered; runs in flight finish. You can restore it.`) && archive.mutate()}>
+          <button
+            type="button"
+            className="danger"
+            disabled={!canWrite || archive.isPending}
+            onClick={() => window.confirm(`Archive ${workflow.name}? It stops being offered; runs in flight finish. You can restore it.`) && archive.mutate()}
+          >
             Archive
           </button>
         )}

@@ -11,7 +11,9 @@ const Approval = ({ onAnswer, busy }: { readonly onAnswer: (r: unknown) => void;
   const [comment, setComment] = useState("")
   return (
     <div className="answer">
-      <label>Comment <input value={comment} onChange={(e) => setComment(e.target.value)} /></label>
+      <label>
+        Comment <input value={comment} onChange={(e) => setComment(e.target.value)} />
+      </label>
       <button type="button" className="primary" disabled={busy} onClick={() => onAnswer({ approved: true, comment })}>Approve</button>
       <button type="button" disabled={busy} onClick={() => onAnswer({ approved: false, comment })}>Reject</button>
     </div>
@@ -32,16 +34,21 @@ const FreeText = ({ onAnswer, busy }: { readonly onAnswer: (r: unknown) => void;
   }
   return (
     <form className="answer" onSubmit={submit}>
-      <label>Your answer <textarea value={text} onChange={(e) => setText(e.target.value)} required rows={3} /></label>
+      <label>
+        Your answer <textarea value={text} onChange={(e) => setText(e.target.value)} required rows={3} />
+      </label>
       <button type="submit" className="primary" disabled={busy || text.trim() === ""}>Send</button>
     </form>
   )
 }
 
 /** One request waiting for a person: what it asks, its run and AI Employee, claim, answer, cancel. */
-export const HitlCard = ({ request, employee, canCancel }: { readonly request: HitlRequest; readonly employee: string | undefined; readonly canCancel: boolean }) => {
+export const HitlCard = (
+  { request, employee, canCancel }: { readonly request: HitlRequest; readonly employee: string | undefined; readonly canCancel: boolean }
+) => {
   const queryClient = useQueryClient()
-  const refresh = () => Promise.all([queryClient.invalidateQueries({ queryKey: ["hitl"] }), queryClient.invalidateQueries({ queryKey: ["run", request.run_id] })])
+  const refresh = () =>
+    Promise.all([queryClient.invalidateQueries({ queryKey: ["hitl"] }), queryClient.invalidateQueries({ queryKey: ["run", request.run_id] })])
   const act = useMutation({
     mutationFn: (action: { readonly kind: "respond"; readonly response: unknown } | { readonly kind: "claim" } | { readonly kind: "cancel" }) =>
       action.kind === "respond"
@@ -60,7 +67,9 @@ export const HitlCard = ({ request, employee, canCancel }: { readonly request: H
         <StatusBadge status={request.status} />
       </header>
       <p className="muted">
-        {request.type.replace("_", " ")} · {employee ?? "AI Employee"} · run <Link to="/runs/$runId" params={{ runId: request.run_id }} className="mono">{request.run_id.slice(0, 8)}</Link> at {request.node_id} · <When at={request.created_at} />
+        {request.type.replace("_", " ")} · {employee ?? "AI Employee"} · run{" "}
+        <Link to="/runs/$runId" params={{ runId: request.run_id }} className="mono">{request.run_id.slice(0, 8)}</Link> at {request.node_id} ·{" "}
+        <When at={request.created_at} />
       </p>
       {request.type === "approval" && <Approval onAnswer={answer} busy={busy} />}
       {request.type === "ask_human" && (request.choices !== undefined && request.choices.length > 0

@@ -14,7 +14,9 @@ const FreeAnswer = ({ busy, onAnswer }: { readonly busy: boolean; readonly onAns
   }
   return (
     <form className="answer" onSubmit={submit}>
-      <label>Your answer <input value={text} onChange={(e) => setText(e.target.value)} required /></label>
+      <label>
+        Your answer <input value={text} onChange={(e) => setText(e.target.value)} required />
+      </label>
       <button type="submit" className="primary" disabled={busy || text.trim() === ""}>Send</button>
     </form>
   )
@@ -32,16 +34,26 @@ const NudgeCard = ({ card, onAnswered }: { readonly card: Nudge; readonly onAnsw
   })
   return (
     <article className="card" aria-labelledby={`nudge-${card.id}`}>
-      <header><h3 id={`nudge-${card.id}`}>{card.title ?? "A card"}</h3><StatusBadge status={card.status} /></header>
+      <header>
+        <h3 id={`nudge-${card.id}`}>{card.title ?? "A card"}</h3>
+        <StatusBadge status={card.status} />
+      </header>
       {card.body !== null && <p>{card.body}</p>}
       <p className="muted">
-        {card.mode} · from run <Link to="/runs/$runId" params={{ runId: card.run_id }} className="mono">{card.run_id.slice(0, 8)}</Link> · <When at={card.created_at} />
-        {card.expires_at !== null && card.status === "open" && <> · expires <When at={card.expires_at} /></>}
+        {card.mode} · from run <Link to="/runs/$runId" params={{ runId: card.run_id }} className="mono">{card.run_id.slice(0, 8)}</Link> ·{" "}
+        <When at={card.created_at} />
+        {card.expires_at !== null && card.status === "open" && (
+          <>
+            · expires <When at={card.expires_at} />
+          </>
+        )}
       </p>
       {card.mode !== "notify" && (card.actions.length > 0
         ? (
           <div className="answer" role="group" aria-label="Answers">
-            {card.actions.map((a) => <button key={a.value} type="button" disabled={respond.isPending} onClick={() => respond.mutate(a.value)}>{a.label}</button>)}
+            {card.actions.map((a) => (
+              <button key={a.value} type="button" disabled={respond.isPending} onClick={() => respond.mutate(a.value)}>{a.label}</button>
+            ))}
           </div>
         )
         : <FreeAnswer busy={respond.isPending} onAnswer={(v) => respond.mutate(v)} />)}

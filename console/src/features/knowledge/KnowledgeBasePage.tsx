@@ -7,12 +7,16 @@ import { uploadDocument } from "../../api/upload"
 import { When } from "../../ui/Bits"
 import { Empty, ErrorState, Loading, Query } from "../../ui/States"
 
-const size = (bytes: number) => (bytes < 1024 ? `${bytes} B` : bytes < 1024 * 1024 ? `${(bytes / 1024).toFixed(1)} KiB` : `${(bytes / 1024 / 1024).toFixed(1)} MiB`)
+const size = (
+  bytes: number
+) => (bytes < 1024 ? `${bytes} B` : bytes < 1024 * 1024 ? `${(bytes / 1024).toFixed(1)} KiB` : `${(bytes / 1024 / 1024).toFixed(1)} MiB`)
 
 /** A search as an agent step would make it: the passages found, each a numbered citation with its document and score. */
 const SearchPreview = ({ kbId }: { readonly kbId: string }) => {
   const [query, setQuery] = useState("")
-  const search = useMutation({ mutationFn: (q: string) => api((c) => c.ingestion.search({ path: { id: kbId }, payload: { query: q, top_k: 5, min_score: 0 } })) })
+  const search = useMutation({
+    mutationFn: (q: string) => api((c) => c.ingestion.search({ path: { id: kbId }, payload: { query: q, top_k: 5, min_score: 0 } }))
+  })
   const submit = (e: FormEvent) => {
     e.preventDefault()
     if (query.trim() !== "") search.mutate(query.trim())
@@ -21,7 +25,9 @@ const SearchPreview = ({ kbId }: { readonly kbId: string }) => {
     <section className="card settings-form" aria-label="Search preview">
       <h2>Search preview</h2>
       <form className="inline-form" onSubmit={submit} role="search">
-        <label>Question <input value={query} onChange={(e) => setQuery(e.target.value)} /></label>
+        <label>
+          Question <input value={query} onChange={(e) => setQuery(e.target.value)} />
+        </label>
         <button type="submit" disabled={search.isPending}>Search</button>
       </form>
       {search.isPending && <Loading label="Searching" />}
@@ -52,7 +58,10 @@ export const KnowledgeBasePage = () => {
   const canWrite = allows(session.data?.user.role, "build")
   const queryClient = useQueryClient()
   const kb = useQuery({ queryKey: ["knowledge-base", kbId], queryFn: () => api((c) => c.ingestion.getKb({ path: { id: kbId } })) })
-  const docs = useQuery({ queryKey: ["knowledge-base", kbId, "documents"], queryFn: () => api((c) => c.ingestion.documents({ path: { id: kbId }, urlParams: { page: 1, page_size: 100 } })) })
+  const docs = useQuery({
+    queryKey: ["knowledge-base", kbId, "documents"],
+    queryFn: () => api((c) => c.ingestion.documents({ path: { id: kbId }, urlParams: { page: 1, page_size: 100 } }))
+  })
   const [folder, setFolder] = useState("/")
   const file = useRef<HTMLInputElement>(null)
   const refresh = () => {
@@ -86,8 +95,12 @@ export const KnowledgeBasePage = () => {
       {kb.data.description !== "" && <p className="muted">{kb.data.description}</p>}
       {canWrite && (
         <form className="inline-form card" onSubmit={submit} aria-label="Upload documents">
-          <label>Files (text, Markdown, HTML, CSV, DOCX, PDF) <input ref={file} type="file" multiple /></label>
-          <label>Folder <input value={folder} onChange={(e) => setFolder(e.target.value)} placeholder="/policies/hr" /></label>
+          <label>
+            Files (text, Markdown, HTML, CSV, DOCX, PDF) <input ref={file} type="file" multiple />
+          </label>
+          <label>
+            Folder <input value={folder} onChange={(e) => setFolder(e.target.value)} placeholder="/policies/hr" />
+          </label>
           <button type="submit" className="primary" disabled={upload.isPending}>{upload.isPending ? "Uploading…" : "Upload"}</button>
           {upload.error !== null && <ErrorState error={upload.error} />}
         </form>
@@ -95,16 +108,43 @@ export const KnowledgeBasePage = () => {
       <Query query={docs} empty={(p) => (p.items.length === 0 ? <Empty>No documents yet.</Empty> : undefined)}>
         {(p) => (
           <table className="grid">
-            <thead><tr><th scope="col">Folder</th><th scope="col">Title</th><th scope="col">Status</th><th scope="col">Size</th><th scope="col">Updated</th><th scope="col" /></tr></thead>
+            <thead>
+              <tr>
+                <th scope="col">Folder</th>
+                <th scope="col">Title</th>
+                <th scope="col">Status</th>
+                <th scope="col">Size</th>
+                <th scope="col">Updated</th>
+                <th scope="col" />
+              </tr>
+            </thead>
             <tbody>
               {[...p.items].sort((a, b) => a.folder_path.localeCompare(b.folder_path) || a.title.localeCompare(b.title)).map((d) => (
                 <tr key={d.id} data-document-id={d.id}>
                   <td className="mono">{d.folder_path}</td>
-                  <td>{d.title} <span className="muted small">{d.mime_type} · v{d.version}</span></td>
-                  <td>{d.chunk_count > 0 ? <span className="badge ok">indexed · {d.chunk_count} passage{d.chunk_count === 1 ? "" : "s"}</span> : <span className="badge wait">no text found</span>}</td>
+                  <td>
+                    {d.title} <span className="muted small">{d.mime_type} · v{d.version}</span>
+                  </td>
+                  <td>
+                    {d.chunk_count > 0
+                      ? <span className="badge ok">indexed · {d.chunk_count} passage{d.chunk_count === 1 ? "" : "s"}</span>
+                      : <span className="badge wait">no text found</span>}
+                  </td>
                   <td>{size(d.size_bytes)}</td>
-                  <td><When at={d.updated_at} /></td>
-                  <td>{canWrite && <button type="button" className="link danger" onClick={() => window.confirm(`Delete ${d.title}?`) && remove.mutate(d.id)}>Delete</button>}</td>
+                  <td>
+                    <When at={d.updated_at} />
+                  </td>
+                  <td>
+                    {canWrite && (
+                      <button
+                        type="button"
+                        className="link danger"
+                        onClick={() => window.confirm(`Delete ${d.title}?`) && remove.mutate(d.id)}
+                      >
+                        Delete
+                      </button>
+                    )}
+                  </td>
                 </tr>
               ))}
             </tbody>

@@ -30,8 +30,12 @@ export const KnowledgePage = () => {
       <h1 id="kb-title">Knowledge</h1>
       {allows(session.data?.user.role, "build") && (
         <form className="inline-form" onSubmit={submit} aria-label="New knowledge base">
-          <label>Name <input value={name} onChange={(e) => setName(e.target.value)} required /></label>
-          <label>Description <input value={description} onChange={(e) => setDescription(e.target.value)} /></label>
+          <label>
+            Name <input value={name} onChange={(e) => setName(e.target.value)} required />
+          </label>
+          <label>
+            Description <input value={description} onChange={(e) => setDescription(e.target.value)} />
+          </label>
           <button type="submit" className="primary" disabled={create.isPending || name.trim() === ""}>New knowledge base</button>
         </form>
       )}
@@ -39,13 +43,24 @@ export const KnowledgePage = () => {
       <Query query={list} empty={(p) => (p.items.length === 0 ? <Empty>No knowledge base yet.</Empty> : undefined)}>
         {(p) => (
           <table className="grid">
-            <thead><tr><th scope="col">Name</th><th scope="col">Documents</th><th scope="col">Updated</th></tr></thead>
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Documents</th>
+                <th scope="col">Updated</th>
+              </tr>
+            </thead>
             <tbody>
               {p.items.map((kb) => (
                 <tr key={kb.id}>
-                  <td><Link to="/knowledge/$kbId" params={{ kbId: kb.id }}>{kb.name}</Link>{kb.description !== "" && <div className="muted small">{kb.description}</div>}</td>
+                  <td>
+                    <Link to="/knowledge/$kbId" params={{ kbId: kb.id }}>{kb.name}</Link>
+                    {kb.description !== "" && <div className="muted small">{kb.description}</div>}
+                  </td>
                   <td>{kb.document_count}</td>
-                  <td><When at={kb.updated_at} /></td>
+                  <td>
+                    <When at={kb.updated_at} />
+                  </td>
                 </tr>
               ))}
             </tbody>

@@ -45,7 +45,12 @@ export const RunFilters = ({ search }: { readonly search: RunSearch }) => {
         />
       </label>
       {(["status", "trigger_type", "workflow_id", "since"] as const).some((k) => search[k] !== undefined) && (
-        <button type="button" onClick={() => void navigate({ to: "/runs", search: { order: search.order } })}>Clear filters</button>
+        <button
+          type="button"
+          onClick={() => void navigate({ to: "/runs", search: { order: search.order } })}
+        >
+          Clear filters
+        </button>
       )}
     </form>
   )

@@ -9,15 +9,18 @@ import { ErrorState, Loading, Query } from "../../ui/States"
 import { TabPanel, Tabs } from "../../ui/Tabs"
 import { stepInputs } from "../traces/spans"
 import { Waterfall } from "../traces/Waterfall"
+import { isTerminal, useChildRuns, useRun, useSteps, useTrace } from "./runApi"
 import { RunEvents } from "./RunEvents"
 import { RunSteps } from "./RunSteps"
-import { isTerminal, useChildRuns, useRun, useSteps, useTrace } from "./runApi"
 
 const TABS = ["overview", "steps", "events", "trace"] as const
 type Tab = (typeof TABS)[number]
 
 const Field = ({ name, children }: { readonly name: string; readonly children: ReactNode }) => (
-  <div><dt>{name}</dt><dd>{children}</dd></div>
+  <div>
+    <dt>{name}</dt>
+    <dd>{children}</dd>
+  </div>
 )
 
 /** One run: its record, steps, live events and trace; cancel for admins; links to its parent and children. */
@@ -46,16 +49,30 @@ export const RunPage = () => {
   return (
     <article aria-labelledby="run-title">
       <div className="page-head">
-        <h1 id="run-title">Run <span className="mono">{r.id.slice(0, 8)}</span> <StatusBadge status={r.status} /></h1>
+        <h1 id="run-title">
+          Run <span className="mono">{r.id.slice(0, 8)}</span> <StatusBadge status={r.status} />
+        </h1>
         {allows(session.data?.user.role, "administerRuns") && !isTerminal(r.status) && (
-          <button type="button" className="danger" onClick={() => cancel.mutate()} disabled={cancel.isPending}>Cancel run</button>
+          <button
+            type="button"
+            className="danger"
+            onClick={() => cancel.mutate()}
+            disabled={cancel.isPending}
+          >
+            Cancel run
+          </button>
         )}
       </div>
       {cancel.error !== null && <ErrorState error={cancel.error} />}
       <p className="muted">
         <Link to="/ai-employees/$employeeId" params={{ employeeId: r.workflow_id }}>{r.workflow_name}</Link> · version {r.version} · {r.trigger_type}
-        {" · "}<Link to="/ai-employees/$employeeId/build" params={{ employeeId: r.workflow_id }} search={{ run: r.id }}>Open in the editor</Link>
-        {r.parent_run_id !== undefined && <> · started by <Link to="/runs/$runId" params={{ runId: r.parent_run_id }} className="mono">{r.parent_run_id.slice(0, 8)}</Link></>}
+        {" · "}
+        <Link to="/ai-employees/$employeeId/build" params={{ employeeId: r.workflow_id }} search={{ run: r.id }}>Open in the editor</Link>
+        {r.parent_run_id !== undefined && (
+          <>
+            · started by <Link to="/runs/$runId" params={{ runId: r.parent_run_id }} className="mono">{r.parent_run_id.slice(0, 8)}</Link>
+          </>
+        )}
       </p>
       <Tabs
         tabs={TABS}
@@ -69,13 +86,22 @@ export const RunPage = () => {
         {tab === "overview" && (
           <>
             <dl className="facts">
-              <Field name="Status"><StatusBadge status={r.status} /></Field>
+              <Field name="Status">
+                <StatusBadge status={r.status} />
+              </Field>
               <Field name="Created">{formatDate(r.created_at)}</Field>
               <Field name="Queued">{duration(r.created_at, r.started_at)}</Field>
-              <Field name="Ran">{duration(r.started_at, r.finished_at ?? (r.started_at !== undefined ? new Date() : undefined))}{r.finished_at === undefined && r.started_at !== undefined ? " so far" : ""}</Field>
+              <Field name="Ran">
+                {duration(r.started_at, r.finished_at ?? (r.started_at !== undefined ? new Date() : undefined))}
+                {r.finished_at === undefined && r.started_at !== undefined ? " so far" : ""}
+              </Field>
               <Field name="Version">v{r.version}</Field>
               <Field name="Trigger">{r.trigger_type}</Field>
-              {r.error !== undefined && <Field name="Error"><span className="error-text">{r.error}</span></Field>}
+              {r.error !== undefined && (
+                <Field name="Error">
+                  <span className="error-text">{r.error}</span>
+                </Field>
+              )}
             </dl>
             <Json label="Input" value={r.input_params} />
             <Json label="Output" value={r.output} />
@@ -83,15 +109,39 @@ export const RunPage = () => {
             <h2>Tokens by model</h2>
             {usage.length === 0 ? <p className="muted">No model was called.</p> : (
               <table className="grid compact">
-                <thead><tr><th scope="col">Model</th><th scope="col">Prompt</th><th scope="col">Completion</th><th scope="col">Total</th></tr></thead>
-                <tbody>{usage.map(([model, u]) => <tr key={model}><td>{model}</td><td>{u.prompt_tokens}</td><td>{u.completion_tokens}</td><td>{u.total_tokens}</td></tr>)}</tbody>
+                <thead>
+                  <tr>
+                    <th scope="col">Model</th>
+                    <th scope="col">Prompt</th>
+                    <th scope="col">Completion</th>
+                    <th scope="col">Total</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {usage.map(([model, u]) => (
+                    <tr key={model}>
+                      <td>{model}</td>
+                      <td>{u.prompt_tokens}</td>
+                      <td>{u.completion_tokens}</td>
+                      <td>{u.total_tokens}</td>
+                    </tr>
+                  ))}
+                </tbody>
               </table>
             )}
             <h2>Child runs</h2>
             <Query query={children}>
-              {(page) => page.items.length === 0 ? <p className="muted">This run started no other run.</p> : (
-                <ul>{page.items.map((c) => <li key={c.id}><Link to="/runs/$runId" params={{ runId: c.id }} className="mono">{c.id.slice(0, 8)}</Link> {c.workflow_name} <StatusBadge status={c.status} /></li>)}</ul>
-              )}
+              {(page) =>
+                page.items.length === 0 ? <p className="muted">This run started no other run.</p> : (
+                  <ul>
+                    {page.items.map((c) => (
+                      <li key={c.id}>
+                        <Link to="/runs/$runId" params={{ runId: c.id }} className="mono">{c.id.slice(0, 8)}</Link> {c.workflow_name}{" "}
+                        <StatusBadge status={c.status} />
+                      </li>
+                    ))}
+                  </ul>
+                )}
             </Query>
           </>
         )}

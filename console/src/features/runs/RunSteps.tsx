@@ -1,5 +1,5 @@
-import { duration, Json, StatusBadge } from "../../ui/Bits"
 import type { RunEvent } from "../../api/runEvents"
+import { duration, Json, StatusBadge } from "../../ui/Bits"
 
 interface StepView {
   readonly step_id: string
@@ -22,7 +22,9 @@ export type StepInputs = ReadonlyMap<string, Readonly<Record<string, unknown>>>
  * The run's steps in order: status, timing, tokens, what each was given and what it produced or
  * why it failed; a step still running shows its tokens as they stream in.
  */
-export const RunSteps = ({ steps, events, inputs }: { readonly steps: ReadonlyArray<StepView>; readonly events: ReadonlyArray<RunEvent>; readonly inputs: StepInputs }) => {
+export const RunSteps = (
+  { steps, events, inputs }: { readonly steps: ReadonlyArray<StepView>; readonly events: ReadonlyArray<RunEvent>; readonly inputs: StepInputs }
+) => {
   const streamed = new Map<string, string>()
   for (const e of events) if (e.type === "token" && e.step_id !== undefined) streamed.set(e.step_id, (streamed.get(e.step_id) ?? "") + (e.delta ?? ""))
   const started = events.filter((e) => e.type === "step_started" && e.step_id !== undefined && !steps.some((s) => s.step_id === e.step_id))
@@ -35,7 +37,11 @@ export const RunSteps = ({ steps, events, inputs }: { readonly steps: ReadonlyAr
           <li key={step.step_id} className="step">
             <div className="step-head">
               <strong>{step.node_name ?? step.node_id}</strong> <span className="muted">{step.node_type}</span> <StatusBadge status={step.status} />
-              <span className="muted">{duration(step.started_at, step.finished_at)}{tokens > 0 ? ` · ${tokens} tokens` : ""}{step.attempt > 1 ? ` · attempt ${step.attempt}` : ""}</span>
+              <span className="muted">
+                {duration(step.started_at, step.finished_at)}
+                {tokens > 0 ? ` · ${tokens} tokens` : ""}
+                {step.attempt > 1 ? ` · attempt ${step.attempt}` : ""}
+              </span>
             </div>
             {input !== undefined && <Json label="Input" value={input} />}
             {step.status === "running" && streamed.has(step.step_id) && <pre className="streaming" aria-live="polite">{streamed.get(step.step_id)}</pre>}
@@ -46,7 +52,9 @@ export const RunSteps = ({ steps, events, inputs }: { readonly steps: ReadonlyAr
       })}
       {started.map((e) => (
         <li key={e.step_id} className="step">
-          <div className="step-head"><strong>{e.node_id}</strong> <StatusBadge status="running" /></div>
+          <div className="step-head">
+            <strong>{e.node_id}</strong> <StatusBadge status="running" />
+          </div>
           {streamed.has(e.step_id!) && <pre className="streaming" aria-live="polite">{streamed.get(e.step_id!)}</pre>}
         </li>
       ))}

@@ -28,12 +28,13 @@ export const RunsPage = () => {
       return queryClient.invalidateQueries({ queryKey: ["runs"] })
     }
   })
-  const toggle = (id: string) => setSelected((s) => {
-    const next = new Set(s)
-    if (next.has(id)) next.delete(id)
-    else next.add(id)
-    return next
-  })
+  const toggle = (id: string) =>
+    setSelected((s) => {
+      const next = new Set(s)
+      if (next.has(id)) next.delete(id)
+      else next.add(id)
+      return next
+    })
 
   return (
     <section aria-labelledby="runs-title">
@@ -53,7 +54,11 @@ export const RunsPage = () => {
             <table className="grid">
               <thead>
                 <tr>
-                  {canCancel && <th scope="col"><span className="visually-hidden">Select</span></th>}
+                  {canCancel && (
+                    <th scope="col">
+                      <span className="visually-hidden">Select</span>
+                    </th>
+                  )}
                   <th scope="col">Run</th>
                   <th scope="col">AI Employee</th>
                   <th scope="col">Status</th>
@@ -65,7 +70,8 @@ export const RunsPage = () => {
                       className="sort"
                       onClick={() => void navigate({ to: "/runs", search: { ...search, cursor: undefined, order: oldestFirst ? undefined : "oldest" } })}
                     >
-                      Started {oldestFirst ? "↑" : "↓"}<span className="visually-hidden">{oldestFirst ? ", oldest first" : ", newest first"}</span>
+                      Started {oldestFirst ? "↑" : "↓"}
+                      <span className="visually-hidden">{oldestFirst ? ", oldest first" : ", newest first"}</span>
                     </button>
                   </th>
                   <th scope="col">Duration</th>
@@ -85,19 +91,34 @@ export const RunsPage = () => {
                         />
                       </td>
                     )}
-                    <td><Link to="/runs/$runId" params={{ runId: run.id }} className="mono">{run.id.slice(0, 8)}</Link>{run.parent_run_id !== undefined && <span className="muted"> · child</span>}</td>
-                    <td><Link to="/ai-employees/$employeeId" params={{ employeeId: run.workflow_id }}>{run.workflow_name}</Link></td>
-                    <td><StatusBadge status={run.status} /></td>
+                    <td>
+                      <Link to="/runs/$runId" params={{ runId: run.id }} className="mono">{run.id.slice(0, 8)}</Link>
+                      {run.parent_run_id !== undefined && <span className="muted">· child</span>}
+                    </td>
+                    <td>
+                      <Link to="/ai-employees/$employeeId" params={{ employeeId: run.workflow_id }}>{run.workflow_name}</Link>
+                    </td>
+                    <td>
+                      <StatusBadge status={run.status} />
+                    </td>
                     <td>{run.trigger_type}</td>
                     <td>v{run.version}</td>
-                    <td><When at={run.created_at} /></td>
+                    <td>
+                      <When at={run.created_at} />
+                    </td>
                     <td>{duration(run.started_at, run.finished_at)}</td>
                   </tr>
                 ))}
               </tbody>
             </table>
             <nav className="pager" aria-label="Pages">
-              <button type="button" disabled={search.cursor === undefined} onClick={() => void navigate({ to: "/runs", search: { ...search, cursor: undefined } })}>First page</button>
+              <button
+                type="button"
+                disabled={search.cursor === undefined}
+                onClick={() => void navigate({ to: "/runs", search: { ...search, cursor: undefined } })}
+              >
+                First page
+              </button>
               <button
                 type="button"
                 disabled={page.next_cursor === null}

@@ -46,7 +46,7 @@ export const Waterfall = ({ resourceSpans, truncated }: { readonly resourceSpans
               onClick={() => setOpen(isOpen ? undefined : row.span.spanId)}
             >
               {label(row)} <span className="muted">{fmt(row.durationMs)}</span>
-              {tokens(row) !== undefined && <span className="muted"> · {tokens(row)}</span>}
+              {tokens(row) !== undefined && <span className="muted">· {tokens(row)}</span>}
             </button>
             <div className="wf-track" role="cell" aria-label={`${label(row)} from ${fmt(row.startMs)} for ${fmt(row.durationMs)}`}>
               <div className="wf-bar" style={{ left: `${left}%`, width: `${width}%` }} />
@@ -57,10 +57,23 @@ export const Waterfall = ({ resourceSpans, truncated }: { readonly resourceSpans
             {isOpen && (
               <dl className="wf-detail">
                 {Object.entries(row.attributes).map(([k, v]) => (
-                  <div key={k}><dt>{k}</dt><dd>{String(v)}</dd></div>
+                  <div key={k}>
+                    <dt>{k}</dt>
+                    <dd>{String(v)}</dd>
+                  </div>
                 ))}
-                {row.marks.map((m, i) => <div key={`m${i}`}><dt>event</dt><dd>{m.name} at {fmt(m.atMs)}</dd></div>)}
-                {row.span.status?.message !== undefined && <div><dt>error</dt><dd>{row.span.status.message}</dd></div>}
+                {row.marks.map((m, i) => (
+                  <div key={`m${i}`}>
+                    <dt>event</dt>
+                    <dd>{m.name} at {fmt(m.atMs)}</dd>
+                  </div>
+                ))}
+                {row.span.status?.message !== undefined && (
+                  <div>
+                    <dt>error</dt>
+                    <dd>{row.span.status.message}</dd>
+                  </div>
+                )}
               </dl>
             )}
           </div>

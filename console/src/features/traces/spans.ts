@@ -64,7 +64,9 @@ export const stepInputs = (resourceSpans: ReadonlyArray<unknown>): ReadonlyMap<s
     if (row.span.name !== "llm.call") continue
     const step = [...stack].reverse().find((r) => typeof r.attributes["step.id"] === "string")
     if (step === undefined) continue
-    const given = Object.fromEntries(Object.entries(row.attributes).filter(([k]) => k === "llm.instructions" || k === "llm.input").map(([k, v]) => [k.slice(4), v]))
+    const given = Object.fromEntries(
+      Object.entries(row.attributes).filter(([k]) => k === "llm.instructions" || k === "llm.input").map(([k, v]) => [k.slice(4), v])
+    )
     if (Object.keys(given).length > 0) out.set(String(step.attributes["step.id"]), { ...out.get(String(step.attributes["step.id"])), ...given })
   }
   return out

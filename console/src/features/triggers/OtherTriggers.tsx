@@ -10,7 +10,11 @@ export const DocumentTriggersCard = ({ workflowId, canWrite }: { readonly workfl
   const queryClient = useQueryClient()
   const key = ["ai-employee", workflowId, "document-triggers"]
   const list = useQuery({ queryKey: key, queryFn: () => api((c) => c.documentTriggers.list({ path: { id: workflowId as never } })) })
-  const kbs = useQuery({ queryKey: ["knowledge-bases"], queryFn: () => api((c) => c.ingestion.listKbs({ urlParams: { page: 1, page_size: 100 } })), staleTime: 30_000 })
+  const kbs = useQuery({
+    queryKey: ["knowledge-bases"],
+    queryFn: () => api((c) => c.ingestion.listKbs({ urlParams: { page: 1, page_size: 100 } })),
+    staleTime: 30_000
+  })
   const [kb, setKb] = useState("")
   const [folder, setFolder] = useState("")
   const [types, setTypes] = useState("")
@@ -21,14 +25,25 @@ export const DocumentTriggersCard = ({ workflowId, canWrite }: { readonly workfl
       api((c) =>
         c.documentTriggers.create({
           path: { id: workflowId as never },
-          payload: { knowledge_base_id: kb, folder_prefix: folder.trim(), mime_type_allowlist: types.split(",").map((t) => t.trim()).filter((t) => t !== ""), fire_on: fireOn, enabled: true }
+          payload: {
+            knowledge_base_id: kb,
+            folder_prefix: folder.trim(),
+            mime_type_allowlist: types.split(",").map((t) => t.trim()).filter((t) => t !== ""),
+            fire_on: fireOn,
+            enabled: true
+          }
         })
       ),
     onSuccess: refresh
   })
   const toggle = useMutation({
     mutationFn: ({ id, on }: { readonly id: string; readonly on: boolean }) =>
-      api((c) => (on ? c.documentTriggers.enable({ path: { id: workflowId as never, binding_id: id as never } }) : c.documentTriggers.disable({ path: { id: workflowId as never, binding_id: id as never } }))),
+      api((
+        c
+      ) => (on
+        ? c.documentTriggers.enable({ path: { id: workflowId as never, binding_id: id as never } })
+        : c.documentTriggers.disable({ path: { id: workflowId as never, binding_id: id as never } }))
+      ),
     onSuccess: refresh
   })
   const remove = useMutation({
@@ -47,7 +62,8 @@ export const DocumentTriggersCard = ({ workflowId, canWrite }: { readonly workfl
         {(list.data?.items ?? []).map((t) => (
           <li key={t.id}>
             <strong>{name(t.knowledge_base_id)}</strong> {t.folder_prefix !== "" ? <span className="mono">{t.folder_prefix}</span> : "any folder"} · {t.fire_on}
-            {t.mime_type_allowlist.length > 0 && <> · {t.mime_type_allowlist.join(", ")}</>} · <span className={`badge ${t.enabled ? "ok" : "muted"}`}>{t.enabled ? "on" : "off"}</span>
+            {t.mime_type_allowlist.length > 0 && <>· {t.mime_type_allowlist.join(", ")}</>} ·{" "}
+            <span className={`badge ${t.enabled ? "ok" : "muted"}`}>{t.enabled ? "on" : "off"}</span>
             {t.last_error !== null && <div className="error-text small">Last match started no run: {t.last_error}</div>}
             {canWrite && (
               <span className="row-actions">
@@ -67,8 +83,12 @@ export const DocumentTriggersCard = ({ workflowId, canWrite }: { readonly workfl
               {(kbs.data?.items ?? []).map((k) => <option key={k.id} value={k.id}>{k.name}</option>)}
             </select>
           </label>
-          <label>Folder <input value={folder} onChange={(e) => setFolder(e.target.value)} placeholder="finance/ (empty: all)" /></label>
-          <label>Types <input value={types} onChange={(e) => setTypes(e.target.value)} placeholder="application/pdf, text/plain" /></label>
+          <label>
+            Folder <input value={folder} onChange={(e) => setFolder(e.target.value)} placeholder="finance/ (empty: all)" />
+          </label>
+          <label>
+            Types <input value={types} onChange={(e) => setTypes(e.target.value)} placeholder="application/pdf, text/plain" />
+          </label>
           <label>
             Fires on
             <select value={fireOn} onChange={(e) => setFireOn(e.target.value as typeof fireOn)}>
@@ -102,7 +122,10 @@ export const EmailCard = ({ workflowId, canWrite }: { readonly workflowId: strin
       <h2>Inbound email</h2>
       {settings.data !== undefined && (
         <>
-          <label className="check"><input type="checkbox" checked={settings.data.enabled} disabled={!canWrite || put.isPending} onChange={(e) => put.mutate(e.target.checked)} /> Mail to this address starts a run</label>
+          <label className="check">
+            <input type="checkbox" checked={settings.data.enabled} disabled={!canWrite || put.isPending} onChange={(e) => put.mutate(e.target.checked)} />{" "}
+            Mail to this address starts a run
+          </label>
           <Copyable label="Email address" text={settings.data.address} />
         </>
       )}
@@ -121,13 +144,20 @@ export const PublicAppCard = ({ workflow, canWrite }: { readonly workflow: Workf
     onError: () => void queryClient.invalidateQueries({ queryKey: ["ai-employee", workflow.id] })
   })
   const url = `${location.origin}/api/v1/workflow/public/${workflow.id}/run`
-  const example = `curl -X POST '${url}' \\\n  -H 'Content-Type: application/json' \\\n  --data '${JSON.stringify({ input_params: sampleInput(workflow.dag_definition.input_schema) }).replace(/'/g, "'\\''")}'`
+  const example = `curl -X POST '${url}' \\\n  -H 'Content-Type: application/json' \\\n  --data '${
+    JSON.stringify({ input_params: sampleInput(workflow.dag_definition.input_schema) }).replace(/'/g, "'\\''")
+  }'`
   return (
     <section className="card settings-form" aria-label="Public app">
       <h2>Public app</h2>
-      <label className="check"><input type="checkbox" checked={workflow.public_app} disabled={!canWrite || put.isPending} onChange={(e) => put.mutate(e.target.checked)} /> Anyone with the link may start runs, without signing in (rate-limited per address)</label>
+      <label className="check">
+        <input type="checkbox" checked={workflow.public_app} disabled={!canWrite || put.isPending} onChange={(e) => put.mutate(e.target.checked)} />{" "}
+        Anyone with the link may start runs, without signing in (rate-limited per address)
+      </label>
       {workflow.public_app && <Copyable label="Public run URL" text={example} />}
-      {workflow.public_app && workflow.active_version === undefined && <p className="muted small">Publish a version first: the public app runs the published one.</p>}
+      {workflow.public_app && workflow.active_version === undefined && (
+        <p className="muted small">Publish a version first: the public app runs the published one.</p>
+      )}
       {put.error !== null && <ErrorState error={put.error} />}
     </section>
   )

@@ -12,7 +12,10 @@ const sampleValue = (schema: unknown): unknown => {
 
 /** A body of the AI Employee's input fields, each with a placeholder of its type. */
 export const sampleInput = (inputSchema: unknown) => {
-  const props = typeof inputSchema === "object" && inputSchema !== null && "properties" in inputSchema && typeof inputSchema.properties === "object" && inputSchema.properties !== null ? inputSchema.properties as Record<string, unknown> : {}
+  const props = typeof inputSchema === "object" && inputSchema !== null && "properties" in inputSchema && typeof inputSchema.properties === "object" &&
+      inputSchema.properties !== null
+    ? inputSchema.properties as Record<string, unknown>
+    : {}
   return Object.fromEntries(Object.entries(props).map(([k, v]) => [k, sampleValue(v)]))
 }
 
@@ -53,7 +56,9 @@ export const Copyable = ({ text, label }: { readonly text: string; readonly labe
  * Inbound webhooks: each has its own URL and secret; the secret is shown once, when it is
  * created, with a ready `curl` that signs a sample body of the AI Employee's inputs.
  */
-export const WebhooksCard = ({ workflowId, inputSchema, canWrite }: { readonly workflowId: string; readonly inputSchema: unknown; readonly canWrite: boolean }) => {
+export const WebhooksCard = (
+  { workflowId, inputSchema, canWrite }: { readonly workflowId: string; readonly inputSchema: unknown; readonly canWrite: boolean }
+) => {
   const queryClient = useQueryClient()
   const key = ["ai-employee", workflowId, "webhooks"]
   const hooks = useQuery({ queryKey: key, queryFn: () => api((c) => c.webhooks.list({ path: { id: workflowId as never } })) })
@@ -71,10 +76,15 @@ export const WebhooksCard = ({ workflowId, inputSchema, canWrite }: { readonly w
   })
   return (
     <section className="card settings-form" aria-label="Webhooks">
-      <header><h2>Webhooks</h2><button type="button" disabled={!canWrite || create.isPending} onClick={() => create.mutate()}>New webhook</button></header>
+      <header>
+        <h2>Webhooks</h2>
+        <button type="button" disabled={!canWrite || create.isPending} onClick={() => create.mutate()}>New webhook</button>
+      </header>
       {fresh !== undefined && (
         <div className="notice" role="status">
-          <p><strong>Copy the secret now:</strong> it is not shown again.</p>
+          <p>
+            <strong>Copy the secret now:</strong> it is not shown again.
+          </p>
           <Copyable label="Webhook secret" text={fresh.secret} />
           <p>Deliver a run with:</p>
           <Copyable label="curl example" text={curlExample(fresh.url, fresh.secret, sampleInput(inputSchema))} />
@@ -85,7 +95,10 @@ export const WebhooksCard = ({ workflowId, inputSchema, canWrite }: { readonly w
       <ul className="plain">
         {(hooks.data?.items ?? []).map((h) => (
           <li key={h.id}>
-            <span className="mono">{h.url}</span> <span className="muted small">created <When at={h.created_at} /></span>{" "}
+            <span className="mono">{h.url}</span>{" "}
+            <span className="muted small">
+              created <When at={h.created_at} />
+            </span>{" "}
             {canWrite && <button type="button" className="link danger" onClick={() => remove.mutate(h.id)}>Delete</button>}
           </li>
         ))}

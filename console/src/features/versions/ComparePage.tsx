@@ -34,9 +34,21 @@ const DocumentDiff = ({ id, from, to }: { readonly id: string; readonly from: nu
       <h2>Knowledge documents</h2>
       {total === 0 ? <p className="muted">The same documents in both versions.</p> : (
         <ul className="diff-list">
-          {d.added.map((x) => <li key={`a${x.document_id}`} className="added">added document <span className="mono">{x.document_id}</span> <span className="muted">in {x.knowledge_base_id}</span></li>)}
-          {d.removed.map((x) => <li key={`r${x.document_id}`} className="removed">removed document <span className="mono">{x.document_id}</span> <span className="muted">from {x.knowledge_base_id}</span></li>)}
-          {d.changed.map((x) => <li key={`c${x.document_id}`} className="changed">changed document <span className="mono">{x.document_id}</span> <span className="muted">in {x.knowledge_base_id}</span></li>)}
+          {d.added.map((x) => (
+            <li key={`a${x.document_id}`} className="added">
+              added document <span className="mono">{x.document_id}</span> <span className="muted">in {x.knowledge_base_id}</span>
+            </li>
+          ))}
+          {d.removed.map((x) => (
+            <li key={`r${x.document_id}`} className="removed">
+              removed document <span className="mono">{x.document_id}</span> <span className="muted">from {x.knowledge_base_id}</span>
+            </li>
+          ))}
+          {d.changed.map((x) => (
+            <li key={`c${x.document_id}`} className="changed">
+              changed document <span className="mono">{x.document_id}</span> <span className="muted">in {x.knowledge_base_id}</span>
+            </li>
+          ))}
         </ul>
       )}
     </section>
@@ -49,7 +61,9 @@ const shown = (v: unknown) => {
 }
 
 const DiffText = ({ diff }: { readonly diff: DagDiff }) => {
-  const nothing = diff.nodes.length + diff.edgesAdded.length + diff.edgesRemoved.length + diff.inputsAdded.length + diff.inputsRemoved.length + diff.inputsChanged.length + diff.otherChanged.length === 0
+  const nothing =
+    diff.nodes.length + diff.edgesAdded.length + diff.edgesRemoved.length + diff.inputsAdded.length + diff.inputsRemoved.length + diff.inputsChanged.length +
+        diff.otherChanged.length === 0
   return (
     <section aria-label="Changes">
       <h2>Changes</h2>
@@ -62,20 +76,48 @@ const DiffText = ({ diff }: { readonly diff: DagDiff }) => {
               <dl className="field-changes">
                 {n.fields.map((f) => (
                   <div key={f.path}>
-                    <dt><code>{f.path}</code></dt>
-                    <dd><del>{shown(f.before)}</del> → <ins>{shown(f.after)}</ins></dd>
+                    <dt>
+                      <code>{f.path}</code>
+                    </dt>
+                    <dd>
+                      <del>{shown(f.before)}</del> → <ins>{shown(f.after)}</ins>
+                    </dd>
                   </div>
                 ))}
               </dl>
             )}
           </li>
         ))}
-        {diff.edgesAdded.map((e) => <li key={`+${e.from}${e.to}`} className="added"><strong>added</strong> edge {e.from} → {e.to}</li>)}
-        {diff.edgesRemoved.map((e) => <li key={`-${e.from}${e.to}`} className="removed"><strong>removed</strong> edge {e.from} → {e.to}</li>)}
-        {diff.inputsAdded.map((k) => <li key={`+i${k}`} className="added"><strong>added</strong> input {k}</li>)}
-        {diff.inputsRemoved.map((k) => <li key={`-i${k}`} className="removed"><strong>removed</strong> input {k}</li>)}
-        {diff.inputsChanged.map((k) => <li key={`~i${k}`} className="changed"><strong>changed</strong> input {k}</li>)}
-        {diff.otherChanged.map((k) => <li key={`~${k}`} className="changed"><strong>changed</strong> {k}</li>)}
+        {diff.edgesAdded.map((e) => (
+          <li key={`+${e.from}${e.to}`} className="added">
+            <strong>added</strong> edge {e.from} → {e.to}
+          </li>
+        ))}
+        {diff.edgesRemoved.map((e) => (
+          <li key={`-${e.from}${e.to}`} className="removed">
+            <strong>removed</strong> edge {e.from} → {e.to}
+          </li>
+        ))}
+        {diff.inputsAdded.map((k) => (
+          <li key={`+i${k}`} className="added">
+            <strong>added</strong> input {k}
+          </li>
+        ))}
+        {diff.inputsRemoved.map((k) => (
+          <li key={`-i${k}`} className="removed">
+            <strong>removed</strong> input {k}
+          </li>
+        ))}
+        {diff.inputsChanged.map((k) => (
+          <li key={`~i${k}`} className="changed">
+            <strong>changed</strong> input {k}
+          </li>
+        ))}
+        {diff.otherChanged.map((k) => (
+          <li key={`~${k}`} className="changed">
+            <strong>changed</strong> {k}
+          </li>
+        ))}
       </ul>
     </section>
   )
@@ -105,7 +147,10 @@ export const ComparePage = () => {
       diff,
       marks: {
         diff: new Map(diff.nodes.map((n) => [n.id, n.kind])),
-        edgeDiff: new Map([...diff.edgesAdded.map((e) => [`${e.from}->${e.to}`, "added"] as const), ...diff.edgesRemoved.map((e) => [`${e.from}->${e.to}`, "removed"] as const)])
+        edgeDiff: new Map([
+          ...diff.edgesAdded.map((e) => [`${e.from}->${e.to}`, "added"] as const),
+          ...diff.edgesRemoved.map((e) => [`${e.from}->${e.to}`, "removed"] as const)
+        ])
       }
     }
   }, [a.data, b.data, from])

@@ -1,18 +1,12 @@
 import { useQueryClient } from "@tanstack/react-query"
+import { Either, Schema } from "effect"
 import { useEffect, useState } from "react"
-import { isFinalEvent } from "../../../schemas/RunLifecycle"
+import { isFinalEvent, RunStreamEvent } from "../../../schemas/RunLifecycle"
 
-/** An event of a run's stream as the platform sends it (`type`, `run_id`, and per type `node_id`, `step_id`, `status`, `delta`...). */
-export interface RunEvent {
-  readonly id: number
-  readonly type: string
-  readonly node_id?: string
-  readonly step_id?: string
-  readonly status?: string
-  readonly delta?: string
-  readonly error?: string
-  readonly [key: string]: unknown
-}
+/** An event of a run's stream as the contract describes it (`schemas/RunLifecycle.ts`), with its number on the stream. */
+export type RunEvent = RunStreamEvent & { readonly id: number }
+
+const decodeEvent = Schema.decodeUnknownEither(Schema.parseJson(RunStreamEvent))
 
 /**
  * A run's live events (SSE). The browser's EventSource reconnects by itself with `Last-Event-ID`
@@ -44,8 +38,10 @@ export const useRunEvents = (runId: string, enabled: boolean) => {
       const id = Number(message.lastEventId)
       if (seen.has(id)) return
       seen.add(id)
-      const data = JSON.parse(message.data) as Record<string, unknown>
-      const event: RunEvent = { ...data, id, type: String(data.type) }
+      // An event of a type this console does not know (a newer platform's) is not shown.
+      const decoded = decodeEvent(message.data)
+      if (Either.isLeft(decoded)) return
+      const event: RunEvent = { ...decoded.right, id }
       pending.push(event)
       frame ??= requestAnimationFrame(flush)
       if (event.type === "step_completed" || event.type === "step_failed" || event.type === "run_paused" || event.type === "run_resumed") {

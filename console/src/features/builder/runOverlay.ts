@@ -28,7 +28,7 @@ export const useRunOverlay = (runId: string | undefined) => {
   const { status, output, input, detail } = useMemo(() => {
     const status = new Map<string, string>()
     for (const e of events) {
-      if (e.node_id === undefined) continue
+      if (!("node_id" in e)) continue
       if (e.type === "step_started") status.set(e.node_id, "running")
       if (e.type === "step_completed") status.set(e.node_id, "completed")
       if (e.type === "step_failed") status.set(e.node_id, "failed")

@@ -5,16 +5,16 @@ import type { RunEvent } from "../../api/runEvents"
 const summary = (e: RunEvent) => {
   switch (e.type) {
     case "token":
-      return `“${e.delta ?? ""}”`
+      return `“${e.delta}”`
     case "run_paused":
-      return `waiting for a person at ${e.node_id ?? ""}`
+      return `waiting for a person at ${e.node_id}`
     case "step_failed":
     case "run_failed":
       return e.error ?? ""
     case "tool_called":
-      return `${String(e.tool_name ?? e.tool_id ?? "")} ${String(e.call_status ?? "")}`
+      return `${e.tool_id} ${e.call_status}`
     default:
-      return e.node_id ?? e.status ?? ""
+      return "node_id" in e ? e.node_id : "status" in e ? e.status : ""
   }
 }
 

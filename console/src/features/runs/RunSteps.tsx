@@ -26,8 +26,8 @@ export const RunSteps = (
   { steps, events, inputs }: { readonly steps: ReadonlyArray<StepView>; readonly events: ReadonlyArray<RunEvent>; readonly inputs: StepInputs }
 ) => {
   const streamed = new Map<string, string>()
-  for (const e of events) if (e.type === "token" && e.step_id !== undefined) streamed.set(e.step_id, (streamed.get(e.step_id) ?? "") + (e.delta ?? ""))
-  const started = events.filter((e) => e.type === "step_started" && e.step_id !== undefined && !steps.some((s) => s.step_id === e.step_id))
+  for (const e of events) if (e.type === "token") streamed.set(e.step_id, (streamed.get(e.step_id) ?? "") + e.delta)
+  const started = events.flatMap((e) => (e.type === "step_started" && !steps.some((s) => s.step_id === e.step_id) ? [e] : []))
   return (
     <ol className="steps">
       {steps.map((step) => {
@@ -55,7 +55,7 @@ export const RunSteps = (
           <div className="step-head">
             <strong>{e.node_id}</strong> <StatusBadge status="running" />
           </div>
-          {streamed.has(e.step_id!) && <pre className="streaming" aria-live="polite">{streamed.get(e.step_id!)}</pre>}
+          {streamed.has(e.step_id) && <pre className="streaming" aria-live="polite">{streamed.get(e.step_id)}</pre>}
         </li>
       ))}
     </ol>

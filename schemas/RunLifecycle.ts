@@ -66,7 +66,17 @@ const event = <T extends string, F extends Schema.Struct.Fields>(type: T, fields
 
 export const StepStarted = event("step_started", step)
 export const StepCompleted = event("step_completed", { ...step, status: Schema.Literal("completed") })
-export const StepFailed = event("step_failed", { ...step, error: Schema.String })
+/**
+ * Why a step failed, so a caller knows whether trying again can help: `configuration` (the node or
+ * its agent type is set up wrong: the same version fails again), `unavailable` (no runtime for the
+ * node or agent type), `dependency` (another system refused or failed: a mail server, a desk, a
+ * child run) and `model` (the model failed after its retries, or kept answering off-schema).
+ */
+export const FailureKind = Schema.Literal("configuration", "unavailable", "dependency", "model")
+export type FailureKind = typeof FailureKind.Type
+export const isRetryable = (kind: FailureKind) => kind === "dependency" || kind === "model"
+
+export const StepFailed = event("step_failed", { ...step, error: Schema.String, error_kind: FailureKind, retryable: Schema.Boolean })
 export const StepSkipped = event("step_skipped", { node_id: Schema.String, reason: Schema.optional(Schema.Literal("rejected")) })
 export const Token = event("token", { ...step, delta: Schema.String })
 export const ToolCalled = event("tool_called", {

@@ -117,7 +117,7 @@ export class AgentKit extends Context.Tag("AgentKit")<AgentKit, {
           const c = call.agentConfig
           const requested = typeof c.llm_config?.model === "string" ? c.llm_config.model : undefined
           const chosen = yield* registry.choose(call.tenantId, call.config, requested)
-          if (chosen === undefined) return yield* new NodeFailure({ message: "No LLM model is available for this AI Employee" })
+          if (chosen === undefined) return yield* new NodeFailure({ kind: "configuration", message: "No LLM model is available for this AI Employee" })
           const started = Date.now()
           yield* Effect.annotateCurrentSpan(defined({
             "gen_ai.request.model": chosen.id,
@@ -134,7 +134,7 @@ export class AgentKit extends Context.Tag("AgentKit")<AgentKit, {
             tools: options.tools,
             ...(typeof c.llm_config?.temperature === "number" ? { temperature: c.llm_config.temperature } : {}),
             ...(options.jsonSchema === undefined ? { onToken: call.emitToken } : {})
-          }).pipe(Effect.mapError((e) => new NodeFailure({ message: e.message })))
+          }).pipe(Effect.mapError((e) => new NodeFailure({ kind: "model", message: e.message })))
           yield* Effect.annotateCurrentSpan(defined({
             "gen_ai.response.model": result.model,
             "gen_ai.usage.input_tokens": result.usage.prompt_tokens,
@@ -170,6 +170,7 @@ export class AgentKit extends Context.Tag("AgentKit")<AgentKit, {
             if (problems.length === 0) return { value, usage }
             if (attempt === 2) {
               return yield* new NodeFailure({
+                kind: "model",
                 message: `The ${schema.name} reply does not match the schema after a retry: ${describeProblems(problems)}`
               })
             }

@@ -39,10 +39,10 @@ export class AgentRunner extends Context.Tag("AgentRunner")<AgentRunner, {
         const entry = lookupAgentType(type, version)
         const implementation = entry === undefined ? undefined : versions[entry.type][version]
         if (entry === undefined || implementation === undefined) {
-          return Effect.fail(new NodeFailure({ message: `Agent type ${type} ${version} does not exist` }))
+          return Effect.fail(new NodeFailure({ kind: "unavailable", message: `Agent type ${type} ${version} does not exist` }))
         }
         if (entry.status === "deleted" || entry.status === "broken") {
-          return Effect.fail(new NodeFailure({ message: `Agent type ${type} ${version} is ${entry.status} and cannot run` }))
+          return Effect.fail(new NodeFailure({ kind: "unavailable", message: `Agent type ${type} ${version} is ${entry.status} and cannot run` }))
         }
         return implementation({ ...call, agentConfig })
       }

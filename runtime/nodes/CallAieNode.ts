@@ -42,10 +42,13 @@ export const CallAieNode = defineNode(
     resume: (_execution, resolution) =>
       Effect.gen(function*() {
         const ending = yield* Schema.decodeUnknown(ChildEnding)(resolution).pipe(
-          Effect.mapError(() => new NodeFailure({ message: "the child run's outcome is unreadable" }))
+          Effect.mapError(() => new NodeFailure({ kind: "dependency", message: "the child run's outcome is unreadable" }))
         )
         if (ending.status === "completed") return done({ output: ending.output, usage: {} })
-        return yield* new NodeFailure({ message: `child run ${ending.status === "cancelled" ? "was cancelled" : ending.error ?? "failed"}` })
+        return yield* new NodeFailure({
+          kind: "dependency",
+          message: `child run ${ending.status === "cancelled" ? "was cancelled" : ending.error ?? "failed"}`
+        })
       })
   })
 )

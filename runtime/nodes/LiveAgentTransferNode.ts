@@ -36,7 +36,7 @@ export const LiveAgentTransferNode = defineNode(
           title: summary.split("\n")[0].slice(0, 200) || `Conversation handed over by ${execution.workflowId}`,
           description: `${summary}${transcript.length > 0 ? `\n\nConversation:\n${transcript.join("\n")}` : ""}`,
           requesterId: execution.startedBy
-        }).pipe(Effect.mapError((e) => new NodeFailure({ message: `The conversation could not be handed over: ${e.message}` })))
+        }).pipe(Effect.mapError((e) => new NodeFailure({ kind: "dependency", message: `The conversation could not be handed over: ${e.message}` })))
         return done({
           output: { transferred: true, group_id: config.group_id, ticket_id: ticket.id, ticket_number: ticket.number, group_tag: ticket.groupTag },
           usage: {}

@@ -1,6 +1,6 @@
 import { Context, Effect, Layer, Schema } from "effect"
 import type { DagNode, NodeType as NodeTypeName } from "../../schemas/Dag.js"
-import type { RunEventType } from "../../schemas/RunLifecycle.js"
+import { FailureKind, type RunEventType } from "../../schemas/RunLifecycle.js"
 import type { WorkflowConfig } from "../../schemas/Workflow.js"
 import type { RunContext } from "../dag/Context.js"
 import type { TokenUsage } from "../models/ChatModel.js"
@@ -59,8 +59,10 @@ export type NodeOutcome =
 export const done = (result: NodeResult): NodeOutcome => ({ _tag: "Done", result })
 export const waitFor = (wait: WaitFor): NodeOutcome => ({ _tag: "Wait", wait })
 
+/** A node that did not produce its output, with why (`kind`: whether trying again can help). */
 export class NodeFailure extends Schema.TaggedError<NodeFailure>()("NodeFailure", {
-  message: Schema.String
+  message: Schema.String,
+  kind: FailureKind
 }) {}
 
 /**

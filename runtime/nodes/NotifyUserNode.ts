@@ -41,7 +41,7 @@ export const NotifyUserNode = defineNode(
             ? yield* cards.update(execution.runId, c.cardRef, content)
             : yield* cards.close(execution.runId, c.cardRef, "closed")
           if (Option.isNone(changed)) {
-            return yield* new NodeFailure({ message: `No nudge card '${c.cardRef}' was sent in this run to ${c.operation}` })
+            return yield* new NodeFailure({ kind: "configuration", message: `No nudge card '${c.cardRef}' was sent in this run to ${c.operation}` })
           }
           return done({ output: { card_id: changed.value.id, card_ref: c.cardRef, status: changed.value.status }, usage: {} })
         }
@@ -81,7 +81,7 @@ export const NotifyUserNode = defineNode(
           })
         }
         if (!isRecord(resolution) || !isRecord(resolution.card)) {
-          return yield* new NodeFailure({ message: "The nudge wait was resolved without an answer" })
+          return yield* new NodeFailure({ kind: "dependency", message: "The nudge wait was resolved without an answer" })
         }
         return done({ output: { ...answered(resolution.card as unknown as Card), card_ref: c.cardRef }, usage: {} })
       })

@@ -31,7 +31,7 @@ export const ScheduleNode = defineNode(
         const summary = { operation: "start", cron: spec.cron, timezone: spec.timezone }
         if (execution.isDryRun) return done({ output: { ...summary, status: "dry_run" }, usage: {} })
         const started = yield* schedules.start(execution.tenantId, execution.workflowId, spec).pipe(
-          Effect.mapError((refused) => new NodeFailure({ message: `The schedule was not started: ${refused.message}` }))
+          Effect.mapError((refused) => new NodeFailure({ kind: "configuration", message: `The schedule was not started: ${refused.message}` }))
         )
         return done({ output: { ...summary, enabled: true, next_fire_at: started.nextFireAt.toISOString() }, usage: {} })
       })

@@ -25,7 +25,7 @@ export const SendEmailNode = defineNode(
         const rendered = renderDeep(config, execution.context) as typeof config
         const to = list(rendered.to)
         const cc = list(rendered.cc ?? [])
-        if (to.length === 0) return yield* new NodeFailure({ message: "send_email has no recipient after rendering 'to'" })
+        if (to.length === 0) return yield* new NodeFailure({ kind: "configuration", message: "send_email has no recipient after rendering 'to'" })
         const subject = String(rendered.subject ?? "")
         const text = rendered.body_text ?? String(rendered.body_html ?? "").replace(/<[^>]*>/g, "")
         const summary = { to, ...(cc.length > 0 ? { cc } : {}), subject }
@@ -38,7 +38,7 @@ export const SendEmailNode = defineNode(
             subject,
             text,
             ...(rendered.body_html !== undefined ? { html: rendered.body_html } : {})
-          }).pipe(Effect.mapError((e) => new NodeFailure({ message: e.message })))
+          }).pipe(Effect.mapError((e) => new NodeFailure({ kind: "dependency", message: e.message })))
           return done({
             output: { ...summary, status: "sent", message_id: viaIntegration.id, from: viaIntegration.from, integration_id: config.integration_id },
             usage: {}
@@ -52,7 +52,9 @@ export const SendEmailNode = defineNode(
           text,
           ...(rendered.body_html !== undefined ? { html: rendered.body_html } : {})
         })
-        if (sent.status === "failed") return yield* new NodeFailure({ message: "The mail server refused the message; it stays in the outbox" })
+        if (sent.status === "failed") {
+          return yield* new NodeFailure({ kind: "dependency", message: "The mail server refused the message; it stays in the outbox" })
+        }
         return done({ output: { ...summary, status: sent.status, message_id: sent.id }, usage: {} })
       })
   }))

@@ -14,7 +14,7 @@ export const UnavailableNodes = [...UNAVAILABLE_NODE_TYPES].map(([type, issue]) 
   defineNode(
     type,
     Effect.succeed({
-      execute: () => Effect.fail(new NodeFailure({ message: `The ${type} node is not available yet (${issue}); the step cannot run` }))
+      execute: () => Effect.fail(new NodeFailure({ kind: "unavailable", message: `The ${type} node is not available yet (${issue}); the step cannot run` }))
     })
   )
 )

@@ -62,7 +62,9 @@ const RunHandlersLive = Layer.unwrapEffect(Effect.gen(function*() {
       }).pipe(
         Effect.tap((child) => modules.launch(child.id)),
         Effect.map((child) => child.id),
-        Effect.mapError((e) => new NodeFailure({ message: e.code === "NOT_PUBLISHED" ? "the called AI Employee has no published version" : e.message }))
+        Effect.mapError((e) =>
+          new NodeFailure({ kind: "dependency", message: e.code === "NOT_PUBLISHED" ? "the called AI Employee has no published version" : e.message })
+        )
       )
   })
 

@@ -3,7 +3,7 @@ import { randomUUID } from "node:crypto"
 import { nodeDuration } from "../../otel/Metrics.js"
 import { RUN_ID, runRootSpan } from "../../otel/RunTraceIds.js"
 import type { DagNode } from "../../schemas/Dag.js"
-import type { RunEventType } from "../../schemas/RunLifecycle.js"
+import { isRetryable, type RunEventType } from "../../schemas/RunLifecycle.js"
 import type { RunContext } from "../dag/Context.js"
 import type { TokenUsage } from "../models/ChatModel.js"
 import { type NodeExecution, NodeFailure, type NodeImplementation, NodeRegistry } from "../nodes/NodeType.js"
@@ -186,7 +186,7 @@ export const runNode = (node: DagNode, env: NodeEnv) =>
     }
     const run = (impl: NodeImplementation | undefined) =>
       impl === undefined
-        ? Effect.fail(new NodeFailure({ message: `No runtime for node type '${node.type}'` }))
+        ? Effect.fail(new NodeFailure({ kind: "unavailable", message: `No runtime for node type '${node.type}'` }))
         : resolution !== undefined && impl.resume !== undefined
         ? impl.resume(execution, resolution.value)
         : impl.execute(execution)
@@ -220,9 +220,9 @@ export const runNode = (node: DagNode, env: NodeEnv) =>
     batch.events.push(...tokens)
     batch.spans.push(...env.takeSpans())
     if (Either.isLeft(result)) {
-      const error = result.left.message
+      const { kind, message: error } = result.left
       batch.step(stepRow("failed", { error }))
-      batch.event("step_failed", { ...step, error }, `step_failed:${node.id}`, spanId)
+      batch.event("step_failed", { ...step, error, error_kind: kind, retryable: isRetryable(kind) }, `step_failed:${node.id}`, spanId)
       return { tag: "failed", nodeId: node.id, error: `Node '${node.id}' failed: ${error}`, batch } satisfies Outcome
     }
     const outcome = result.right

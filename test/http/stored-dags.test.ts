@@ -109,4 +109,27 @@ layer(RunPlatformLive(), { excludeTestServices: true, timeout: "60 seconds" })("
       assert.strictEqual(refused.status, "failed")
       assert.include(refused.error, "edge 1: to: is missing")
     }))
+
+  it.effect("a failed step says why, and whether trying again can help: a step set up wrong is not retryable, a model that refused is", () =>
+    Effect.gen(function*() {
+      const token = yield* adminToken
+      const model = yield* ScriptedModel
+      const failedStep = (dag: unknown) =>
+        Effect.gen(function*() {
+          const id = yield* publishedWorkflow(token, dag)
+          const run = (yield* startRun(token, id, {})).body.id as string
+          assert.strictEqual((yield* waitForStatus(token, run, ["completed", "failed"])).status, "failed")
+          const events = (yield* readStream(token, run)).events.map((e) => Schema.decodeUnknownSync(RunStreamEvent)(e.data))
+          return events.find((e) => e.type === "step_failed")
+        })
+      const misconfigured = yield* failedStep({
+        nodes: [{ id: "extract", type: "agent", agent_config: { agent_type: "extraction", type_version: "v1", system_prompt_template: "Extract" } }]
+      })
+      assert.deepInclude(misconfigured, { type: "step_failed", node_id: "extract", error_kind: "configuration", retryable: false })
+      model.setScript(() => ({ status: 400, text: "bad request" }))
+      const refused = yield* failedStep({
+        nodes: [{ id: "answer", type: "agent", agent_config: { agent_type: "respond", type_version: "v1", system_prompt_template: "Answer" } }]
+      })
+      assert.deepInclude(refused, { type: "step_failed", node_id: "answer", error_kind: "model", retryable: true })
+    }))
 })

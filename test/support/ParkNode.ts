@@ -24,7 +24,7 @@ export const ParkNode = defineNode(
       }),
     resume: (_execution, resolution) =>
       resolution === null || resolution === undefined
-        ? Effect.fail(new NodeFailure({ message: "the wait was resolved without an answer" }))
+        ? Effect.fail(new NodeFailure({ kind: "dependency", message: "the wait was resolved without an answer" }))
         : Effect.succeed(done({ output: { answer: resolution }, usage: {} }))
   })
 )

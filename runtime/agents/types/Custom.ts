@@ -93,7 +93,7 @@ export const custom = Effect.gen(function*() {
       const c = call.agentConfig
       const specs = yield* registry.forAgent(call.tenantId, { actionIds: c.action_ids ?? [], mcpServerIds: c.mcp_server_ids ?? [] })
       const missing = (c.action_ids ?? []).filter((id) => !specs.some((s) => s.id === id))
-      if (missing.length > 0) return yield* new NodeFailure({ message: `Tools not available: ${missing.join(", ")}` })
+      if (missing.length > 0) return yield* new NodeFailure({ kind: "configuration", message: `Tools not available: ${missing.join(", ")}` })
       const tools = functionNames(specs)
       const definitions = tools.map((t) => ({ name: t.name, description: t.spec.description, parameters: t.spec.parameters }))
       const outputSchema = c.output_schema
@@ -132,7 +132,7 @@ export const custom = Effect.gen(function*() {
           messages.push({ role: "tool", tool_call_id: toolCall.id, content: JSON.stringify(result) })
         }
       }
-      return yield* new NodeFailure({ message: `The custom agent did not finish within ${rounds} tool-calling rounds` })
+      return yield* new NodeFailure({ kind: "model", message: `The custom agent did not finish within ${rounds} tool-calling rounds` })
     })
   return run
 })

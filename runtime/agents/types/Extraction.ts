@@ -10,7 +10,7 @@ export const extraction = Effect.map(AgentKit, (kit): AgentTypeRun => (call) =>
   Effect.gen(function*() {
     const schema = call.agentConfig.type_config?.schema
     if (schema === null || typeof schema !== "object" || Array.isArray(schema)) {
-      return yield* new NodeFailure({ message: "extraction needs type_config.schema" })
+      return yield* new NodeFailure({ kind: "configuration", message: "extraction needs type_config.schema" })
     }
     const { usage, value } = yield* kit.completeJson(
       call,

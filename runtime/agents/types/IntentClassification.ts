@@ -21,7 +21,7 @@ export const intentClassification = Effect.map(AgentKit, (kit) => (version: "v0"
   Effect.gen(function*() {
     const intents = (call.agentConfig.type_config?.intents ?? []) as ReadonlyArray<Intent>
     if (!Array.isArray(intents) || intents.length === 0) {
-      return yield* new NodeFailure({ message: "intent_classification needs type_config.intents" })
+      return yield* new NodeFailure({ kind: "configuration", message: "intent_classification needs type_config.intents" })
     }
     const names = intents.map((i) => i.name)
     const withReason = version === "v2"

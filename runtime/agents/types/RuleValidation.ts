@@ -77,12 +77,14 @@ export const ruleValidation = Effect.gen(function*() {
     Effect.gen(function*() {
       const decoded = Schema.decodeUnknownEither(Rules)(call.agentConfig.type_config?.rules)
       if (Either.isLeft(decoded)) {
-        return yield* new NodeFailure({ message: "rule_validation needs type_config.rules: [{id, description, condition?}, ...]" })
+        return yield* new NodeFailure({ kind: "configuration", message: "rule_validation needs type_config.rules: [{id, description, condition?}, ...]" })
       }
       const rules = decoded.right
       const ids = rules.map((r) => r.id)
       const repeated = ids.filter((id, i) => ids.indexOf(id) !== i)
-      if (repeated.length > 0) return yield* new NodeFailure({ message: `Rule ids must be unique: ${[...new Set(repeated)].join(", ")}` })
+      if (repeated.length > 0) {
+        return yield* new NodeFailure({ kind: "configuration", message: `Rule ids must be unique: ${[...new Set(repeated)].join(", ")}` })
+      }
       const { usage, verdicts } = yield* judge(call, rules.filter((r) => r.condition === undefined))
       const rows: Array<RuleRow> = rules.map((rule) => {
         if (rule.condition !== undefined) {

@@ -9,6 +9,7 @@ const summary = (e: RunEvent) => {
     case "run_paused":
       return `waiting for a person at ${e.node_id}`
     case "step_failed":
+      return `${e.error} (${e.error_kind}${e.retryable ? ": trying again may help" : ""})`
     case "run_failed":
       return e.error ?? ""
     case "tool_called":

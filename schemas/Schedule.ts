@@ -7,8 +7,10 @@ export const OverlapPolicy = Schema.Literal("skip", "allow").annotations({
 
 /** PUT /workflows/{id}/schedule. */
 export const ScheduleRequest = Schema.Struct({
-  cron: Schema.String.annotations({ description: "5 fields, or 6 with seconds first (`*/10 * * * * *`)" }),
-  timezone: Schema.optionalWith(Schema.String, { default: () => "UTC" }).annotations({ description: "an IANA time zone; default UTC" }),
+  cron: Schema.String.pipe(Schema.maxLength(200)).annotations({ description: "5 fields, or 6 with seconds first (`*/10 * * * * *`)" }),
+  timezone: Schema.optionalWith(Schema.String.pipe(Schema.maxLength(100)), { default: () => "UTC" }).annotations({
+    description: "an IANA time zone; default UTC"
+  }),
   input_params: Schema.optionalWith(Schema.Record({ key: Schema.String, value: Schema.Unknown }), { default: () => ({}) }),
   overlap_policy: Schema.optionalWith(OverlapPolicy, { default: () => "skip" as const })
 })

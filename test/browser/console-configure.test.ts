@@ -8,22 +8,12 @@ import { http } from "../support/Http.js"
 import { publishedWorkflow, RunPlatformLive } from "../support/RunPlatform.js"
 import { ScriptedModel } from "../support/ScriptedModel.js"
 import { ADMIN_EMAIL, ADMIN_PASSWORD, TestPlatform } from "../support/TestPlatform.js"
+import { answererDag } from "../support/Workflows.js"
 
 // Issue 35: what surrounds the canvas, in Chromium against the real platform: knowledge with
 // uploads and a search preview, the agent test bench, triggers (a schedule previewed before it is
 // saved, a webhook whose copied curl example starts a run, email, the public app), the details,
 // clone and archive of an AI Employee, and its model configuration.
-
-const answerer = {
-  input_schema: { type: "object", properties: { question: { type: "string" } }, required: ["question"] },
-  nodes: [{
-    id: "answer",
-    type: "agent",
-    name: "Answer",
-    agent_config: { agent_type: "respond", type_version: "v1", system_prompt_template: "Answer {{workflow_input.question}}" }
-  }],
-  edges: []
-}
 
 const shell = (script: string) =>
   Effect.promise(() =>
@@ -46,7 +36,7 @@ layer(RunPlatformLive(), { excludeTestServices: true, timeout: "180 seconds" })(
         const model = yield* ScriptedModel
         const { baseUrl } = yield* TestPlatform
         model.setScript(() => ({ text: "Leave carries over until March." }))
-        const id = yield* publishedWorkflow(token, answerer, { name: "Front desk" })
+        const id = yield* publishedWorkflow(token, answererDag, { name: "Front desk" })
         const browser = yield* launchBrowser
         const { page, problems, shot } = yield* watchedPage(browser, [/^404 .*\/schedule$/, /^400 .*\/schedule-preview$/])
         yield* signIn(page, baseUrl, ADMIN_EMAIL, ADMIN_PASSWORD, "/knowledge")

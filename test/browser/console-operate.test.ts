@@ -7,21 +7,11 @@ import { publishedWorkflow, RunPlatformLive } from "../support/RunPlatform.js"
 import { startRun, waitForStatus } from "../support/Runs.js"
 import { ScriptedModel } from "../support/ScriptedModel.js"
 import { ADMIN_EMAIL, ADMIN_PASSWORD, TestPlatform } from "../support/TestPlatform.js"
+import { answererDag } from "../support/Workflows.js"
 
 // Issue 33: the console, used in a real browser (Debian's Chromium through playwright-core),
 // against the real platform. Every test fails on a page error, a console error or warning, a
 // failed request or an unexpected error answer.
-
-const answerer = {
-  input_schema: { type: "object", properties: { question: { type: "string", title: "Question" } }, required: ["question"] },
-  nodes: [{
-    id: "answer",
-    type: "agent",
-    name: "Answer",
-    agent_config: { agent_type: "respond", type_version: "v1", system_prompt_template: "Answer {{workflow_input.question}}" }
-  }],
-  edges: []
-}
 
 const approver = {
   nodes: [
@@ -46,7 +36,7 @@ layer(RunPlatformLive(), { excludeTestServices: true, timeout: "120 seconds" })(
         const model = yield* ScriptedModel
         const { baseUrl } = yield* TestPlatform
         model.setScript(() => ({ text: "", chunks: ["Twenty-five ", "days ", "of ", "paid ", "leave ", "a ", "year."], delayMs: 250 }))
-        yield* publishedWorkflow(token, answerer, { name: "Leave answers" })
+        yield* publishedWorkflow(token, answererDag, { name: "Leave answers" })
         const browser = yield* launchBrowser
         const { page, problems, shot, context } = yield* watchedPage(browser)
 

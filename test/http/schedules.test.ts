@@ -70,6 +70,8 @@ layer(PlatformLive, { excludeTestServices: true, timeout: "60 seconds" })("sched
       }
       const wrong = yield* http("POST", "/api/v1/workflow/schedule-preview", { token: admin, body: { cron: "0 0 31 2 *" } })
       assert.strictEqual(wrong.body.details[0].field, "cron")
+      const huge = yield* http("POST", "/api/v1/workflow/schedule-preview", { token: admin, body: { cron: `${"1,".repeat(50_000)}1 * * * *` } })
+      assert.strictEqual(huge.status, 400, "a cron expression is at most 200 characters")
 
       const put = yield* http("PUT", path, { token: admin, body: { cron: "0 9 * * 1-5", timezone: "Europe/Berlin", input_params: { team: "ops" } } })
       assert.strictEqual(put.status, 200, put.text)

@@ -33,3 +33,15 @@ export const versionsOf = (token: string, id: string) =>
   http("GET", `/api/v1/workflow/workflows/${id}/versions?page_size=100`, { token }).pipe(
     Effect.map((r) => r.body.items as Array<{ number: number; active: boolean; published_at?: string; name?: string }>)
   )
+
+/** A one-step AI Employee that answers its required `question` input (the browser tests' usual one). */
+export const answererDag = {
+  input_schema: { type: "object", properties: { question: { type: "string", title: "Question" } }, required: ["question"] },
+  nodes: [{
+    id: "answer",
+    type: "agent",
+    name: "Answer",
+    agent_config: { agent_type: "respond", type_version: "v1", system_prompt_template: "Answer {{workflow_input.question}}" }
+  }],
+  edges: []
+}

@@ -87,12 +87,18 @@ export const ScheduleConfig = Schema.Union(
   Schema.Struct({ operation: Schema.Literal("stop") })
 )
 
-const base = {
+/** The fields every node has, whatever its type. */
+export const nodeBase = {
   id: NodeId,
   name: Schema.optional(Schema.String),
   hitl: Schema.optional(Hitl),
   position: Schema.optional(Schema.Struct({ x: Schema.Number, y: Schema.Number }))
 }
+const base = nodeBase
+
+/** A node as the runtime reads it whatever its type: its shared fields and its type's name. */
+export const NodeEnvelope = Schema.Struct({ ...nodeBase, type: Schema.String })
+export type NodeEnvelope = typeof NodeEnvelope.Type
 
 export const AgentNode = Schema.Struct({ ...base, type: Schema.Literal("agent"), agent_config: AgentConfig })
 export const CallAieNode = Schema.Struct({ ...base, type: Schema.Literal("call_aie"), call_aie_config: CallAieConfig })

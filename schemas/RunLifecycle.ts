@@ -76,7 +76,14 @@ export const FailureKind = Schema.Literal("configuration", "unavailable", "depen
 export type FailureKind = typeof FailureKind.Type
 export const isRetryable = (kind: FailureKind) => kind === "dependency" || kind === "model"
 
-export const StepFailed = event("step_failed", { ...step, error: Schema.String, error_kind: FailureKind, retryable: Schema.Boolean })
+export const StepFailed = event("step_failed", {
+  ...step,
+  error: Schema.String,
+  error_kind: FailureKind,
+  /** The node type's own reason code, when it gave one. */
+  error_code: Schema.optional(Schema.String),
+  retryable: Schema.Boolean
+})
 export const StepSkipped = event("step_skipped", { node_id: Schema.String, reason: Schema.optional(Schema.Literal("rejected")) })
 export const Token = event("token", { ...step, delta: Schema.String })
 export const ToolCalled = event("tool_called", {

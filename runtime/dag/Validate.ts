@@ -1,35 +1,14 @@
 import { Either, ParseResult, Schema } from "effect"
-import { parseCron } from "../../platform/Cron.js"
-import type { AgentTypeIssue, DagWarning } from "../../schemas/Dag.js"
-import { DagNode, Edge, Output } from "../../schemas/Dag.js"
-import type { ErrorCode } from "../../schemas/ErrorCodes.js"
-import type { Role } from "../../schemas/Roles.js"
-import { lookupAgentType } from "../agents/Catalog.js"
-import { presetProblem } from "../agents/Presets.js"
-import { makeGraph, reachableFrom, topologicalOrder } from "./Graph.js"
-import { checkJsonSchema, isValidJsonSchema } from "./JsonSchema.js"
+import type { AgentTypeIssue, DagWarning, NodeEnvelope } from "../../schemas/Dag.js"
+import { Edge, Output } from "../../schemas/Dag.js"
+import type { NodeContract } from "../nodes/NodeType.js"
+import type { DagFacts } from "./DagFacts.js"
+import { error, warning } from "./Findings.js"
+import { makeGraph, topologicalOrder } from "./Graph.js"
+import { isValidJsonSchema } from "./JsonSchema.js"
 import { classifyRef, templateRefs } from "./TemplateRefs.js"
 
-/** What the validator needs to know about the world, resolved beforehand so that it stays pure. */
-export interface DagFacts {
-  readonly llmAvailable: boolean
-  readonly memberEmails: ReadonlySet<string>
-  readonly resolvableRoles: ReadonlySet<Role>
-  readonly groupIds: ReadonlySet<string>
-  /** Groups that have a ticket queue (a live_agent_transfer target needs one). */
-  readonly queueGroupIds: ReadonlySet<string>
-  readonly mcpServers: ReadonlyMap<string, "approved" | "pending">
-  readonly tools: ReadonlyMap<string, { readonly configSchema?: unknown }>
-  /** Published AI Employees of the tenant that a call_aie node may call. */
-  readonly callableWorkflows: ReadonlySet<string>
-  readonly selfWorkflowId: string
-  /** The AI Employee's interaction_type (a schedule node needs `dashboard`). */
-  readonly interactionType: string
-  /** `<node id>:<preset>` of steps that may keep a retired preset. */
-  readonly legacySteps: ReadonlySet<string>
-  /** Node types the runtime cannot execute yet, with why. */
-  readonly unavailableNodeTypes: ReadonlyMap<string, string>
-}
+export type { DagFacts } from "./DagFacts.js"
 
 export interface DagReport {
   readonly warnings: ReadonlyArray<DagWarning>
@@ -40,13 +19,6 @@ type Json = Record<string, unknown>
 const isObject = (u: unknown): u is Json => u !== null && typeof u === "object" && !Array.isArray(u)
 const asArray = (u: unknown): ReadonlyArray<unknown> => (Array.isArray(u) ? u : [])
 
-/** A blocking finding: its code is an error code (a refused publish answers it). */
-const error = (code: ErrorCode, message: string, node_id?: string): DagWarning =>
-  node_id === undefined ? { code, severity: "error", message } : { code, severity: "error", message, node_id }
-const warning = (code: string, message: string, node_id?: string): DagWarning =>
-  node_id === undefined ? { code, severity: "warning", message } : { code, severity: "warning", message, node_id }
-
-const decodeNode = Schema.decodeUnknownEither(DagNode)
 const decodeEdge = Schema.decodeUnknownEither(Edge)
 const decodeOutput = Schema.decodeUnknownEither(Output)
 const formatIssue = (e: ParseResult.ParseError) =>
@@ -56,9 +28,9 @@ const formatIssue = (e: ParseResult.ParseError) =>
 
 /**
  * Checks a saved DAG. Every finding is reported; `error` findings block publish, `warning`
- * findings are advice. Pure: all lookups arrive in `facts`.
+ * findings are advice. Pure: all lookups arrive in `facts`; each node type checks its own nodes.
  */
-export const validateDag = (dag: unknown, facts: DagFacts): DagReport => {
+export const validateDag = (dag: unknown, facts: DagFacts, nodeTypes: ReadonlyMap<string, NodeContract>): DagReport => {
   const out: Array<DagWarning> = []
   const agentTypeIssues: Array<AgentTypeIssue> = []
   if (!isObject(dag)) return { warnings: [error("DAG_INVALID", "dag_definition must be an object")], agentTypeIssues }
@@ -68,7 +40,7 @@ export const validateDag = (dag: unknown, facts: DagFacts): DagReport => {
 
   // Node ids and shapes
   const ids: Array<string> = []
-  const nodes: Array<DagNode> = []
+  const nodes: Array<NodeEnvelope> = []
   rawNodes.forEach((raw, index) => {
     const id = isObject(raw) && typeof raw.id === "string" ? raw.id : undefined
     if (id === undefined) {
@@ -77,14 +49,19 @@ export const validateDag = (dag: unknown, facts: DagFacts): DagReport => {
     }
     if (ids.includes(id)) out.push(error("NODE_ID_DUPLICATE", `Node id '${id}' is used more than once`, id))
     else ids.push(id)
-    const decoded = decodeNode(raw)
-    if (Either.isLeft(decoded)) {
-      const type = isObject(raw) ? raw.type : undefined
+    const type = isObject(raw) ? raw.type : undefined
+    const contract = typeof type === "string" ? nodeTypes.get(type) : undefined
+    if (contract === undefined) {
       out.push(
-        typeof type === "string" && !["agent", "call_aie", "send_email", "notify_user", "live_agent_transfer", "schedule"].includes(type)
+        typeof type === "string"
           ? error("NODE_TYPE_UNKNOWN", `Unknown node type '${type}'`, id)
-          : error("NODE_INVALID", `Node '${id}': ${formatIssue(decoded.left)}`, id)
+          : error("NODE_INVALID", `Node '${id}': type: is missing or not a string`, id)
       )
+      return
+    }
+    const decoded = contract.decode(raw)
+    if (Either.isLeft(decoded)) {
+      out.push(error("NODE_INVALID", `Node '${id}': ${formatIssue(decoded.left)}`, id))
     } else {
       nodes.push(decoded.right)
     }
@@ -145,17 +122,25 @@ export const validateDag = (dag: unknown, facts: DagFacts): DagReport => {
   rawNodes.forEach((raw) => checkRefs(raw, isObject(raw) && typeof raw.id === "string" ? raw.id : undefined))
   checkRefs(dag.outputs, undefined)
 
-  // Per-type checks on well-formed nodes
+  // Checks every node has, then its own type's
   const byId = new Map(nodes.map((n) => [n.id, n]))
-  const rereads = (id: string) => {
-    const n = byId.get(id)
-    return n !== undefined &&
-      (n.type === "call_aie" || n.type === "agent")
+  const context = {
+    facts,
+    graph,
+    nodes: byId,
+    rereadsContext: (nodeId: string) => {
+      const n = byId.get(nodeId)
+      return n !== undefined && nodeTypes.get(n.type)?.rereadsContext === true
+    },
+    agentTypeIssue: (issue: AgentTypeIssue) => {
+      agentTypeIssues.push(issue)
+    }
   }
   for (const node of nodes) {
-    const unavailable = facts.unavailableNodeTypes.get(node.type)
-    if (unavailable !== undefined) {
-      out.push(error("NODE_TYPE_UNAVAILABLE", `Node '${node.id}' is a ${node.type} node, which cannot run yet (${unavailable})`, node.id))
+    const contract = nodeTypes.get(node.type)
+    if (contract === undefined) continue
+    if (contract.unavailable !== undefined) {
+      out.push(error("NODE_TYPE_UNAVAILABLE", `Node '${node.id}' is a ${node.type} node, which cannot run yet (${contract.unavailable})`, node.id))
     }
     if (node.hitl !== undefined) {
       const a = node.hitl.assignee
@@ -172,135 +157,13 @@ export const validateDag = (dag: unknown, facts: DagFacts): DagReport => {
         out.push(error("HITL_FORM_SCHEMA_MISSING", `The form on '${node.id}' has no form_schema`, node.id))
       }
     }
-    switch (node.type) {
-      case "agent": {
-        const c = node.agent_config
-        const found = lookupAgentType(c.agent_type, c.type_version)
-        const problem = found === undefined ? "unknown" : found.status === "live" ? undefined : found.status
-        if (problem !== undefined) {
-          agentTypeIssues.push({ node_id: node.id, agent_type: c.agent_type, type_version: c.type_version, problem })
-          out.push(error(
-            "AGENT_TYPE_VERSION_INVALID",
-            `Agent type ${c.agent_type} ${c.type_version} is ${problem}`,
-            node.id
-          ))
-        }
-        if (c.preset !== undefined) {
-          const preset = presetProblem(c.preset, c.agent_type, facts.legacySteps.has(`${node.id}:${c.preset}`))
-          if (preset !== undefined) out.push(error(preset.code, preset.message, node.id))
-        }
-        for (const id of c.mcp_server_ids ?? []) {
-          const status = facts.mcpServers.get(id)
-          if (status === undefined) out.push(error("MCP_SERVER_NOT_FOUND", `MCP server '${id}' does not exist`, node.id))
-          else if (status !== "approved") out.push(error("MCP_SERVER_NOT_APPROVED", `MCP server '${id}' is not approved`, node.id))
-        }
-        for (const id of c.action_ids ?? []) {
-          const tool = facts.tools.get(id)
-          if (tool === undefined) {
-            out.push(error("TOOL_NOT_FOUND", `Tool '${id}' is not in the catalog`, node.id))
-            continue
-          }
-          if (tool.configSchema !== undefined) {
-            const problems = checkJsonSchema(tool.configSchema, c.tool_config?.[id] ?? {})
-            if (problems.length > 0) {
-              out.push(error(
-                "TOOL_CONFIG_INVALID",
-                `Configuration of tool '${id}': ${problems.map((p) => `${p.path || "/"} ${p.message}`).join("; ")}`,
-                node.id
-              ))
-            }
-          }
-        }
-        break
-      }
-      case "call_aie": {
-        const target = node.call_aie_config.workflow_id
-        if (target === facts.selfWorkflowId) {
-          out.push(error("CALL_AIE_RECURSION", `'${node.id}' calls its own AI Employee`, node.id))
-        } else if (!facts.callableWorkflows.has(target)) {
-          out.push(error("CALL_AIE_TARGET_NOT_FOUND", `'${node.id}' calls an AI Employee that is not published here`, node.id))
-        }
-        break
-      }
-      case "schedule": {
-        if (facts.interactionType !== "dashboard") {
-          out.push(error(
-            "SCHEDULE_NODE_REQUIRES_DASHBOARD",
-            `Schedule node '${node.id}' manages a schedule, which only a dashboard AI Employee has (this one is ${facts.interactionType})`,
-            node.id
-          ))
-        }
-        const c = node.schedule_config
-        if (c.operation === "start" && !c.cron.includes("{{") && !c.timezone.includes("{{")) {
-          const parsed = parseCron(c.cron, c.timezone)
-          if (Either.isLeft(parsed)) out.push(error("SCHEDULE_INVALID", `Schedule node '${node.id}': ${parsed.left.message}`, node.id))
-        }
-        break
-      }
-      case "live_agent_transfer":
-        if (!facts.groupIds.has(node.live_agent_transfer_config.group_id)) {
-          out.push(error("TRANSFER_GROUP_NOT_FOUND", `'${node.id}' transfers to a group that does not exist`, node.id))
-        } else if (!facts.queueGroupIds.has(node.live_agent_transfer_config.group_id)) {
-          out.push(error("TRANSFER_GROUP_NO_QUEUE", `'${node.id}' transfers to a group that has no ticket queue`, node.id))
-        }
-        break
-      case "notify_user": {
-        const c = node.notify_user_config
-        const downstream = reachableFrom(graph, node.id)
-        if (c.mode === "park") {
-          if (c.expires_after_seconds === undefined || c.expires_after_seconds <= 0) {
-            out.push(error("NUDGE_PARK_REQUIRES_EXPIRY", `Park-mode nudge '${node.id}' needs a positive expires_after_seconds`, node.id))
-          }
-          const rereading = [...downstream].some((id) => rereads(id))
-          if (!rereading) {
-            out.push(warning(
-              "NUDGE_PARK_NO_DOWNSTREAM_REREAD",
-              `Nothing after park-mode nudge '${node.id}' reads the response; the run resumes on pre-park values`,
-              node.id
-            ))
-          }
-        } else if (c.trigger_workflow_id !== undefined) {
-          const closes = [...downstream].some((id) => {
-            const n = byId.get(id)
-            return n?.type === "notify_user" && n.notify_user_config.operation === "close"
-          })
-          if (c.expires_after_seconds === undefined && c.reminders === undefined && !closes) {
-            out.push(warning(
-              "NUDGE_COLLECT_NEVER_ENDS",
-              `Collect-mode nudge '${node.id}' has no expiry, no reminders cadence and no close node downstream`,
-              node.id
-            ))
-          }
-        }
-        break
-      }
-      default:
-        break
-    }
+    out.push(...contract.check(node, context))
   }
 
-  if (nodes.some((n) => n.type === "agent" && agentNeedsModel(n.agent_config)) && !facts.llmAvailable) {
+  if (nodes.some((n) => nodeTypes.get(n.type)?.needsModel(n) === true) && !facts.llmAvailable) {
     out.push(error("NO_LLM_PROVIDER", "No LLM completion model is enabled for this AI Employee"))
   }
   return { warnings: out, agentTypeIssues }
-}
-
-/**
- * Whether a step calls a model: search_respond with `answer: false` only retrieves, and
- * rule_validation whose rules all carry a condition only checks them on the run context.
- */
-export const agentNeedsModel = (config: { readonly agent_type: string; readonly type_config?: unknown }) => {
-  const typeConfig = isObject(config.type_config) ? config.type_config : {}
-  switch (config.agent_type) {
-    case "search_respond":
-      return typeConfig.answer !== false
-    case "rule_validation": {
-      const rules = asArray(typeConfig.rules)
-      return rules.length === 0 || !rules.every((rule) => isObject(rule) && rule.condition !== undefined)
-    }
-    default:
-      return true
-  }
 }
 
 export const blocksPublish = (report: DagReport) => report.warnings.some((w) => w.severity === "error")

@@ -114,7 +114,7 @@ const RunHandlersLive = Layer.unwrapEffect(Effect.gen(function*() {
       const loaded = yield* journal.load(runId)
       if (loaded === undefined) return { outcome: "missing" as const }
       if (isTerminal(loaded.run.status)) return { outcome: "terminal" as const, status: loaded.run.status }
-      const version = (yield* versions.get(loaded.run.workflow_id, loaded.run.version)) ?? runnableVersion({}, {})
+      const version = (yield* versions.get(loaded.run.workflow_id, loaded.run.version)) ?? runnableVersion({}, {}, new Map())
       const state = new RunState(loaded, version)
       const batch = new Batch()
       batch.cancelHitl = true

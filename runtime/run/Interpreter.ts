@@ -28,7 +28,7 @@ export interface ActivationControls {
   ) => Effect.Effect<string, NodeFailure>
 }
 
-const emptyVersion = runnableVersion({}, {})
+const emptyVersion = runnableVersion({}, {}, new Map())
 
 type Message = Outcome | { readonly tag: "defect"; readonly cause: Cause.Cause<unknown> }
 

@@ -2,7 +2,7 @@ import { Effect, Either, Metric, Option } from "effect"
 import { randomUUID } from "node:crypto"
 import { nodeDuration } from "../../otel/Metrics.js"
 import { RUN_ID, runRootSpan } from "../../otel/RunTraceIds.js"
-import type { DagNode } from "../../schemas/Dag.js"
+import type { NodeEnvelope } from "../../schemas/Dag.js"
 import { isRetryable, type RunEventType } from "../../schemas/RunLifecycle.js"
 import type { RunContext } from "../dag/Context.js"
 import type { TokenUsage } from "../models/ChatModel.js"
@@ -33,7 +33,7 @@ const TOKEN_COMMIT_MS = 250
 const TERMINAL = ["completed", "failed", "cancelled", "skipped"]
 
 /** The HITL gate before a node: open the request, wait for it, or pass (approved) / skip (rejected). */
-const gate = (node: DagNode, env: NodeEnv): Outcome | "pass" => {
+const gate = (node: NodeEnvelope, env: NodeEnv): Outcome | "pass" => {
   const { state } = env
   const hitl = node.hitl
   if (hitl === undefined) return "pass"
@@ -80,7 +80,7 @@ const resumeIfLastPause = (nodeId: string, env: NodeEnv) => {
 }
 
 /** The resolution of the node's wait when it has one that is resolved; `pending` when it waits on. */
-const waitResolution = (node: DagNode, state: RunState): { readonly value: unknown } | "pending" | undefined => {
+const waitResolution = (node: NodeEnvelope, state: RunState): { readonly value: unknown } | "pending" | undefined => {
   const wait = state.waits.get(node.id)
   const child = state.children.get(node.id)
   if (wait === undefined && (node.type !== "call_aie" || child === undefined)) return undefined
@@ -99,7 +99,7 @@ const waitResolution = (node: DagNode, state: RunState): { readonly value: unkno
  * a start commit (step row and step_started) and an end batch (the checkpoint: output, events,
  * spans) that the loop commits.
  */
-export const runNode = (node: DagNode, env: NodeEnv) =>
+export const runNode = (node: NodeEnvelope, env: NodeEnv) =>
   Effect.gen(function*() {
     const { state } = env
     const registry = yield* NodeRegistry
@@ -220,9 +220,14 @@ export const runNode = (node: DagNode, env: NodeEnv) =>
     batch.events.push(...tokens)
     batch.spans.push(...env.takeSpans())
     if (Either.isLeft(result)) {
-      const { kind, message: error } = result.left
+      const { code, kind, message: error } = result.left
       batch.step(stepRow("failed", { error }))
-      batch.event("step_failed", { ...step, error, error_kind: kind, retryable: isRetryable(kind) }, `step_failed:${node.id}`, spanId)
+      batch.event(
+        "step_failed",
+        { ...step, error, error_kind: kind, ...(code === undefined ? {} : { error_code: code }), retryable: isRetryable(kind) },
+        `step_failed:${node.id}`,
+        spanId
+      )
       return { tag: "failed", nodeId: node.id, error: `Node '${node.id}' failed: ${error}`, batch } satisfies Outcome
     }
     const outcome = result.right

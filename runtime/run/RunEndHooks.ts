@@ -1,5 +1,5 @@
 import { Context, Effect, Layer } from "effect"
-import type { DagNode } from "../../schemas/Dag.js"
+import type { NodeEnvelope } from "../../schemas/Dag.js"
 import type { RunEventType } from "../../schemas/RunLifecycle.js"
 import type { RunContext } from "../dag/Context.js"
 import type { RunRecord } from "./RunRecord.js"
@@ -12,7 +12,7 @@ export interface RunEnding {
   readonly output: unknown
   readonly namedOutputs: Record<string, unknown>
   /** The version's nodes, the order they completed in, and the run context at the end. */
-  readonly nodes: ReadonlyArray<DagNode>
+  readonly nodes: ReadonlyArray<NodeEnvelope>
   readonly completionOrder: ReadonlyArray<string>
   readonly context: RunContext
 }

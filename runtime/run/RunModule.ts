@@ -5,7 +5,7 @@ import { randomUUID } from "node:crypto"
 import { runRootSpan } from "../../otel/RunTraceIds.js"
 import { derivedUuid } from "../../platform/DerivedId.js"
 import { PreparedSql } from "../../platform/PreparedSql.js"
-import type { DagNode } from "../../schemas/Dag.js"
+import type { NodeEnvelope } from "../../schemas/Dag.js"
 import { type BadRequest, badRequest, type Conflict, conflict } from "../../schemas/Errors.js"
 import { finalEventOf, type RunStatus } from "../../schemas/RunLifecycle.js"
 import { checkJsonSchema } from "../dag/JsonSchema.js"
@@ -102,7 +102,7 @@ export interface RunOutcome {
   readonly error: string | null
   readonly namedOutputs: Record<string, unknown>
   readonly completedSteps: ReadonlyArray<{ readonly node_id: string; readonly output: unknown }>
-  readonly nodes: ReadonlyArray<DagNode>
+  readonly nodes: ReadonlyArray<NodeEnvelope>
   /** Tokens per model over the run's steps. */
   readonly usage: Readonly<Record<string, { readonly prompt_tokens: number; readonly completion_tokens: number; readonly total_tokens: number }>>
 }

@@ -1,13 +1,15 @@
 import { Context, Effect, Either, Layer, ParseResult, Schema } from "effect"
-import { type DagNode, DagNode as DagNodeSchema, type Edge, Edge as EdgeSchema } from "../../schemas/Dag.js"
+import { type Edge, Edge as EdgeSchema, type NodeEnvelope } from "../../schemas/Dag.js"
 import { asRecord } from "../../schemas/Records.js"
 import { defaultWorkflowConfig, type WorkflowConfig } from "../../schemas/Workflow.js"
+import { nodeTypesInForce } from "../nodes/Nodes.js"
+import type { NodeContract } from "../nodes/NodeType.js"
 import { RunnableWorkflows } from "./Ports.js"
 
 /** A version as the interpreter runs it: decoded once, kept while it is used. */
 export interface RunnableVersion {
-  readonly nodes: ReadonlyArray<DagNode>
-  readonly byId: ReadonlyMap<string, DagNode>
+  readonly nodes: ReadonlyArray<NodeEnvelope>
+  readonly byId: ReadonlyMap<string, NodeEnvelope>
   readonly edges: ReadonlyArray<Edge>
   readonly outputs: ReadonlyArray<{ readonly name: string; readonly value: string }>
   readonly inputSchema: unknown
@@ -26,12 +28,16 @@ const firstLine = (error: ParseResult.ParseError) => {
   return text.length > 300 ? `${text.slice(0, 300)}…` : text
 }
 
-const decodeAll = <A, I>(schema: Schema.Schema<A, I>, items: unknown, name: (item: unknown, index: number) => string) => {
+const decodeAll = <A>(
+  decode: (item: unknown) => Either.Either<A, ParseResult.ParseError | string>,
+  items: unknown,
+  name: (item: unknown, index: number) => string
+) => {
   const problems: Array<string> = []
   const decoded = (Array.isArray(items) ? items : []).flatMap((item, index) =>
-    Either.match(Schema.decodeUnknownEither(schema, { errors: "first" })(item), {
+    Either.match(decode(item), {
       onLeft: (error) => {
-        problems.push(`${name(item, index)}: ${firstLine(error)}`)
+        problems.push(`${name(item, index)}: ${typeof error === "string" ? error : firstLine(error)}`)
         return []
       },
       onRight: (a) => [a]
@@ -50,11 +56,18 @@ const edgeName = (item: unknown, index: number) => {
   return `edge ${index + 1}${typeof e.from === "string" && typeof e.to === "string" ? ` ${e.from} -> ${e.to}` : ""}`
 }
 
-export const runnableVersion = (dagValue: unknown, configValue: unknown): RunnableVersion => {
+const decodeEdge = Schema.decodeUnknownEither(EdgeSchema, { errors: "first" })
+
+export const runnableVersion = (dagValue: unknown, configValue: unknown, nodeTypes: ReadonlyMap<string, NodeContract>): RunnableVersion => {
   const dag = asRecord(dagValue)
   // Each node against its own type's schema, so the message names what is wrong with it.
-  const nodes = decodeAll(DagNodeSchema, dag.nodes, nodeName)
-  const edges = decodeAll(EdgeSchema, dag.edges, edgeName)
+  const decodeNode = (item: unknown): Either.Either<NodeEnvelope, ParseResult.ParseError | string> => {
+    const type = asRecord(item).type
+    const contract = typeof type === "string" ? nodeTypes.get(type) : undefined
+    return contract === undefined ? Either.left("no such node type") : contract.decode(item)
+  }
+  const nodes = decodeAll(decodeNode, dag.nodes, nodeName)
+  const edges = decodeAll(decodeEdge, dag.edges, edgeName)
   return {
     nodes: nodes.decoded,
     byId: new Map(nodes.decoded.map((n) => [n.id, n])),
@@ -79,6 +92,7 @@ export class Versions extends Context.Tag("Versions")<Versions, {
     Versions,
     Effect.gen(function*() {
       const workflows = yield* RunnableWorkflows
+      const nodeTypes = yield* nodeTypesInForce
       const cache = new Map<string, RunnableVersion>()
       return {
         get: (workflowId, number) =>
@@ -92,7 +106,7 @@ export class Versions extends Context.Tag("Versions")<Versions, {
             }
             const found = yield* workflows.version(workflowId, number)
             if (found === undefined) return undefined
-            const version = runnableVersion(found.dag, found.config)
+            const version = runnableVersion(found.dag, found.config, nodeTypes)
             if (!found.fixed) return version
             cache.set(key, version)
             if (cache.size > CAPACITY) cache.delete(cache.keys().next().value!)

@@ -1,5 +1,6 @@
+import { Schema } from "effect"
 import type { RunContext } from "../../runtime/dag/Context.js"
-import type { DagNode } from "../../schemas/Dag.js"
+import { AgentNode, type NodeEnvelope } from "../../schemas/Dag.js"
 import { asRecord } from "../../schemas/Records.js"
 
 export interface ChatSource {
@@ -73,8 +74,10 @@ export const dedupeSources = (citations: ReadonlyArray<unknown>): ReadonlyArray<
  * citations of the search_respond steps behind it become its sources. Buttons come from an
  * output named `response_buttons`, else from that step's `response_buttons`.
  */
+const isAgentNode = Schema.is(AgentNode)
+
 export const chatReply = (
-  nodes: ReadonlyArray<DagNode>,
+  nodes: ReadonlyArray<NodeEnvelope>,
   completionOrder: ReadonlyArray<string>,
   context: RunContext,
   named: Record<string, unknown>
@@ -82,7 +85,7 @@ export const chatReply = (
   const byId = new Map(nodes.map((n) => [n.id, n]))
   const agentType = (id: string) => {
     const n = byId.get(id)
-    return n?.type === "agent" ? n.agent_config.agent_type : undefined
+    return n !== undefined && isAgentNode(n) ? n.agent_config.agent_type : undefined
   }
   const completed = [...completionOrder].reverse()
   const textOf = (id: string) => asText(asRecord(context.nodes[id]?.output).text)

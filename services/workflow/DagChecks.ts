@@ -1,26 +1,27 @@
-import { Effect, Either, Schema } from "effect"
-import { type DagFacts, validateDag } from "../../runtime/dag/Validate.js"
-import { ExtraNodeTypes } from "../../runtime/nodes/NodeType.js"
-import { unavailableNodeTypes } from "../../runtime/nodes/UnavailableNodes.js"
-import { DagNode } from "../../schemas/Dag.js"
+import { Effect, Either } from "effect"
+import type { DagFacts } from "../../runtime/dag/DagFacts.js"
+import { validateDag } from "../../runtime/dag/Validate.js"
+import { nodeTypesInForce } from "../../runtime/nodes/Nodes.js"
+import type { NodeContract } from "../../runtime/nodes/NodeType.js"
+import type { NodeEnvelope } from "../../schemas/Dag.js"
 import type { Principal } from "../../schemas/Principal.js"
+import { asRecord } from "../../schemas/Records.js"
 import { isAtLeast, Roles } from "../../schemas/Roles.js"
 import { People } from "../ports/People.js"
 import { McpRegistry, ModelAvailability, ToolCatalog } from "../ports/PublishChecks.js"
 import { TicketQueues } from "../ports/TicketQueues.js"
 import { configOf, type WorkflowRow, WorkflowsRepo } from "./WorkflowsRepo.js"
 
-const decodeNode = Schema.decodeUnknownEither(DagNode)
 const isUuid = (s: string) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(s)
 
-/** The well-formed nodes of a stored DAG: what references are collected from. */
-const wellFormedNodes = (dag: unknown): ReadonlyArray<DagNode> => {
-  const nodes = dag !== null && typeof dag === "object" && Array.isArray((dag as { nodes?: unknown }).nodes)
-    ? (dag as { nodes: ReadonlyArray<unknown> }).nodes
-    : []
-  return nodes.flatMap((n) => {
-    const d = decodeNode(n)
-    return Either.isRight(d) ? [d.right] : []
+/** The well-formed nodes of a stored DAG, each with its type: what references are collected from. */
+const wellFormedNodes = (dag: unknown, nodeTypes: ReadonlyMap<string, NodeContract>) => {
+  const nodes = asRecord(dag).nodes
+  return (Array.isArray(nodes) ? nodes : []).flatMap((n: unknown): ReadonlyArray<readonly [NodeEnvelope, NodeContract]> => {
+    const type = asRecord(n).type
+    const contract = typeof type === "string" ? nodeTypes.get(type) : undefined
+    const decoded = contract?.decode(n)
+    return contract !== undefined && decoded !== undefined && Either.isRight(decoded) ? [[decoded.right, contract]] : []
   })
 }
 
@@ -33,25 +34,26 @@ export class DagChecks extends Effect.Service<DagChecks>()("DagChecks", {
     const tools = yield* ToolCatalog
     const models = yield* ModelAvailability
     const queues = yield* TicketQueues
+    // Read when the service is built, where the platform's node types are provided.
+    const nodeTypes = yield* nodeTypesInForce
 
-    const facts = (principal: Principal, row: WorkflowRow) =>
+    const facts = (principal: Principal, row: WorkflowRow, nodeTypes: ReadonlyMap<string, NodeContract>) =>
       Effect.gen(function*() {
-        const nodes = wellFormedNodes(row.dag_definition)
+        const nodes = wellFormedNodes(row.dag_definition, nodeTypes)
         const emails = new Set<string>()
         const groups = new Set<string>()
         const mcpIds = new Set<string>()
         const actionIds = new Set<string>()
         const called = new Set<string>()
-        for (const node of nodes) {
+        for (const [node, contract] of nodes) {
           const a = node.hitl?.assignee
           if (a !== undefined && "user_email" in a) emails.add(a.user_email.toLowerCase())
           if (a !== undefined && "group_id" in a) groups.add(a.group_id)
-          if (node.type === "live_agent_transfer") groups.add(node.live_agent_transfer_config.group_id)
-          if (node.type === "call_aie") called.add(node.call_aie_config.workflow_id)
-          if (node.type === "agent") {
-            node.agent_config.mcp_server_ids?.forEach((id) => mcpIds.add(id))
-            node.agent_config.action_ids?.forEach((id) => actionIds.add(id))
-          }
+          const refs = contract.refs(node)
+          refs.groupIds?.forEach((id) => groups.add(id))
+          refs.workflowIds?.forEach((id) => called.add(id))
+          refs.mcpServerIds?.forEach((id) => mcpIds.add(id))
+          refs.toolIds?.forEach((id) => actionIds.add(id))
         }
         const memberRoles = yield* people.activeRoles(principal.tenantId)
         return {
@@ -66,14 +68,13 @@ export class DagChecks extends Effect.Service<DagChecks>()("DagChecks", {
           callableWorkflows: yield* workflows.callable(principal, [...called].filter(isUuid)),
           selfWorkflowId: row.id,
           interactionType: row.interaction_type,
-          legacySteps: new Set(row.legacy_steps),
-          unavailableNodeTypes: unavailableNodeTypes(yield* ExtraNodeTypes)
+          legacySteps: new Set(row.legacy_steps)
         } satisfies DagFacts
       }).pipe(Effect.orDie)
 
     const check = (principal: Principal, row: WorkflowRow) =>
-      facts(principal, row).pipe(
-        Effect.map((f) => validateDag(row.dag_definition, f)),
+      facts(principal, row, nodeTypes).pipe(
+        Effect.map((f) => validateDag(row.dag_definition, f, nodeTypes)),
         Effect.withSpan("DagChecks.check")
       )
 

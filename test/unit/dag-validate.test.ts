@@ -2,6 +2,10 @@ import { assert, describe, it } from "@effect/vitest"
 import { makeGraph, reachableFrom, topologicalOrder } from "../../runtime/dag/Graph.js"
 import { classifyRef, templateRefs } from "../../runtime/dag/TemplateRefs.js"
 import { blocksPublish, type DagFacts, validateDag } from "../../runtime/dag/Validate.js"
+import { BuiltinNodes } from "../../runtime/nodes/Nodes.js"
+import { nodeContracts } from "../../runtime/nodes/NodeType.js"
+
+const builtin = nodeContracts(BuiltinNodes)
 
 const facts = (over: Partial<DagFacts> = {}): DagFacts => ({
   llmAvailable: true,
@@ -15,7 +19,6 @@ const facts = (over: Partial<DagFacts> = {}): DagFacts => ({
   selfWorkflowId: "33333333-3333-4333-8333-333333333333",
   interactionType: "form",
   legacySteps: new Set(),
-  unavailableNodeTypes: new Map(),
   ...over
 })
 
@@ -25,7 +28,7 @@ const agent = (id: string, extra: Record<string, unknown> = {}) => ({
   agent_config: { agent_type: "respond", type_version: "v1", system_prompt_template: "Answer", ...extra }
 })
 
-const codes = (dag: unknown, f = facts()) => validateDag(dag, f).warnings.map((w) => w.code).sort()
+const codes = (dag: unknown, f = facts()) => validateDag(dag, f, builtin).warnings.map((w) => w.code).sort()
 
 describe("graph", () => {
   //   a ──▶ b ──▶ d
@@ -61,18 +64,22 @@ describe("template references", () => {
 
 describe("validateDag", () => {
   it("an empty DAG can be saved but not published", () => {
-    const report = validateDag({}, facts())
+    const report = validateDag({}, facts(), builtin)
     assert.deepStrictEqual(report.warnings.map((w) => w.code), ["DAG_EMPTY"])
     assert.isTrue(blocksPublish(report))
   })
 
   it("a well-formed DAG passes", () => {
-    const report = validateDag({
-      input_schema: { type: "object", properties: { message: { type: "string" } } },
-      nodes: [agent("a", { system_prompt_template: "{{workflow_input.message}}" }), agent("b", { system_prompt_template: "{{nodes.a.output.text}}" })],
-      edges: [{ from: "a", to: "b", condition: { ref: "nodes.a.output.text", op: "exists" } }],
-      outputs: [{ name: "answer", value: "{{nodes.b.output.text}}", exposed: true }]
-    }, facts())
+    const report = validateDag(
+      {
+        input_schema: { type: "object", properties: { message: { type: "string" } } },
+        nodes: [agent("a", { system_prompt_template: "{{workflow_input.message}}" }), agent("b", { system_prompt_template: "{{nodes.a.output.text}}" })],
+        edges: [{ from: "a", to: "b", condition: { ref: "nodes.a.output.text", op: "exists" } }],
+        outputs: [{ name: "answer", value: "{{nodes.b.output.text}}", exposed: true }]
+      },
+      facts(),
+      builtin
+    )
     assert.deepStrictEqual(report.warnings, [])
     assert.isFalse(blocksPublish(report))
   })
@@ -140,15 +147,19 @@ describe("validateDag", () => {
   })
 
   it("agent-type versions: deprecated, deleted, broken, unknown and pre-release are listed as issues", () => {
-    const report = validateDag({
-      nodes: [
-        agent("a", { agent_type: "intent_classification", type_version: "v0" }),
-        agent("b", { agent_type: "search_respond", type_version: "v0" }),
-        agent("c", { agent_type: "rule_validation", type_version: "v0" }),
-        agent("d", { agent_type: "respond", type_version: "v9" }),
-        agent("e", { agent_type: "intent_classification", type_version: "v2" })
-      ]
-    }, facts())
+    const report = validateDag(
+      {
+        nodes: [
+          agent("a", { agent_type: "intent_classification", type_version: "v0" }),
+          agent("b", { agent_type: "search_respond", type_version: "v0" }),
+          agent("c", { agent_type: "rule_validation", type_version: "v0" }),
+          agent("d", { agent_type: "respond", type_version: "v9" }),
+          agent("e", { agent_type: "intent_classification", type_version: "v2" })
+        ]
+      },
+      facts(),
+      builtin
+    )
     assert.deepStrictEqual(report.agentTypeIssues.map((i) => i.problem), ["deprecated", "deleted", "broken", "unknown", "pre-release"])
     assert.isTrue(blocksPublish(report))
   })
@@ -173,7 +184,7 @@ describe("validateDag", () => {
         codes({ nodes: [nudge({ mode: "park", expires_after_seconds: 600 }), agent("a")], edges: [{ from: "n", to: "a" }] }),
         []
       )
-      const report = validateDag({ nodes: [nudge({ mode: "park", expires_after_seconds: 600 })] }, facts())
+      const report = validateDag({ nodes: [nudge({ mode: "park", expires_after_seconds: 600 })] }, facts(), builtin)
       assert.isFalse(blocksPublish(report))
     })
 

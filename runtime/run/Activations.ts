@@ -2,23 +2,21 @@ import { Entity, Sharding } from "@effect/cluster"
 import { SqlClient } from "@effect/sql"
 import { Cause, Context, Effect, Exit, Fiber, Layer, Option, Scope } from "effect"
 import { gaugeAdd, runsInFlight } from "../../otel/Metrics.js"
-import { RunTraceStore } from "../../otel/RunTraceStore.js"
 import { Telemetry } from "../../otel/Telemetry.js"
 import { AppConfig } from "../../platform/Config.js"
 import { isolated } from "../../platform/Isolated.js"
-import { isTerminal } from "../../schemas/RunLifecycle.js"
 import { NodeFailure, NodeRegistry } from "../nodes/NodeType.js"
-import { Batch } from "./Batch.js"
-import { endRun } from "./Ending.js"
+import { recordCancel } from "./Cancel.js"
 import { activate, StaleStart } from "./Interpreter.js"
 import { type CommitFence, currentFence, Journal, ShardLost } from "./Journal.js"
+import { RunSpans } from "./Ports.js"
 import { RunEndHooks } from "./RunEndHooks.js"
 import { RunEntity } from "./RunEntity.js"
 import { RunEvents } from "./RunEvents.js"
 import { childRunId, RunModule } from "./RunModule.js"
 import type { RunRecord } from "./RunRecord.js"
-import { RunState } from "./RunState.js"
-import { runnableVersion, Versions } from "./Versions.js"
+import type { RunState } from "./RunState.js"
+import { Versions } from "./Versions.js"
 
 interface Active {
   wake: boolean
@@ -32,11 +30,9 @@ interface Active {
  */
 const RunHandlersLive = Layer.unwrapEffect(Effect.gen(function*() {
   const modules = yield* RunModule
-  const journal = yield* Journal
-  const versions = yield* Versions
   // Exactly what activations use (the build context holds more): every span of a run copies it.
-  const context = Context.pick(Journal, Versions, NodeRegistry, Telemetry, RunTraceStore, RunEndHooks, RunEvents, SqlClient.SqlClient)(
-    yield* Effect.context<Journal | Versions | NodeRegistry | Telemetry | RunTraceStore | RunEndHooks | RunEvents | SqlClient.SqlClient>()
+  const context = Context.pick(Journal, Versions, NodeRegistry, Telemetry, RunSpans, RunEndHooks, RunEvents, SqlClient.SqlClient)(
+    yield* Effect.context<Journal | Versions | NodeRegistry | Telemetry | RunSpans | RunEndHooks | RunEvents | SqlClient.SqlClient>()
   )
   const active = new Map<string, Active>()
   const { role, runnerLeaseSeconds } = yield* AppConfig
@@ -109,43 +105,12 @@ const RunHandlersLive = Layer.unwrapEffect(Effect.gen(function*() {
       }
     })
 
-  const recordCancel = (runId: string) =>
+  const recordCancelAndChildren = (runId: string) =>
     Effect.gen(function*() {
-      const loaded = yield* journal.load(runId)
-      if (loaded === undefined) return { outcome: "missing" as const }
-      if (isTerminal(loaded.run.status)) return { outcome: "terminal" as const, status: loaded.run.status }
-      const version = (yield* versions.get(loaded.run.workflow_id, loaded.run.version)) ?? runnableVersion({}, {}, new Map())
-      const state = new RunState(loaded, version)
-      const batch = new Batch()
-      batch.cancelHitl = true
-      for (const step of loaded.steps) {
-        if (step.status !== "running") continue
-        const node = version.byId.get(step.node_id)
-        batch.step({
-          id: step.id,
-          node_id: step.node_id,
-          node_type: node?.type ?? "agent",
-          node_name: node?.name ?? null,
-          status: "cancelled",
-          attempt: step.attempt,
-          position: step.position,
-          error: "Run cancelled",
-          started: false,
-          finished: true
-        })
-      }
-      let hitl = 0
-      const commit = (b: Batch) =>
-        Effect.suspend(() => {
-          const first = state.nextSeq
-          state.nextSeq += b.events.length
-          return journal.commit(state.run, b, first).pipe(Effect.tap((c) => Effect.sync(() => (hitl = c.hitlCancelled))))
-        })
-      yield* endRun(state, "cancelled", null, batch, commit, modules.wake)
-      for (const child of loaded.children) {
-        if (!isTerminal(child.status)) yield* modules.cancel(child.id)
-      }
-      return { outcome: "cancelled" as const, hitl_cancelled: hitl }
+      const recorded = yield* recordCancel(runId, modules.wake)
+      if (recorded.outcome !== "cancelled") return recorded
+      for (const child of recorded.children) yield* modules.cancel(child)
+      return { outcome: recorded.outcome, hitl_cancelled: recorded.hitl_cancelled }
     })
 
   const cancel = (runId: string) =>
@@ -154,7 +119,7 @@ const RunHandlersLive = Layer.unwrapEffect(Effect.gen(function*() {
       if (existing?.fiber !== undefined) yield* Fiber.interrupt(existing.fiber)
       const entry: Active = { wake: false, fiber: undefined }
       active.set(runId, entry)
-      return yield* recordCancel(runId).pipe(
+      return yield* recordCancelAndChildren(runId).pipe(
         Effect.provide(context),
         Effect.withTracerEnabled(true),
         Effect.ensuring(Effect.sync(() => active.get(runId) === entry && active.delete(runId)))
@@ -208,7 +173,7 @@ export const RunEntityLive = isolated(
   Versions,
   NodeRegistry,
   Telemetry,
-  RunTraceStore,
+  RunSpans,
   RunEndHooks,
   RunEvents,
   SqlClient.SqlClient,

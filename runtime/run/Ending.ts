@@ -1,12 +1,10 @@
-import { SqlClient } from "@effect/sql"
 import { Cause, Effect } from "effect"
-import { RunTraceStore } from "../../otel/RunTraceStore.js"
-import { Telemetry } from "../../otel/Telemetry.js"
 import { finalEventOf } from "../../schemas/RunLifecycle.js"
 import { lastCompletedOutput } from "../dag/Plan.js"
 import { renderString } from "../dag/Render.js"
 import type { Batch } from "./Batch.js"
-import type { Committed } from "./Journal.js"
+import { type Committed, Journal } from "./Journal.js"
+import { RunSpans } from "./Ports.js"
 import { type EndFollowUp, noFollowUp, RunEndHooks, type RunEnding } from "./RunEndHooks.js"
 import { RunEvents } from "./RunEvents.js"
 import type { RunState } from "./RunState.js"
@@ -41,9 +39,8 @@ export const endRun = (
 ) =>
   Effect.gen(function*() {
     const hooks = yield* RunEndHooks
-    const sql = yield* SqlClient.SqlClient
-    const telemetry = yield* Telemetry
-    const traces = yield* RunTraceStore
+    const journal = yield* Journal
+    const spans = yield* RunSpans
     const events = yield* RunEvents
     const { named, output } = status === "completed" ? outputsOf(state) : { named: {}, output: null }
     batch.run({
@@ -71,9 +68,9 @@ export const endRun = (
     }
     const follow = state.run.session_id === null
       ? yield* followed(noFollowUp)
-      : yield* sql.withTransaction(
+      : yield* journal.withTransaction(
         hooks.ended(ending).pipe(
-          sql.withTransaction,
+          journal.withTransaction,
           Effect.catchAllCause((cause) =>
             Cause.isInterruptedOnly(cause)
               ? Effect.failCause(cause)
@@ -81,10 +78,10 @@ export const endRun = (
           ),
           Effect.flatMap(followed)
         )
-      ).pipe(Effect.orDie)
+      )
     state.status = status
     yield* events.notify(state.run.id)
     yield* follow.afterCommit
     if (state.run.parent_run_id !== null) yield* wake(state.run.parent_run_id)
-    if (telemetry.exporting) yield* traces.exportRoot(state.run.id)
+    yield* spans.ended(state.run.id)
   })

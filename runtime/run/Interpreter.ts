@@ -1,5 +1,4 @@
 import { Cause, Data, Effect, Fiber, Queue } from "effect"
-import { Telemetry } from "../../otel/Telemetry.js"
 import { isTerminal } from "../../schemas/RunLifecycle.js"
 import { settleSkips } from "../dag/Plan.js"
 import type { NodeFailure } from "../nodes/NodeType.js"
@@ -7,6 +6,7 @@ import { Batch } from "./Batch.js"
 import { endRun } from "./Ending.js"
 import { Journal } from "./Journal.js"
 import { type NodeEnv, type Outcome, runNode } from "./NodeRun.js"
+import { RunSpans } from "./Ports.js"
 import { RunEvents } from "./RunEvents.js"
 import type { Journaled, RunRecord } from "./RunRecord.js"
 import { RunState } from "./RunState.js"
@@ -53,7 +53,7 @@ export const activate = (runId: string, controls: ActivationControls, fresh?: Ru
   return Effect.gen(function*() {
     const journal = yield* Journal
     const versions = yield* Versions
-    const telemetry = yield* Telemetry
+    const spans = yield* RunSpans
     const events = yield* RunEvents
     const loaded = fresh !== undefined ? nothingJournaled(fresh) : yield* journal.load(runId)
     if (loaded === undefined || isTerminal(loaded.run.status) || loaded.run.held) return "idle"
@@ -83,7 +83,19 @@ export const activate = (runId: string, controls: ActivationControls, fresh?: Ru
       })
     const commit = (batch: Batch) => Effect.uninterruptible(Effect.suspend(() => running === 0 ? commitNow(batch) : lock.withPermits(1)(commitNow(batch))))
     const finish = (status: "completed" | "failed", error: string | null, batch: Batch) =>
-      endRun(state, status, error, batch, commit, controls.wake).pipe(Effect.as("idle" as Activation))
+      Effect.suspend(() => {
+        // A failed run leaves nothing open: steps in flight or waiting (in this activation or an earlier one) are cancelled, and its HITL requests.
+        if (status === "failed") {
+          batch.cancelHitl = true
+          for (const nodeId of state.stepIds.keys()) {
+            const node = state.version.byId.get(nodeId)
+            const s = state.states.get(nodeId)
+            if (node === undefined || batch.steps.has(nodeId) || s === "completed" || s === "skipped" || s === "failed") continue
+            batch.step(state.closedStep(node, "cancelled", "The run failed"))
+          }
+        }
+        return endRun(state, status, error, batch, commit, controls.wake).pipe(Effect.as("idle" as Activation))
+      })
 
     if (version === undefined) return yield* finish("failed", `Version ${loaded.run.version} of the AI Employee is gone`, new Batch())
     if (version.problems.length > 0) {
@@ -100,7 +112,7 @@ export const activate = (runId: string, controls: ActivationControls, fresh?: Ru
     const env: NodeEnv = {
       state,
       commit,
-      takeSpans: () => telemetry.takeRun(runId),
+      takeSpans: () => spans.take(runId),
       startChild: (workflowId, input, nodeId) => controls.startChild(state, workflowId, input, nodeId)
     }
     const launch = (nodeId: string, inbox: Queue.Queue<Message>) =>
@@ -137,10 +149,6 @@ export const activate = (runId: string, controls: ActivationControls, fresh?: Ru
             // The first failure ends the run: the other nodes in flight are stopped and their steps cancelled.
             state.settle(received.nodeId, "failed")
             yield* Fiber.interruptAll(fibers)
-            for (const [nodeId, s] of state.states) {
-              if (s !== "running" || !state.started.has(nodeId)) continue
-              batch.step(state.closedStep(version.byId.get(nodeId)!, "cancelled", "The run failed"))
-            }
             return yield* finish("failed", received.error, batch)
           }
         }

@@ -1,3 +1,5 @@
+import { SqlClient } from "@effect/sql"
+import { SqlError } from "@effect/sql/SqlError"
 import { Context, Data, Effect, FiberRef, Layer, Metric, Schema } from "effect"
 import { runsEnded, runsPaused, runsStarted } from "../../otel/Metrics.js"
 import { PreparedSql } from "../../platform/PreparedSql.js"
@@ -84,11 +86,14 @@ export class Journal extends Context.Tag("Journal")<Journal, {
     firstSeq: number,
     guarded?: boolean
   ) => Effect.Effect<Committed>
+  /** Runs `effect` in one transaction with the commits inside it (a run's end and what its followers write). */
+  readonly withTransaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
 }>() {
   static readonly layer = Layer.effect(
     Journal,
     Effect.gen(function*() {
       const sql = yield* PreparedSql
+      const client = yield* SqlClient.SqlClient
 
       const load = (runId: string) =>
         sql.query<Record<string, unknown>>(LOAD, [runId]).pipe(
@@ -208,7 +213,10 @@ export class Journal extends Context.Tag("Journal")<Journal, {
           )
         })
 
-      return { load, commit }
+      const withTransaction = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+        client.withTransaction(effect).pipe(Effect.catchIf((e): e is SqlError => e instanceof SqlError, (e) => Effect.die(e)))
+
+      return { load, commit, withTransaction }
     })
   )
 }

@@ -4,6 +4,7 @@ import { NodeClusterSocket } from "@effect/platform-node"
 import { SqlClient } from "@effect/sql"
 import { Duration, Effect, Layer, Option } from "effect"
 import { RunTraceStore } from "../../otel/RunTraceStore.js"
+import { Telemetry } from "../../otel/Telemetry.js"
 import { AppConfig } from "../../platform/Config.js"
 import { isolated } from "../../platform/Isolated.js"
 import type { Mailer } from "../../platform/Mailer.js"
@@ -19,6 +20,7 @@ import { RunEntityLive } from "./Activations.js"
 import { ClusterWatchLive } from "./ClusterWatch.js"
 import { Journal } from "./Journal.js"
 import { RunPlacement } from "./Placement.js"
+import { RunSpans } from "./Ports.js"
 import { RecoveryLive } from "./Recovery.js"
 import type { RunEndHooks } from "./RunEndHooks.js"
 import { RunEvents } from "./RunEvents.js"
@@ -81,6 +83,16 @@ export const ShardingLive = isolated(PlacementLive, AppConfig, SqlClient.SqlClie
 /** What the kernel reads and writes through, besides placement. */
 const JournalLive = Layer.mergeAll(Journal.layer, Versions.layer, RunEvents.layer, RunTraceStore.layer, RunPlacement.Default)
 
+/** A run's spans go into its own commits; its root span is exported at its end when spans go out over OTLP. */
+const RunSpansLive = Layer.effect(
+  RunSpans,
+  Effect.gen(function*() {
+    const telemetry = yield* Telemetry
+    const traces = yield* RunTraceStore
+    return { take: telemetry.takeRun, ended: (runId) => telemetry.exporting ? traces.exportRoot(runId) : Effect.void }
+  })
+)
+
 /**
  * The run kernel: the run module (the one owner of runs), the run entity's handlers and the
  * recovery sweep, over the journal and placement. `hooks` follow runs to their end (chat) and are
@@ -96,6 +108,7 @@ export const kernelLive = <A, E, R>(hooks: Layer.Layer<RunEndHooks | A, E, R>) =
     Layer.provideMerge(hooks),
     Layer.provideMerge(AgentsLive),
     Layer.provideMerge(RunModule.layer),
+    Layer.provideMerge(RunSpansLive),
     Layer.provideMerge(JournalLive),
     Layer.provideMerge(ShardingLive)
   )

@@ -195,7 +195,6 @@ export const runNode = (node: NodeEnvelope, env: NodeEnv) =>
       spanId = Option.getOrUndefined(Option.map(yield* Effect.option(Effect.currentSpan), (s) => s.spanId))
       if (resolution === undefined) {
         yield* env.commit(new Batch().step(stepRow("running")).event("step_started", step, `step_started:${node.id}`, spanId))
-        state.started.add(node.id)
       }
       const outcome = yield* run(implementation).pipe(Effect.tapError(() => Effect.annotateCurrentSpan("step.status", "failed")))
       yield* Effect.annotateCurrentSpan("step.status", outcome._tag === "Done" ? "completed" : "waiting")

@@ -1,4 +1,5 @@
-import { Context, type Effect } from "effect"
+import { Context, Effect, Layer } from "effect"
+import type { SpanWrite } from "./Batch.js"
 
 /**
  * What the run kernel needs of the AI Employees it runs; the workflow service implements it.
@@ -14,3 +15,15 @@ export class RunnableWorkflows extends Context.Tag("RunnableWorkflows")<Runnable
     number: number
   ) => Effect.Effect<{ readonly dag: unknown; readonly config: unknown; readonly fixed: boolean } | undefined>
 }>() {}
+
+/**
+ * The run's spans as the kernel sees them: those ended so far, handed over for the run's own
+ * journal commit, and what follows a run's end (its root span exported when spans go out).
+ */
+export class RunSpans extends Context.Tag("RunSpans")<RunSpans, {
+  readonly take: (runId: string) => ReadonlyArray<SpanWrite>
+  readonly ended: (runId: string) => Effect.Effect<void>
+}>() {
+  /** Nothing traced (a kernel run without the telemetry stack: the in-memory journal's tests). */
+  static readonly none = Layer.succeed(RunSpans, { take: () => [], ended: () => Effect.void })
+}

@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
-import { Context, Effect, Layer } from "effect"
+import { Context, Effect, Either, Layer, Schema } from "effect"
 import { EventBus } from "../../platform/EventBus.js"
+import { RunStreamEvent } from "../../schemas/RunLifecycle.js"
 
 export interface StoredEvent {
   readonly seq: number
@@ -8,8 +9,17 @@ export interface StoredEvent {
   readonly payload: Record<string, unknown>
 }
 
-/** The SSE body of an event: its type, the run and its fields. */
-export const eventJson = (runId: string, e: StoredEvent) => ({ type: e.type, run_id: runId, ...e.payload })
+const decodeEvent = Schema.decodeUnknownEither(RunStreamEvent, { onExcessProperty: "preserve" })
+
+/**
+ * The SSE body of an event: its type, the run and its fields, as the lifecycle module's
+ * `RunStreamEvent` reads them (`contract: false`: an event stored in a shape the union no longer
+ * describes, sent as stored, since a stream never drops an event).
+ */
+export const eventJson = (runId: string, e: StoredEvent): { readonly json: RunStreamEvent | Record<string, unknown>; readonly contract: boolean } => {
+  const json = { type: e.type, run_id: runId, ...e.payload }
+  return Either.match(decodeEvent(json), { onLeft: () => ({ json, contract: false }), onRight: (event) => ({ json: event, contract: true }) })
+}
 
 export const runChannel = (runId: string) => `run:${runId}`
 

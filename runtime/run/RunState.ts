@@ -29,8 +29,6 @@ export class RunState {
   readonly hitl = new Map<string, HitlState>()
   readonly waits = new Map<string, WaitState>()
   readonly children = new Map<string, ChildState>()
-  /** Steps whose start was committed in this activation (a failure elsewhere cancels them). */
-  readonly started = new Set<string>()
   /** Writes that go with the next commit: skips, run transitions. */
   carry = new Batch()
   nextSeq: number

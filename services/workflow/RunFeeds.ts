@@ -12,16 +12,20 @@ export interface FeedBatch {
   /** The run's last event is in it: the stream ends after it. */
   readonly final: boolean
   readonly bytes: Uint8Array
+  /** Events the lifecycle module's union does not describe (sent as stored). */
+  readonly unreadable: ReadonlyArray<string>
 }
 
 const batchOf = (runId: string, events: ReadonlyArray<StoredEvent>): FeedBatch => {
   const end = events.findIndex((e) => isFinalEvent(e.type))
   const kept = end === -1 ? events : events.slice(0, end + 1)
+  const encoded = kept.map((e) => ({ e, ...eventJson(runId, e) }))
   return {
     events: kept,
     last: kept.at(-1)?.seq ?? 0,
     final: end !== -1,
-    bytes: encoder.encode(kept.map((e) => `id: ${e.seq}\ndata: ${JSON.stringify(eventJson(runId, e))}\n\n`).join(""))
+    bytes: encoder.encode(encoded.map(({ e, json }) => `id: ${e.seq}\ndata: ${JSON.stringify(json)}\n\n`).join("")),
+    unreadable: encoded.filter((x) => !x.contract).map(({ e }) => `${e.seq} ${e.type}`)
   }
 }
 
@@ -47,8 +51,14 @@ export class RunFeeds extends Effect.Service<RunFeeds>()("RunFeeds", {
       Stream.make(undefined).pipe(
         Stream.concat(Stream.merge(bus.subscribe(runChannel(runId)), Stream.tick("1 second"))),
         Stream.runFoldEffect(from, (position, _trigger) =>
-          Effect.flatMap(events.after(runId, position), (batch) =>
-            batch.length === 0 ? Effect.succeed(position) : Effect.as(PubSub.publish(hub, batchOf(runId, batch)), batch.at(-1)!.seq))),
+          Effect.flatMap(events.after(runId, position), (batch) => {
+            if (batch.length === 0) return Effect.succeed(position)
+            const feed = batchOf(runId, batch)
+            const warn = feed.unreadable.length === 0
+              ? Effect.void
+              : Effect.logWarning(`Run ${runId}: events not described by RunStreamEvent, sent as stored: ${feed.unreadable.join(", ")}`)
+            return warn.pipe(Effect.zipRight(PubSub.publish(hub, feed)), Effect.as(batch.at(-1)!.seq))
+          })),
         Effect.asVoid
       )
 

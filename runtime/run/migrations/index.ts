@@ -1,11 +1,17 @@
 import type { MigrationSet } from "../../../platform/Migrations.js"
 import m0001 from "./0001_kernel.js"
 import m0002 from "./0002_journal.js"
+import m0003 from "./0003_run_tables_here.js"
 
+/**
+ * Every run table's definition. Runs after the workflow service's set (runs refer to
+ * workflows) and before every set whose tables refer to runs.
+ */
 export const runMigrationSet: MigrationSet = {
   table: "run_migrations",
   migrations: {
     "0001_kernel": m0001,
-    "0002_journal": m0002
+    "0002_journal": m0002,
+    "0003_run_tables_here": m0003
   }
 }

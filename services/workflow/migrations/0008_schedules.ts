@@ -2,8 +2,9 @@ import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 
 /**
- * One schedule per AI Employee, and what scheduled runs record. A fire time has at most one run
- * (the unique index): the fire claim and this index both keep a fire from starting twice.
+ * One schedule per AI Employee. What scheduled runs record (their fire time, at most one run per
+ * fire time by a unique index, and why one was skipped) is on the run tables, in the run
+ * kernel's migration set.
  */
 export default Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
@@ -25,8 +26,4 @@ export default Effect.gen(function*() {
       updated_at timestamptz NOT NULL DEFAULT now()
     )`
   yield* sql`CREATE INDEX schedules_due ON schedules (next_fire_at) WHERE enabled`
-  yield* sql`ALTER TABLE runs ADD COLUMN scheduled_fire_time timestamptz, ADD COLUMN skip_reason text`
-  yield* sql`CREATE UNIQUE INDEX runs_schedule_fire ON runs (workflow_id, scheduled_fire_time) WHERE scheduled_fire_time IS NOT NULL`
-  yield* sql`CREATE INDEX runs_schedule_active ON runs (workflow_id)
-    WHERE scheduled_fire_time IS NOT NULL AND status IN ('pending', 'running', 'paused')`
 })

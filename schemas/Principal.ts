@@ -1,4 +1,4 @@
-import { Context, Schema } from "effect"
+import { Context, Effect, Schema } from "effect"
 import { ApiKeyId, TenantId, UserId } from "./Ids.js"
 import { Role } from "./Roles.js"
 import { TenantSettings } from "./Tenant.js"
@@ -33,3 +33,6 @@ export const Principal = Schema.Struct({
 export type Principal = typeof Principal.Type
 
 export class CurrentPrincipal extends Context.Tag("CurrentPrincipal")<CurrentPrincipal, Principal>() {}
+
+/** How a handler acts for its caller: every handler reaches the principal this one way. */
+export const asCaller = <A, E, R>(f: (principal: Principal) => Effect.Effect<A, E, R>) => Effect.flatMap(CurrentPrincipal, f)

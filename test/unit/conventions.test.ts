@@ -56,4 +56,18 @@ describe("source files", () => {
     assert.isAbove(files.length, 300)
     assert.deepStrictEqual(long, [])
   })
+
+  it("handlers reach their caller one way: asCaller (schemas/Principal.ts), never the CurrentPrincipal tag itself", async () => {
+    const { readdir, readFile } = await import("node:fs/promises")
+    const path = await import("node:path")
+    const root = path.join(import.meta.dirname, "..", "..", "services")
+    const files = (await readdir(root, { recursive: true })).filter((f) => f.endsWith(".ts"))
+    const offenders: Array<string> = []
+    for (const file of files) {
+      const text = await readFile(path.join(root, file), "utf8")
+      if (/yield\* CurrentPrincipal|Effect\.(flatMap|map|andThen)\(CurrentPrincipal|= CurrentPrincipal\b/.test(text)) offenders.push(file)
+    }
+    assert.isAbove(files.length, 100)
+    assert.deepStrictEqual(offenders, [])
+  })
 })

@@ -3,7 +3,7 @@ import { Effect } from "effect"
 import { Audit } from "../../../platform/Audit.js"
 import { PlatformApi } from "../../../schemas/Api.js"
 import { requireRole, USER_ADMINS } from "../../../schemas/Authorization.js"
-import { CurrentPrincipal } from "../../../schemas/Principal.js"
+import { asCaller } from "../../../schemas/Principal.js"
 import { Directory } from "../Directory.js"
 import { Groups } from "../Groups.js"
 import { SsoConfigs } from "../SsoConfigs.js"
@@ -15,48 +15,49 @@ export const TenantsHttp = HttpApiBuilder.group(PlatformApi, "tenants", (handler
     const sso = yield* SsoConfigs
     const domains = yield* SsoDomains
     return handlers
-      .handle("create", ({ payload }) => Effect.flatMap(CurrentPrincipal, (p) => directory.createTenant(p, payload)))
-      .handle("list", ({ urlParams }) => Effect.flatMap(CurrentPrincipal, (p) => directory.listTenants(p, urlParams)))
-      .handle("updateSettings", ({ path, payload }) => Effect.flatMap(CurrentPrincipal, (p) => directory.updateSettings(p, path.id, payload)))
-      .handle("getSso", ({ path }) => Effect.flatMap(CurrentPrincipal, (p) => sso.get(p, path.id)))
-      .handle("putSso", ({ path, payload }) => Effect.flatMap(CurrentPrincipal, (p) => sso.put(p, path.id, payload)))
-      .handle("deleteSso", ({ path }) => Effect.flatMap(CurrentPrincipal, (p) => sso.remove(p, path.id)))
-      .handle("ssoDomainClaims", ({ urlParams }) => Effect.flatMap(CurrentPrincipal, (p) => domains.list(p, urlParams.status)))
-      .handle("approveSsoDomain", ({ path }) => Effect.flatMap(CurrentPrincipal, (p) => domains.decide(p, path.id, path.domain, "approved")))
-      .handle("rejectSsoDomain", ({ path }) => Effect.flatMap(CurrentPrincipal, (p) => domains.decide(p, path.id, path.domain, "rejected")))
+      .handle("create", ({ payload }) => asCaller((p) => directory.createTenant(p, payload)))
+      .handle("list", ({ urlParams }) => asCaller((p) => directory.listTenants(p, urlParams)))
+      .handle("updateSettings", ({ path, payload }) => asCaller((p) => directory.updateSettings(p, path.id, payload)))
+      .handle("getSso", ({ path }) => asCaller((p) => sso.get(p, path.id)))
+      .handle("putSso", ({ path, payload }) => asCaller((p) => sso.put(p, path.id, payload)))
+      .handle("deleteSso", ({ path }) => asCaller((p) => sso.remove(p, path.id)))
+      .handle("ssoDomainClaims", ({ urlParams }) => asCaller((p) => domains.list(p, urlParams.status)))
+      .handle("approveSsoDomain", ({ path }) => asCaller((p) => domains.decide(p, path.id, path.domain, "approved")))
+      .handle("rejectSsoDomain", ({ path }) => asCaller((p) => domains.decide(p, path.id, path.domain, "rejected")))
   }))
 
 export const UsersHttp = HttpApiBuilder.group(PlatformApi, "users", (handlers) =>
   Effect.gen(function*() {
     const directory = yield* Directory
     return handlers
-      .handle("create", ({ payload }) => Effect.flatMap(CurrentPrincipal, (p) => directory.createUser(p, payload)))
-      .handle("list", ({ urlParams }) => Effect.flatMap(CurrentPrincipal, (p) => directory.listUsers(p, urlParams)))
-      .handle("update", ({ path, payload }) => Effect.flatMap(CurrentPrincipal, (p) => directory.updateUser(p, path.id, payload)))
-      .handle("remove", ({ path }) => Effect.flatMap(CurrentPrincipal, (p) => directory.removeUser(p, path.id)))
+      .handle("create", ({ payload }) => asCaller((p) => directory.createUser(p, payload)))
+      .handle("list", ({ urlParams }) => asCaller((p) => directory.listUsers(p, urlParams)))
+      .handle("update", ({ path, payload }) => asCaller((p) => directory.updateUser(p, path.id, payload)))
+      .handle("remove", ({ path }) => asCaller((p) => directory.removeUser(p, path.id)))
   }))
 
 export const GroupsHttp = HttpApiBuilder.group(PlatformApi, "groups", (handlers) =>
   Effect.gen(function*() {
     const groups = yield* Groups
     return handlers
-      .handle("create", ({ payload }) => Effect.flatMap(CurrentPrincipal, (p) => groups.create(p, payload)))
-      .handle("list", ({ urlParams }) => Effect.flatMap(CurrentPrincipal, (p) => groups.list(p, urlParams)))
-      .handle("get", ({ path }) => Effect.flatMap(CurrentPrincipal, (p) => groups.get(p, path.id)))
-      .handle("update", ({ path, payload }) => Effect.flatMap(CurrentPrincipal, (p) => groups.update(p, path.id, payload)))
-      .handle("remove", ({ path }) => Effect.flatMap(CurrentPrincipal, (p) => groups.remove(p, path.id)))
-      .handle("members", ({ path, urlParams }) => Effect.flatMap(CurrentPrincipal, (p) => groups.members(p, path.id, urlParams)))
-      .handle("addMember", ({ path, payload }) => Effect.flatMap(CurrentPrincipal, (p) => groups.addMember(p, path.id, payload)))
-      .handle("removeMember", ({ path }) => Effect.flatMap(CurrentPrincipal, (p) => groups.removeMember(p, path.id, path.user_id)))
+      .handle("create", ({ payload }) => asCaller((p) => groups.create(p, payload)))
+      .handle("list", ({ urlParams }) => asCaller((p) => groups.list(p, urlParams)))
+      .handle("get", ({ path }) => asCaller((p) => groups.get(p, path.id)))
+      .handle("update", ({ path, payload }) => asCaller((p) => groups.update(p, path.id, payload)))
+      .handle("remove", ({ path }) => asCaller((p) => groups.remove(p, path.id)))
+      .handle("members", ({ path, urlParams }) => asCaller((p) => groups.members(p, path.id, urlParams)))
+      .handle("addMember", ({ path, payload }) => asCaller((p) => groups.addMember(p, path.id, payload)))
+      .handle("removeMember", ({ path }) => asCaller((p) => groups.removeMember(p, path.id, path.user_id)))
   }))
 
 export const AuditHttp = HttpApiBuilder.group(PlatformApi, "audit", (handlers) =>
   Effect.gen(function*() {
     const audit = yield* Audit
     return handlers.handle("list", ({ urlParams }) =>
-      Effect.gen(function*() {
-        const principal = yield* CurrentPrincipal
-        yield* requireRole(principal, USER_ADMINS)
-        return yield* audit.list(principal, urlParams)
-      }))
+      asCaller((principal) =>
+        Effect.gen(function*() {
+          yield* requireRole(principal, USER_ADMINS)
+          return yield* audit.list(principal, urlParams)
+        })
+      ))
   }))

@@ -3,7 +3,7 @@ import { Effect } from "effect"
 import { readMultipartUpload } from "../../../platform/MultipartUpload.js"
 import { PlatformApi } from "../../../schemas/Api.js"
 import { badRequest } from "../../../schemas/Errors.js"
-import { CurrentPrincipal } from "../../../schemas/Principal.js"
+import { asCaller } from "../../../schemas/Principal.js"
 import { Configs } from "../Configs.js"
 import { Datasets, MAX_DATASET_BYTES } from "../Datasets.js"
 import { EvalRuns } from "../EvalRuns.js"
@@ -25,30 +25,29 @@ export const EvalHttp = HttpApiBuilder.group(PlatformApi, "eval", (handlers) =>
     const rubrics = yield* Rubrics
     const configs = yield* Configs
     const runs = yield* EvalRuns
-    const as = <A, E, R>(f: (p: typeof CurrentPrincipal.Service) => Effect.Effect<A, E, R>) => Effect.flatMap(CurrentPrincipal, f)
     return handlers
-      .handleRaw("createDataset", () => as((p) => Effect.flatMap(readDataset, (upload) => datasets.create(p, upload))))
-      .handle("mapDataset", ({ path, payload }) => as((p) => datasets.map(p, path.id, payload)))
-      .handle("datasets", ({ urlParams }) => as((p) => datasets.list(p, urlParams.workflow_id)))
-      .handle("dataset", ({ path }) => as((p) => datasets.get(p, path.id)))
-      .handle("deleteDataset", ({ path }) => as((p) => datasets.remove(p, path.id)))
-      .handle("rows", ({ path, urlParams }) => as((p) => datasets.rows(p, path.id, urlParams)))
-      .handle("createRubric", ({ payload }) => as((p) => rubrics.create(p, payload)))
-      .handle("generateRubric", ({ payload }) => as((p) => rubrics.generate(p, payload)))
-      .handle("rubrics", ({ urlParams }) => as((p) => rubrics.list(p, urlParams.workflow_id)))
-      .handle("rubric", ({ path }) => as((p) => rubrics.get(p, path.id)))
-      .handle("replaceRubric", ({ path, payload }) => as((p) => rubrics.replace(p, path.id, payload)))
-      .handle("deleteRubric", ({ path }) => as((p) => rubrics.remove(p, path.id)))
-      .handle("createConfig", ({ payload }) => as((p) => configs.create(p, payload)))
-      .handle("configs", ({ urlParams }) => as((p) => configs.list(p, urlParams.workflow_id)))
-      .handle("config", ({ path }) => as((p) => configs.get(p, path.id)))
-      .handle("replaceConfig", ({ path, payload }) => as((p) => configs.replace(p, path.id, payload)))
-      .handle("deleteConfig", ({ path }) => as((p) => configs.remove(p, path.id)))
-      .handle("createRun", ({ headers, payload }) => as((p) => runs.create(p, payload, headers["idempotency-key"])))
-      .handle("runs", ({ urlParams }) => as((p) => runs.list(p, urlParams)))
-      .handle("compare", ({ urlParams }) => as((p) => runs.compare(p, urlParams.run_id_1, urlParams.run_id_2)))
-      .handle("run", ({ path }) => as((p) => runs.get(p, path.id)))
-      .handle("cancelRun", ({ path }) => as((p) => runs.cancel(p, path.id)))
-      .handle("results", ({ path, urlParams }) => as((p) => runs.results(p, path.id, urlParams)))
-      .handle("result", ({ path }) => as((p) => runs.result(p, path.id)))
+      .handleRaw("createDataset", () => asCaller((p) => Effect.flatMap(readDataset, (upload) => datasets.create(p, upload))))
+      .handle("mapDataset", ({ path, payload }) => asCaller((p) => datasets.map(p, path.id, payload)))
+      .handle("datasets", ({ urlParams }) => asCaller((p) => datasets.list(p, urlParams.workflow_id)))
+      .handle("dataset", ({ path }) => asCaller((p) => datasets.get(p, path.id)))
+      .handle("deleteDataset", ({ path }) => asCaller((p) => datasets.remove(p, path.id)))
+      .handle("rows", ({ path, urlParams }) => asCaller((p) => datasets.rows(p, path.id, urlParams)))
+      .handle("createRubric", ({ payload }) => asCaller((p) => rubrics.create(p, payload)))
+      .handle("generateRubric", ({ payload }) => asCaller((p) => rubrics.generate(p, payload)))
+      .handle("rubrics", ({ urlParams }) => asCaller((p) => rubrics.list(p, urlParams.workflow_id)))
+      .handle("rubric", ({ path }) => asCaller((p) => rubrics.get(p, path.id)))
+      .handle("replaceRubric", ({ path, payload }) => asCaller((p) => rubrics.replace(p, path.id, payload)))
+      .handle("deleteRubric", ({ path }) => asCaller((p) => rubrics.remove(p, path.id)))
+      .handle("createConfig", ({ payload }) => asCaller((p) => configs.create(p, payload)))
+      .handle("configs", ({ urlParams }) => asCaller((p) => configs.list(p, urlParams.workflow_id)))
+      .handle("config", ({ path }) => asCaller((p) => configs.get(p, path.id)))
+      .handle("replaceConfig", ({ path, payload }) => asCaller((p) => configs.replace(p, path.id, payload)))
+      .handle("deleteConfig", ({ path }) => asCaller((p) => configs.remove(p, path.id)))
+      .handle("createRun", ({ headers, payload }) => asCaller((p) => runs.create(p, payload, headers["idempotency-key"])))
+      .handle("runs", ({ urlParams }) => asCaller((p) => runs.list(p, urlParams)))
+      .handle("compare", ({ urlParams }) => asCaller((p) => runs.compare(p, urlParams.run_id_1, urlParams.run_id_2)))
+      .handle("run", ({ path }) => asCaller((p) => runs.get(p, path.id)))
+      .handle("cancelRun", ({ path }) => asCaller((p) => runs.cancel(p, path.id)))
+      .handle("results", ({ path, urlParams }) => asCaller((p) => runs.results(p, path.id, urlParams)))
+      .handle("result", ({ path }) => asCaller((p) => runs.result(p, path.id)))
   }))

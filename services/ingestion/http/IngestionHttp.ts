@@ -5,7 +5,7 @@ import { readFile } from "node:fs/promises"
 import { PlatformApi } from "../../../schemas/Api.js"
 import { badRequest } from "../../../schemas/Errors.js"
 import { DocumentRequest } from "../../../schemas/Knowledge.js"
-import { CurrentPrincipal } from "../../../schemas/Principal.js"
+import { asCaller } from "../../../schemas/Principal.js"
 import { Knowledge } from "../Knowledge.js"
 
 const MAX_FILE_BYTES = 10 * 1024 * 1024
@@ -51,21 +51,18 @@ const readUpload = Effect.gen(function*() {
 export const IngestionHttp = HttpApiBuilder.group(PlatformApi, "ingestion", (handlers) =>
   Effect.gen(function*() {
     const knowledge = yield* Knowledge
-    const as = CurrentPrincipal
     return handlers
-      .handle("createKb", ({ payload }) => Effect.flatMap(as, (p) => knowledge.create(p, payload)))
-      .handle("listKbs", ({ urlParams }) => Effect.flatMap(as, (p) => knowledge.list(p, urlParams)))
-      .handle("getKb", ({ path }) => Effect.flatMap(as, (p) => knowledge.get(p, path.id)))
-      .handle("updateKb", ({ path, payload }) => Effect.flatMap(as, (p) => knowledge.update(p, path.id, payload)))
-      .handle("deleteKb", ({ path }) => Effect.flatMap(as, (p) => knowledge.remove(p, path.id)))
-      .handleRaw("addDocument", ({ path }) =>
-        Effect.gen(function*() {
-          const principal = yield* as
-          const upload = yield* readUpload
-          return yield* knowledge.addDocument(principal, path.id, upload)
-        }))
-      .handle("documents", ({ path, urlParams }) => Effect.flatMap(as, (p) => knowledge.documents(p, path.id, urlParams)))
-      .handle("document", ({ path }) => Effect.flatMap(as, (p) => knowledge.document(p, path.id, path.doc_id)))
-      .handle("deleteDocument", ({ path }) => Effect.flatMap(as, (p) => knowledge.removeDocument(p, path.id, path.doc_id)))
-      .handle("search", ({ path, payload }) => Effect.flatMap(as, (p) => knowledge.search(p, path.id, payload)))
+      .handle("createKb", ({ payload }) => asCaller((p) => knowledge.create(p, payload)))
+      .handle("listKbs", ({ urlParams }) => asCaller((p) => knowledge.list(p, urlParams)))
+      .handle("getKb", ({ path }) => asCaller((p) => knowledge.get(p, path.id)))
+      .handle("updateKb", ({ path, payload }) => asCaller((p) => knowledge.update(p, path.id, payload)))
+      .handle("deleteKb", ({ path }) => asCaller((p) => knowledge.remove(p, path.id)))
+      .handleRaw(
+        "addDocument",
+        ({ path }) => asCaller((principal) => Effect.flatMap(readUpload, (upload) => knowledge.addDocument(principal, path.id, upload)))
+      )
+      .handle("documents", ({ path, urlParams }) => asCaller((p) => knowledge.documents(p, path.id, urlParams)))
+      .handle("document", ({ path }) => asCaller((p) => knowledge.document(p, path.id, path.doc_id)))
+      .handle("deleteDocument", ({ path }) => asCaller((p) => knowledge.removeDocument(p, path.id, path.doc_id)))
+      .handle("search", ({ path, payload }) => asCaller((p) => knowledge.search(p, path.id, payload)))
   }))

@@ -2,7 +2,7 @@ import { HttpApiBuilder, HttpServerRequest } from "@effect/platform"
 import { Effect } from "effect"
 import { PlatformApi } from "../../../schemas/Api.js"
 import { PayloadTooLarge } from "../../../schemas/Errors.js"
-import { CurrentPrincipal } from "../../../schemas/Principal.js"
+import { asCaller, type CurrentPrincipal, type Principal } from "../../../schemas/Principal.js"
 import { MyTickets } from "../MyTickets.js"
 import { Queues } from "../Queues.js"
 import { Tickets } from "../Tickets.js"
@@ -28,31 +28,31 @@ export const TicketingHttp = HttpApiBuilder.group(
   "ticketing",
   (handlers) =>
     Effect.map(Effect.all([Tickets, Queues, MyTickets]), ([tickets, queues, myTickets]) => {
-      const as = <A, E, R>(
-        f: (p: typeof CurrentPrincipal.Service) => Effect.Effect<A, E, R>
+      const asCallerWithinLimit = <A, E, R>(
+        f: (p: Principal) => Effect.Effect<A, E, R>
       ): Effect.Effect<A, E | PayloadTooLarge, R | CurrentPrincipal | HttpServerRequest.HttpServerRequest> =>
         Effect.flatMap(
           HttpServerRequest.HttpServerRequest,
-          (request): Effect.Effect<A, E | PayloadTooLarge, R | CurrentPrincipal> => Effect.zipRight(withinLimit(request), Effect.flatMap(CurrentPrincipal, f))
+          (request): Effect.Effect<A, E | PayloadTooLarge, R | CurrentPrincipal> => Effect.zipRight(withinLimit(request), asCaller(f))
         )
       return handlers
-        .handle("queues", ({ urlParams }) => as((p) => queues.queues(p, urlParams.routable === true)))
-        .handle("bindQueue", ({ path, payload }) => as((p) => queues.bind(p, path.groupID, payload)))
-        .handle("routing", ({ path, payload }) => as((p) => queues.routing(p, path.groupID, payload.routing_description)))
-        .handle("createTicket", ({ path, payload }) => as((p) => tickets.create(p, path.groupID, payload)))
-        .handle("tickets", ({ path, urlParams }) => as((p) => tickets.list(p, path.groupID, urlParams)))
-        .handle("ticket", ({ path }) => as((p) => tickets.get(p, path.groupID, path.ticketID)))
-        .handle("updateTicket", ({ path, payload }) => as((p) => tickets.update(p, path.groupID, path.ticketID, payload)))
-        .handle("setStatus", ({ path, payload }) => as((p) => tickets.status(p, path.groupID, path.ticketID, payload.status)))
-        .handle("close", ({ path, payload }) => as((p) => tickets.close(p, path.groupID, path.ticketID, payload.resolution)))
-        .handle("assign", ({ path, payload }) => as((p) => tickets.assign(p, path.groupID, path.ticketID, payload.assignee_email)))
-        .handle("move", ({ path, payload }) => as((p) => tickets.move(p, path.groupID, path.ticketID, payload.group_id)))
-        .handle("deleteTicket", ({ path }) => as((p) => tickets.remove(p, path.groupID, path.ticketID)))
-        .handle("subticket", ({ path, payload }) => as((p) => tickets.subticket(p, path.groupID, path.ticketID, payload)))
-        .handle("children", ({ path }) => as((p) => tickets.children(p, path.groupID, path.ticketID)))
-        .handle("comment", ({ path, payload }) => as((p) => tickets.comment(p, path.groupID, path.ticketID, payload)))
-        .handle("comments", ({ path }) => as((p) => tickets.comments(p, path.groupID, path.ticketID)))
-        .handle("events", ({ path }) => as((p) => tickets.events(p, path.groupID, path.ticketID)))
-        .handle("myTickets", ({ urlParams }) => as((p) => myTickets.mine(p, urlParams)))
+        .handle("queues", ({ urlParams }) => asCallerWithinLimit((p) => queues.queues(p, urlParams.routable === true)))
+        .handle("bindQueue", ({ path, payload }) => asCallerWithinLimit((p) => queues.bind(p, path.groupID, payload)))
+        .handle("routing", ({ path, payload }) => asCallerWithinLimit((p) => queues.routing(p, path.groupID, payload.routing_description)))
+        .handle("createTicket", ({ path, payload }) => asCallerWithinLimit((p) => tickets.create(p, path.groupID, payload)))
+        .handle("tickets", ({ path, urlParams }) => asCallerWithinLimit((p) => tickets.list(p, path.groupID, urlParams)))
+        .handle("ticket", ({ path }) => asCallerWithinLimit((p) => tickets.get(p, path.groupID, path.ticketID)))
+        .handle("updateTicket", ({ path, payload }) => asCallerWithinLimit((p) => tickets.update(p, path.groupID, path.ticketID, payload)))
+        .handle("setStatus", ({ path, payload }) => asCallerWithinLimit((p) => tickets.status(p, path.groupID, path.ticketID, payload.status)))
+        .handle("close", ({ path, payload }) => asCallerWithinLimit((p) => tickets.close(p, path.groupID, path.ticketID, payload.resolution)))
+        .handle("assign", ({ path, payload }) => asCallerWithinLimit((p) => tickets.assign(p, path.groupID, path.ticketID, payload.assignee_email)))
+        .handle("move", ({ path, payload }) => asCallerWithinLimit((p) => tickets.move(p, path.groupID, path.ticketID, payload.group_id)))
+        .handle("deleteTicket", ({ path }) => asCallerWithinLimit((p) => tickets.remove(p, path.groupID, path.ticketID)))
+        .handle("subticket", ({ path, payload }) => asCallerWithinLimit((p) => tickets.subticket(p, path.groupID, path.ticketID, payload)))
+        .handle("children", ({ path }) => asCallerWithinLimit((p) => tickets.children(p, path.groupID, path.ticketID)))
+        .handle("comment", ({ path, payload }) => asCallerWithinLimit((p) => tickets.comment(p, path.groupID, path.ticketID, payload)))
+        .handle("comments", ({ path }) => asCallerWithinLimit((p) => tickets.comments(p, path.groupID, path.ticketID)))
+        .handle("events", ({ path }) => asCallerWithinLimit((p) => tickets.events(p, path.groupID, path.ticketID)))
+        .handle("myTickets", ({ urlParams }) => asCallerWithinLimit((p) => myTickets.mine(p, urlParams)))
     })
 )

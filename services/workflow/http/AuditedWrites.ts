@@ -1,7 +1,7 @@
 import { Effect } from "effect"
 import type { Audit } from "../../../platform/Audit.js"
 import type { Principal } from "../../../schemas/Principal.js"
-import { CurrentPrincipal } from "../../../schemas/Principal.js"
+import { asCaller } from "../../../schemas/Principal.js"
 
 /**
  * Writes to AI Employees recorded in the audit trail once they succeed, under either path:
@@ -10,16 +10,17 @@ import { CurrentPrincipal } from "../../../schemas/Principal.js"
  */
 export const auditedWrites = (audit: Audit, flavour: "workflow" | "ai_employee") => ({
   audited: <A, E>(action: string, id: string | ((a: A) => string), details: Record<string, unknown> | undefined, run: (p: Principal) => Effect.Effect<A, E>) =>
-    Effect.gen(function*() {
-      const principal = yield* CurrentPrincipal
-      const result = yield* run(principal)
-      yield* audit.record(principal, {
-        action: `${flavour}.${action}`,
-        resourceType: flavour,
-        resourceId: typeof id === "string" ? id : id(result),
-        details
+    asCaller((principal) =>
+      Effect.gen(function*() {
+        const result = yield* run(principal)
+        yield* audit.record(principal, {
+          action: `${flavour}.${action}`,
+          resourceType: flavour,
+          resourceId: typeof id === "string" ? id : id(result),
+          details
+        })
+        return result
       })
-      return result
-    }),
-  read: <A, E>(run: (p: Principal) => Effect.Effect<A, E>) => Effect.flatMap(CurrentPrincipal, run)
+    ),
+  read: <A, E>(run: (p: Principal) => Effect.Effect<A, E>) => asCaller(run)
 })

@@ -2,7 +2,7 @@ import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
 import { lastEventId } from "../../../platform/http/LastEventId.js"
 import { PlatformApi } from "../../../schemas/Api.js"
-import { CurrentPrincipal } from "../../../schemas/Principal.js"
+import { asCaller } from "../../../schemas/Principal.js"
 import { Hitl } from "../Hitl.js"
 import { Runs } from "../Runs.js"
 import { RunStream } from "../RunStream.js"
@@ -13,39 +13,33 @@ export const RunsHttp = HttpApiBuilder.group(PlatformApi, "runs", (handlers) =>
     const runs = yield* Runs
     const stream = yield* RunStream
     const traces = yield* Traces
-    const as = CurrentPrincipal
     return handlers
       .handle("run", ({ headers, path, payload }) =>
-        Effect.flatMap(as, (p) => runs.start(p, path.id, payload, { dryRun: false, idempotencyKey: headers["idempotency-key"] })))
+        asCaller((p) => runs.start(p, path.id, payload, { dryRun: false, idempotencyKey: headers["idempotency-key"] })))
       .handle("dryRun", ({ headers, path, payload }) =>
-        Effect.flatMap(as, (p) =>
-          runs.start(p, path.id, payload, { dryRun: true, idempotencyKey: headers["idempotency-key"] })))
+        asCaller((p) =>
+          runs.start(p, path.id, payload, { dryRun: true, idempotencyKey: headers["idempotency-key"] })
+        ))
       .handle("get", ({ path }) =>
-        Effect.flatMap(as, (p) =>
-          runs.get(p, path.run_id)))
-      .handle("steps", ({ path }) => Effect.flatMap(as, (p) => runs.steps(p, path.run_id)))
-      .handle("stream", ({ path }) =>
-        Effect.gen(function*() {
-          const principal = yield* as
-          return yield* stream.open(principal, path.run_id, yield* lastEventId)
-        }))
-      .handle("externalToolSnapshots", ({ path }) => Effect.flatMap(as, (p) => runs.externalToolSnapshots(p, path.run_id)))
-      .handle("listForWorkflow", ({ path, urlParams }) => Effect.flatMap(as, (p) => runs.listForWorkflow(p, path.id, urlParams)))
-      .handle("recent", ({ urlParams }) => Effect.flatMap(as, (p) => runs.recent(p, urlParams)))
-      .handle("history", ({ urlParams }) => Effect.flatMap(as, (p) => runs.history(p, urlParams)))
-      .handle("cancel", ({ path }) => Effect.flatMap(as, (p) => runs.cancel(p, path.id)))
-      .handle("trace", ({ path }) => Effect.flatMap(as, (p) => traces.runTrace(p, path.run_id)))
-      .handle("workflowTrace", ({ path, urlParams }) => Effect.flatMap(as, (p) => traces.workflowTrace(p, path.id, urlParams)))
+        asCaller((p) => runs.get(p, path.run_id)))
+      .handle("steps", ({ path }) => asCaller((p) => runs.steps(p, path.run_id)))
+      .handle("stream", ({ path }) => asCaller((principal) => Effect.flatMap(lastEventId, (last) => stream.open(principal, path.run_id, last))))
+      .handle("externalToolSnapshots", ({ path }) => asCaller((p) => runs.externalToolSnapshots(p, path.run_id)))
+      .handle("listForWorkflow", ({ path, urlParams }) => asCaller((p) => runs.listForWorkflow(p, path.id, urlParams)))
+      .handle("recent", ({ urlParams }) => asCaller((p) => runs.recent(p, urlParams)))
+      .handle("history", ({ urlParams }) => asCaller((p) => runs.history(p, urlParams)))
+      .handle("cancel", ({ path }) => asCaller((p) => runs.cancel(p, path.id)))
+      .handle("trace", ({ path }) => asCaller((p) => traces.runTrace(p, path.run_id)))
+      .handle("workflowTrace", ({ path, urlParams }) => asCaller((p) => traces.workflowTrace(p, path.id, urlParams)))
   }))
 
 export const HitlHttp = HttpApiBuilder.group(PlatformApi, "hitl", (handlers) =>
   Effect.gen(function*() {
     const hitl = yield* Hitl
-    const as = CurrentPrincipal
     return handlers
-      .handle("pending", ({ urlParams }) => Effect.flatMap(as, (p) => hitl.pending(p, urlParams)))
-      .handle("get", ({ path }) => Effect.flatMap(as, (p) => hitl.get(p, path.request_id)))
-      .handle("respond", ({ path, payload }) => Effect.flatMap(as, (p) => hitl.respond(p, path.request_id, payload.response)))
-      .handle("claim", ({ path }) => Effect.flatMap(as, (p) => hitl.claim(p, path.request_id)))
-      .handle("cancel", ({ path }) => Effect.flatMap(as, (p) => hitl.cancel(p, path.request_id)))
+      .handle("pending", ({ urlParams }) => asCaller((p) => hitl.pending(p, urlParams)))
+      .handle("get", ({ path }) => asCaller((p) => hitl.get(p, path.request_id)))
+      .handle("respond", ({ path, payload }) => asCaller((p) => hitl.respond(p, path.request_id, payload.response)))
+      .handle("claim", ({ path }) => asCaller((p) => hitl.claim(p, path.request_id)))
+      .handle("cancel", ({ path }) => asCaller((p) => hitl.cancel(p, path.request_id)))
   }))

@@ -1,12 +1,12 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
 import { PlatformApi } from "../../../schemas/Api.js"
-import { CurrentPrincipal } from "../../../schemas/Principal.js"
+import { asCaller } from "../../../schemas/Principal.js"
 import { InboundEmail } from "./InboundEmail.js"
 
 export const InboundEmailHttp = HttpApiBuilder.group(PlatformApi, "inboundEmail", (handlers) =>
   Effect.map(InboundEmail, (inbound) =>
     handlers
-      .handle("settings", ({ path, payload }) => Effect.flatMap(CurrentPrincipal, (p) => inbound.settings(p, path.id, payload.enabled)))
-      .handle("getSettings", ({ path }) => Effect.flatMap(CurrentPrincipal, (p) => inbound.getSettings(p, path.id)))
-      .handle("message", ({ path }) => Effect.flatMap(CurrentPrincipal, (p) => inbound.message(p, path.id, path.message_id)))))
+      .handle("settings", ({ path, payload }) => asCaller((p) => inbound.settings(p, path.id, payload.enabled)))
+      .handle("getSettings", ({ path }) => asCaller((p) => inbound.getSettings(p, path.id)))
+      .handle("message", ({ path }) => asCaller((p) => inbound.message(p, path.id, path.message_id)))))

@@ -170,6 +170,26 @@ layer(RunPlatformLive(), { excludeTestServices: true, timeout: "90 seconds" })("
       assert.strictEqual((yield* respond(admin, request.request_id, { approved: true })).status, 409)
     }))
 
+  it.effect("a run that fails while another branch waits for an approval leaves nothing open: no pending request, no running step", () =>
+    Effect.gen(function*() {
+      const admin = yield* adminToken
+      const id = yield* publishedWorkflow(admin, {
+        nodes: [
+          { ...respondNode("ask", "Draft"), hitl: { type: "approval", prompt: "Send it?", assignee: { role: "builder" } } },
+          { id: "broken", type: "agent", agent_config: { agent_type: "extraction", type_version: "v1", system_prompt_template: "Extract" } }
+        ],
+        edges: []
+      })
+      const run = (yield* startRun(admin, id, {})).body.id as string
+      const ended = yield* waitForStatus(admin, run, ["completed", "failed"])
+      assert.strictEqual(ended.status, "failed")
+      const pending = (yield* http("GET", "/api/v1/workflow/hitl/pending?page_size=100", { token: admin })).body.items as Array<{ run_id: string }>
+      assert.isFalse(pending.some((i) => i.run_id === run), "no request of the failed run waits in the inbox")
+      const steps = (yield* http("GET", `/api/v1/workflow/runs/${run}/steps`, { token: admin })).body.items as Array<{ node_id: string; status: string }>
+      assert.isFalse(steps.some((st) => st.status === "running"), JSON.stringify(steps))
+      assert.strictEqual(steps.find((st) => st.node_id === "broken")?.status, "failed")
+    }))
+
   it.effect("cancel interrupts an in-flight model call", () =>
     Effect.gen(function*() {
       const admin = yield* adminToken

@@ -1,24 +1,27 @@
 import { type Attributes, type HrTime, type Link, SpanKind, SpanStatusCode } from "@opentelemetry/api"
 import type { Resource } from "@opentelemetry/resources"
 import type { ReadableSpan, TimedEvent } from "@opentelemetry/sdk-trace-base"
+import { Schema } from "effect"
 import { rootSpanId, RUN_ID, runTraceId } from "./RunTraceIds.js"
 
 export const RUNS_SCOPE = "builder-platform/runs"
 
-export interface RunRecordForTrace {
-  readonly id: string
-  readonly workflow_id: string
-  readonly workflow_name: string
-  readonly version: number
-  readonly status: string
-  readonly trigger_type: string
-  readonly is_dry_run: boolean
-  readonly error: string | null
-  readonly parent_run_id: string | null
-  readonly parent_node_id: string | null
-  readonly created_at: Date
-  readonly finished_at: Date | null
-}
+/** What a run's root span is built from: these columns of its row. */
+export const RunRecordForTrace = Schema.Struct({
+  id: Schema.String,
+  workflow_id: Schema.String,
+  workflow_name: Schema.String,
+  version: Schema.Number,
+  status: Schema.String,
+  trigger_type: Schema.String,
+  is_dry_run: Schema.Boolean,
+  error: Schema.NullOr(Schema.String),
+  parent_run_id: Schema.NullOr(Schema.String),
+  parent_node_id: Schema.NullOr(Schema.String),
+  created_at: Schema.DateFromSelf,
+  finished_at: Schema.NullOr(Schema.DateFromSelf)
+})
+export type RunRecordForTrace = typeof RunRecordForTrace.Type
 
 export interface PauseEvent {
   readonly type: "run_paused" | "run_resumed"

@@ -1,15 +1,19 @@
 import { SqlClient } from "@effect/sql"
-import { Context, Effect, Layer } from "effect"
+import { Context, Effect, Layer, Schema } from "effect"
+import { decodeRows, JsonObject, JsonObjectOf, Timestamp } from "../platform/Rows.js"
 import type { OtlpLogRecord } from "./OtlpJson.js"
 import { type OtlpSpan, toOtlp } from "./OtlpSpan.js"
-import { type PauseEvent, rootSpan, type RunRecordForTrace, RUNS_SCOPE } from "./RootSpan.js"
+import { type PauseEvent, rootSpan, RunRecordForTrace, RUNS_SCOPE } from "./RootSpan.js"
 import { eventLog } from "./RunLogs.js"
 import { rootSpanId } from "./RunTraceIds.js"
 import { Telemetry } from "./Telemetry.js"
 
-export interface TraceRun extends RunRecordForTrace {
-  readonly tenant_id: string
-}
+/** A run as the trace endpoints read it: the root span's columns and its tenant. */
+export const TraceRun = Schema.Struct({ ...RunRecordForTrace.fields, tenant_id: Schema.String })
+export type TraceRun = typeof TraceRun.Type
+
+/** Rows of `SELECT ${RunTraceStore.columns} FROM runs`. */
+export const traceRunRows = decodeRows("runs", TraceRun)
 
 /** One run's worklog: its spans (the root first) and its log records (one per event, tokens aside), in OTLP JSON. */
 export interface Worklog {
@@ -37,9 +41,14 @@ export class RunTraceStore extends Context.Tag("RunTraceStore")<RunTraceStore, {
       const telemetry = yield* Telemetry
 
       const pausesOf = (runIds: ReadonlyArray<string>) =>
-        sql<{ run_id: string; type: "run_paused" | "run_resumed"; created_at: Date; payload: Record<string, unknown> }>`
+        sql`
           SELECT run_id, type, created_at, payload FROM run_events
-          WHERE run_id IN ${sql.in(runIds)} AND type IN ('run_paused', 'run_resumed') ORDER BY run_id, seq`
+          WHERE run_id IN ${sql.in(runIds)} AND type IN ('run_paused', 'run_resumed') ORDER BY run_id, seq`.pipe(
+          decodeRows(
+            "run_events",
+            Schema.Struct({ run_id: Schema.String, type: Schema.Literal("run_paused", "run_resumed"), created_at: Timestamp, payload: JsonObject })
+          )
+        )
 
       const pause = (e: { type: "run_paused" | "run_resumed"; created_at: Date; payload: Record<string, unknown> }): PauseEvent => ({
         type: e.type,
@@ -53,11 +62,19 @@ export class RunTraceStore extends Context.Tag("RunTraceStore")<RunTraceStore, {
           if (runs.length === 0) return []
           const ids = runs.map((r) => r.id)
           const [spans, logs, pauses] = yield* Effect.all([
-            sql<{ run_id: string; scope: string; otlp: OtlpSpan }>`SELECT run_id, scope, otlp FROM run_spans
-              WHERE run_id IN ${sql.in(ids)} ORDER BY start_unix_nano, span_id`,
-            sql<{ run_id: string; type: string; payload: Record<string, unknown>; created_at: Date; span_id: string | null }>`
+            sql`SELECT run_id, scope, otlp FROM run_spans
+              WHERE run_id IN ${sql.in(ids)} ORDER BY start_unix_nano, span_id`.pipe(
+              // The spans' OTLP JSON is the platform's own writing (RunSpanProcessor), served as stored.
+              decodeRows("run_spans", Schema.Struct({ run_id: Schema.String, scope: Schema.String, otlp: JsonObjectOf<OtlpSpan>() }))
+            ),
+            sql`
               SELECT run_id, type, payload, created_at, span_id FROM run_events
-              WHERE run_id IN ${sql.in(ids)} AND type <> 'token' ORDER BY run_id, seq`,
+              WHERE run_id IN ${sql.in(ids)} AND type <> 'token' ORDER BY run_id, seq`.pipe(
+              decodeRows(
+                "run_events",
+                Schema.Struct({ run_id: Schema.String, type: Schema.String, payload: JsonObject, created_at: Timestamp, span_id: Schema.NullOr(Schema.String) })
+              )
+            ),
             pausesOf(ids)
           ], { concurrency: 3 })
           const now = new Date()
@@ -76,7 +93,8 @@ export class RunTraceStore extends Context.Tag("RunTraceStore")<RunTraceStore, {
         }).pipe(Effect.orDie, Effect.withSpan("RunTraceStore.worklogs"))
 
       const run = (runId: string) =>
-        sql<TraceRun>`SELECT ${sql.literal(RUN_COLUMNS)} FROM runs WHERE id = ${runId}`.pipe(
+        sql`SELECT ${sql.literal(RUN_COLUMNS)} FROM runs WHERE id = ${runId}`.pipe(
+          traceRunRows,
           Effect.map((rows) => rows[0]),
           Effect.orDie
         )

@@ -51,8 +51,10 @@ export class Audit extends Effect.Service<Audit>()("Audit", {
                  details, request_id, created_at
           FROM audit_events WHERE tenant_id = ${principal.tenantId}
           ORDER BY created_at DESC, id DESC LIMIT ${params.page_size} OFFSET ${pageOffset(params)}`.pipe(auditRows)
-        const [{ total }] = yield* sql<{ total: number }>`
-          SELECT count(*)::int AS total FROM audit_events WHERE tenant_id = ${principal.tenantId}`
+        const [{ total }] = yield* sql`
+          SELECT count(*)::int AS total FROM audit_events WHERE tenant_id = ${principal.tenantId}`.pipe(
+          decodeRows("audit_events", Schema.Struct({ total: Schema.Number }))
+        )
         return pageOf(params, rows, total)
       }).pipe(Effect.orDie, Effect.withSpan("Audit.list"))
 

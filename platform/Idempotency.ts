@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
 import { createHash } from "node:crypto"
 import { Conflict, Unprocessable } from "../schemas/Errors.js"
+import { decodeRows } from "./Rows.js"
 
 /** Whose keys these are: a caller (its API key, else its user), or a sender such as a webhook's. */
 export interface IdempotencyOwner {
@@ -21,13 +22,15 @@ export const canonicalJson = (value: unknown): string =>
 
 const hash = (value: unknown) => createHash("sha256").update(canonicalJson(value)).digest("hex")
 
-interface Row {
-  readonly request_hash: string
-  readonly state: string
-  readonly response: unknown
-  readonly expired: boolean
-  readonly abandoned: boolean
-}
+const Row = Schema.Struct({
+  request_hash: Schema.String,
+  state: Schema.String,
+  response: Schema.Unknown,
+  expired: Schema.Boolean,
+  abandoned: Schema.Boolean
+})
+type Row = typeof Row.Type
+const keyRows = decodeRows("idempotency_keys", Row)
 
 /**
  * The `Idempotency-Key` store: the first response for a key is replayed for a retry with the
@@ -52,6 +55,7 @@ export class Idempotency extends Effect.Service<Idempotency>()("Idempotency", {
       const where = sql`tenant_id = ${options.principal.tenantId} AND principal_key = ${principalKey}
         AND operation = ${options.operation} AND idempotency_key = ${key}`
 
+      // Hot path, typed by assertion (not decoded): every write with an Idempotency-Key claims here.
       const claim = sql<{ claimed: boolean }>`
         INSERT INTO idempotency_keys ${
         sql.insert({
@@ -80,11 +84,11 @@ export class Idempotency extends Effect.Service<Idempotency>()("Idempotency", {
           )
           : Schema.decodeUnknown(options.response)(row.response).pipe(Effect.orDie)
 
-      const existing = sql<Row>`
+      const existing = sql`
         SELECT request_hash, state, response,
                created_at < now() - make_interval(hours => ${RETENTION_HOURS}) AS expired,
                state <> 'completed' AND created_at < now() - interval '1 minute' AS abandoned
-        FROM idempotency_keys WHERE ${where}`.pipe(Effect.map((rows) => rows[0]), Effect.orDie)
+        FROM idempotency_keys WHERE ${where}`.pipe(keyRows, Effect.map((rows) => rows[0]), Effect.orDie)
 
       // The key is claimed, the work done and the response recorded in one transaction: a second
       // request with the key waits for the first to commit (then replays it) or to roll back (then

@@ -1,8 +1,9 @@
 import { SqlClient } from "@effect/sql"
-import { Effect, Option, Redacted } from "effect"
+import { Effect, Option, Redacted, Schema } from "effect"
 import { randomUUID } from "node:crypto"
 import nodemailer from "nodemailer"
 import { AppConfig } from "./Config.js"
+import { decodeRows } from "./Rows.js"
 
 export interface Mail {
   readonly to: string
@@ -38,7 +39,9 @@ export class Mailer extends Effect.Service<Mailer>()("Mailer", {
           sql.insert({ id, to_address: mail.to, subject: mail.subject, body_text: mail.text, status: "pending" })
         } ON CONFLICT (id) DO NOTHING RETURNING id`
         if (inserted.length === 0) {
-          const [earlier] = yield* sql<{ status: string }>`SELECT status FROM mail_outbox WHERE id = ${id}`
+          const [earlier] = yield* sql`SELECT status FROM mail_outbox WHERE id = ${id}`.pipe(
+            decodeRows("mail_outbox", Schema.Struct({ status: Schema.String }))
+          )
           if (earlier?.status === "sent" || earlier?.status === "outbox") return { id, status: earlier.status }
         }
         if (Option.isNone(transport)) {

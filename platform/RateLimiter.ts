@@ -120,6 +120,7 @@ export class RateLimiter extends Context.Tag("RateLimiter")<RateLimiter, RateLim
     )
     const shape: RateLimiterShape = {
       hit: (key, limit, windowSeconds) =>
+        // Hot path, typed by assertion (not decoded): every rate-limited request counts here.
         sql<{ count: number; ttl_ms: number }>`
           INSERT INTO rate_limit_windows AS w (key, count, reset_at)
           VALUES (${key}, 1, now() + make_interval(secs => ${windowSeconds}))
@@ -131,6 +132,7 @@ export class RateLimiter extends Context.Tag("RateLimiter")<RateLimiter, RateLim
           Effect.orDie
         ),
       peek: (key, limit) =>
+        // Hot path, typed by assertion (not decoded): the login throttle peeks on every sign-in attempt.
         sql<{ count: number; ttl_ms: number }>`
           SELECT count, (extract(epoch FROM reset_at - now()) * 1000)::float8 AS ttl_ms
           FROM rate_limit_windows WHERE key = ${key} AND reset_at > now()`.pipe(

@@ -1,11 +1,9 @@
 import { SqlClient } from "@effect/sql"
-import { Effect, Layer, Schedule } from "effect"
+import { Effect, Layer, Schedule, Schema } from "effect"
 import { AppConfig } from "../../platform/Config.js"
+import { decodeRows } from "../../platform/Rows.js"
 
-interface RunnerRow {
-  readonly address: string
-  readonly age: number
-}
+const runnerRows = decodeRows("cluster_runners", Schema.Struct({ address: Schema.String, age: Schema.Number }))
 
 /**
  * What an operator must hear of the cluster, at warning level and once per event: a runner that
@@ -22,7 +20,7 @@ export const ClusterWatchLive = Layer.scopedDiscard(Effect.gen(function*() {
   let owners = new Map<string, string>()
 
   const poll = Effect.gen(function*() {
-    const runners = yield* sql<RunnerRow>`SELECT address, extract(epoch FROM now() - last_heartbeat)::float8 AS age FROM cluster_runners`
+    const runners = yield* sql`SELECT address, extract(epoch FROM now() - last_heartbeat)::float8 AS age FROM cluster_runners`.pipe(runnerRows)
     const nowLive = new Map(runners.map((r) => [r.address, r.age <= runnerLeaseSeconds]))
     for (const r of runners) {
       const was = live.get(r.address)
@@ -40,7 +38,9 @@ export const ClusterWatchLive = Layer.scopedDiscard(Effect.gen(function*() {
     live.clear()
     for (const [address, is] of nowLive) live.set(address, is)
     if (self === undefined) return
-    const locks = yield* sql<{ shard_id: string; address: string }>`SELECT shard_id, address FROM cluster_locks`
+    const locks = yield* sql`SELECT shard_id, address FROM cluster_locks`.pipe(
+      decodeRows("cluster_locks", Schema.Struct({ shard_id: Schema.String, address: Schema.String }))
+    )
     const taken = new Map<string, number>()
     for (const lock of locks) {
       const before = owners.get(lock.shard_id)

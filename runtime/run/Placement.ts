@@ -15,6 +15,7 @@ export class RunPlacement extends Effect.Service<RunPlacement>()("RunPlacement",
     const sql = yield* SqlClient.SqlClient
     const { role, runnerLeaseSeconds } = yield* AppConfig
     const local = role === "all" || role === "runners"
+    // Hot path, typed by assertion (not decoded): read on every run start (bench/README "Durable runs").
     const lookup = sql<{ runners: number }>`SELECT count(DISTINCT l.address)::int AS runners FROM cluster_locks l
       JOIN cluster_runners r ON r.address = l.address
       WHERE l.acquired_at >= now() - make_interval(secs => ${runnerLeaseSeconds})

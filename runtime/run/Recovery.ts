@@ -1,6 +1,7 @@
 import { Singleton } from "@effect/cluster"
 import { SqlClient } from "@effect/sql"
-import { Effect, Schedule } from "effect"
+import { Effect, Schedule, Schema } from "effect"
+import { decodeRows } from "../../platform/Rows.js"
 import { RunModule } from "./RunModule.js"
 
 /** How long a run may go without news before the sweep hands it over again. */
@@ -21,16 +22,20 @@ export const RecoveryLive = Singleton.make(
     const send = (ids: ReadonlyArray<{ id: string }>) => Effect.forEach(ids, ({ id }) => modules.launch(id), { discard: true, concurrency: 16 })
 
     const unfinished = (staleSeconds: number) =>
-      sql<{ id: string }>`SELECT id FROM runs WHERE status IN ('pending', 'running') AND NOT held AND NOT dormant
-        AND updated_at <= now() - make_interval(secs => ${staleSeconds}) ORDER BY updated_at LIMIT ${BATCH}`
-    const woken = sql<{ id: string }>`SELECT id FROM runs WHERE wake_seq > wake_done
-      AND status IN ('pending', 'running', 'paused') AND NOT held LIMIT ${BATCH}`
-    const dueTimers = sql<{ id: string }>`
+      sql`SELECT id FROM runs WHERE status IN ('pending', 'running') AND NOT held AND NOT dormant
+        AND updated_at <= now() - make_interval(secs => ${staleSeconds}) ORDER BY updated_at LIMIT ${BATCH}`.pipe(
+        decodeRows("runs", Schema.Struct({ id: Schema.String }))
+      )
+    const woken = sql`SELECT id FROM runs WHERE wake_seq > wake_done
+      AND status IN ('pending', 'running', 'paused') AND NOT held LIMIT ${BATCH}`.pipe(decodeRows("runs", Schema.Struct({ id: Schema.String })))
+    const dueTimers = sql`
       WITH due AS (
         UPDATE run_waits SET resolution = '{"timeout": true}'::jsonb, resolved_at = now()
         WHERE deadline <= now() AND resolved_at IS NULL RETURNING run_id
       )
-      UPDATE runs SET wake_seq = wake_seq + 1, updated_at = now() WHERE id IN (SELECT run_id FROM due) RETURNING id`
+      UPDATE runs SET wake_seq = wake_seq + 1, updated_at = now() WHERE id IN (SELECT run_id FROM due) RETURNING id`.pipe(
+      decodeRows("run_waits", Schema.Struct({ id: Schema.String }))
+    )
 
     const started = yield* unfinished(0).pipe(Effect.orDie)
     yield* send(started)

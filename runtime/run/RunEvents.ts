@@ -38,6 +38,7 @@ export class RunEvents extends Context.Tag("RunEvents")<RunEvents, {
       const bus = yield* EventBus
       return {
         after: (runId, seq) =>
+          // Hot path, typed by assertion (not decoded): every stream's poll reads here, up to thousands of events a run; each event is checked against RunStreamEvent as it is sent (RunFeeds).
           sql<{ seq: string; type: string; payload: Record<string, unknown> }>`SELECT seq, type, payload FROM run_events
             WHERE run_id = ${runId} AND seq > ${seq} ORDER BY seq`.pipe(
             Effect.map((rows) => rows.map((r) => ({ seq: Number(r.seq), type: r.type, payload: r.payload }))),

@@ -1,19 +1,26 @@
 import { Sharding } from "@effect/cluster"
 import { SqlClient } from "@effect/sql"
-import { Context, Effect, Layer, Option } from "effect"
+import { Context, Effect, Layer, Option, Schema } from "effect"
 import { randomUUID } from "node:crypto"
 import { runRootSpan } from "../../otel/RunTraceIds.js"
 import { derivedUuid } from "../../platform/DerivedId.js"
 import { PreparedSql } from "../../platform/PreparedSql.js"
+import { decodeRows, JsonObject } from "../../platform/Rows.js"
 import type { NodeEnvelope } from "../../schemas/Dag.js"
 import { type BadRequest, badRequest, type Conflict, conflict } from "../../schemas/Errors.js"
-import { finalEventOf, type RunStatus } from "../../schemas/RunLifecycle.js"
+import { finalEventOf, RunStatus } from "../../schemas/RunLifecycle.js"
 import { checkJsonSchema } from "../dag/JsonSchema.js"
 import { RunPlacement } from "./Placement.js"
 import { RunnableWorkflows } from "./Ports.js"
 import { type CancelResult, RunEntity } from "./RunEntity.js"
 import type { RunRecord } from "./RunRecord.js"
 import { Versions } from "./Versions.js"
+
+const Usage = Schema.Struct({ prompt_tokens: Schema.Number, completion_tokens: Schema.Number, total_tokens: Schema.Number })
+const completedStepRows = decodeRows(
+  "run_steps",
+  Schema.Struct({ node_id: Schema.String, output: Schema.Unknown, token_usage: Schema.NullOr(Schema.Record({ key: Schema.String, value: Usage })) })
+)
 
 /** A run to create. The caller has checked that its principal may run this AI Employee. */
 export interface RunRequest {
@@ -253,26 +260,31 @@ export class RunModule extends Context.Tag("RunModule")<RunModule, {
         statuses: (runIds) =>
           runIds.length === 0
             ? Effect.succeed(new Map())
-            : sql<{ id: string; status: RunStatus }>`SELECT id, status FROM runs WHERE id IN ${sql.in([...runIds])}`.pipe(
+            : sql`SELECT id, status FROM runs WHERE id IN ${sql.in([...runIds])}`.pipe(
+              decodeRows("runs", Schema.Struct({ id: Schema.String, status: RunStatus }))
+            ).pipe(
               Effect.map((rows) => new Map(rows.map((r) => [r.id, r.status]))),
               Effect.orDie
             ),
         outcome: (runId) =>
           Effect.gen(function*() {
-            const [run] = yield* sql<
-              { workflow_id: string; version: number; status: RunStatus; error: string | null; named_outputs: Record<string, unknown> | null }
-            >`
-              SELECT workflow_id, version, status, error, named_outputs FROM runs WHERE id = ${runId}`
+            const [run] = yield* sql`
+              SELECT workflow_id, version, status, error, named_outputs FROM runs WHERE id = ${runId}`.pipe(
+              decodeRows(
+                "runs",
+                Schema.Struct({
+                  workflow_id: Schema.String,
+                  version: Schema.Number,
+                  status: RunStatus,
+                  error: Schema.NullOr(Schema.String),
+                  named_outputs: Schema.NullOr(JsonObject)
+                })
+              )
+            )
             if (run === undefined) return Option.none()
-            const steps = yield* sql<
-              {
-                node_id: string
-                output: unknown
-                token_usage: Record<string, { prompt_tokens: number; completion_tokens: number; total_tokens: number }> | null
-              }
-            >`
+            const steps = yield* sql`
               SELECT node_id, output, token_usage FROM run_steps
-              WHERE run_id = ${runId} AND status = 'completed' ORDER BY finished_at, position`
+              WHERE run_id = ${runId} AND status = 'completed' ORDER BY finished_at, position`.pipe(completedStepRows)
             const usage: Record<string, { prompt_tokens: number; completion_tokens: number; total_tokens: number }> = {}
             for (const step of steps) {
               for (const [model, u] of Object.entries(step.token_usage ?? {})) {

@@ -55,11 +55,18 @@ export class AgentsRepo extends Effect.Service<AgentsRepo>()("AgentsRepo", {
       llm_config: JSON.stringify(d.llm_config),
       type_config: JSON.stringify(d.type_config)
     })
-    const page = <A extends object>(table: "agent_definitions" | "test_executions", scope: Principal, params: PageParams) =>
+    const page = <A>(
+      table: "agent_definitions" | "test_executions",
+      rows: <E, R>(self: Effect.Effect<ReadonlyArray<unknown>, E, R>) => Effect.Effect<ReadonlyArray<A>, E, R>,
+      scope: Principal,
+      params: PageParams
+    ) =>
       Effect.all([
-        sql<A>`SELECT * FROM ${sql(table)} WHERE tenant_id = ${scope.tenantId} ORDER BY created_at DESC, id
-          LIMIT ${params.page_size} OFFSET ${pageOffset(params)}`,
-        sql<{ total: number }>`SELECT count(*)::int AS total FROM ${sql(table)} WHERE tenant_id = ${scope.tenantId}`
+        sql`SELECT * FROM ${sql(table)} WHERE tenant_id = ${scope.tenantId} ORDER BY created_at DESC, id
+          LIMIT ${params.page_size} OFFSET ${pageOffset(params)}`.pipe(rows),
+        sql`SELECT count(*)::int AS total FROM ${sql(table)} WHERE tenant_id = ${scope.tenantId}`.pipe(
+          decodeRows("query", Schema.Struct({ total: Schema.Number }))
+        )
       ]).pipe(Effect.map(([rows, [c]]) => ({ rows, total: c?.total ?? 0 })), Effect.orDie)
 
     return {
@@ -83,7 +90,7 @@ export class AgentsRepo extends Effect.Service<AgentsRepo>()("AgentsRepo", {
           Effect.map((rows) => rows.length > 0),
           Effect.orDie
         ),
-      listDefinitions: (scope: Principal, params: PageParams) => page<DefinitionRow>("agent_definitions", scope, params),
+      listDefinitions: (scope: Principal, params: PageParams) => page("agent_definitions", definitionRows, scope, params),
       startExecution: (
         scope: Principal,
         e: { id: string; agent_type: string; agent_config: unknown; inputs: unknown; is_dry_run: boolean; workflow_id: string | null }
@@ -107,7 +114,7 @@ export class AgentsRepo extends Effect.Service<AgentsRepo>()("AgentsRepo", {
           Effect.map((rows) => Option.fromNullable(rows[0])),
           Effect.orDie
         ),
-      listExecutions: (scope: Principal, params: PageParams) => page<ExecutionRow>("test_executions", scope, params)
+      listExecutions: (scope: Principal, params: PageParams) => page("test_executions", executionRows, scope, params)
     }
   })
 }) {}

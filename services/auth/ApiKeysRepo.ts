@@ -90,7 +90,9 @@ export class ApiKeysRepo extends Effect.Service<ApiKeysRepo>()("ApiKeysRepo", {
       Effect.all([
         sql`SELECT ${columns(sql)} FROM api_keys WHERE tenant_id = ${scope.tenantId}
           ORDER BY created_at DESC, id LIMIT ${params.page_size} OFFSET ${pageOffset(params)}`.pipe(apiKeyRows),
-        sql<{ total: number }>`SELECT count(*)::int AS total FROM api_keys WHERE tenant_id = ${scope.tenantId}`
+        sql`SELECT count(*)::int AS total FROM api_keys WHERE tenant_id = ${scope.tenantId}`.pipe(
+          decodeRows("api_keys", Schema.Struct({ total: Schema.Number }))
+        )
       ]).pipe(Effect.map(([rows, [c]]) => ({ items: rows, total: c?.total ?? 0 })), Effect.orDie)
 
     const get = (scope: Principal, id: ApiKeyId) =>

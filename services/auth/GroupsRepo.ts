@@ -47,7 +47,9 @@ export class GroupsRepo extends Effect.Service<GroupsRepo>()("GroupsRepo", {
       Effect.all([
         sql`${select} WHERE g.tenant_id = ${scope.tenantId} ORDER BY g.name, g.id
           LIMIT ${params.page_size} OFFSET ${pageOffset(params)}`.pipe(groupRows),
-        sql<{ total: number }>`SELECT count(*)::int AS total FROM user_groups WHERE tenant_id = ${scope.tenantId}`
+        sql`SELECT count(*)::int AS total FROM user_groups WHERE tenant_id = ${scope.tenantId}`.pipe(
+          decodeRows("user_groups", Schema.Struct({ total: Schema.Number }))
+        )
       ]).pipe(Effect.map(([items, [c]]) => ({ items, total: c?.total ?? 0 })), Effect.orDie)
 
     /** Inserts, or returns none when the name is taken in this tenant. */
@@ -69,12 +71,12 @@ export class GroupsRepo extends Effect.Service<GroupsRepo>()("GroupsRepo", {
 
     /** Ids of `id` and every group above it. */
     const ancestors = (scope: Principal, id: string) =>
-      sql<{ id: string }>`WITH RECURSIVE up(id, parent_group_id, depth) AS (
+      sql`WITH RECURSIVE up(id, parent_group_id, depth) AS (
           SELECT id, parent_group_id, 0 FROM user_groups WHERE tenant_id = ${scope.tenantId} AND id = ${id}
           UNION ALL
           SELECT g.id, g.parent_group_id, up.depth + 1 FROM user_groups g JOIN up ON g.id = up.parent_group_id
           WHERE g.tenant_id = ${scope.tenantId} AND up.depth < 1000)
-        SELECT id FROM up`.pipe(Effect.map((rows) => rows.map((r) => r.id)), Effect.orDie)
+        SELECT id FROM up`.pipe(decodeRows("user_groups", Schema.Struct({ id: Schema.String }))).pipe(Effect.map((rows) => rows.map((r) => r.id)), Effect.orDie)
 
     const remove = (scope: Principal, id: string) =>
       sql`DELETE FROM user_groups WHERE tenant_id = ${scope.tenantId} AND id = ${id} RETURNING id`.pipe(
@@ -88,8 +90,8 @@ export class GroupsRepo extends Effect.Service<GroupsRepo>()("GroupsRepo", {
           FROM group_members gm JOIN users u ON u.id = gm.user_id
           WHERE gm.tenant_id = ${scope.tenantId} AND gm.group_id = ${groupId}
           ORDER BY gm.created_at, gm.user_id LIMIT ${params.page_size} OFFSET ${pageOffset(params)}`.pipe(memberRows),
-        sql<{ total: number }>`SELECT count(*)::int AS total FROM group_members
-          WHERE tenant_id = ${scope.tenantId} AND group_id = ${groupId}`
+        sql`SELECT count(*)::int AS total FROM group_members
+          WHERE tenant_id = ${scope.tenantId} AND group_id = ${groupId}`.pipe(decodeRows("group_members", Schema.Struct({ total: Schema.Number })))
       ]).pipe(Effect.map(([items, [c]]) => ({ items, total: c?.total ?? 0 })), Effect.orDie)
 
     const upsertMember = (scope: Principal, groupId: string, userId: string, isAdmin: boolean) =>

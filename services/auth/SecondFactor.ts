@@ -1,9 +1,10 @@
 import { SqlClient } from "@effect/sql"
-import { Effect, Option } from "effect"
+import { Effect, Option, Schema } from "effect"
 import { createHash, randomInt, randomUUID } from "node:crypto"
 import { CredentialsCipher } from "../../platform/CredentialsCipher.js"
 import { Mailer } from "../../platform/Mailer.js"
 import { RateLimiter } from "../../platform/RateLimiter.js"
+import { decodeRows } from "../../platform/Rows.js"
 import { badRequest, conflict, unauthorized } from "../../schemas/Errors.js"
 import type { Principal } from "../../schemas/Principal.js"
 import { Sessions } from "./Sessions.js"
@@ -62,12 +63,12 @@ export class SecondFactor extends Effect.Service<SecondFactor>()("SecondFactor",
         const fail = throttle.failed(subject, unauthorized("Invalid or expired code", "INVALID_CODE"))
         const user = yield* users.byEmail(input.email)
         if (Option.isNone(user)) return yield* fail
-        const rows = yield* sql<{ id: string; code_hash: string }>`
+        const rows = yield* sql`
           UPDATE otp_codes SET attempts = attempts + 1
           WHERE id = (SELECT id FROM otp_codes WHERE user_id = ${user.value.id} AND consumed_at IS NULL
                       AND expires_at > now() AND attempts < ${OTP_MAX_ATTEMPTS}
                       ORDER BY created_at DESC LIMIT 1)
-          RETURNING id, code_hash`.pipe(Effect.orDie)
+          RETURNING id, code_hash`.pipe(decodeRows("otp_codes", Schema.Struct({ id: Schema.String, code_hash: Schema.String }))).pipe(Effect.orDie)
         const row = rows[0]
         if (row === undefined || row.code_hash !== otpHash(user.value.id, input.code.trim())) return yield* fail
         yield* sql`UPDATE otp_codes SET consumed_at = now() WHERE id = ${row.id}`.pipe(Effect.orDie)

@@ -1,10 +1,11 @@
 import { SqlClient } from "@effect/sql"
-import { Effect, Option } from "effect"
+import { Effect, Option, Schema } from "effect"
 import { randomUUID } from "node:crypto"
 import * as oidc from "openid-client"
 import { Audit } from "../../platform/Audit.js"
+import { decodeRows } from "../../platform/Rows.js"
 import { forbidden, notFound, unauthorized } from "../../schemas/Errors.js"
-import type { TenantId } from "../../schemas/Ids.js"
+import { TenantId } from "../../schemas/Ids.js"
 import { Sessions } from "./Sessions.js"
 import { SsoClients } from "./SsoClients.js"
 import { SsoConfigs } from "./SsoConfigs.js"
@@ -80,9 +81,11 @@ export class Sso extends Effect.Service<Sso>()("Sso", {
         if (state === undefined || query.code === undefined) {
           return yield* unauthorized("Missing code or state", "SSO_INVALID_CALLBACK")
         }
-        const states = yield* sql<{ tenant_id: TenantId; code_verifier: string; nonce: string }>`
+        const states = yield* sql`
           DELETE FROM sso_states WHERE state = ${state} AND expires_at > now()
-          RETURNING tenant_id, code_verifier, nonce`.pipe(Effect.orDie)
+          RETURNING tenant_id, code_verifier, nonce`.pipe(
+          decodeRows("sso_states", Schema.Struct({ tenant_id: TenantId, code_verifier: Schema.String, nonce: Schema.String }))
+        ).pipe(Effect.orDie)
         const st = states[0]
         if (st === undefined) return yield* unauthorized("Unknown or expired sign-in state", "SSO_INVALID_STATE")
         const row = yield* load(st.tenant_id)

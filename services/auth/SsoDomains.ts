@@ -47,8 +47,10 @@ export class SsoDomains extends Effect.Service<SsoDomains>()("SsoDomains", {
     const request = (principal: Principal, tenantId: string, domains: ReadonlyArray<string>) =>
       Effect.gen(function*() {
         const wanted = [...new Set(domains.map((d) => d.toLowerCase()))]
-        const taken = wanted.length === 0 ? [] : yield* sql<{ domain: string }>`SELECT domain FROM sso_domain_claims
-          WHERE status = 'approved' AND tenant_id <> ${tenantId} AND domain IN ${sql.in(wanted)}`.pipe(Effect.orDie)
+        const taken = wanted.length === 0 ? [] : yield* sql`SELECT domain FROM sso_domain_claims
+          WHERE status = 'approved' AND tenant_id <> ${tenantId} AND domain IN ${sql.in(wanted)}`.pipe(
+          decodeRows("sso_domain_claims", Schema.Struct({ domain: Schema.String }))
+        ).pipe(Effect.orDie)
         if (taken[0] !== undefined) return yield* claimed(taken[0].domain)
         yield* sql`DELETE FROM sso_domain_claims WHERE tenant_id = ${tenantId} AND NOT (domain = ANY(${wanted}::text[]))`.pipe(Effect.orDie)
         const approve = principal.role === "env_admin"
@@ -98,8 +100,10 @@ export class SsoDomains extends Effect.Service<SsoDomains>()("SsoDomains", {
 
     /** The workspace whose enabled SSO holds this address's domain approved. */
     const tenantFor = (email: string) =>
-      sql<{ tenant_id: TenantId }>`SELECT c.tenant_id FROM sso_domain_claims c JOIN sso_configs s ON s.tenant_id = c.tenant_id
+      sql`SELECT c.tenant_id FROM sso_domain_claims c JOIN sso_configs s ON s.tenant_id = c.tenant_id
         WHERE c.domain = ${domainOf(email)} AND c.status = 'approved' AND s.enabled`.pipe(
+        decodeRows("sso_domain_claims", Schema.Struct({ tenant_id: TenantId }))
+      ).pipe(
         Effect.map((rows) => Option.fromNullable(rows[0]?.tenant_id)),
         Effect.orDie
       )

@@ -51,7 +51,7 @@ export class TenantsRepo extends Effect.Service<TenantsRepo>()("TenantsRepo", {
       Effect.all([
         sql`SELECT * FROM tenants ORDER BY created_at, id LIMIT ${params.page_size}
           OFFSET ${pageOffset(params)}`.pipe(tenantRows),
-        sql<{ total: number }>`SELECT count(*)::int AS total FROM tenants`
+        sql`SELECT count(*)::int AS total FROM tenants`.pipe(decodeRows("tenants", Schema.Struct({ total: Schema.Number })))
       ]).pipe(Effect.map(([rows, [count]]) => ({ items: rows.map(toTenant), total: count?.total ?? 0 })), Effect.orDie)
 
     const mergeSettings = (id: string, patch: { readonly [K in keyof TenantSettings]?: boolean | undefined }) =>
@@ -61,7 +61,7 @@ export class TenantsRepo extends Effect.Service<TenantsRepo>()("TenantsRepo", {
         Effect.orDie
       )
 
-    const count = sql<{ n: number }>`SELECT count(*)::int AS n FROM tenants`.pipe(
+    const count = sql`SELECT count(*)::int AS n FROM tenants`.pipe(decodeRows("tenants", Schema.Struct({ n: Schema.Number }))).pipe(
       Effect.map((rows) => rows[0]?.n ?? 0),
       Effect.orDie
     )

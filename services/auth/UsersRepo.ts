@@ -155,7 +155,9 @@ export class UsersRepo extends Effect.Service<UsersRepo>()("UsersRepo", {
       Effect.all([
         sql`${memberSelect(sql)} WHERE m.tenant_id = ${scope.tenantId}
           ORDER BY m.created_at, u.id LIMIT ${params.page_size} OFFSET ${pageOffset(params)}`.pipe(memberRows),
-        sql<{ total: number }>`SELECT count(*)::int AS total FROM memberships WHERE tenant_id = ${scope.tenantId}`
+        sql`SELECT count(*)::int AS total FROM memberships WHERE tenant_id = ${scope.tenantId}`.pipe(
+          decodeRows("memberships", Schema.Struct({ total: Schema.Number }))
+        )
       ]).pipe(Effect.map(([items, [c]]) => ({ items, total: c?.total ?? 0 })), Effect.orDie)
 
     const updateMember = (
@@ -187,13 +189,15 @@ export class UsersRepo extends Effect.Service<UsersRepo>()("UsersRepo", {
 
     /** Members holding a role at or above `floor`, used to keep at least one admin. */
     const countRole = (scope: Principal, roles: ReadonlyArray<Role>) =>
-      sql<{ n: number }>`SELECT count(*)::int AS n FROM memberships
+      sql`SELECT count(*)::int AS n FROM memberships
         WHERE tenant_id = ${scope.tenantId} AND status = 'active' AND role IN ${sql.in(roles)}`.pipe(
+        decodeRows("memberships", Schema.Struct({ n: Schema.Number }))
+      ).pipe(
         Effect.map((rows) => rows[0]?.n ?? 0),
         Effect.orDie
       )
 
-    const countUsers = sql<{ n: number }>`SELECT count(*)::int AS n FROM users`.pipe(
+    const countUsers = sql`SELECT count(*)::int AS n FROM users`.pipe(decodeRows("users", Schema.Struct({ n: Schema.Number }))).pipe(
       Effect.map((rows) => rows[0]?.n ?? 0),
       Effect.orDie
     )

@@ -97,7 +97,7 @@ export class MessagesRepo extends Effect.Service<MessagesRepo>()("MessagesRepo",
       response_buttons: ChatReply["response_buttons"]
       error: string | null
     }) =>
-      sql<{ seq: string }>`SELECT seq FROM chat_messages WHERE id = ${m.reply_to}`.pipe(
+      sql`SELECT seq FROM chat_messages WHERE id = ${m.reply_to}`.pipe(decodeRows("chat_messages", Schema.Struct({ seq: Schema.String }))).pipe(
         Effect.flatMap(([question]) =>
           sql`INSERT INTO chat_messages ${
             sql.insert({
@@ -122,11 +122,13 @@ export class MessagesRepo extends Effect.Service<MessagesRepo>()("MessagesRepo",
 
     /** What a turn's run sees: the turns before it, dry runs and failed answers left out. */
     const history = (sessionId: string, turnSeq: string) =>
-      sql<{ role: "user" | "assistant"; content: string }>`SELECT role, content FROM (
+      sql`SELECT role, content FROM (
           SELECT role, content, turn_seq, seq FROM chat_messages WHERE session_id = ${sessionId} AND turn_seq < ${turnSeq}
             AND NOT is_dry_run AND (role = 'user' OR status = 'completed')
           ORDER BY turn_seq DESC, role = 'assistant' DESC, seq DESC LIMIT ${HISTORY_LIMIT}
-        ) recent ORDER BY turn_seq, role = 'assistant', seq`.pipe(Effect.orDie)
+        ) recent ORDER BY turn_seq, role = 'assistant', seq`.pipe(
+        decodeRows("chat_messages", Schema.Struct({ role: Schema.Literal("user", "assistant"), content: Schema.String }))
+      ).pipe(Effect.orDie)
 
     const get = (tenantId: TenantId, id: string) =>
       sql`SELECT * FROM chat_messages WHERE tenant_id = ${tenantId} AND id = ${id}`.pipe(messageRows).pipe(
@@ -146,8 +148,11 @@ export class MessagesRepo extends Effect.Service<MessagesRepo>()("MessagesRepo",
         WHERE id = ${id} AND status IN ('queued', 'running') RETURNING *`.pipe(messageRows).pipe(Effect.map((rows) => rows[0]), Effect.orDie)
 
     const hasOpenTurn = (sessionId: string, statuses: ReadonlyArray<"queued" | "running">) =>
-      sql<{ n: number }>`SELECT count(*)::int AS n FROM chat_messages WHERE session_id = ${sessionId} AND role = 'user'
-        AND status IN ${sql.in(statuses)}`.pipe(Effect.map((rows) => (rows[0]?.n ?? 0) > 0), Effect.orDie)
+      sql`SELECT count(*)::int AS n FROM chat_messages WHERE session_id = ${sessionId} AND role = 'user'
+        AND status IN ${sql.in(statuses)}`.pipe(decodeRows("chat_messages", Schema.Struct({ n: Schema.Number }))).pipe(
+        Effect.map((rows) => (rows[0]?.n ?? 0) > 0),
+        Effect.orDie
+      )
 
     const oldestQueued = (sessionId: string) =>
       sql`SELECT * FROM chat_messages WHERE session_id = ${sessionId} AND role = 'user' AND status = 'queued'
@@ -157,11 +162,16 @@ export class MessagesRepo extends Effect.Service<MessagesRepo>()("MessagesRepo",
       sql`UPDATE chat_messages SET status = 'running' WHERE id = ${id} AND status = 'queued'`.pipe(Effect.asVoid, Effect.orDie)
 
     /** Turns not answered yet, and whether their session has a turn running (the run's side is the run module's). */
-    const openTurns = sql<{ run_id: string; session_id: string; status: "queued" | "running"; session_running: boolean }>`
+    const openTurns = sql`
       SELECT m.run_id, m.session_id, m.status, EXISTS (
           SELECT 1 FROM chat_messages o WHERE o.session_id = m.session_id AND o.role = 'user' AND o.status = 'running'
         ) AS session_running
       FROM chat_messages m WHERE m.role = 'user' AND m.status IN ('queued', 'running') AND m.run_id IS NOT NULL`.pipe(
+      decodeRows(
+        "chat_messages",
+        Schema.Struct({ run_id: Schema.String, session_id: Schema.String, status: Schema.Literal("queued", "running"), session_running: Schema.Boolean })
+      )
+    ).pipe(
       Effect.orDie
     )
 

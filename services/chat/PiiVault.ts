@@ -1,8 +1,9 @@
 import { SqlClient } from "@effect/sql"
-import { Effect, Redacted } from "effect"
+import { Effect, Redacted, Schema } from "effect"
 import { createHmac } from "node:crypto"
 import { CredentialsCipher } from "../../platform/CredentialsCipher.js"
 import { LocalSecrets } from "../../platform/LocalSecrets.js"
+import { decodeRows } from "../../platform/Rows.js"
 import { type PiiKind, replacePii, TOKEN } from "./PiiDetection.js"
 
 /**
@@ -39,8 +40,10 @@ export class PiiVault extends Effect.Service<PiiVault>()("PiiVault", {
       Effect.gen(function*() {
         const tokens = [...new Set(texts.flatMap((t) => t.match(TOKEN) ?? []))]
         if (tokens.length === 0) return texts
-        const rows = yield* sql<{ token: string; sealed_value: string }>`SELECT token, sealed_value FROM chat_pii_tokens
-          WHERE session_id = ${sessionId} AND token IN ${sql.in(tokens)}`.pipe(Effect.orDie)
+        const rows = yield* sql`SELECT token, sealed_value FROM chat_pii_tokens
+          WHERE session_id = ${sessionId} AND token IN ${sql.in(tokens)}`.pipe(
+          decodeRows("chat_pii_tokens", Schema.Struct({ token: Schema.String, sealed_value: Schema.String }))
+        ).pipe(Effect.orDie)
         const values = new Map<string, string>()
         for (const r of rows) {
           const opened = yield* Effect.either(cipher.decrypt(r.sealed_value, `pii:${sessionId}:${r.token}`))

@@ -82,7 +82,7 @@ export class SessionsRepo extends Effect.Service<SessionsRepo>()("SessionsRepo",
       ])
       return Effect.all([
         sql`SELECT * FROM chat_sessions WHERE ${where} ORDER BY last_activity_at DESC, id LIMIT ${limit} OFFSET ${offset}`.pipe(sessionRows),
-        sql<{ total: number }>`SELECT count(*)::int AS total FROM chat_sessions WHERE ${where}`
+        sql`SELECT count(*)::int AS total FROM chat_sessions WHERE ${where}`.pipe(decodeRows("chat_sessions", Schema.Struct({ total: Schema.Number })))
       ]).pipe(Effect.map(([rows, [c]]) => ({ rows, total: c?.total ?? 0 })), Effect.orDie)
     }
 

@@ -1,8 +1,9 @@
 import { SqlClient } from "@effect/sql"
-import { Context, Effect, FiberSet, Layer, Option } from "effect"
+import { Context, Effect, FiberSet, Layer, Option, Schema } from "effect"
+import { decodeRows } from "../../platform/Rows.js"
 import { ChatModel } from "../../runtime/models/ChatModel.js"
 import { ModelRegistry } from "../../runtime/models/ModelRegistry.js"
-import type { TenantId, WorkflowId } from "../../schemas/Ids.js"
+import { TenantId, WorkflowId } from "../../schemas/Ids.js"
 import { AiEmployees } from "../ports/AiEmployees.js"
 import { SessionsRepo } from "./SessionsRepo.js"
 
@@ -33,13 +34,16 @@ export class Titles extends Context.Tag("Titles")<Titles, {
 
       const generate = (sessionId: string) =>
         Effect.gen(function*() {
-          const [s] = yield* sql<{ tenant_id: TenantId; workflow_id: WorkflowId; title_source: string }>`
-            SELECT tenant_id, workflow_id, title_source FROM chat_sessions WHERE id = ${sessionId}`
+          const [s] = yield* sql`
+            SELECT tenant_id, workflow_id, title_source FROM chat_sessions WHERE id = ${sessionId}`.pipe(
+            decodeRows("chat_sessions", Schema.Struct({ tenant_id: TenantId, workflow_id: WorkflowId, title_source: Schema.String }))
+          )
           if (s === undefined || s.title_source !== "empty") return
           const workflowConfig = yield* aiEmployees.configOf(s.tenant_id, s.workflow_id)
           if (Option.isNone(workflowConfig)) return
-          const turns = yield* sql<{ role: string; content: string }>`SELECT role, content FROM chat_messages
+          const turns = yield* sql`SELECT role, content FROM chat_messages
             WHERE session_id = ${sessionId} AND NOT is_dry_run AND (role = 'user' OR status = 'completed') ORDER BY turn_seq, role = 'assistant', seq LIMIT 2`
+            .pipe(decodeRows("chat_messages", Schema.Struct({ role: Schema.String, content: Schema.String })))
           if (turns.length === 0) return
           const config = workflowConfig.value
           const chosen = yield* registry.choose(s.tenant_id, { ...config, optimization_priority: "CHEAPEST" }, undefined)

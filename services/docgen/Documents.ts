@@ -188,7 +188,9 @@ export class Documents extends Effect.Service<Documents>()("Documents", {
           documentRows,
           Effect.orDie
         )
-        const [c] = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM docgen_documents WHERE ${where}`.pipe(Effect.orDie)
+        const [c] = yield* sql`SELECT count(*)::int AS n FROM docgen_documents WHERE ${where}`.pipe(
+          decodeRows("docgen_documents", Schema.Struct({ n: Schema.Number }))
+        ).pipe(Effect.orDie)
         return { items: rows.map((r) => toDocument(r, p.include_content === true)), total: c?.n ?? 0, limit: p.limit, offset: p.offset }
       })
 

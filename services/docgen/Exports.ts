@@ -113,8 +113,8 @@ export class Exports extends Effect.Service<Exports>()("Exports", {
       download: (principal: Principal, id: string) =>
         Effect.gen(function*() {
           const job = yield* find(principal, id)
-          const [file] = yield* sql<{ file_html: string | null }>`SELECT file_html FROM docgen_exports WHERE id = ${id} AND status = 'complete'
-            AND expires_at > now()`.pipe(Effect.orDie)
+          const [file] = yield* sql`SELECT file_html FROM docgen_exports WHERE id = ${id} AND status = 'complete'
+            AND expires_at > now()`.pipe(decodeRows("docgen_exports", Schema.Struct({ file_html: Schema.NullOr(Schema.String) }))).pipe(Effect.orDie)
           if (file?.file_html == null) return yield* notFound(job.status === "complete" ? "Export file (expired)" : "Export file (not ready)")
           return file.file_html
         })

@@ -55,7 +55,9 @@ export class Templates extends Effect.Service<Templates>()("Templates", {
       )
 
     const file = (id: string) =>
-      sql<{ file: Uint8Array | null }>`SELECT file FROM docgen_templates WHERE id = ${id}`.pipe(Effect.orDie, Effect.map((rows) => rows[0]?.file ?? null))
+      sql`SELECT file FROM docgen_templates WHERE id = ${id}`.pipe(
+        decodeRows("docgen_templates", Schema.Struct({ file: Schema.NullOr(Schema.Uint8ArrayFromSelf) }))
+      ).pipe(Effect.orDie, Effect.map((rows) => rows[0]?.file ?? null))
 
     const presentation = (principal: Principal, id: string) =>
       Effect.gen(function*() {

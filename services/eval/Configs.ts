@@ -97,7 +97,9 @@ export class Configs extends Effect.Service<Configs>()("Configs", {
         Effect.gen(function*() {
           yield* requireBuilder(principal)
           yield* find(principal, id)
-          const [used] = yield* sql<{ id: string }>`SELECT id FROM eval_runs WHERE config_id = ${id} LIMIT 1`.pipe(Effect.orDie)
+          const [used] = yield* sql`SELECT id FROM eval_runs WHERE config_id = ${id} LIMIT 1`.pipe(
+            decodeRows("eval_runs", Schema.Struct({ id: Schema.String }))
+          ).pipe(Effect.orDie)
           if (used !== undefined) return yield* conflict("EVAL_CONFIG_IN_USE", `The eval run ${used.id} uses this config`)
           yield* sql`DELETE FROM eval_configs WHERE id = ${id}`.pipe(Effect.orDie)
         }),

@@ -106,7 +106,10 @@ export class Datasets extends Effect.Service<Datasets>()("Datasets", {
       Effect.gen(function*() {
         yield* requireBuilder(principal)
         yield* find(principal, id)
-        const csv = body.csv_data ?? (yield* sql<{ csv_data: string }>`SELECT csv_data FROM eval_datasets WHERE id = ${id}`.pipe(Effect.orDie))[0].csv_data
+        const csv = body.csv_data ??
+          (yield* sql`SELECT csv_data FROM eval_datasets WHERE id = ${id}`.pipe(decodeRows("eval_datasets", Schema.Struct({ csv_data: Schema.String }))).pipe(
+            Effect.orDie
+          ))[0].csv_data
         const { headers, records } = yield* checked(principal, csv)
         const column = (name: string) => headers.indexOf(name)
         const simulatorColumn = body.simulator_instructions_column ?? (headers.includes("simulator_instructions") ? "simulator_instructions" : undefined)
@@ -146,7 +149,9 @@ export class Datasets extends Effect.Service<Datasets>()("Datasets", {
         yield* find(principal, id)
         const items = yield* sql`SELECT id, position, inputs, expected_output, simulator_instructions FROM eval_dataset_rows
           WHERE dataset_id = ${id} ORDER BY position LIMIT ${params.page_size} OFFSET ${pageOffset(params)}`.pipe(rowRows, Effect.orDie)
-        const [c] = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM eval_dataset_rows WHERE dataset_id = ${id}`.pipe(Effect.orDie)
+        const [c] = yield* sql`SELECT count(*)::int AS n FROM eval_dataset_rows WHERE dataset_id = ${id}`.pipe(
+          decodeRows("eval_dataset_rows", Schema.Struct({ n: Schema.Number }))
+        ).pipe(Effect.orDie)
         return pageOf(
           params,
           items.map((r) => ({

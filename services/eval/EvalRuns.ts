@@ -137,7 +137,9 @@ export class EvalRuns extends Effect.Service<EvalRuns>()("EvalRuns", {
           runRows,
           Effect.orDie
         )
-        const [c] = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM eval_runs WHERE ${where}`.pipe(Effect.orDie)
+        const [c] = yield* sql`SELECT count(*)::int AS n FROM eval_runs WHERE ${where}`.pipe(decodeRows("eval_runs", Schema.Struct({ n: Schema.Number }))).pipe(
+          Effect.orDie
+        )
         return pageOf(f, rows.map(toRun), c?.n ?? 0)
       })
 
@@ -164,7 +166,9 @@ export class EvalRuns extends Effect.Service<EvalRuns>()("EvalRuns", {
         const status = f.status !== undefined ? sql`AND r.status = ${f.status}` : sql``
         const rows = yield* sql`${sql.unsafe(resultSelect)} WHERE r.run_id = ${id} ${status} ORDER BY r.position
           LIMIT ${f.page_size} OFFSET ${pageOffset(f)}`.pipe(resultRows, Effect.orDie)
-        const [c] = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM eval_results r WHERE r.run_id = ${id} ${status}`.pipe(Effect.orDie)
+        const [c] = yield* sql`SELECT count(*)::int AS n FROM eval_results r WHERE r.run_id = ${id} ${status}`.pipe(
+          decodeRows("eval_results", Schema.Struct({ n: Schema.Number }))
+        ).pipe(Effect.orDie)
         return pageOf(f, rows, c?.n ?? 0)
       })
 

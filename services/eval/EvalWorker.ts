@@ -46,11 +46,24 @@ export const EvalWorkerLive = Layer.scopedDiscard(
       Effect.gen(function*() {
         const cached = contexts.get(runId)
         if (cached !== undefined) return Either.right(cached)
-        const [run] = yield* sql<{ tenant_id: string; workflow_id: string; config_id: string; version: number; created_by: string | null }>`
-          SELECT tenant_id, workflow_id, config_id, version, created_by FROM eval_runs WHERE id = ${runId}`
+        const [run] = yield* sql`
+          SELECT tenant_id, workflow_id, config_id, version, created_by FROM eval_runs WHERE id = ${runId}`.pipe(
+          decodeRows(
+            "eval_runs",
+            Schema.Struct({
+              tenant_id: Schema.String,
+              workflow_id: Schema.String,
+              config_id: Schema.String,
+              version: Schema.Number,
+              created_by: Schema.NullOr(Schema.String)
+            })
+          )
+        )
         const [cfg] = yield* sql`SELECT * FROM eval_configs WHERE id = ${run.config_id}`.pipe(configRows)
         const [rubric] = yield* sql`SELECT * FROM eval_rubrics WHERE id = ${cfg.rubric_id}`.pipe(rubricRows)
-        const [name] = yield* sql<{ name: string }>`SELECT name FROM workflows WHERE id = ${run.workflow_id}`
+        const [name] = yield* sql`SELECT name FROM workflows WHERE id = ${run.workflow_id}`.pipe(
+          decodeRows("workflows", Schema.Struct({ name: Schema.String }))
+        )
         const version = yield* runnable.version(run.workflow_id, run.version)
         if (version === undefined) return Either.left(`Version ${run.version} of the AI Employee no longer exists`)
         const ctx: ScoringContext = {
@@ -71,7 +84,7 @@ export const EvalWorkerLive = Layer.scopedDiscard(
 
     /** Statistics of each score field over the run's completed rows (booleans count as 0 and 1). */
     const aggregates = (runId: string) =>
-      sql<{ key: string; mean: number; median: number; p5: number; p95: number }>`
+      sql`
         SELECT key, avg(v)::float8 AS mean,
           percentile_cont(0.5) WITHIN GROUP (ORDER BY v)::float8 AS median,
           percentile_cont(0.05) WITHIN GROUP (ORDER BY v)::float8 AS p5,
@@ -80,7 +93,9 @@ export const EvalWorkerLive = Layer.scopedDiscard(
           SELECT e.key, CASE jsonb_typeof(e.value) WHEN 'number' THEN (e.value::text)::float8
             WHEN 'boolean' THEN CASE WHEN e.value::text = 'true' THEN 1 ELSE 0 END END AS v
           FROM eval_results r, jsonb_each(r.rubric_scores) e WHERE r.run_id = ${runId} AND r.status = 'completed'
-        ) s WHERE v IS NOT NULL GROUP BY key ORDER BY key`
+        ) s WHERE v IS NOT NULL GROUP BY key ORDER BY key`.pipe(
+        decodeRows("eval_results", Schema.Struct({ key: Schema.String, mean: Schema.Number, median: Schema.Number, p5: Schema.Number, p95: Schema.Number }))
+      )
 
     const refreshAggregates = (runId: string, finish: boolean) =>
       Effect.gen(function*() {
@@ -133,10 +148,12 @@ export const EvalWorkerLive = Layer.scopedDiscard(
             AND EXISTS (SELECT 1 FROM eval_runs e WHERE e.id = ${row.run_id} AND e.status = 'running')
           RETURNING id`
         if (updated.length === 0) return false
-        const [counts] = yield* sql<{ completed_rows: number; failed_rows: number; total_rows: number }>`UPDATE eval_runs SET
+        const [counts] = yield* sql`UPDATE eval_runs SET
           completed_rows = completed_rows + ${outcome.status === "completed" ? 1 : 0},
           failed_rows = failed_rows + ${outcome.status === "failed" ? 1 : 0}
-          WHERE id = ${row.run_id} RETURNING completed_rows, failed_rows, total_rows`
+          WHERE id = ${row.run_id} RETURNING completed_rows, failed_rows, total_rows`.pipe(
+          decodeRows("eval_runs", Schema.Struct({ completed_rows: Schema.Number, failed_rows: Schema.Number, total_rows: Schema.Number }))
+        )
         const done = counts.completed_rows + counts.failed_rows >= counts.total_rows
         if (done) yield* refreshAggregates(row.run_id, true)
         return !done && (counts.completed_rows + counts.failed_rows) % AGGREGATE_EVERY === 0

@@ -104,7 +104,9 @@ export class Rubrics extends Effect.Service<Rubrics>()("Rubrics", {
       Effect.gen(function*() {
         yield* requireBuilder(principal)
         yield* find(principal, id)
-        const [used] = yield* sql<{ name: string }>`SELECT name FROM eval_configs WHERE rubric_id = ${id} LIMIT 1`.pipe(Effect.orDie)
+        const [used] = yield* sql`SELECT name FROM eval_configs WHERE rubric_id = ${id} LIMIT 1`.pipe(
+          decodeRows("eval_configs", Schema.Struct({ name: Schema.String }))
+        ).pipe(Effect.orDie)
         if (used !== undefined) return yield* conflict("EVAL_RUBRIC_IN_USE", `The eval config '${used.name}' uses this rubric`)
         yield* sql`DELETE FROM eval_rubrics WHERE id = ${id}`.pipe(Effect.orDie)
       })

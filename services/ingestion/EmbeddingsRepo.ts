@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
-import type { TenantId } from "../../schemas/Ids.js"
+import { Effect, Schema } from "effect"
+import { decodeRows } from "../../platform/Rows.js"
+import { TenantId } from "../../schemas/Ids.js"
 
 /** Full-text query over any of the query's words; undefined when it has none. */
 export const lexicalQuery = (query: string): string | undefined => {
@@ -8,22 +9,19 @@ export const lexicalQuery = (query: string): string | undefined => {
   return words.length === 0 ? undefined : words.join(" | ")
 }
 
-export interface ChunkToEmbed {
-  readonly chunk_id: string
-  readonly tenant_id: TenantId
-  readonly kb_id: string
-  readonly title: string
-  readonly text: string
-}
+export const ChunkToEmbed = Schema.Struct({ chunk_id: Schema.String, tenant_id: TenantId, kb_id: Schema.String, title: Schema.String, text: Schema.String })
+export type ChunkToEmbed = typeof ChunkToEmbed.Type
 
-export interface BlendedRow {
-  readonly chunk_id: string
-  readonly document_id: string
-  readonly title: string
-  readonly text: string
-  readonly lexical: number
-  readonly semantic: number
-}
+/** A candidate passage with its lexical rank and its semantic similarity, blended by the caller. */
+export const BlendedRow = Schema.Struct({
+  chunk_id: Schema.String,
+  document_id: Schema.String,
+  title: Schema.String,
+  text: Schema.String,
+  lexical: Schema.Number,
+  semantic: Schema.Number
+})
+export type BlendedRow = typeof BlendedRow.Type
 
 const vectorLiteral = (v: ReadonlyArray<number>) => `{${v.map((x) => (Number.isFinite(x) ? x : 0)).join(",")}}`
 
@@ -33,7 +31,9 @@ export class EmbeddingsRepo extends Effect.Service<EmbeddingsRepo>()("Embeddings
     const sql = yield* SqlClient.SqlClient
 
     /** Whether pgvector is installed in this database (it does the distance when it is). */
-    const pgvector = sql<{ ok: boolean }>`SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'vector') AS ok`.pipe(
+    const pgvector = sql`SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'vector') AS ok`.pipe(
+      decodeRows("pg_extension", Schema.Struct({ ok: Schema.Boolean }))
+    ).pipe(
       Effect.map((rows) => rows[0]?.ok === true),
       Effect.orDie
     )
@@ -42,12 +42,12 @@ export class EmbeddingsRepo extends Effect.Service<EmbeddingsRepo>()("Embeddings
       pgvector,
       /** Chunks of live documents that have no embedding for `model` yet. */
       missing: (model: string, limit: number, documentId?: string) =>
-        sql<ChunkToEmbed>`SELECT c.id AS chunk_id, c.tenant_id, c.kb_id, c.title, c.text
+        sql`SELECT c.id AS chunk_id, c.tenant_id, c.kb_id, c.title, c.text
           FROM kb_chunks c JOIN kb_documents d ON d.id = c.document_id
           LEFT JOIN kb_chunk_embeddings e ON e.chunk_id = c.id AND e.model = ${model}
           WHERE e.chunk_id IS NULL AND d.deleted_at IS NULL
             ${documentId === undefined ? sql`` : sql`AND c.document_id = ${documentId}`}
-          ORDER BY c.id LIMIT ${limit}`.pipe(Effect.orDie),
+          ORDER BY c.id LIMIT ${limit}`.pipe(decodeRows("kb_chunks", ChunkToEmbed), Effect.orDie),
       store: (model: string, rows: ReadonlyArray<{ chunk: ChunkToEmbed; vector: ReadonlyArray<number> }>) =>
         Effect.forEach(rows, ({ chunk, vector }) =>
           sql`INSERT INTO kb_chunk_embeddings (chunk_id, tenant_id, kb_id, model, embedding)
@@ -82,7 +82,7 @@ export class EmbeddingsRepo extends Effect.Service<EmbeddingsRepo>()("Embeddings
               WHERE c.tenant_id = ${input.tenantId} AND c.kb_id IN ${sql.in(input.kbIds)} AND d.deleted_at IS NULL
                 AND c.tsv @@ to_tsquery('english', ${tsquery})
               ORDER BY ${rank} DESC, c.id LIMIT ${input.candidates}`
-        return sql<BlendedRow>`
+        return sql`
           WITH lexical AS (${lexical}),
           semantic AS (
             SELECT e.chunk_id AS id FROM kb_chunk_embeddings e JOIN kb_chunks c ON c.id = e.chunk_id
@@ -95,7 +95,7 @@ export class EmbeddingsRepo extends Effect.Service<EmbeddingsRepo>()("Embeddings
                  COALESCE(${similarity}, 0) AS semantic
           FROM (SELECT id FROM lexical UNION SELECT id FROM semantic) k
           JOIN kb_chunks c ON c.id = k.id JOIN kb_documents d ON d.id = c.document_id
-          LEFT JOIN kb_chunk_embeddings e ON e.chunk_id = c.id AND e.model = ${input.model}`.pipe(Effect.orDie)
+          LEFT JOIN kb_chunk_embeddings e ON e.chunk_id = c.id AND e.model = ${input.model}`.pipe(decodeRows("kb_chunks", BlendedRow), Effect.orDie)
       }
     }
   })

@@ -37,6 +37,7 @@ export const DocRow = Schema.Struct({
 export type DocRow = typeof DocRow.Type
 
 const docRows = decodeRows("kb_documents", DocRow)
+const docWithContentRows = decodeRows("kb_documents", Schema.Struct({ ...DocRow.fields, content: Schema.String }))
 
 export const toKb = ({ tenant_id: _t, ...kb }: KbRow) => kb
 /** `folder_path` shows what the client sent; matching uses the canonical column. */
@@ -66,7 +67,9 @@ export class KnowledgeRepo extends Effect.Service<KnowledgeRepo>()("KnowledgeRep
       Effect.gen(function*() {
         yield* sql`DELETE FROM kb_chunks WHERE document_id = ${documentId}`
         if (chunks.length === 0) return
-        const [doc] = yield* sql<{ title: string }>`SELECT title FROM kb_documents WHERE id = ${documentId}`
+        const [doc] = yield* sql`SELECT title FROM kb_documents WHERE id = ${documentId}`.pipe(
+          decodeRows("kb_documents", Schema.Struct({ title: Schema.String }))
+        )
         const rows = chunks.map((text, ordinal) => ({
           id: randomUUID(),
           tenant_id: tenantId,
@@ -96,7 +99,9 @@ export class KnowledgeRepo extends Effect.Service<KnowledgeRepo>()("KnowledgeRep
       listKbs: (tenantId: TenantId, limit: number, offset: number) =>
         Effect.all([
           sql`${kbSelect} WHERE k.tenant_id = ${tenantId} ORDER BY k.created_at DESC, k.id LIMIT ${limit} OFFSET ${offset}`.pipe(kbRows),
-          sql<{ total: number }>`SELECT count(*)::int AS total FROM knowledge_bases WHERE tenant_id = ${tenantId}`
+          sql`SELECT count(*)::int AS total FROM knowledge_bases WHERE tenant_id = ${tenantId}`.pipe(
+            decodeRows("knowledge_bases", Schema.Struct({ total: Schema.Number }))
+          )
         ]).pipe(Effect.map(([rows, [c]]) => ({ rows, total: c?.total ?? 0 })), Effect.orDie),
       updateKb: (tenantId: TenantId, id: string, patch: { name?: string | undefined; description?: string | undefined }) =>
         sql`UPDATE knowledge_bases SET name = COALESCE(${patch.name ?? null}, name),
@@ -121,8 +126,10 @@ export class KnowledgeRepo extends Effect.Service<KnowledgeRepo>()("KnowledgeRep
         ready: boolean
       }) =>
         sql.withTransaction(Effect.gen(function*() {
-          const [existing] = yield* sql<{ id: string; version: number }>`SELECT id, version FROM kb_documents
-            WHERE kb_id = ${kbId} AND title = ${d.title} AND folder_path = ${d.folder_path} AND deleted_at IS NULL FOR UPDATE`
+          const [existing] = yield* sql`SELECT id, version FROM kb_documents
+            WHERE kb_id = ${kbId} AND title = ${d.title} AND folder_path = ${d.folder_path} AND deleted_at IS NULL FOR UPDATE`.pipe(
+            decodeRows("kb_documents", Schema.Struct({ id: Schema.String, version: Schema.Number }))
+          )
           const id = existing?.id ?? randomUUID()
           const version = (existing?.version ?? 0) + 1
           if (existing === undefined) {
@@ -163,10 +170,11 @@ export class KnowledgeRepo extends Effect.Service<KnowledgeRepo>()("KnowledgeRep
           return row
         })).pipe(Effect.orDie),
       getDocument: (tenantId: TenantId, kbId: string, id: string) =>
-        sql<DocRow & { content: string }>`SELECT d.*, v.content,
+        sql`SELECT d.*, v.content,
             (SELECT count(*)::int FROM kb_chunks c WHERE c.document_id = d.id) AS chunk_count
           FROM kb_documents d JOIN kb_document_versions v ON v.document_id = d.id AND v.version = d.version
           WHERE d.tenant_id = ${tenantId} AND d.kb_id = ${kbId} AND d.id = ${id} AND d.deleted_at IS NULL`.pipe(
+          docWithContentRows,
           Effect.map((rows) => Option.fromNullable(rows[0])),
           Effect.orDie
         ),
@@ -179,7 +187,7 @@ export class KnowledgeRepo extends Effect.Service<KnowledgeRepo>()("KnowledgeRep
         ])
         return Effect.all([
           sql`${docSelect} WHERE ${where} ORDER BY d.folder_path, d.title, d.id LIMIT ${limit} OFFSET ${offset}`.pipe(docRows),
-          sql<{ total: number }>`SELECT count(*)::int AS total FROM kb_documents d WHERE ${where}`
+          sql`SELECT count(*)::int AS total FROM kb_documents d WHERE ${where}`.pipe(decodeRows("kb_documents", Schema.Struct({ total: Schema.Number })))
         ]).pipe(Effect.map(([rows, [c]]) => ({ rows, total: c?.total ?? 0 })), Effect.orDie)
       },
       deleteDocument: (tenantId: TenantId, kbId: string, id: string) =>
@@ -193,29 +201,40 @@ export class KnowledgeRepo extends Effect.Service<KnowledgeRepo>()("KnowledgeRep
       search: (tenantId: TenantId, kbIds: ReadonlyArray<string>, query: string, topK: number) => {
         const tsquery = lexicalQuery(query)
         if (tsquery === undefined || kbIds.length === 0) return Effect.succeed([])
-        return sql<{ chunk_id: string; document_id: string; title: string; text: string; rank: number }>`
+        return sql`
           SELECT c.id AS chunk_id, c.document_id, d.title, c.text,
                  ts_rank_cd(c.tsv, to_tsquery('english', ${tsquery}), 32) AS rank
           FROM kb_chunks c JOIN kb_documents d ON d.id = c.document_id
           WHERE c.tenant_id = ${tenantId} AND c.kb_id IN ${sql.in(kbIds)} AND d.deleted_at IS NULL
             AND c.tsv @@ to_tsquery('english', ${tsquery})
-          ORDER BY rank DESC, c.id LIMIT ${topK}`.pipe(Effect.orDie)
+          ORDER BY rank DESC, c.id LIMIT ${topK}`.pipe(
+          decodeRows(
+            "kb_chunks",
+            Schema.Struct({ chunk_id: Schema.String, document_id: Schema.String, title: Schema.String, text: Schema.String, rank: Schema.Number })
+          )
+        ).pipe(Effect.orDie)
       },
       /** The live documents of some knowledge bases: ids and content hashes (publish snapshots). */
       documentSet: (tenantId: TenantId, kbIds: ReadonlyArray<string>) =>
         kbIds.length === 0
           ? Effect.succeed([])
-          : sql<{ kb_id: string; id: string; content_hash: string }>`SELECT kb_id, id, content_hash FROM kb_documents
-              WHERE tenant_id = ${tenantId} AND kb_id IN ${sql.in(kbIds)} AND deleted_at IS NULL ORDER BY id`.pipe(Effect.orDie),
+          : sql`SELECT kb_id, id, content_hash FROM kb_documents
+              WHERE tenant_id = ${tenantId} AND kb_id IN ${sql.in(kbIds)} AND deleted_at IS NULL ORDER BY id`.pipe(
+            decodeRows("kb_documents", Schema.Struct({ kb_id: Schema.String, id: Schema.String, content_hash: Schema.String }))
+          ).pipe(Effect.orDie),
       /** Brings a document back to the version with this content hash (undeleting it if needed). */
       restoreDocument: (tenantId: TenantId, documentId: string, contentHash: string) =>
         sql.withTransaction(Effect.gen(function*() {
-          const [doc] = yield* sql<{ kb_id: string; content_hash: string; deleted_at: Date | null }>`SELECT kb_id, content_hash, deleted_at
-            FROM kb_documents WHERE tenant_id = ${tenantId} AND id = ${documentId} FOR UPDATE`
+          const [doc] = yield* sql`SELECT kb_id, content_hash, deleted_at
+            FROM kb_documents WHERE tenant_id = ${tenantId} AND id = ${documentId} FOR UPDATE`.pipe(
+            decodeRows("kb_documents", Schema.Struct({ kb_id: Schema.String, content_hash: Schema.String, deleted_at: Schema.NullOr(Timestamp) }))
+          )
           if (doc === undefined) return false
           if (doc.content_hash === contentHash && doc.deleted_at === null) return true
-          const [v] = yield* sql<{ version: number; content: string }>`SELECT version, content FROM kb_document_versions
-            WHERE document_id = ${documentId} AND content_hash = ${contentHash} ORDER BY version DESC LIMIT 1`
+          const [v] = yield* sql`SELECT version, content FROM kb_document_versions
+            WHERE document_id = ${documentId} AND content_hash = ${contentHash} ORDER BY version DESC LIMIT 1`.pipe(
+            decodeRows("kb_document_versions", Schema.Struct({ version: Schema.Number, content: Schema.String }))
+          )
           if (v === undefined) return false
           yield* sql`UPDATE kb_documents SET version = ${v.version}, content_hash = ${contentHash}, deleted_at = NULL,
             updated_at = now() WHERE id = ${documentId}`

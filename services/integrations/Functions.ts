@@ -199,7 +199,9 @@ export class Functions extends Effect.Service<Functions>()("Functions", {
         ])
         const rows = yield* sql`SELECT * FROM integration_executions WHERE ${where} ORDER BY created_at DESC, id
           LIMIT ${params.page_size} OFFSET ${pageOffset(params)}`.pipe(executionRows, Effect.orDie)
-        const [c] = yield* sql<{ total: number }>`SELECT count(*)::int AS total FROM integration_executions WHERE ${where}`.pipe(Effect.orDie)
+        const [c] = yield* sql`SELECT count(*)::int AS total FROM integration_executions WHERE ${where}`.pipe(
+          decodeRows("integration_executions", Schema.Struct({ total: Schema.Number }))
+        ).pipe(Effect.orDie)
         return pageOf(params, rows.map(toExecution), c?.total ?? 0)
       })
 

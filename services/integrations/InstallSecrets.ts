@@ -34,9 +34,11 @@ export class InstallSecrets extends Effect.Service<InstallSecrets>()("InstallSec
     const credentials = (tenantId: string, integrationId: string) =>
       Effect.gen(function*() {
         if (!UUID.test(integrationId)) return Option.none<Record<string, unknown>>()
-        const [stored] = yield* sql<{ capability: string; sealed: string }>`SELECT c.capability, c.sealed FROM integration_credentials c
+        const [stored] = yield* sql`SELECT c.capability, c.sealed FROM integration_credentials c
           JOIN tenant_integrations i ON i.id = c.integration_id AND i.tenant_id = ${tenantId}
-          WHERE c.integration_id = ${integrationId} ORDER BY (c.capability = 'agent_tool') DESC, c.capability LIMIT 1`
+          WHERE c.integration_id = ${integrationId} ORDER BY (c.capability = 'agent_tool') DESC, c.capability LIMIT 1`.pipe(
+          decodeRows("integration_credentials", Schema.Struct({ capability: Schema.String, sealed: Schema.String }))
+        )
         if (stored === undefined) return Option.none<Record<string, unknown>>()
         const plain = yield* cipher.decrypt(stored.sealed, credentialsAad(integrationId, stored.capability))
         return Option.some(JSON.parse(plain) as Record<string, unknown>)

@@ -1,7 +1,8 @@
 import { SqlClient } from "@effect/sql"
-import { Effect, Layer, Option } from "effect"
+import { Effect, Layer, Option, Schema } from "effect"
 import nodemailer from "nodemailer"
 import { OutboundGuard } from "../../platform/outbound/OutboundGuard.js"
+import { decodeRows } from "../../platform/Rows.js"
 import { MailIntegrations } from "../../runtime/nodes/MailIntegrations.js"
 import { InstallSecrets } from "./InstallSecrets.js"
 
@@ -49,8 +50,10 @@ export const MailIntegrationsLive = Layer.effect(
     return {
       send: (tenantId, integrationId, mail) =>
         Effect.gen(function*() {
-          const [install] = yield* sql<{ category: string }>`SELECT e.category FROM tenant_integrations i JOIN catalog_entries e ON e.id = i.catalog_id
-            WHERE i.tenant_id = ${tenantId} AND i.id = ${integrationId} AND i.status = 'active'`.pipe(Effect.orDie)
+          const [install] = yield* sql`SELECT e.category FROM tenant_integrations i JOIN catalog_entries e ON e.id = i.catalog_id
+            WHERE i.tenant_id = ${tenantId} AND i.id = ${integrationId} AND i.status = 'active'`.pipe(
+            decodeRows("tenant_integrations", Schema.Struct({ category: Schema.String }))
+          ).pipe(Effect.orDie)
           if (install === undefined) return yield* Effect.fail({ message: `Integration ${integrationId} is not installed in this workspace` })
           if (!MAIL_CATEGORIES.includes(install.category.toLowerCase())) {
             return yield* Effect.fail({ message: `Integration ${integrationId} is not a mail integration (category ${install.category})` })
@@ -61,7 +64,9 @@ export const MailIntegrationsLive = Layer.effect(
             return yield* Effect.fail({ message: "The mail integration has no SMTP settings (smtp_url, or host and port) in its credentials" })
           }
 
-          const [earlier] = yield* sql<{ status: string }>`SELECT status FROM integration_mail WHERE id = ${mail.id}`.pipe(Effect.orDie)
+          const [earlier] = yield* sql`SELECT status FROM integration_mail WHERE id = ${mail.id}`.pipe(
+            decodeRows("integration_mail", Schema.Struct({ status: Schema.String }))
+          ).pipe(Effect.orDie)
           if (earlier?.status === "sent") return { id: mail.id, from: settings.from }
           // The server's address must be one the guard allows (checked as the message goes out).
           yield* guard.checkUrl(`smtp://${settings.host.includes(":") ? `[${settings.host}]` : settings.host}:${settings.port}`).pipe(

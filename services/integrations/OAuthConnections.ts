@@ -6,6 +6,7 @@ import { AppConfig } from "../../platform/Config.js"
 import { CredentialsCipher } from "../../platform/CredentialsCipher.js"
 import { cappedJson, MAX_TOKEN_ANSWER_BYTES } from "../../platform/outbound/CappedJson.js"
 import { OutboundGuard } from "../../platform/outbound/OutboundGuard.js"
+import { decodeRows } from "../../platform/Rows.js"
 import { requireReader } from "../../schemas/Authorization.js"
 import { badRequest, notFound, unprocessable } from "../../schemas/Errors.js"
 import { IntegrationAuth } from "../../schemas/Integration.js"
@@ -41,8 +42,10 @@ export class OAuthConnections extends Effect.Service<OAuthConnections>()("OAuthC
     /** The install's OAuth setup: the entry's URLs and the stored client. */
     const setup = (tenantId: string, integrationId: string) =>
       Effect.gen(function*() {
-        const [row] = yield* sql<{ auth: unknown }>`SELECT e.auth FROM tenant_integrations i JOIN catalog_entries e ON e.id = i.catalog_id
-          WHERE i.tenant_id = ${tenantId} AND i.id = ${integrationId}`.pipe(Effect.orDie)
+        const [row] = yield* sql`SELECT e.auth FROM tenant_integrations i JOIN catalog_entries e ON e.id = i.catalog_id
+          WHERE i.tenant_id = ${tenantId} AND i.id = ${integrationId}`.pipe(decodeRows("tenant_integrations", Schema.Struct({ auth: Schema.Unknown }))).pipe(
+          Effect.orDie
+        )
         if (row === undefined) return yield* notFound("Integration")
         const auth = Schema.decodeUnknownOption(IntegrationAuth)(row.auth)
         if (Option.isNone(auth) || auth.value.type !== "oauth2") {
@@ -144,9 +147,11 @@ export class OAuthConnections extends Effect.Service<OAuthConnections>()("OAuthC
     const callback = (principal: Principal, integrationId: string, code: string, state: string) =>
       Effect.gen(function*() {
         yield* requireReader(principal)
-        const [pending] = yield* sql<{ code_verifier_sealed: string; redirect_uri: string }>`DELETE FROM integration_oauth_states
+        const [pending] = yield* sql`DELETE FROM integration_oauth_states
           WHERE state = ${state} AND integration_id = ${integrationId} AND user_id = ${principal.userId} AND expires_at > now()
-          RETURNING code_verifier_sealed, redirect_uri`.pipe(Effect.orDie)
+          RETURNING code_verifier_sealed, redirect_uri`.pipe(
+          decodeRows("integration_oauth_states", Schema.Struct({ code_verifier_sealed: Schema.String, redirect_uri: Schema.String }))
+        ).pipe(Effect.orDie)
         if (pending === undefined) return yield* badRequest("OAUTH_STATE_INVALID", "This state is unknown, used, expired or another user's: start again")
         const { auth, clientId, clientSecret } = yield* setup(principal.tenantId, integrationId)
         if (auth.type !== "oauth2") return yield* unprocessable("OAUTH_NOT_CONFIGURED", "This integration does not sign in with OAuth 2.0")

@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Either, Layer } from "effect"
 import { randomUUID } from "node:crypto"
+import { decodeRows, JsonObject } from "../../platform/Rows.js"
 import { ToolFailure, toolSource, type ToolSpec } from "../../runtime/tools/Tools.js"
 import type { TenantId } from "../../schemas/Ids.js"
 import { ExternalToolCalls } from "../ports/ExternalToolCalls.js"
@@ -96,7 +97,7 @@ export const ExternalToolCallsLive = Layer.effect(
   ExternalToolCalls,
   Effect.map(SqlClient.SqlClient, (sql) => ({
     forRun: (tenantId, runId) =>
-      sql<Record<string, unknown>>`
+      sql`
         SELECT * FROM (
           SELECT id AS call_id, 'function' AS kind, function_id::text AS tool_id, function_name AS name, integration_id::text AS integration_id,
             NULL AS server_id, status, input, output, error, duration_ms, created_at
@@ -105,6 +106,7 @@ export const ExternalToolCallsLive = Layer.effect(
           SELECT id, 'mcp', 'mcp:' || server_id || ':' || tool, tool, NULL, server_id::text, status, input, output, error, duration_ms, created_at
           FROM mcp_tool_calls WHERE tenant_id = ${tenantId} AND run_id = ${runId}
         ) calls ORDER BY created_at, call_id`.pipe(
+        decodeRows("integration_executions", JsonObject),
         Effect.map((rows) => rows.map((r) => Object.fromEntries(Object.entries(r).filter(([, v]) => v !== null)))),
         Effect.orDie
       )

@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import { randomUUID } from "node:crypto"
+import { decodeRows } from "../../platform/Rows.js"
 import { conflict, unprocessable } from "../../schemas/Errors.js"
 import type { Principal } from "../../schemas/Principal.js"
 import type { QueueCreate } from "../../schemas/Ticketing.js"
@@ -23,9 +24,9 @@ export class Queues extends Effect.Service<Queues>()("Queues", {
       groupsWithQueue: (tenantId: string, groupIds: ReadonlyArray<string>) =>
         groupIds.length === 0
           ? Effect.succeed(new Set<string>())
-          : sql<{ group_id: string }>`SELECT group_id::text AS group_id FROM ticket_queues WHERE tenant_id = ${tenantId} AND group_id::text IN ${
-            sql.in([...groupIds])
-          }`.pipe(
+          : sql`SELECT group_id::text AS group_id FROM ticket_queues WHERE tenant_id = ${tenantId} AND group_id::text IN ${sql.in([...groupIds])}`.pipe(
+            decodeRows("ticket_queues", Schema.Struct({ group_id: Schema.String }))
+          ).pipe(
             Effect.map((rows) => new Set(rows.map((r) => r.group_id))),
             Effect.orDie
           ),

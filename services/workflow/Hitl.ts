@@ -134,7 +134,9 @@ export class Hitl extends Effect.Service<Hitl>()("Hitl", {
         ])
         const rows = yield* sql`SELECT * FROM hitl_requests WHERE ${where} ORDER BY created_at, id
           LIMIT ${params.page_size} OFFSET ${pageOffset(params)}`.pipe(hitlRows).pipe(Effect.orDie)
-        const [c] = yield* sql<{ total: number }>`SELECT count(*)::int AS total FROM hitl_requests WHERE ${where}`.pipe(Effect.orDie)
+        const [c] = yield* sql`SELECT count(*)::int AS total FROM hitl_requests WHERE ${where}`.pipe(
+          decodeRows("hitl_requests", Schema.Struct({ total: Schema.Number }))
+        ).pipe(Effect.orDie)
         return pageOf(params, rows.map(toRequest), c?.total ?? 0)
       })
 

@@ -1,5 +1,6 @@
 import { SqlClient } from "@effect/sql"
-import { Effect, Layer, Option } from "effect"
+import { Effect, Layer, Option, Schema } from "effect"
+import { decodeRows } from "../../platform/Rows.js"
 import { AiEmployees } from "../ports/AiEmployees.js"
 import { McpBindings } from "../ports/McpBindings.js"
 import { RunAccess } from "../ports/RunAccess.js"
@@ -69,11 +70,11 @@ export const McpBindingsLive = Layer.effect(
   McpBindings,
   Effect.map(SqlClient.SqlClient, (sql) => ({
     boundBy: (tenantId, serverId) =>
-      sql<{ name: string }>`SELECT w.name FROM workflows w
+      sql`SELECT w.name FROM workflows w
         JOIN workflow_versions v ON v.workflow_id = w.id AND v.number = w.active_version
         WHERE w.tenant_id = ${tenantId} AND w.archived_at IS NULL
           AND EXISTS (SELECT 1 FROM jsonb_array_elements(COALESCE(v.dag_definition->'nodes', '[]'::jsonb)) n
                       WHERE COALESCE(n->'agent_config'->'mcp_server_ids', '[]'::jsonb) ? ${serverId})
-        ORDER BY w.name`.pipe(Effect.map((rows) => rows.map((r) => r.name)), Effect.orDie)
+        ORDER BY w.name`.pipe(decodeRows("workflows", Schema.Struct({ name: Schema.String }))).pipe(Effect.map((rows) => rows.map((r) => r.name)), Effect.orDie)
   }))
 )

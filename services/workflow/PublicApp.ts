@@ -1,8 +1,9 @@
 import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import { AppConfig } from "../../platform/Config.js"
 import { RateLimiter } from "../../platform/RateLimiter.js"
 import { CurrentClientAddress } from "../../platform/RequestContext.js"
+import { decodeRows } from "../../platform/Rows.js"
 import { RunModule } from "../../runtime/run/RunModule.js"
 import { conflict, notFound, TooManyRequests } from "../../schemas/Errors.js"
 import type { WorkflowId } from "../../schemas/Ids.js"
@@ -31,9 +32,11 @@ export class PublicApp extends Effect.Service<PublicApp>()("PublicApp", {
             retry_after_seconds: decision.retryAfterSeconds
           })
         }
-        const [workflow] = yield* sql<{ tenant_id: string; name: string; active_version: number | null }>`
+        const [workflow] = yield* sql`
           SELECT tenant_id, name, active_version FROM workflows
-          WHERE id = ${workflowId} AND public_app AND archived_at IS NULL`.pipe(Effect.orDie)
+          WHERE id = ${workflowId} AND public_app AND archived_at IS NULL`.pipe(
+          decodeRows("workflows", Schema.Struct({ tenant_id: Schema.String, name: Schema.String, active_version: Schema.NullOr(Schema.Number) }))
+        ).pipe(Effect.orDie)
         if (workflow === undefined) return yield* notFound("AI Employee")
         if (workflow.active_version === null) return yield* conflict("NOT_PUBLISHED", "This AI Employee has no published version to run")
         const run = yield* modules.start({

@@ -1,5 +1,6 @@
 import { SqlClient } from "@effect/sql"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Schema } from "effect"
+import { decodeRows } from "../../platform/Rows.js"
 import { RunnableWorkflows } from "../../runtime/run/Ports.js"
 
 /** The workflow service's side of the run kernel's port: active versions and version snapshots. */
@@ -9,15 +10,19 @@ export const RunnableWorkflowsLive = Layer.effect(
     const sql = yield* SqlClient.SqlClient
     return {
       active: (tenantId, workflowId) =>
-        sql<{ name: string; active_version: number }>`SELECT name, active_version FROM workflows
+        sql`SELECT name, active_version FROM workflows
           WHERE id = ${workflowId} AND tenant_id = ${tenantId} AND archived_at IS NULL AND active_version IS NOT NULL`.pipe(
+          decodeRows("workflows", Schema.Struct({ name: Schema.String, active_version: Schema.Number }))
+        ).pipe(
           Effect.map((rows) => rows[0] === undefined ? undefined : { name: rows[0].name, version: rows[0].active_version }),
           Effect.orDie
         ),
       version: (workflowId, number) =>
-        sql<{ dag_definition: unknown; config_snapshot: unknown; current_config: unknown }>`SELECT v.dag_definition, v.config_snapshot,
+        sql`SELECT v.dag_definition, v.config_snapshot,
           w.config AS current_config FROM workflow_versions v JOIN workflows w ON w.id = v.workflow_id
           WHERE v.workflow_id = ${workflowId} AND v.number = ${number}`.pipe(
+          decodeRows("workflow_versions", Schema.Struct({ dag_definition: Schema.Unknown, config_snapshot: Schema.Unknown, current_config: Schema.Unknown }))
+        ).pipe(
           Effect.map((rows) => {
             const row = rows[0]
             if (row === undefined) return undefined

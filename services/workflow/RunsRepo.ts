@@ -128,7 +128,7 @@ export class RunsRepo extends Effect.Service<RunsRepo>()("RunsRepo", {
       ])
       return Effect.all([
         sql`SELECT * FROM runs WHERE ${where} ORDER BY created_at DESC, id LIMIT ${f.limit} OFFSET ${f.offset}`.pipe(runRows),
-        sql<{ total: number }>`SELECT count(*)::int AS total FROM runs WHERE ${where}`
+        sql`SELECT count(*)::int AS total FROM runs WHERE ${where}`.pipe(decodeRows("runs", Schema.Struct({ total: Schema.Number })))
       ]).pipe(Effect.map(([rows, [c]]) => ({ rows, total: c?.total ?? 0 })), Effect.orDie)
     }
 
@@ -141,8 +141,8 @@ export class RunsRepo extends Effect.Service<RunsRepo>()("RunsRepo", {
                    row_number() OVER (PARTITION BY coalesce(r.session_id, r.id) ORDER BY r.created_at DESC, r.id) AS rn
             FROM runs r WHERE r.tenant_id = ${scope.tenantId} AND NOT r.is_dry_run AND r.parent_run_id IS NULL
           ) grouped WHERE rn = 1 ORDER BY created_at DESC, id LIMIT ${limit} OFFSET ${offset}`.pipe(recentRunRows),
-        sql<{ total: number }>`SELECT count(DISTINCT coalesce(session_id, id))::int AS total FROM runs
-          WHERE tenant_id = ${scope.tenantId} AND NOT is_dry_run AND parent_run_id IS NULL`
+        sql`SELECT count(DISTINCT coalesce(session_id, id))::int AS total FROM runs
+          WHERE tenant_id = ${scope.tenantId} AND NOT is_dry_run AND parent_run_id IS NULL`.pipe(decodeRows("runs", Schema.Struct({ total: Schema.Number })))
       ]).pipe(Effect.map(([rows, [c]]) => ({ rows, total: c?.total ?? 0 })), Effect.orDie)
 
     /** A page of the run history after `after` (created_at, id), newest or oldest first; one row more than asked tells whether more follow. */

@@ -98,8 +98,8 @@ export class VersionsRepo extends Effect.Service<VersionsRepo>()("VersionsRepo",
       Effect.all([
         sql`SELECT * FROM workflow_versions WHERE tenant_id = ${scope.tenantId} AND workflow_id = ${workflowId}
           ORDER BY number DESC LIMIT ${limit} OFFSET ${offset}`.pipe(versionRows),
-        sql<{ total: number }>`SELECT count(*)::int AS total FROM workflow_versions
-          WHERE tenant_id = ${scope.tenantId} AND workflow_id = ${workflowId}`
+        sql`SELECT count(*)::int AS total FROM workflow_versions
+          WHERE tenant_id = ${scope.tenantId} AND workflow_id = ${workflowId}`.pipe(decodeRows("workflow_versions", Schema.Struct({ total: Schema.Number })))
       ]).pipe(Effect.map(([rows, [c]]) => ({ rows, total: c?.total ?? 0 })))
 
     /** Stamps a draft as published with its snapshots and makes it the single active version. */

@@ -201,7 +201,7 @@ export class WorkflowsRepo extends Effect.Service<WorkflowsRepo>()("WorkflowsRep
         : sql`updated_at DESC, id`
       return Effect.all([
         sql`SELECT * FROM workflows WHERE ${where} ORDER BY ${order} LIMIT ${filter.limit} OFFSET ${filter.offset}`.pipe(workflowRows),
-        sql<{ total: number }>`SELECT count(*)::int AS total FROM workflows WHERE ${where}`
+        sql`SELECT count(*)::int AS total FROM workflows WHERE ${where}`.pipe(decodeRows("workflows", Schema.Struct({ total: Schema.Number })))
       ]).pipe(Effect.map(([rows, [c]]) => ({ rows, total: c?.total ?? 0 })), Effect.orDie)
     }
 
@@ -209,8 +209,8 @@ export class WorkflowsRepo extends Effect.Service<WorkflowsRepo>()("WorkflowsRep
     const callable = (scope: Principal, ids: ReadonlyArray<string>) =>
       ids.length === 0
         ? Effect.succeed(new Set<string>())
-        : sql<{ id: string }>`SELECT id FROM workflows WHERE tenant_id = ${scope.tenantId} AND id IN ${sql.in(ids)}
-            AND active_version IS NOT NULL AND archived_at IS NULL`.pipe(
+        : sql`SELECT id FROM workflows WHERE tenant_id = ${scope.tenantId} AND id IN ${sql.in(ids)}
+            AND active_version IS NOT NULL AND archived_at IS NULL`.pipe(decodeRows("workflows", Schema.Struct({ id: Schema.String }))).pipe(
           Effect.map((rows) => new Set(rows.map((r) => r.id))),
           Effect.orDie
         )

@@ -70,4 +70,20 @@ describe("source files", () => {
     assert.isAbove(files.length, 100)
     assert.deepStrictEqual(offenders, [])
   })
+
+  it("rows are decoded by schema (platform/Rows.ts decodeRows): a sql<T> type assertion stands only on a hot path named in the comment above it", async () => {
+    const { readdir, readFile } = await import("node:fs/promises")
+    const path = await import("node:path")
+    const root = path.join(import.meta.dirname, "..", "..")
+    const asserted: Array<string> = []
+    for (const dir of ["schemas", "platform", "runtime", "otel", "services"]) {
+      for (const file of (await readdir(path.join(root, dir), { recursive: true })).filter((f) => f.endsWith(".ts"))) {
+        const lines = (await readFile(path.join(root, dir, file), "utf8")).split("\n")
+        lines.forEach((line, i) => {
+          if (/\bsql<[^>]/.test(line) && !/Hot path/.test(lines[i - 1] ?? "")) asserted.push(`${dir}/${file}:${i + 1}`)
+        })
+      }
+    }
+    assert.deepStrictEqual(asserted, [])
+  })
 })

@@ -1,5 +1,6 @@
 import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
+import { decodeRows } from "../../../platform/Rows.js"
 import { convergeRunTables, createRunTables } from "./RunTables.js"
 
 /**
@@ -13,7 +14,9 @@ export default Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   yield* createRunTables
   yield* convergeRunTables
-  const [cluster] = yield* sql<{ present: boolean }>`SELECT to_regclass('cluster_messages') IS NOT NULL AS present`
+  const [cluster] = yield* sql`SELECT to_regclass('cluster_messages') IS NOT NULL AS present`.pipe(
+    decodeRows("query", Schema.Struct({ present: Schema.Boolean }))
+  )
   if (cluster?.present === true) {
     yield* sql`DELETE FROM cluster_replies WHERE request_id IN (SELECT request_id FROM cluster_messages WHERE entity_type LIKE 'Workflow/%')`
     yield* sql`DELETE FROM cluster_messages WHERE entity_type LIKE 'Workflow/%'`

@@ -1,5 +1,6 @@
 import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
+import { decodeRows } from "../../../platform/Rows.js"
 
 /**
  * A lighter journal for the commit every node makes. Log records are no longer stored beside
@@ -10,14 +11,16 @@ import { Effect } from "effect"
 export default Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   yield* sql`ALTER TABLE run_events ADD COLUMN IF NOT EXISTS span_id text`
-  const [logs] = yield* sql<{ present: boolean }>`SELECT to_regclass('run_logs') IS NOT NULL AS present`
+  const [logs] = yield* sql`SELECT to_regclass('run_logs') IS NOT NULL AS present`.pipe(decodeRows("query", Schema.Struct({ present: Schema.Boolean })))
   if (logs?.present === true) {
     yield* sql`UPDATE run_events e SET span_id = l.otlp->>'spanId' FROM run_logs l WHERE l.run_id = e.run_id AND l.seq = e.seq`
     yield* sql`DROP TABLE run_logs`
   }
-  const foreignKeys = yield* sql<{ table_name: string; name: string }>`
+  const foreignKeys = yield* sql`
     SELECT conrelid::regclass::text AS table_name, conname AS name FROM pg_constraint
-    WHERE contype = 'f' AND confrelid = 'runs'::regclass AND conrelid::regclass::text IN ('run_steps', 'run_events', 'run_spans')`
+    WHERE contype = 'f' AND confrelid = 'runs'::regclass AND conrelid::regclass::text IN ('run_steps', 'run_events', 'run_spans')`.pipe(
+    decodeRows("pg_constraint", Schema.Struct({ table_name: Schema.String, name: Schema.String }))
+  )
   for (const fk of foreignKeys) yield* sql.unsafe(`ALTER TABLE ${fk.table_name} DROP CONSTRAINT ${fk.name}`)
   yield* sql`
     CREATE OR REPLACE FUNCTION delete_run_journal() RETURNS trigger LANGUAGE plpgsql AS $$

@@ -329,8 +329,8 @@ export class McpServers extends Effect.Service<McpServers>()("McpServers", {
       statuses: (tenantId: string, ids: ReadonlyArray<string>) =>
         ids.length === 0
           ? Effect.succeed(new Map<string, "approved" | "pending">())
-          : sql<{ id: string; status: string }>`SELECT id::text AS id, status FROM mcp_servers WHERE tenant_id = ${tenantId}
-              AND id::text IN ${sql.in([...ids])}`.pipe(
+          : sql`SELECT id::text AS id, status FROM mcp_servers WHERE tenant_id = ${tenantId}
+              AND id::text IN ${sql.in([...ids])}`.pipe(decodeRows("mcp_servers", Schema.Struct({ id: Schema.String, status: Schema.String }))).pipe(
             Effect.map((rows) => new Map(rows.map((r) => [r.id, r.status === "active" ? "approved" as const : "pending" as const]))),
             Effect.orDie
           ),

@@ -1,9 +1,10 @@
 import { SqlClient } from "@effect/sql"
-import { Effect, Either, type Schema } from "effect"
+import { Effect, Either, Schema } from "effect"
 import { createHash } from "node:crypto"
 import type { Dispatcher } from "undici"
 import { AppConfig } from "../../../platform/Config.js"
 import { OutboundGuard } from "../../../platform/outbound/OutboundGuard.js"
+import { decodeRows } from "../../../platform/Rows.js"
 import { conflict, FailedDependency, notFound, unprocessable } from "../../../schemas/Errors.js"
 import type { Priorities, TicketListParams, TicketStatus } from "../../../schemas/Ticketing.js"
 import { TicketingConnections } from "../../ports/TicketingConnections.js"
@@ -32,6 +33,8 @@ export type { ConnectedQueue, NewTicket }
  * queue's connection. Tickets, comments and audits are read live from Zendesk (no copy is kept);
  * the only rows written here are the idempotency records of client_request_id.
  */
+const externalIdRows = decodeRows("ticket_external_requests", Schema.Struct({ external_id: Schema.String }))
+const tagRows = decodeRows("ticket_queues", Schema.Struct({ external_group_id: Schema.String, label: Schema.String }))
 export class ZendeskDesk extends Effect.Service<ZendeskDesk>()("ZendeskDesk", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
@@ -150,8 +153,8 @@ export class ZendeskDesk extends Effect.Service<ZendeskDesk>()("ZendeskDesk", {
         )
         if (t.key === undefined) return (yield* shown(s, queue, [(yield* post).ticket]))[0]
         const key = t.key
-        const recorded = sql<{ external_id: string }>`SELECT external_id::text AS external_id FROM ticket_external_requests
-          WHERE queue_id = ${queue.id} AND client_request_id = ${key}`.pipe(Effect.orDie, Effect.map((rows) => rows[0]?.external_id))
+        const recorded = sql`SELECT external_id::text AS external_id FROM ticket_external_requests
+          WHERE queue_id = ${queue.id} AND client_request_id = ${key}`.pipe(externalIdRows, Effect.orDie, Effect.map((rows) => rows[0]?.external_id))
         const made = (yield* recorded) ?? (yield* sql.withTransaction(Effect.gen(function*() {
           yield* sql`SELECT pg_advisory_xact_lock(hashtextextended(${`ticket:${queue.id}:${key}`}, 0))`
           const again = yield* recorded
@@ -382,8 +385,8 @@ export class ZendeskDesk extends Effect.Service<ZendeskDesk>()("ZendeskDesk", {
           const audits = yield* everyPage(s, `/api/v2/tickets/${ticket.id}/audits.json`, Z.AuditsEnvelope, (p) => p.audits)
           const emails = yield* emailsOf(s, audienceOf(audits))
           const serviceUserId = [...emails].find(([, e]) => e === s.creds.email.toLowerCase())?.[0]
-          const tags = yield* sql<{ external_group_id: string; label: string }>`SELECT external_group_id::text AS external_group_id, label FROM ticket_queues
-            WHERE tenant_id = ${queue.tenant_id} AND connection_id = ${queue.connection_id} AND external_group_id IS NOT NULL`.pipe(Effect.orDie)
+          const tags = yield* sql`SELECT external_group_id::text AS external_group_id, label FROM ticket_queues
+            WHERE tenant_id = ${queue.tenant_id} AND connection_id = ${queue.connection_id} AND external_group_id IS NOT NULL`.pipe(tagRows, Effect.orDie)
           return timelineOf(audits, {
             emails,
             serviceUserId,

@@ -91,7 +91,9 @@ export class InboundEmail extends Effect.Service<InboundEmail>()("InboundEmail",
       Effect.gen(function*() {
         yield* requireReader(principal)
         yield* workflows.visible(principal, id)
-        const [row] = yield* sql<{ enabled: boolean }>`SELECT enabled FROM workflow_email WHERE workflow_id = ${id}`.pipe(Effect.orDie)
+        const [row] = yield* sql`SELECT enabled FROM workflow_email WHERE workflow_id = ${id}`.pipe(
+          decodeRows("workflow_email", Schema.Struct({ enabled: Schema.Boolean }))
+        ).pipe(Effect.orDie)
         return settingsOf(id, row?.enabled ?? false)
       })
 
@@ -119,17 +121,21 @@ export class InboundEmail extends Effect.Service<InboundEmail>()("InboundEmail",
         const at = address.lastIndexOf("@")
         const local = address.slice(0, at)
         if (at < 0 || address.slice(at + 1).toLowerCase() !== domain || !UUID.test(local)) return Option.none<Recipient>()
-        const [row] = yield* sql<{ tenant_id: string }>`SELECT e.tenant_id FROM workflow_email e JOIN workflows w ON w.id = e.workflow_id
-          WHERE e.workflow_id = ${local.toLowerCase()} AND e.enabled AND w.archived_at IS NULL`.pipe(Effect.orDie)
+        const [row] = yield* sql`SELECT e.tenant_id FROM workflow_email e JOIN workflows w ON w.id = e.workflow_id
+          WHERE e.workflow_id = ${local.toLowerCase()} AND e.enabled AND w.archived_at IS NULL`.pipe(
+          decodeRows("workflow_email", Schema.Struct({ tenant_id: Schema.String }))
+        ).pipe(Effect.orDie)
         return row === undefined ? Option.none<Recipient>() : Option.some({ tenantId: row.tenant_id, workflowId: local.toLowerCase() })
       })
 
     /** What a later run of the same message is given: the outcome an earlier run recorded. */
     const outcomeRef = (tenantId: string, messageId: string) =>
-      sql<{ outcome_ref: unknown }>`SELECT r.named_outputs->'outcome_ref' AS outcome_ref FROM inbound_emails e
+      sql`SELECT r.named_outputs->'outcome_ref' AS outcome_ref FROM inbound_emails e
         JOIN runs r ON r.id = e.run_id
         WHERE e.tenant_id = ${tenantId} AND e.message_id = ${messageId} AND r.named_outputs ? 'outcome_ref'
-        ORDER BY r.finished_at DESC NULLS LAST LIMIT 1`.pipe(Effect.map((rows) => rows[0]?.outcome_ref ?? {}))
+        ORDER BY r.finished_at DESC NULLS LAST LIMIT 1`.pipe(decodeRows("inbound_emails", Schema.Struct({ outcome_ref: Schema.Unknown }))).pipe(
+        Effect.map((rows) => rows[0]?.outcome_ref ?? {})
+      )
 
     const storeFor = (to: Recipient, mail: StoredMail, size: number, receivedAt: Date) =>
       Effect.gen(function*() {

@@ -88,7 +88,9 @@ export class LlmProviders extends Effect.Service<LlmProviders>()("LlmProviders",
         yield* requireReader(principal)
         const rows = yield* sql`SELECT * FROM llm_providers WHERE tenant_id = ${principal.tenantId} ORDER BY name
           LIMIT ${params.page_size} OFFSET ${pageOffset(params)}`.pipe(providerRows).pipe(Effect.orDie)
-        const [c] = yield* sql<{ total: number }>`SELECT count(*)::int AS total FROM llm_providers WHERE tenant_id = ${principal.tenantId}`.pipe(Effect.orDie)
+        const [c] = yield* sql`SELECT count(*)::int AS total FROM llm_providers WHERE tenant_id = ${principal.tenantId}`.pipe(
+          decodeRows("llm_providers", Schema.Struct({ total: Schema.Number }))
+        ).pipe(Effect.orDie)
         return pageOf(params, rows.map(view), c?.total ?? 0)
       })
 

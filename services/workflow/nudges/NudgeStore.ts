@@ -55,7 +55,9 @@ export const NudgeCardsLive = Layer.effect(
       send: (spec) =>
         Effect.gen(function*() {
           // Without a recipient the card goes to whoever started the run (builders when nobody did).
-          const [run] = yield* sql<{ created_by: string | null }>`SELECT created_by FROM runs WHERE id = ${spec.runId}`
+          const [run] = yield* sql`SELECT created_by FROM runs WHERE id = ${spec.runId}`.pipe(
+            decodeRows("runs", Schema.Struct({ created_by: Schema.NullOr(Schema.String) }))
+          )
           const recipient = spec.recipient ?? (run?.created_by != null ? { user_id: run.created_by } : { role: "builder" })
           const [row] = yield* sql`INSERT INTO nudge_cards ${
             sql.insert({

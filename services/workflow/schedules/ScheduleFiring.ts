@@ -1,8 +1,9 @@
 import { SqlClient } from "@effect/sql"
-import { Duration, Effect, Either, Layer, Queue } from "effect"
+import { Duration, Effect, Either, Layer, Queue, Schema } from "effect"
 import { keepRunning } from "../../../platform/Background.js"
 import { type CronSchedule, parseCron } from "../../../platform/Cron.js"
 import { derivedUuid } from "../../../platform/DerivedId.js"
+import { decodeRows, Timestamp } from "../../../platform/Rows.js"
 import { RunModule } from "../../../runtime/run/RunModule.js"
 import { type ScheduleRow, scheduleRows, ScheduleStore } from "./ScheduleStore.js"
 
@@ -48,8 +49,10 @@ export const ScheduleFiringLive = Layer.scopedDiscard(
     const store = yield* ScheduleStore
 
     const overlapping = (workflowId: string) =>
-      sql<{ scheduled_fire_time: Date }>`SELECT scheduled_fire_time FROM runs WHERE workflow_id = ${workflowId}
+      sql`SELECT scheduled_fire_time FROM runs WHERE workflow_id = ${workflowId}
         AND scheduled_fire_time IS NOT NULL AND status IN ('pending', 'running', 'paused') LIMIT 1`.pipe(
+        decodeRows("runs", Schema.Struct({ scheduled_fire_time: Timestamp }))
+      ).pipe(
         Effect.map((rows) => rows[0]?.scheduled_fire_time)
       )
 
@@ -102,7 +105,9 @@ export const ScheduleFiringLive = Layer.scopedDiscard(
     })).pipe(Effect.withSpan("ScheduleFiring.claim"))
 
     const idle = Effect.gen(function*() {
-      const [row] = yield* sql<{ at: Date | null }>`SELECT min(next_fire_at) AS at FROM schedules WHERE enabled`
+      const [row] = yield* sql`SELECT min(next_fire_at) AS at FROM schedules WHERE enabled`.pipe(
+        decodeRows("schedules", Schema.Struct({ at: Schema.NullOr(Timestamp) }))
+      )
       const untilNext = row?.at == null ? MAX_IDLE : Duration.millis(Math.max(10, row.at.getTime() - Date.now()))
       yield* Effect.raceFirst(Effect.sleep(Duration.min(untilNext, MAX_IDLE)), Queue.take(store.changes))
     })

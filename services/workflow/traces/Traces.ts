@@ -2,7 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect, Option } from "effect"
 import { detailFor } from "../../../otel/Redaction.js"
 import { runTraceId } from "../../../otel/RunTraceIds.js"
-import { RunTraceStore, type TraceRun, type Worklog } from "../../../otel/RunTraceStore.js"
+import { RunTraceStore, type TraceRun, traceRunRows, type Worklog } from "../../../otel/RunTraceStore.js"
 import { traceDocument } from "../../../otel/TraceDocument.js"
 import { fitToCap } from "../../../otel/Truncation.js"
 import { AppConfig } from "../../../platform/Config.js"
@@ -82,12 +82,12 @@ export class Traces extends Effect.Service<Traces>()("Traces", {
         const cursor = params.page_token === undefined ? undefined : decodeToken(params.page_token)
         if (params.page_token !== undefined && cursor === undefined) return yield* badRequest("INVALID_PAGE_TOKEN", "page_token is not one this endpoint gave")
         yield* throttle(principal)
-        const page = yield* sql<TraceRun>`SELECT ${sql.literal(RunTraceStore.columns)} FROM runs
+        const page = yield* sql`SELECT ${sql.literal(RunTraceStore.columns)} FROM runs
           WHERE tenant_id = ${principal.tenantId} AND workflow_id = ${workflowId} AND NOT is_dry_run
             ${params.start_time === undefined ? sql`` : sql`AND created_at >= ${params.start_time}`}
             ${params.end_time === undefined ? sql`` : sql`AND created_at <= ${params.end_time}`}
             ${cursor === undefined ? sql`` : sql`AND (created_at, id) < (${new Date(cursor.c)}, ${cursor.i})`}
-          ORDER BY created_at DESC, id DESC LIMIT ${params.page_size + 1}`.pipe(Effect.orDie)
+          ORDER BY created_at DESC, id DESC LIMIT ${params.page_size + 1}`.pipe(traceRunRows, Effect.orDie)
         const detail = detailFor(principal.role)
         const worklogs = yield* traces.worklogs(page.slice(0, params.page_size))
         // A page also ends before the run that would take it over the size cap (one run at least).

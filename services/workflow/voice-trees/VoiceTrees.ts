@@ -44,8 +44,8 @@ export class VoiceTrees extends Effect.Service<VoiceTrees>()("VoiceTrees", {
     const sql = yield* SqlClient.SqlClient
 
     const view = (tree: TreeRow) =>
-      sql<{ id: VoiceTreeVersionId }>`SELECT id FROM voice_tree_versions WHERE tree_id = ${tree.id}
-        AND superseded_at IS NULL ORDER BY number DESC LIMIT 1`.pipe(
+      sql`SELECT id FROM voice_tree_versions WHERE tree_id = ${tree.id}
+        AND superseded_at IS NULL ORDER BY number DESC LIMIT 1`.pipe(decodeRows("voice_tree_versions", Schema.Struct({ id: VoiceTreeVersionId }))).pipe(
         Effect.map((rows) => ({
           id: tree.id,
           tenant_id: tree.tenant_id,
@@ -71,8 +71,8 @@ export class VoiceTrees extends Effect.Service<VoiceTrees>()("VoiceTrees", {
 
     const addVersionRow = (tree: TreeRow, content: Record<string, unknown>) =>
       Effect.gen(function*() {
-        const [bumped] = yield* sql<{ next_number: number }>`UPDATE voice_trees SET next_number = next_number + 1
-          WHERE id = ${tree.id} RETURNING next_number`
+        const [bumped] = yield* sql`UPDATE voice_trees SET next_number = next_number + 1
+          WHERE id = ${tree.id} RETURNING next_number`.pipe(decodeRows("voice_trees", Schema.Struct({ next_number: Schema.Number })))
         const rows = yield* sql`INSERT INTO voice_tree_versions ${
           sql.insert({ id: randomUUID(), tree_id: tree.id, number: bumped.next_number, content: JSON.stringify(content) })
         } RETURNING *`.pipe(treeVersionRows)
@@ -95,8 +95,8 @@ export class VoiceTrees extends Effect.Service<VoiceTrees>()("VoiceTrees", {
         yield* requireReader(principal)
         const rows = yield* sql`SELECT * FROM voice_trees WHERE tenant_id = ${principal.tenantId}
           ORDER BY created_at DESC, id LIMIT ${params.page_size} OFFSET ${pageOffset(params)}`.pipe(treeRows).pipe(Effect.orDie)
-        const [c] = yield* sql<{ total: number }>`SELECT count(*)::int AS total FROM voice_trees
-          WHERE tenant_id = ${principal.tenantId}`.pipe(Effect.orDie)
+        const [c] = yield* sql`SELECT count(*)::int AS total FROM voice_trees
+          WHERE tenant_id = ${principal.tenantId}`.pipe(decodeRows("voice_trees", Schema.Struct({ total: Schema.Number }))).pipe(Effect.orDie)
         return pageOf(params, yield* Effect.forEach(rows, (r) => Effect.orDie(view(r))), c?.total ?? 0)
       })
 

@@ -20,6 +20,7 @@ const isAgentType = (t: string): t is AgentType => (AgentTypes as ReadonlyArray<
 
 /** The agent-type catalog, agent definitions and one-off test executions. */
 export class Agents extends Effect.Service<Agents>()("Agents", {
+  dependencies: [AgentsRepo.Default, FilesRepo.Default],
   effect: Effect.gen(function*() {
     const repo = yield* AgentsRepo
     const runner = yield* AgentRunner

@@ -13,6 +13,7 @@ import { ApiKeysRepo, toApiKey } from "./ApiKeysRepo.js"
 
 /** Keys belong to their tenant; a member manages their own, tenant admins manage all. */
 export class ApiKeys extends Effect.Service<ApiKeys>()("ApiKeys", {
+  dependencies: [ApiKeysRepo.Default],
   effect: Effect.gen(function*() {
     const repo = yield* ApiKeysRepo
     const audit = yield* Audit

@@ -6,6 +6,7 @@ import { UsersRepo } from "./UsersRepo.js"
 
 /** Email-first sign-in: tells the client which method applies to this address. */
 export class Begin extends Effect.Service<Begin>()("Begin", {
+  dependencies: [Sso.Default, Tokens.Default, UsersRepo.Default],
   effect: Effect.gen(function*() {
     const sso = yield* Sso
     const users = yield* UsersRepo

@@ -36,6 +36,7 @@ export const inScope = (
  * only without it is X-API-Key read; with neither, 401.
  */
 export class Credentials extends Effect.Service<Credentials>()("Credentials", {
+  dependencies: [ApiKeysRepo.Default, Sessions.Default],
   effect: Effect.gen(function*() {
     const sessions = yield* Sessions
     const keys = yield* ApiKeysRepo

@@ -16,6 +16,7 @@ import { UsersRepo } from "./UsersRepo.js"
 
 /** Tenants, users and memberships. */
 export class Directory extends Effect.Service<Directory>()("Directory", {
+  dependencies: [TenantsRepo.Default, UsersRepo.Default],
   effect: Effect.gen(function*() {
     const tenants = yield* TenantsRepo
     const users = yield* UsersRepo

@@ -13,6 +13,7 @@ import { UsersRepo } from "./UsersRepo.js"
 
 /** User groups, nested; visible only when the tenant flag `user_groups_enabled` is on. */
 export class Groups extends Effect.Service<Groups>()("Groups", {
+  dependencies: [GroupsRepo.Default, UsersRepo.Default],
   effect: Effect.gen(function*() {
     const repo = yield* GroupsRepo
     const users = yield* UsersRepo

@@ -21,6 +21,7 @@ const otpHash = (userId: string, code: string) => createHash("sha256").update(`$
 
 /** One-time codes by mail and TOTP (RFC 6238, library `otpauth`). */
 export class SecondFactor extends Effect.Service<SecondFactor>()("SecondFactor", {
+  dependencies: [Sessions.Default, SignInThrottle.Default, UsersRepo.Default],
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const users = yield* UsersRepo

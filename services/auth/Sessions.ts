@@ -14,6 +14,7 @@ export { throttled, WINDOW_SECONDS as LOGIN_WINDOW_SECONDS } from "./SignInThrot
 
 /** Turns a verified identity into tokens: the one place that decides between full and partial auth. */
 export class Sessions extends Effect.Service<Sessions>()("Sessions", {
+  dependencies: [SignInThrottle.Default, Tokens.Default, UsersRepo.Default],
   effect: Effect.gen(function*() {
     const users = yield* UsersRepo
     const tokens = yield* Tokens

@@ -22,6 +22,7 @@ const STATE_TTL_MS = 10 * 60_000
  * gives never moves to another workspace (Sessions.switchTenant).
  */
 export class Sso extends Effect.Service<Sso>()("Sso", {
+  dependencies: [Sessions.Default, SsoClients.Default, SsoConfigs.Default, SsoDomains.Default, Tokens.Default, UsersRepo.Default],
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const tokens = yield* Tokens

@@ -32,6 +32,7 @@ const ssoRows = decodeRows("sso_configs", SsoRow)
 
 /** The identity provider of each workspace: its settings, kept by the workspace's admins. */
 export class SsoConfigs extends Effect.Service<SsoConfigs>()("SsoConfigs", {
+  dependencies: [SsoClients.Default, SsoDomains.Default],
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const config = yield* AppConfig

@@ -21,6 +21,7 @@ type SendMessage = Schema.Schema.Type<typeof C.SendMessageRequest>
 
 /** Chat sessions and messages for signed-in users (external channels: ExternalChat). */
 export class Chat extends Effect.Service<Chat>()("Chat", {
+  dependencies: [MessagesRepo.Default, PiiVault.Default, SessionsRepo.Default, TurnIntake.Default],
   effect: Effect.gen(function*() {
     const sessions = yield* SessionsRepo
     const messages = yield* MessagesRepo

@@ -16,6 +16,7 @@ import type { SessionRow } from "./SessionsRepo.js"
  * feedback runs that workflow (trigger_type feedback) with the feedback and the message.
  */
 export class ChatFeedback extends Effect.Service<ChatFeedback>()("ChatFeedback", {
+  dependencies: [Chat.Default, MessagesRepo.Default],
   effect: Effect.gen(function*() {
     const chat = yield* Chat
     const messages = yield* MessagesRepo

@@ -7,10 +7,8 @@ import { ChatRunHooksLive, ChatTurns } from "./ChatTurns.js"
 import { ExternalChat } from "./ExternalChat.js"
 import { ChatHttp } from "./http/ChatHttp.js"
 import { MessagesRepo } from "./MessagesRepo.js"
-import { PiiVault } from "./PiiVault.js"
 import { SessionsRepo } from "./SessionsRepo.js"
 import { Titles } from "./Titles.js"
-import { TurnIntake } from "./TurnIntake.js"
 
 /** Chat follows its runs to their end from inside the run kernel: answers, queued turns, titles. */
 export const ChatRunEndLive = ChatRunHooksLive.pipe(
@@ -20,10 +18,6 @@ export const ChatRunEndLive = ChatRunHooksLive.pipe(
 )
 
 /** The chat service: sessions, messages, feedback, external channels. */
-export const ChatLive = Layer.mergeAll(ChatFeedback.Default, ExternalChat.Default).pipe(
-  Layer.provideMerge(Chat.Default),
-  Layer.provideMerge(TurnIntake.Default),
-  Layer.provideMerge(PiiVault.Default)
-)
+export const ChatLive = Layer.mergeAll(Chat.Default, ChatFeedback.Default, ExternalChat.Default)
 
 export const ChatHttpLive = isolated(ChatHttp, Authentication, Chat, ChatFeedback, ExternalChat)

@@ -18,6 +18,7 @@ import { TurnIntake } from "./TurnIntake.js"
  * does not verify, kept apart from everyone else by a keyed hash of that name.
  */
 export class ExternalChat extends Effect.Service<ExternalChat>()("ExternalChat", {
+  dependencies: [Chat.Default, SessionsRepo.Default, TurnIntake.Default],
   effect: Effect.gen(function*() {
     const users = yield* People
     const sessions = yield* SessionsRepo

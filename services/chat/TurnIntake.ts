@@ -28,6 +28,7 @@ export interface Turn {
 
 /** What every way of sending a chat message shares: checks, tokenization, idempotency, the turn. */
 export class TurnIntake extends Effect.Service<TurnIntake>()("TurnIntake", {
+  dependencies: [PiiVault.Default],
   effect: Effect.gen(function*() {
     const workflows = yield* AiEmployees
     const turns = yield* ChatTurns

@@ -51,6 +51,7 @@ const MAX_DOCUMENT_CHARS = 60_000
  * models (the AI Employee's model settings when the session names one).
  */
 export class Assistant extends Effect.Service<Assistant>()("Assistant", {
+  dependencies: [Documents.Default],
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const documents = yield* Documents

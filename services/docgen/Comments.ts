@@ -38,6 +38,7 @@ const commentRows = decodeRows("docgen_comments", CommentRow)
  * deleting a thread removes its replies, deleting a reply hides its text (it stays in place).
  */
 export class Comments extends Effect.Service<Comments>()("Comments", {
+  dependencies: [Documents.Default],
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const documents = yield* Documents

@@ -43,6 +43,7 @@ export const renderExport = (docs: ReadonlyArray<{ readonly title: string; reado
  * completes; the file is downloadable by its owner for an hour. `pdf` and `pptx` are 501.
  */
 export class Exports extends Effect.Service<Exports>()("Exports", {
+  dependencies: [Documents.Default],
   scoped: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const documents = yield* Documents

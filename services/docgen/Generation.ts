@@ -19,6 +19,7 @@ export const UPDATE_DOCUMENT = "docgen.update_document"
  * bases named in the request are searched by its agent steps besides their own.
  */
 export class Generation extends Effect.Service<Generation>()("Generation", {
+  dependencies: [Documents.Default],
   effect: Effect.gen(function*() {
     const documents = yield* Documents
     const runs = yield* RunAccess

@@ -32,6 +32,7 @@ export const agentNodeOf = (dag: unknown, nodeId: string) => {
 
 /** Eval configs: what is scored (the AI Employee, or one agent node alone), by which rubric and judge. */
 export class Configs extends Effect.Service<Configs>()("Configs", {
+  dependencies: [Rubrics.Default],
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const aiEmployees = yield* AiEmployees

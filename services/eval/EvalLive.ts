@@ -9,9 +9,6 @@ import { EvalHttp } from "./http/EvalHttp.js"
 import { Rubrics } from "./Rubrics.js"
 
 /** Evaluation: datasets, rubrics, configs, runs, and the worker that scores their rows (over the run kernel and the agent runner). */
-export const EvalLive = Layer.mergeAll(EvalRuns.Default, EvalWorkerLive).pipe(
-  Layer.provideMerge(Configs.Default),
-  Layer.provideMerge(Layer.mergeAll(Datasets.Default, Rubrics.Default))
-)
+export const EvalLive = Layer.mergeAll(EvalRuns.Default, EvalWorkerLive, Configs.Default, Datasets.Default, Rubrics.Default)
 
 export const EvalHttpLive = isolated(EvalHttp, Authentication, Rubrics, Configs, Datasets, EvalRuns)

@@ -64,6 +64,7 @@ const resultSelect = `SELECT r.id, r.run_id, r.row_id, r.position, r.status, d.i
 
 /** Eval runs: created with one result per row to score, listed, cancelled, their results read and compared. */
 export class EvalRuns extends Effect.Service<EvalRuns>()("EvalRuns", {
+  dependencies: [Configs.Default, Datasets.Default],
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const configs = yield* Configs

@@ -35,6 +35,7 @@ const chunkTask = workerTask<typeof ExtractTask, "chunk">(new URL("./ExtractTask
 
 /** Knowledge bases: documents in, extracted, chunked and indexed; ranked search out. */
 export class Knowledge extends Effect.Service<Knowledge>()("Knowledge", {
+  dependencies: [DocumentEvents.Default, KnowledgeRepo.Default, SemanticIndex.Default],
   effect: Effect.gen(function*() {
     const repo = yield* KnowledgeRepo
     const semantic = yield* SemanticIndex

@@ -22,6 +22,7 @@ export interface RankedChunk {
  * call, a restored document, a new model), so a search never waits on a backlog.
  */
 export class SemanticIndex extends Effect.Service<SemanticIndex>()("SemanticIndex", {
+  dependencies: [EmbeddingsRepo.Default],
   scoped: Effect.gen(function*() {
     const embeddings = yield* Embeddings
     const repo = yield* EmbeddingsRepo

@@ -16,6 +16,7 @@ const importTask = workerTask<typeof OpenApiTask, "importOpenApi">(new URL("./Op
 
 /** The catalog: entries everyone sees, entries administrators author or import from OpenAPI. */
 export class Catalog extends Effect.Service<Catalog>()("Catalog", {
+  dependencies: [CatalogRepo.Default],
   effect: Effect.gen(function*() {
     const repo = yield* CatalogRepo
     const guard = yield* OutboundGuard

@@ -78,6 +78,7 @@ export interface Caller {
 
 /** Integration functions: what a workspace may call, calling them (recorded), and the record. */
 export class Functions extends Effect.Service<Functions>()("Functions", {
+  dependencies: [InstallSecrets.Default, OAuthConnections.Default],
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const secrets = yield* InstallSecrets

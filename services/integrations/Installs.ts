@@ -46,6 +46,7 @@ const toInstall = (row: InstallRow): TenantIntegration => ({
 
 /** Installs of catalog entries in a workspace: credentials by capability, functions on and off. */
 export class Installs extends Effect.Service<Installs>()("Installs", {
+  dependencies: [CatalogRepo.Default],
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const catalog = yield* CatalogRepo

@@ -32,6 +32,7 @@ const connectionAad = (integrationId: string, userId: string) => `oauth:${integr
  * URL through the outbound guard, the tokens sealed. The install's credentials hold the client.
  */
 export class OAuthConnections extends Effect.Service<OAuthConnections>()("OAuthConnections", {
+  dependencies: [InstallSecrets.Default],
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const cipher = yield* CredentialsCipher

@@ -11,6 +11,7 @@ import { ZendeskDesk } from "./zendesk/ZendeskDesk.js"
 
 /** `/me/tickets`: the caller's tickets across the queues they reach, built-in and connected, newest first. */
 export class MyTickets extends Effect.Service<MyTickets>()("MyTickets", {
+  dependencies: [QueueAccess.Default, ZendeskDesk.Default],
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const people = yield* People

@@ -13,6 +13,7 @@ import { ZENDESK_TYPES } from "./zendesk/ZendeskMapping.js"
 
 /** Ticket queues on user groups: the ones the caller sees, binding one (built-in or a connected Zendesk), its routing. */
 export class Queues extends Effect.Service<Queues>()("Queues", {
+  dependencies: [QueueAccess.Default, ZendeskDesk.Default],
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const people = yield* People

@@ -5,10 +5,8 @@ import { Authentication } from "../../schemas/Security.js"
 import { TicketQueues } from "../ports/TicketQueues.js"
 import { TicketingHttp } from "./http/TicketingHttp.js"
 import { MyTickets } from "./MyTickets.js"
-import { QueueAccess } from "./QueueAccess.js"
 import { Queues } from "./Queues.js"
 import { Tickets } from "./Tickets.js"
-import { ZendeskDesk } from "./zendesk/ZendeskDesk.js"
 
 /** The live_agent_transfer node's desk and the publish checks' queue lookup, over the tickets service. */
 const PortsLive = Layer.mergeAll(
@@ -20,10 +18,6 @@ const PortsLive = Layer.mergeAll(
  * Ticketing: queues on user groups over the built-in desk or a connected Zendesk (built below the
  * run kernel: a node type raises tickets; above integrations, whose connections it uses).
  */
-export const TicketingLive = PortsLive.pipe(
-  Layer.provideMerge(Layer.mergeAll(Tickets.Default, Queues.Default, MyTickets.Default)),
-  Layer.provide(QueueAccess.Default),
-  Layer.provide(ZendeskDesk.Default)
-)
+export const TicketingLive = PortsLive.pipe(Layer.provideMerge(Layer.mergeAll(Tickets.Default, Queues.Default, MyTickets.Default)))
 
 export const TicketingHttpLive = isolated(TicketingHttp, Authentication, Tickets, Queues, MyTickets)

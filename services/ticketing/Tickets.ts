@@ -40,6 +40,7 @@ import type { QueueRow, TicketRow } from "./TicketRows.js"
  * Who reaches a queue is QueueAccess's; the queues themselves are Queues'.
  */
 export class Tickets extends Effect.Service<Tickets>()("Tickets", {
+  dependencies: [QueueAccess.Default, ZendeskDesk.Default],
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const people = yield* People

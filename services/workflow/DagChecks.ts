@@ -27,6 +27,7 @@ const wellFormedNodes = (dag: unknown, nodeTypes: ReadonlyMap<string, NodeContra
 
 /** Resolves everything the DAG refers to outside itself, then runs the pure validator. */
 export class DagChecks extends Effect.Service<DagChecks>()("DagChecks", {
+  dependencies: [WorkflowsRepo.Default],
   effect: Effect.gen(function*() {
     const people = yield* People
     const workflows = yield* WorkflowsRepo

@@ -42,6 +42,7 @@ const isUniqueViolation = (e: { cause?: unknown }) => (e.cause as { code?: strin
 
 /** Publish, version history, revert and the deprecated promote. */
 export class Publishing extends Effect.Service<Publishing>()("Publishing", {
+  dependencies: [DagChecks.Default, VersionsRepo.Default, WorkflowsRepo.Default],
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const workflows = yield* WorkflowsRepo

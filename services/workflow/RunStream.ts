@@ -16,6 +16,7 @@ const KEEP_ALIVE = new TextEncoder().encode(": keep-alive\n\n")
  * live part, and a stream opened after the end replays and closes.
  */
 export class RunStream extends Effect.Service<RunStream>()("RunStream", {
+  dependencies: [RunFeeds.Default, Runs.Default],
   effect: Effect.gen(function*() {
     const runs = yield* Runs
     const feeds = yield* RunFeeds

@@ -29,6 +29,7 @@ export const acceptedRun = (row: CreatedRun): Run => ({
 
 /** Starting, reading and cancelling runs. */
 export class Runs extends Effect.Service<Runs>()("Runs", {
+  dependencies: [RunsRepo.Default, VersionsRepo.Default, WorkflowsRepo.Default],
   effect: Effect.gen(function*() {
     const workflows = yield* WorkflowsRepo
     const versions = yield* VersionsRepo

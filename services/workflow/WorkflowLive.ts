@@ -6,7 +6,6 @@ import { BuiltinToolsLive } from "../../runtime/tools/BuiltinTools.js"
 import { ToolRegistry } from "../../runtime/tools/Tools.js"
 import { Authentication } from "../../schemas/Security.js"
 import { RegistriesLive } from "../ports/PublishChecks.js"
-import { DagChecks } from "./DagChecks.js"
 import { DocumentTriggerDispatchLive } from "./document-triggers/DocumentTriggerDispatch.js"
 import { DocumentTriggers } from "./document-triggers/DocumentTriggers.js"
 import { DocumentTriggersHttp } from "./document-triggers/DocumentTriggersHttp.js"
@@ -80,7 +79,6 @@ export const WorkflowLive = Layer.mergeAll(
   Layer.provideMerge(Layer.mergeAll(RunStream.Default, Hitl.Default, Traces.Default)),
   Layer.provideMerge(Layer.mergeAll(Runs.Default, RunFeeds.Default)),
   Layer.provideMerge(RunsRepo.Default),
-  Layer.provideMerge(DagChecks.Default),
   Layer.provideMerge(RegistriesLive)
 )
 

@@ -28,6 +28,7 @@ const decodeCursor = (cursor: string): number | undefined => {
 
 /** AI Employees: lifecycle, configuration, templates, clones and adoption. */
 export class Workflows extends Effect.Service<Workflows>()("Workflows", {
+  dependencies: [DagChecks.Default, VersionsRepo.Default, WorkflowsRepo.Default],
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const repo = yield* WorkflowsRepo

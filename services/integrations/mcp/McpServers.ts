@@ -80,6 +80,7 @@ const str = (u: unknown) => (typeof u === "string" ? u : u === undefined || u ==
  * an administrator set a token on does not receive the token.
  */
 export class McpServers extends Effect.Service<McpServers>()("McpServers", {
+  dependencies: [InstallSecrets.Default, OAuthConnections.Default],
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const cipher = yield* CredentialsCipher

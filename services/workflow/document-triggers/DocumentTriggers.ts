@@ -24,6 +24,7 @@ const toTrigger = ({ tenant_id: _, ...row }: BindingRow): DocumentTrigger => row
 
 /** Document trigger bindings of an AI Employee: builders write them, readers list them. */
 export class DocumentTriggers extends Effect.Service<DocumentTriggers>()("DocumentTriggers", {
+  dependencies: [WorkflowsRepo.Default],
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const workflows = yield* WorkflowsRepo

@@ -59,6 +59,7 @@ export interface Recipient {
  * and creates its runs in one transaction before the listener answers 250.
  */
 export class InboundEmail extends Effect.Service<InboundEmail>()("InboundEmail", {
+  dependencies: [WorkflowsRepo.Default],
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const workers = yield* WorkerPool

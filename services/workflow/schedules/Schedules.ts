@@ -10,6 +10,7 @@ import { checkSpec, ScheduleStore, toSchedule } from "./ScheduleStore.js"
 
 /** The schedule endpoints: builders write an AI Employee's schedule; readers see it. */
 export class Schedules extends Effect.Service<Schedules>()("Schedules", {
+  dependencies: [ScheduleStore.Default, WorkflowsRepo.Default],
   effect: Effect.gen(function*() {
     const store = yield* ScheduleStore
     const workflows = yield* WorkflowsRepo

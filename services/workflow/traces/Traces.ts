@@ -29,6 +29,7 @@ const decodeToken = (token: string): { readonly c: string; readonly i: string } 
 
 /** The trace endpoints: worklogs by role, rate-limited per workspace and capped in size. */
 export class Traces extends Effect.Service<Traces>()("Traces", {
+  dependencies: [RunsRepo.Default, WorkflowsRepo.Default],
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const runs = yield* RunsRepo

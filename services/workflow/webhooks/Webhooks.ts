@@ -50,6 +50,7 @@ const signatureMatches = (secret: string, body: Uint8Array, header: string | und
  * delivers JSON to the url, and each delivery starts one run (one per X-Webhook-Id).
  */
 export class Webhooks extends Effect.Service<Webhooks>()("Webhooks", {
+  dependencies: [WorkflowsRepo.Default],
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const workflows = yield* WorkflowsRepo

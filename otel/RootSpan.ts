@@ -1,26 +1,20 @@
 import { type Attributes, type HrTime, type Link, SpanKind, SpanStatusCode } from "@opentelemetry/api"
 import type { Resource } from "@opentelemetry/resources"
 import type { ReadableSpan, TimedEvent } from "@opentelemetry/sdk-trace-base"
-import { Schema } from "effect"
+import { RUN_HEADER, RunRow } from "../schemas/RunRow.js"
 import { rootSpanId, RUN_ID, runTraceId } from "./RunTraceIds.js"
 
 export const RUNS_SCOPE = "builder-platform/runs"
 
 /** What a run's root span is built from: these columns of its row. */
-export const RunRecordForTrace = Schema.Struct({
-  id: Schema.String,
-  workflow_id: Schema.String,
-  workflow_name: Schema.String,
-  version: Schema.Number,
-  status: Schema.String,
-  trigger_type: Schema.String,
-  is_dry_run: Schema.Boolean,
-  error: Schema.NullOr(Schema.String),
-  parent_run_id: Schema.NullOr(Schema.String),
-  parent_node_id: Schema.NullOr(Schema.String),
-  created_at: Schema.DateFromSelf,
-  finished_at: Schema.NullOr(Schema.DateFromSelf)
-})
+export const RunRecordForTrace = RunRow.pick(
+  ...RUN_HEADER,
+  "error",
+  "parent_run_id",
+  "parent_node_id",
+  "created_at",
+  "finished_at"
+)
 export type RunRecordForTrace = typeof RunRecordForTrace.Type
 
 export interface PauseEvent {

@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Context, Effect, Layer, Schema } from "effect"
 import { decodeRows, JsonObject, JsonObjectOf, Timestamp } from "../platform/Rows.js"
+import { RunRow } from "../schemas/RunRow.js"
 import type { OtlpLogRecord } from "./OtlpJson.js"
 import { type OtlpSpan, toOtlp } from "./OtlpSpan.js"
 import { type PauseEvent, rootSpan, RunRecordForTrace, RUNS_SCOPE } from "./RootSpan.js"
@@ -9,7 +10,7 @@ import { rootSpanId } from "./RunTraceIds.js"
 import { Telemetry } from "./Telemetry.js"
 
 /** A run as the trace endpoints read it: the root span's columns and its tenant. */
-export const TraceRun = Schema.Struct({ ...RunRecordForTrace.fields, tenant_id: Schema.String })
+export const TraceRun = Schema.Struct({ ...RunRecordForTrace.fields, tenant_id: RunRow.fields.tenant_id })
 export type TraceRun = typeof TraceRun.Type
 
 /** Rows of `SELECT ${RunTraceStore.columns} FROM runs`. */

@@ -8,6 +8,7 @@ import { PreparedSql } from "../../platform/PreparedSql.js"
 import { decodeRows, JsonObject } from "../../platform/Rows.js"
 import type { NodeEnvelope } from "../../schemas/Dag.js"
 import { type BadRequest, badRequest, type Conflict, conflict } from "../../schemas/Errors.js"
+import type { TriggerType } from "../../schemas/Run.js"
 import { finalEventOf, RunStatus } from "../../schemas/RunLifecycle.js"
 import { checkJsonSchema } from "../dag/JsonSchema.js"
 import { RunPlacement } from "./Placement.js"
@@ -28,7 +29,7 @@ export interface RunRequest {
   readonly workflowId: string
   /** The version to pin; by default the AI Employee's active version. */
   readonly version?: { readonly number: number; readonly name: string } | undefined
-  readonly triggerType: string
+  readonly triggerType: TriggerType
   readonly createdBy?: string | null | undefined
   readonly apiKeyId?: string | null | undefined
   readonly isDryRun: boolean

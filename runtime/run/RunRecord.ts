@@ -1,35 +1,25 @@
 import { Schema } from "effect"
+import { RunStatus } from "../../schemas/RunLifecycle.js"
+import { RUN_HEADER, RunRow } from "../../schemas/RunRow.js"
 
-export const RunStatusSchema = Schema.Literal("pending", "running", "paused", "completed", "failed", "cancelled", "skipped")
-
-/** The run row as the kernel reads it. */
+/**
+ * The run row as the kernel reads it (its journal's load hands it over as JSON): the columns it
+ * uses of the one run-row schema (schemas/RunRow.ts).
+ */
 export const RunRecord = Schema.Struct({
-  id: Schema.String,
-  tenant_id: Schema.String,
-  workflow_id: Schema.String,
-  workflow_name: Schema.String,
-  version: Schema.Number,
-  status: RunStatusSchema,
-  trigger_type: Schema.String,
-  is_dry_run: Schema.Boolean,
-  input_params: Schema.Record({ key: Schema.String, value: Schema.Unknown }),
-  parent_run_id: Schema.NullOr(Schema.String),
-  parent_node_id: Schema.NullOr(Schema.String),
-  session_id: Schema.NullOr(Schema.String),
-  held: Schema.Boolean,
-  error: Schema.NullOr(Schema.String),
+  ...RunRow.pick(
+    ...RUN_HEADER,
+    "tenant_id",
+    "input_params",
+    "parent_run_id",
+    "parent_node_id",
+    "session_id",
+    "held",
+    "error"
+  ).fields,
   /** Who started the run (a trigger started by nobody: null). */
-  created_by: Schema.optionalWith(Schema.NullOr(Schema.String), { default: () => null }),
-  search_overrides: Schema.optionalWith(
-    Schema.NullOr(
-      Schema.Struct({
-        top_k: Schema.optional(Schema.Number),
-        min_score: Schema.optional(Schema.Number),
-        knowledge_base_ids: Schema.optional(Schema.Array(Schema.String))
-      })
-    ),
-    { default: () => null }
-  )
+  created_by: Schema.optionalWith(RunRow.fields.created_by, { default: () => null }),
+  search_overrides: Schema.optionalWith(RunRow.fields.search_overrides, { default: () => null })
 })
 export type RunRecord = typeof RunRecord.Type
 
@@ -53,7 +43,7 @@ const HitlState = Schema.Struct({
 const ChildState = Schema.Struct({
   id: Schema.String,
   node_id: Schema.String,
-  status: RunStatusSchema,
+  status: RunStatus,
   output: Schema.optionalWith(Schema.Unknown, { nullable: true }),
   error: Schema.optionalWith(Schema.NullOr(Schema.String), { default: () => null })
 })

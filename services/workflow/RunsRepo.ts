@@ -1,30 +1,26 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
-import { decodeRows, JsonObject, Timestamp } from "../../platform/Rows.js"
+import { decodeRows, Timestamp } from "../../platform/Rows.js"
 import type { Principal } from "../../schemas/Principal.js"
-import { ModelUsage, type Run, RunStatus, TriggerType } from "../../schemas/Run.js"
+import { ModelUsage, type Run } from "../../schemas/Run.js"
+import { RUN_HEADER, RunRow as RunRowSchema } from "../../schemas/RunRow.js"
 
-export const RunRow = Schema.Struct({
-  id: Schema.String,
-  tenant_id: Schema.String,
-  workflow_id: Schema.String,
-  workflow_name: Schema.String,
-  version: Schema.Number,
-  status: RunStatus,
-  trigger_type: TriggerType,
-  is_dry_run: Schema.Boolean,
-  input_params: JsonObject,
-  output: Schema.Unknown,
-  named_outputs: JsonObject,
-  error: Schema.NullOr(Schema.String),
-  parent_run_id: Schema.NullOr(Schema.String),
-  session_id: Schema.NullOr(Schema.String),
-  created_at: Timestamp,
-  started_at: Schema.NullOr(Timestamp),
-  finished_at: Schema.NullOr(Timestamp),
-  scheduled_fire_time: Schema.NullOr(Timestamp),
-  skip_reason: Schema.NullOr(Schema.String)
-})
+/** The columns the run API reads of a run row. */
+export const RunRow = RunRowSchema.pick(
+  ...RUN_HEADER,
+  "tenant_id",
+  "input_params",
+  "output",
+  "named_outputs",
+  "error",
+  "parent_run_id",
+  "session_id",
+  "created_at",
+  "started_at",
+  "finished_at",
+  "scheduled_fire_time",
+  "skip_reason"
+)
 export type RunRow = typeof RunRow.Type
 
 const runRows = decodeRows("runs", RunRow)

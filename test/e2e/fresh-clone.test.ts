@@ -144,7 +144,9 @@ describe("a newcomer's first start from a fresh clone", () => {
       yield* cloneInto(app)
       yield* installLike(app)
       // The user owns their tree; node_modules' files stay shared (read-only to them), its folders are theirs to write caches in.
-      yield* Effect.promise(() => exec("find", [root, "-path", path.join(app, "node_modules"), "-prune", "-o", "-exec", "chown", "-h", `${uid}:${gid}`, "{}", "+"]))
+      yield* Effect.promise(() =>
+        exec("find", [root, "-path", path.join(app, "node_modules"), "-prune", "-o", "-exec", "chown", "-h", `${uid}:${gid}`, "{}", "+"])
+      )
       yield* Effect.promise(() => exec("find", [path.join(app, "node_modules"), "-type", "d", "-exec", "chown", `${uid}:${gid}`, "{}", "+"]))
       const port = yield* freePort
       const base = `http://127.0.0.1:${port}`

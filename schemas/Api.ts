@@ -10,6 +10,7 @@ import { IngestionApi } from "./IngestionApi.js"
 import { IntegrationsApi, McpServersApi } from "./IntegrationApi.js"
 import { flattenErrorSchemas } from "./OpenApiErrors.js"
 import { nameBodySchemas } from "./OpenApiNames.js"
+import { withStreamEvents } from "./OpenApiStream.js"
 import { describeOperations } from "./OpenApiSummaries.js"
 import { HitlApi, PublicAppApi, RunsApi, WebhookDeliveryApi, WebhooksApi } from "./RunApi.js"
 import { SystemApi } from "./SystemApi.js"
@@ -61,7 +62,7 @@ export class PlatformApi extends HttpApi.make("builder-platform")
       description: "Multi-tenant API for building and operating AI Employees. Every error is the flat body " +
         "{code, message, request_id, details?}; request_id is also sent as the X-Request-Id header.\n\n" +
         "## Error codes\n\n" + errorCodeTable(),
-      transform: (spec) => describeOperations(nameBodySchemas(flattenErrorSchemas(spec)))
+      transform: (spec) => withStreamEvents(describeOperations(nameBodySchemas(flattenErrorSchemas(spec))))
     })
   )
 {}

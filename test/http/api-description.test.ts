@@ -21,6 +21,7 @@ const METHODS = new Set(["get", "put", "post", "patch", "delete"])
 
 interface Operation {
   readonly summary?: string
+  readonly description?: string
   readonly tags?: ReadonlyArray<string>
   readonly parameters?: ReadonlyArray<{ readonly name: string; readonly in: string; readonly schema: { readonly type?: string } }>
   readonly responses: Record<string, { readonly content?: Record<string, { readonly schema: { readonly $ref?: string; readonly type?: string } }> }>
@@ -53,6 +54,16 @@ layer(TestPlatformLive({ redis: false }), { excludeTestServices: true, timeout: 
       const runStart = spec.paths["/api/v1/workflow/workflows/{id}/run"].post
       assert.strictEqual(runStart.responses["202"].content!["application/json"].schema.$ref, "#/components/schemas/Run")
       for (const name of ["Run", "Workflow", "WorkflowPage", "RunPage", "Version", "HitlPage"]) assert.property(spec.components.schemas, name)
+      // The stream's events are a named schema, each with its run_id, and the stream operations point to it.
+      const events = spec.components.schemas.RunStreamEvent as {
+        anyOf: ReadonlyArray<{ required: ReadonlyArray<string>; properties: { type: { enum: ReadonlyArray<string> } } }>
+      }
+      const types = events.anyOf.map((e) => e.properties.type.enum[0])
+      for (const type of ["step_started", "step_failed", "tool_called", "run_paused", "run_completed", "run_failed", "run_cancelled", "run_skipped"]) {
+        assert.include(types, type)
+      }
+      assert.isTrue(events.anyOf.every((e) => e.required.includes("run_id")))
+      assert.include(spec.paths["/api/v1/workflow/runs/{run_id}/stream"].get.description ?? "", "RunStreamEvent")
       const query = operations.flatMap(({ at, op }) => (op.parameters ?? []).filter((p) => p.in === "query").map((p) => ({ at, ...p })))
       for (const p of query.filter((q) => ["page", "page_size", "limit", "offset", "compare_to"].includes(q.name))) {
         assert.strictEqual(p.schema.type, "integer", `${p.at} ${p.name}`)

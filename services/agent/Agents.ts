@@ -1,5 +1,6 @@
 import { Effect, Option } from "effect"
 import { randomUUID } from "node:crypto"
+import { traced } from "../../platform/Traced.js"
 import { type AgentConfig, AgentRunner } from "../../runtime/agents/AgentRunner.js"
 import { type AgentType, agentTypeContracts, AgentTypes, agentTypeVersions, lookupAgentType } from "../../runtime/agents/Catalog.js"
 import { agentPresets, presetProblem } from "../../runtime/agents/Presets.js"
@@ -210,7 +211,7 @@ export class Agents extends Effect.Service<Agents>()("Agents", {
           })
           : yield* repo.finishExecution(id, { status: "failed", output: null, tokens: 0, breakdown: {}, error: result.left.message })
         return toExecution(row)
-      }).pipe(Effect.withSpan("Agents.testExecute"))
+      })
 
     const executions = (principal: Principal, params: PageParams) =>
       requireReader(principal).pipe(
@@ -230,7 +231,7 @@ export class Agents extends Effect.Service<Agents>()("Agents", {
         Effect.flatMap(Option.match({ onNone: () => Effect.fail(notFound("File")), onSome: Effect.succeed }))
       )
 
-    return {
+    return traced("Agents", {
       types,
       typeVersion,
       presets,
@@ -243,6 +244,6 @@ export class Agents extends Effect.Service<Agents>()("Agents", {
       testExecute,
       executions,
       execution
-    }
+    })
   })
 }) {}

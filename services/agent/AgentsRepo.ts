@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
 import { decodeRows, JsonObject, Timestamp } from "../../platform/Rows.js"
+import { traced } from "../../platform/Traced.js"
 import type { PageParams } from "../../schemas/Pagination.js"
 import { pageOffset } from "../../schemas/Pagination.js"
 import type { Principal } from "../../schemas/Principal.js"
@@ -69,7 +70,7 @@ export class AgentsRepo extends Effect.Service<AgentsRepo>()("AgentsRepo", {
         )
       ]).pipe(Effect.map(([rows, [c]]) => ({ rows, total: c?.total ?? 0 })), Effect.orDie)
 
-    return {
+    return traced("AgentsRepo", {
       insertDefinition: (scope: Principal, id: string, d: DefinitionInput) =>
         sql`INSERT INTO agent_definitions ${sql.insert({ ...json(d), id, tenant_id: scope.tenantId, created_by: scope.userId })} RETURNING *`.pipe(
           definitionRows
@@ -115,6 +116,6 @@ export class AgentsRepo extends Effect.Service<AgentsRepo>()("AgentsRepo", {
           Effect.orDie
         ),
       listExecutions: (scope: Principal, params: PageParams) => page("test_executions", executionRows, scope, params)
-    }
+    })
   })
 }) {}

@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect, Layer, Option, Schema } from "effect"
 import { randomUUID } from "node:crypto"
 import { decodeRows, Timestamp } from "../../platform/Rows.js"
+import { traced } from "../../platform/Traced.js"
 import { GeneratedFiles } from "../../runtime/agents/RuleReport.js"
 
 export const FileRow = Schema.Struct({
@@ -21,7 +22,7 @@ const fileRows = decodeRows("agent_files", FileRow)
 export class FilesRepo extends Effect.Service<FilesRepo>()("FilesRepo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    return {
+    return traced("FilesRepo", {
       insert: (f: { tenantId: string; filename: string; contentType: string; bytes: Uint8Array; runId: string }) =>
         Effect.gen(function*() {
           const id = randomUUID()
@@ -41,7 +42,7 @@ export class FilesRepo extends Effect.Service<FilesRepo>()("FilesRepo", {
       get: (tenantId: string, id: string) =>
         sql`SELECT id, filename, content_type, size_bytes, content, run_id, created_at FROM agent_files
           WHERE tenant_id = ${tenantId} AND id = ${id}`.pipe(fileRows).pipe(Effect.map((rows) => Option.fromNullable(rows[0])), Effect.orDie)
-    }
+    })
   })
 }) {}
 

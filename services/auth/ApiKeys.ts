@@ -1,6 +1,7 @@
 import { Effect, Option } from "effect"
 import { randomUUID } from "node:crypto"
 import { Audit } from "../../platform/Audit.js"
+import { traced } from "../../platform/Traced.js"
 import type { OperationScope, ResourceScope } from "../../schemas/Auth.js"
 import { requireAccess, requireJwt, requireRole, TENANT_ADMINS } from "../../schemas/Authorization.js"
 import { badRequest, notFound } from "../../schemas/Errors.js"
@@ -51,7 +52,7 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("ApiKeys", {
           details: { key_type: input.key_type, name: input.name }
         })
         return { ...toApiKey(row), key: secret.key }
-      }).pipe(Effect.withSpan("ApiKeys.create"))
+      })
 
     const list = (principal: Principal, params: PageParams) =>
       requireAccess(principal).pipe(
@@ -80,15 +81,15 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("ApiKeys", {
         if (Option.isNone(row)) return yield* notFound("API key")
         yield* audit.record(principal, { action: "api_key.updated", resourceType: "api_key", resourceId: id, details: patch })
         return toApiKey(row.value)
-      }).pipe(Effect.withSpan("ApiKeys.update"))
+      })
 
     const revoke = (principal: Principal, id: ApiKeyId) =>
       Effect.gen(function*() {
         yield* owned(principal, id)
         yield* repo.revoke(principal, id)
         yield* audit.record(principal, { action: "api_key.revoked", resourceType: "api_key", resourceId: id })
-      }).pipe(Effect.withSpan("ApiKeys.revoke"))
+      })
 
-    return { create, list, update, revoke }
+    return traced("ApiKeys", { create, list, update, revoke })
   })
 }) {}

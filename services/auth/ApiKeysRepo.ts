@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
 import { PreparedSql } from "../../platform/PreparedSql.js"
 import { decodeRows, JsonObjectOf } from "../../platform/Rows.js"
+import { traced } from "../../platform/Traced.js"
 import { ApiKey, type OperationScope, type ResourceScope } from "../../schemas/Auth.js"
 import { type ApiKeyId, TenantId } from "../../schemas/Ids.js"
 import type { PageParams } from "../../schemas/Pagination.js"
@@ -141,6 +142,6 @@ export class ApiKeysRepo extends Effect.Service<ApiKeysRepo>()("ApiKeysRepo", {
         Effect.orDie
       )
 
-    return { insert, list, get, update, revoke, byHash, touch }
+    return traced("ApiKeysRepo", { insert, list, get, update, revoke, byHash, touch })
   })
 }) {}

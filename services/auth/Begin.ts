@@ -1,5 +1,6 @@
 import { Effect, Option } from "effect"
 import { AppConfig } from "../../platform/Config.js"
+import { traced } from "../../platform/Traced.js"
 import { Sso } from "./Sso.js"
 import { Tokens } from "./Tokens.js"
 import { UsersRepo } from "./UsersRepo.js"
@@ -27,8 +28,8 @@ export class Begin extends Effect.Service<Begin>()("Begin", {
         // An address nobody has gets the same answer as a password account: no enumeration.
         const user = yield* users.byEmail(email)
         return { method: Option.isSome(user) && user.value.password_hash === null ? "otp" as const : "password" as const }
-      }).pipe(Effect.withSpan("Begin.begin"))
+      })
 
-    return { begin }
+    return traced("Begin", { begin })
   })
 }) {}

@@ -1,4 +1,5 @@
 import { Effect, Option } from "effect"
+import { traced } from "../../platform/Traced.js"
 import type { OperationScope, ResourceScope } from "../../schemas/Auth.js"
 import type { Forbidden, Unauthorized } from "../../schemas/Errors.js"
 import { forbidden, unauthorized } from "../../schemas/Errors.js"
@@ -90,19 +91,12 @@ export class Credentials extends Effect.Service<Credentials>()("Credentials", {
         } satisfies Principal
       })
 
-    const authenticate = (input: CredentialInput): Effect.Effect<Principal, Unauthorized | Forbidden> =>
-      (input.authorization !== undefined
-        ? fromJwt(input.authorization)
-        : input.apiKey !== undefined && input.apiKey !== ""
-        ? fromApiKey(input.apiKey, input.method, input.path)
-        : Effect.fail(unauthorized("Missing credential: send Authorization: Bearer <token> or X-API-Key")) as Effect.Effect<
-          Principal,
-          Unauthorized | Forbidden
-        >).pipe(
-          // Every request passes here: a span's call-site stack trace (a captured Error) costs more than the span.
-          Effect.withSpan("Credentials.authenticate", { captureStackTrace: false })
-        )
+    const authenticate = (input: CredentialInput): Effect.Effect<Principal, Unauthorized | Forbidden> => (input.authorization !== undefined
+      ? fromJwt(input.authorization)
+      : input.apiKey !== undefined && input.apiKey !== ""
+      ? fromApiKey(input.apiKey, input.method, input.path)
+      : Effect.fail(unauthorized("Missing credential: send Authorization: Bearer <token> or X-API-Key")))
 
-    return { authenticate }
+    return traced("Credentials", { authenticate })
   })
 }) {}

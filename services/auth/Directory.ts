@@ -1,6 +1,7 @@
 import { Effect, Option } from "effect"
 import { randomUUID } from "node:crypto"
 import { Audit } from "../../platform/Audit.js"
+import { traced } from "../../platform/Traced.js"
 import { requireCanGrant, requireEnvAdmin, requireRole, TENANT_ADMINS, USER_ADMINS } from "../../schemas/Authorization.js"
 import { conflict, forbidden, notFound } from "../../schemas/Errors.js"
 import type { TenantId, UserId } from "../../schemas/Ids.js"
@@ -29,7 +30,7 @@ export class Directory extends Effect.Service<Directory>()("Directory", {
         if (Option.isNone(tenant)) return yield* conflict("SLUG_TAKEN", `A tenant with slug '${input.slug}' exists`)
         yield* audit.record(principal, { action: "tenant.created", resourceType: "tenant", resourceId: tenant.value.id })
         return tenant.value
-      }).pipe(Effect.withSpan("Directory.createTenant"))
+      })
 
     const listTenants = (principal: Principal, params: PageParams) =>
       requireEnvAdmin(principal).pipe(
@@ -52,7 +53,7 @@ export class Directory extends Effect.Service<Directory>()("Directory", {
           details: patch
         })
         return tenant.value
-      }).pipe(Effect.withSpan("Directory.updateSettings"))
+      })
 
     const createUser = (principal: Principal, input: {
       email: string
@@ -89,7 +90,7 @@ export class Directory extends Effect.Service<Directory>()("Directory", {
           details: { role: input.role, existing_identity: Option.isSome(existing) }
         })
         return yield* users.memberInTenant(tenantId, user.id).pipe(Effect.flatMap(Effect.orDieWith(() => "member vanished")))
-      }).pipe(Effect.withSpan("Directory.createUser"))
+      })
 
     const listUsers = (principal: Principal, params: PageParams) =>
       requireRole(principal, USER_ADMINS).pipe(
@@ -120,7 +121,7 @@ export class Directory extends Effect.Service<Directory>()("Directory", {
           details: { ...patch, previous_role: member.role }
         })
         return yield* Option.match(updated, { onNone: () => Effect.fail(notFound("User")), onSome: Effect.succeed })
-      }).pipe(Effect.withSpan("Directory.updateUser"))
+      })
 
     const removeUser = (principal: Principal, userId: UserId) =>
       Effect.gen(function*() {
@@ -129,7 +130,7 @@ export class Directory extends Effect.Service<Directory>()("Directory", {
         if (!isAtLeast(principal.role, member.role)) return yield* forbidden("You cannot remove a member above your role")
         if (!(yield* users.removeMember(principal, userId))) return yield* notFound("User")
         yield* audit.record(principal, { action: "user.removed", resourceType: "user", resourceId: userId })
-      }).pipe(Effect.withSpan("Directory.removeUser"))
+      })
 
     const me = (principal: Principal) =>
       principal.profile !== undefined
@@ -164,6 +165,6 @@ export class Directory extends Effect.Service<Directory>()("Directory", {
         }))
       )
 
-    return { createTenant, listTenants, updateSettings, createUser, listUsers, updateUser, removeUser, me, myTenants }
+    return traced("Directory", { createTenant, listTenants, updateSettings, createUser, listUsers, updateUser, removeUser, me, myTenants })
   })
 }) {}

@@ -1,6 +1,7 @@
 import { Effect, Option } from "effect"
 import { randomUUID } from "node:crypto"
 import { Audit } from "../../platform/Audit.js"
+import { traced } from "../../platform/Traced.js"
 import { GROUP_ADMINS, requireAccess, requireRole } from "../../schemas/Authorization.js"
 import type { Forbidden } from "../../schemas/Errors.js"
 import { conflict, NotFound, notFound, unprocessable } from "../../schemas/Errors.js"
@@ -56,7 +57,7 @@ export class Groups extends Effect.Service<Groups>()("Groups", {
         if (Option.isNone(group)) return yield* conflict("GROUP_NAME_TAKEN", `A group named '${input.name}' exists`)
         yield* audit.record(principal, { action: "group.created", resourceType: "group", resourceId: group.value.id })
         return group.value
-      }).pipe(Effect.withSpan("Groups.create"))
+      })
 
     const list = (principal: Principal, params: PageParams) =>
       enabled(principal).pipe(
@@ -74,7 +75,7 @@ export class Groups extends Effect.Service<Groups>()("Groups", {
         if (result === "name_taken") return yield* conflict("GROUP_NAME_TAKEN", "A group with that name exists")
         yield* audit.record(principal, { action: "group.updated", resourceType: "group", resourceId: id, details: patch })
         return yield* Option.match(result, { onNone: () => Effect.fail(notFound("Group")), onSome: Effect.succeed })
-      }).pipe(Effect.withSpan("Groups.update"))
+      })
 
     const remove = (principal: Principal, id: GroupId) =>
       Effect.gen(function*() {
@@ -82,7 +83,7 @@ export class Groups extends Effect.Service<Groups>()("Groups", {
         yield* requireRole(principal, GROUP_ADMINS)
         yield* repo.remove(principal, id)
         yield* audit.record(principal, { action: "group.deleted", resourceType: "group", resourceId: id })
-      }).pipe(Effect.withSpan("Groups.remove"))
+      })
 
     const members = (principal: Principal, id: GroupId, params: PageParams) =>
       find(principal, id).pipe(
@@ -112,7 +113,7 @@ export class Groups extends Effect.Service<Groups>()("Groups", {
           details: { user_id: input.user_id, is_group_admin: input.is_group_admin }
         })
         return member
-      }).pipe(Effect.withSpan("Groups.addMember"))
+      })
 
     const removeMember = (principal: Principal, id: GroupId, userId: UserId) =>
       Effect.gen(function*() {
@@ -125,8 +126,8 @@ export class Groups extends Effect.Service<Groups>()("Groups", {
           resourceId: id,
           details: { user_id: userId }
         })
-      }).pipe(Effect.withSpan("Groups.removeMember"))
+      })
 
-    return { create, list, get: find, update, remove, members, addMember, removeMember }
+    return traced("Groups", { create, list, get: find, update, remove, members, addMember, removeMember })
   })
 }) {}

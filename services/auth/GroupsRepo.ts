@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
 import { decodeRows, Timestamp } from "../../platform/Rows.js"
+import { traced } from "../../platform/Traced.js"
 import { GroupId, TenantId, UserId } from "../../schemas/Ids.js"
 import type { PageParams } from "../../schemas/Pagination.js"
 import { pageOffset } from "../../schemas/Pagination.js"
@@ -110,6 +111,6 @@ export class GroupsRepo extends Effect.Service<GroupsRepo>()("GroupsRepo", {
       sql`SELECT 1 FROM group_members WHERE tenant_id = ${scope.tenantId} AND group_id = ${groupId}
         AND user_id = ${scope.userId} AND is_group_admin`.pipe(Effect.map((rows) => rows.length > 0), Effect.orDie)
 
-    return { get, list, insert, update, ancestors, remove, members, upsertMember, removeMember, isGroupAdmin }
+    return traced("GroupsRepo", { get, list, insert, update, ancestors, remove, members, upsertMember, removeMember, isGroupAdmin })
   })
 }) {}

@@ -5,6 +5,7 @@ import { CredentialsCipher } from "../../platform/CredentialsCipher.js"
 import { Mailer } from "../../platform/Mailer.js"
 import { RateLimiter } from "../../platform/RateLimiter.js"
 import { decodeRows } from "../../platform/Rows.js"
+import { traced } from "../../platform/Traced.js"
 import { badRequest, conflict, unauthorized } from "../../schemas/Errors.js"
 import type { Principal } from "../../schemas/Principal.js"
 import { Sessions } from "./Sessions.js"
@@ -55,7 +56,7 @@ export class SecondFactor extends Effect.Service<SecondFactor>()("SecondFactor",
           text: `Your sign-in code is ${code}. It expires in ${OTP_TTL_MINUTES} minutes.`
         })
         return { status: "sent" as const }
-      }).pipe(Effect.withSpan("SecondFactor.requestOtp"))
+      })
 
     const verifyOtp = (input: { email: string; code: string; tenant?: string | undefined }) =>
       Effect.gen(function*() {
@@ -77,7 +78,7 @@ export class SecondFactor extends Effect.Service<SecondFactor>()("SecondFactor",
         if (Option.isNone(membership)) return yield* fail
         yield* throttle.succeeded(subject)
         return yield* sessions.issue(user.value, membership.value, ["otp"])
-      }).pipe(Effect.withSpan("SecondFactor.verifyOtp"))
+      })
 
     const secretOf = (user: UserRow) =>
       user.totp_secret_enc === null
@@ -114,7 +115,7 @@ export class SecondFactor extends Effect.Service<SecondFactor>()("SecondFactor",
         const result = yield* sessions.issue({ ...user, totp_enabled: true }, membership, [...claims.amr, "totp"])
         if (!("access_token" in result)) return yield* Effect.dieMessage("TOTP sign-in did not complete")
         return result
-      }).pipe(Effect.withSpan("SecondFactor.verifyTotp"))
+      })
 
     const enrollForUser = (principal: Principal) =>
       users.byId(principal.userId).pipe(
@@ -132,6 +133,6 @@ export class SecondFactor extends Effect.Service<SecondFactor>()("SecondFactor",
         return { totp_enabled: true }
       })
 
-    return { requestOtp, verifyOtp, enrollForPartial, verifyTotp, enrollForUser, activateForUser }
+    return traced("SecondFactor", { requestOtp, verifyOtp, enrollForPartial, verifyTotp, enrollForUser, activateForUser })
   })
 }) {}

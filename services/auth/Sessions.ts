@@ -1,5 +1,6 @@
 import { Effect, Option } from "effect"
 import { Audit } from "../../platform/Audit.js"
+import { traced } from "../../platform/Traced.js"
 import type { LoginResponse, LoginResult } from "../../schemas/Auth.js"
 import { unauthorized } from "../../schemas/Errors.js"
 import type { Principal } from "../../schemas/Principal.js"
@@ -59,7 +60,7 @@ export class Sessions extends Effect.Service<Sessions>()("Sessions", {
           details: { amr }
         })
         return yield* fullTokens(user, m, amr)
-      }).pipe(Effect.withSpan("Sessions.issue"))
+      })
 
     /** The membership to sign into: the named tenant, else the most recently used active one. */
     const pickMembership = (user: UserRow, tenantSlug: string | undefined) =>
@@ -86,7 +87,7 @@ export class Sessions extends Effect.Service<Sessions>()("Sessions", {
         }
         yield* throttle.succeeded(subject)
         return yield* issue(user.value, membership.value, ["pwd"])
-      }).pipe(Effect.withSpan("Sessions.login"))
+      })
 
     /** Resolves a token of the given type to its user and still-active membership. */
     const resolve = (token: string, typ: TokenType) =>
@@ -114,7 +115,7 @@ export class Sessions extends Effect.Service<Sessions>()("Sessions", {
           email: user.email
         })
         return { access_token, token_type: "Bearer" as const, expires_in: tokens.ttl.access }
-      }).pipe(Effect.withSpan("Sessions.refresh"))
+      })
 
     /**
      * Another membership of the signed-in user. A password or emailed code is the user's own and
@@ -131,8 +132,8 @@ export class Sessions extends Effect.Service<Sessions>()("Sessions", {
           return yield* Effect.fail({ _tag: "NotMember" as const })
         }
         return yield* issue(found.value.user, found.value.membership, principal.amr)
-      }).pipe(Effect.withSpan("Sessions.switchTenant"))
+      })
 
-    return { issue, login, refresh, resolve, switchTenant, pickMembership, toUser }
+    return traced("Sessions", { issue, login, refresh, resolve, switchTenant, pickMembership, toUser })
   })
 }) {}

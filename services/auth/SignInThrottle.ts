@@ -1,6 +1,7 @@
 import { Effect } from "effect"
 import { RateLimiter } from "../../platform/RateLimiter.js"
 import { CurrentClientAddress } from "../../platform/RequestContext.js"
+import { traced } from "../../platform/Traced.js"
 import { TooManyRequests } from "../../schemas/Errors.js"
 
 /** Failed sign-ins one client may make against one account in a window before 429. */
@@ -66,6 +67,6 @@ export class SignInThrottle extends Effect.Service<SignInThrottle>()("SignInThro
         yield* limiter.reset(k.account)
       })
 
-    return { guard, failed, succeeded }
+    return traced("SignInThrottle", { guard, failed, succeeded })
   })
 }) {}

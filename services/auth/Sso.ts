@@ -4,6 +4,7 @@ import { randomUUID } from "node:crypto"
 import * as oidc from "openid-client"
 import { Audit } from "../../platform/Audit.js"
 import { decodeRows } from "../../platform/Rows.js"
+import { traced } from "../../platform/Traced.js"
 import { forbidden, notFound, unauthorized } from "../../schemas/Errors.js"
 import { TenantId } from "../../schemas/Ids.js"
 import { Sessions } from "./Sessions.js"
@@ -151,8 +152,8 @@ export class Sso extends Effect.Service<Sso>()("Sso", {
           return yield* forbidden("This account is not active in the workspace")
         }
         return yield* sessions.issue(user.value, membership.value, ["sso"])
-      }).pipe(Effect.withSpan("Sso.callback"))
+      })
 
-    return { forEmail, continueUrl, callback }
+    return traced("Sso", { forEmail, continueUrl, callback })
   })
 }) {}

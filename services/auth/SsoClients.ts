@@ -4,6 +4,7 @@ import { fetch as undiciFetch } from "undici"
 import { CredentialsCipher } from "../../platform/CredentialsCipher.js"
 import { cappedResponse } from "../../platform/outbound/CappedJson.js"
 import { OutboundGuard } from "../../platform/outbound/OutboundGuard.js"
+import { traced } from "../../platform/Traced.js"
 import { unauthorized } from "../../schemas/Errors.js"
 
 /** What an identity provider may answer (discovery, keys, tokens, userinfo): a few kilobytes. */
@@ -59,6 +60,6 @@ export class SsoClients extends Effect.Service<SsoClients>()("SsoClients", {
         return client
       })
 
-    return { clientFor, forget: (tenantId: string) => discovered.delete(tenantId), checkIssuer: guard.checkUrl }
+    return traced("SsoClients", { clientFor, forget: (tenantId: string) => discovered.delete(tenantId), checkIssuer: guard.checkUrl })
   })
 }) {}

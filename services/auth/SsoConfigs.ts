@@ -4,6 +4,7 @@ import { Audit } from "../../platform/Audit.js"
 import { AppConfig } from "../../platform/Config.js"
 import { CredentialsCipher } from "../../platform/CredentialsCipher.js"
 import { decodeRows, Timestamp } from "../../platform/Rows.js"
+import { traced } from "../../platform/Traced.js"
 import type { PutSsoConfigRequest } from "../../schemas/Auth.js"
 import { requireRole, TENANT_ADMINS } from "../../schemas/Authorization.js"
 import type { Forbidden, NotFound } from "../../schemas/Errors.js"
@@ -111,7 +112,7 @@ export class SsoConfigs extends Effect.Service<SsoConfigs>()("SsoConfigs", {
           details: { issuer: row.issuer, email_domains: claims.map((c) => `${c.domain} (${c.status})`) }
         })
         return yield* get(principal, tenantId)
-      }).pipe(Effect.withSpan("SsoConfigs.put"))
+      })
 
     const remove = (principal: Principal, tenantId: TenantId) =>
       Effect.gen(function*() {
@@ -123,8 +124,8 @@ export class SsoConfigs extends Effect.Service<SsoConfigs>()("SsoConfigs", {
         if (rows.length === 0) return yield* notFound("SSO configuration")
         clients.forget(tenantId)
         yield* audit.record(principal, { tenantId, action: "sso.removed", resourceType: "tenant", resourceId: tenantId })
-      }).pipe(Effect.withSpan("SsoConfigs.remove"))
+      })
 
-    return { load, get, put, remove, redirectUri }
+    return traced("SsoConfigs", { load, get, put, remove, redirectUri })
   })
 }) {}

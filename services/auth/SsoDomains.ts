@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
 import { Audit } from "../../platform/Audit.js"
 import { decodeRows, Timestamp } from "../../platform/Rows.js"
+import { traced } from "../../platform/Traced.js"
 import { SsoDomainStatus } from "../../schemas/Auth.js"
 import { requireEnvAdmin } from "../../schemas/Authorization.js"
 import { conflict, notFound } from "../../schemas/Errors.js"
@@ -96,7 +97,7 @@ export class SsoDomains extends Effect.Service<SsoDomains>()("SsoDomains", {
           details: { domain: row.domain }
         })
         return row
-      }).pipe(Effect.withSpan("SsoDomains.decide"))
+      })
 
     /** The workspace whose enabled SSO holds this address's domain approved. */
     const tenantFor = (email: string) =>
@@ -115,6 +116,6 @@ export class SsoDomains extends Effect.Service<SsoDomains>()("SsoDomains", {
         Effect.orDie
       )
 
-    return { ofTenant, request, list, decide, tenantFor, holds }
+    return traced("SsoDomains", { ofTenant, request, list, decide, tenantFor, holds })
   })
 }) {}

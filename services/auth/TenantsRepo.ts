@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
 import { decodeRows, JsonObjectOf, Timestamp } from "../../platform/Rows.js"
+import { traced } from "../../platform/Traced.js"
 import { TenantId } from "../../schemas/Ids.js"
 import type { PageParams } from "../../schemas/Pagination.js"
 import { pageOffset } from "../../schemas/Pagination.js"
@@ -66,6 +67,6 @@ export class TenantsRepo extends Effect.Service<TenantsRepo>()("TenantsRepo", {
       Effect.orDie
     )
 
-    return { insert, byId, bySlug, list, mergeSettings, count }
+    return traced("TenantsRepo", { insert, byId, bySlug, list, mergeSettings, count })
   })
 }) {}

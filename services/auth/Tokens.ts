@@ -2,6 +2,7 @@ import { Effect, Redacted, Schema } from "effect"
 import { errors, jwtVerify, SignJWT } from "jose"
 import { AppConfig } from "../../platform/Config.js"
 import { LocalSecrets } from "../../platform/LocalSecrets.js"
+import { spanAttributes, traced } from "../../platform/Traced.js"
 
 export const ISSUER = "builder-platform"
 export const AUDIENCE = "builder-platform-api"
@@ -56,7 +57,7 @@ export class Tokens extends Effect.Service<Tokens>()("Tokens", {
           .setJti(crypto.randomUUID())
           .setExpirationTime(`${ttl[claims.typ]}s`)
         return jwt.sign(key)
-      }).pipe(Effect.withSpan("Tokens.sign", { attributes: { typ: claims.typ } }))
+      }).pipe(spanAttributes({ typ: claims.typ }))
 
     /**
      * A token that verified once verifies again until it expires: the same bytes carry the same
@@ -95,9 +96,9 @@ export class Tokens extends Effect.Service<Tokens>()("Tokens", {
         return known !== undefined ? Effect.succeed<Claims>(known) : verifySignature(token)
       }).pipe(
         Effect.filterOrFail((claims) => claims.typ === expected, () => new TokenInvalid({ reason: "invalid" })),
-        Effect.withSpan("Tokens.verify", { attributes: { typ: expected }, captureStackTrace: false })
+        spanAttributes({ typ: expected })
       )
 
-    return { sign, verify, ttl }
+    return traced("Tokens", { sign, verify, ttl })
   })
 }) {}

@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
 import { PreparedSql } from "../../platform/PreparedSql.js"
 import { BigIntText, decodeRows, JsonObjectOf, Timestamp } from "../../platform/Rows.js"
+import { traced } from "../../platform/Traced.js"
 import { User } from "../../schemas/Auth.js"
 import { TenantId, UserId } from "../../schemas/Ids.js"
 import type { PageParams } from "../../schemas/Pagination.js"
@@ -202,7 +203,7 @@ export class UsersRepo extends Effect.Service<UsersRepo>()("UsersRepo", {
       Effect.orDie
     )
 
-    return {
+    return traced("UsersRepo", {
       byEmail,
       byId,
       insertUser,
@@ -220,6 +221,6 @@ export class UsersRepo extends Effect.Service<UsersRepo>()("UsersRepo", {
       removeMember,
       countRole,
       countUsers
-    }
+    })
   })
 }) {}

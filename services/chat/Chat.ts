@@ -1,6 +1,7 @@
 import { Effect, Option } from "effect"
 import type { Schema } from "effect"
 import { Audit } from "../../platform/Audit.js"
+import { traced } from "../../platform/Traced.js"
 import { checkJsonSchema } from "../../runtime/dag/JsonSchema.js"
 import { requireReader } from "../../schemas/Authorization.js"
 import type * as C from "../../schemas/Chat.js"
@@ -63,7 +64,7 @@ export class Chat extends Effect.Service<Chat>()("Chat", {
         }
         const row = yield* sessions.insert({ tenant_id: p.tenantId, workflow_id: w.id, user_id: p.userId, input_params: input, channel: "web" })
         return toSession(row)
-      }).pipe(Effect.withSpan("Chat.createSession"))
+      })
 
     const listSessions = (p: Principal, params: Schema.Schema.Type<typeof C.SessionListParams>) =>
       Effect.gen(function*() {
@@ -131,7 +132,7 @@ export class Chat extends Effect.Service<Chat>()("Chat", {
           userContext,
           idempotency: { key: idempotencyKey, operation: `chat-message:${id}`, request: body }
         })
-      }).pipe(Effect.withSpan("Chat.sendMessage"))
+      })
 
     /** Oldest first; tokens in the owner's own messages are shown back as what they stand for. */
     const listMessages = (p: Principal, id: ChatSessionId) =>
@@ -180,9 +181,9 @@ export class Chat extends Effect.Service<Chat>()("Chat", {
           return yield* Effect.fail(notFound("HITL request in this chat session"))
         }
         return yield* runs.respondHitl(p, requestId, body.response)
-      }).pipe(Effect.withSpan("Chat.respondHitl"))
+      })
 
-    return {
+    return traced("Chat", {
       createSession,
       listSessions,
       currentSession,
@@ -196,6 +197,6 @@ export class Chat extends Effect.Service<Chat>()("Chat", {
       respondHitl,
       session,
       chatWorkflow
-    }
+    })
   })
 }) {}

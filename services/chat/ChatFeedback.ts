@@ -1,5 +1,6 @@
 import { Effect, Option } from "effect"
 import type { Schema } from "effect"
+import { traced } from "../../platform/Traced.js"
 import type * as C from "../../schemas/Chat.js"
 import { badRequest, conflict, notFound } from "../../schemas/Errors.js"
 import type { ChatMessageId, WorkflowId } from "../../schemas/Ids.js"
@@ -74,7 +75,7 @@ export class ChatFeedback extends Effect.Service<ChatFeedback>()("ChatFeedback",
         const extra = changed ? yield* runFeedbackWorkflow(p, config.feedback_workflow_id, session, saved) : {}
         const latest = changed ? yield* messages.get(p.tenantId, row.id).pipe(Effect.map(Option.getOrElse(() => saved))) : saved
         return result(latest, extra)
-      }).pipe(Effect.withSpan("ChatFeedback.rate"))
+      })
 
     const comment = (p: Principal, id: ChatMessageId, body: Schema.Schema.Type<typeof C.FeedbackTextRequest>) =>
       Effect.gen(function*() {
@@ -87,8 +88,8 @@ export class ChatFeedback extends Effect.Service<ChatFeedback>()("ChatFeedback",
         const extra = changed ? yield* runFeedbackWorkflow(p, config.feedback_workflow_id, session, saved) : {}
         const latest = yield* messages.get(p.tenantId, row.id).pipe(Effect.map(Option.getOrElse(() => saved)))
         return result(latest, extra)
-      }).pipe(Effect.withSpan("ChatFeedback.comment"))
+      })
 
-    return { rate, comment }
+    return traced("ChatFeedback", { rate, comment })
   })
 }) {}

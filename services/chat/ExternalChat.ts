@@ -2,6 +2,7 @@ import { Effect, Option, Redacted } from "effect"
 import type { Schema } from "effect"
 import { createHmac } from "node:crypto"
 import { LocalSecrets } from "../../platform/LocalSecrets.js"
+import { traced } from "../../platform/Traced.js"
 import type * as C from "../../schemas/Chat.js"
 import { unprocessable } from "../../schemas/Errors.js"
 import type { TenantId } from "../../schemas/Ids.js"
@@ -79,7 +80,7 @@ export class ExternalChat extends Effect.Service<ExternalChat>()("ExternalChat",
           userContext: { ...identity, ...body.user_context_override },
           idempotency: { key: idempotencyKey, operation: "chat-external-trigger", request: body }
         })
-      }).pipe(Effect.withSpan("ExternalChat.trigger"))
+      })
 
     const converse = (p: Principal, body: Schema.Schema.Type<typeof C.ExternalChatRequest>, idempotencyKey: string | undefined) =>
       Effect.gen(function*() {
@@ -114,8 +115,8 @@ export class ExternalChat extends Effect.Service<ExternalChat>()("ExternalChat",
           },
           idempotency: { key: idempotencyKey, operation: "chat-external-chat", request: body }
         })
-      }).pipe(Effect.withSpan("ExternalChat.converse"))
+      })
 
-    return { trigger, converse }
+    return traced("ExternalChat", { trigger, converse })
   })
 }) {}

@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
 import { BigIntText, decodeRows, JsonArrayOf, JsonObject, Timestamp } from "../../platform/Rows.js"
+import { traced } from "../../platform/Traced.js"
 import type { ChatMessage } from "../../schemas/Chat.js"
 import { TenantId } from "../../schemas/Ids.js"
 import type { ChatReply } from "./ChatReply.js"
@@ -189,7 +190,7 @@ export class MessagesRepo extends Effect.Service<MessagesRepo>()("MessagesRepo",
         Effect.orDie
       )
 
-    return {
+    return traced("MessagesRepo", {
       insertUser,
       insertAssistant,
       list,
@@ -204,6 +205,6 @@ export class MessagesRepo extends Effect.Service<MessagesRepo>()("MessagesRepo",
       setFeedback,
       setFeedbackText,
       setFeedbackRun
-    }
+    })
   })
 }) {}

@@ -4,6 +4,7 @@ import { createHmac } from "node:crypto"
 import { CredentialsCipher } from "../../platform/CredentialsCipher.js"
 import { LocalSecrets } from "../../platform/LocalSecrets.js"
 import { decodeRows } from "../../platform/Rows.js"
+import { traced } from "../../platform/Traced.js"
 import { type PiiKind, replacePii, TOKEN } from "./PiiDetection.js"
 
 /**
@@ -33,7 +34,7 @@ export class PiiVault extends Effect.Service<PiiVault>()("PiiVault", {
           } ON CONFLICT DO NOTHING`
         }
         return { value: replaced, tokens: found.size }
-      }).pipe(Effect.orDie, Effect.withSpan("PiiVault.tokenize"))
+      }).pipe(Effect.orDie)
 
     /** The text with the session's tokens replaced by their values (a token that fails to open stays). */
     const reveal = (sessionId: string, texts: ReadonlyArray<string>) =>
@@ -52,6 +53,6 @@ export class PiiVault extends Effect.Service<PiiVault>()("PiiVault", {
         return texts.map((t) => t.replace(TOKEN, (token) => values.get(token) ?? token))
       })
 
-    return { tokenize, reveal }
+    return traced("PiiVault", { tokenize, reveal })
   })
 }) {}

@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
 import { randomUUID } from "node:crypto"
 import { decodeRows, JsonObject, Timestamp } from "../../platform/Rows.js"
+import { traced } from "../../platform/Traced.js"
 import type { ChatSession } from "../../schemas/Chat.js"
 import { TenantId, WorkflowId } from "../../schemas/Ids.js"
 
@@ -134,6 +135,6 @@ export class SessionsRepo extends Effect.Service<SessionsRepo>()("SessionsRepo",
         Effect.orDie
       )
 
-    return { insert, get, list, latest, conversation, rename, softDelete, setGeneratedTitle }
+    return traced("SessionsRepo", { insert, get, list, latest, conversation, rename, softDelete, setGeneratedTitle })
   })
 }) {}

@@ -1,5 +1,6 @@
 import { Effect, Option } from "effect"
 import { Idempotency } from "../../platform/Idempotency.js"
+import { traced } from "../../platform/Traced.js"
 import { RunModule } from "../../runtime/run/RunModule.js"
 import { requireReader } from "../../schemas/Authorization.js"
 import { MessageAccepted as MessageAcceptedSchema } from "../../schemas/Chat.js"
@@ -74,6 +75,6 @@ export class TurnIntake extends Effect.Service<TurnIntake>()("TurnIntake", {
         return accepted
       }).pipe(Effect.withSpan("Chat.postTurn"))
 
-    return { post }
+    return traced("TurnIntake", { post })
   })
 }) {}

@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect, Either, Option, Schema } from "effect"
 import { randomUUID } from "node:crypto"
 import { decodeRows, JsonArrayOf, Timestamp } from "../../platform/Rows.js"
+import { traced } from "../../platform/Traced.js"
 import { KnowledgeSearch } from "../../runtime/agents/KnowledgeSearch.js"
 import { ChatModel } from "../../runtime/models/ChatModel.js"
 import { ModelRegistry } from "../../runtime/models/ModelRegistry.js"
@@ -177,9 +178,9 @@ export class Assistant extends Effect.Service<Assistant>()("Assistant", {
         })
         yield* sql`UPDATE docgen_chat_sessions SET updated_at = now() WHERE id = ${sessionId}`.pipe(Effect.orDie)
         return { message: user, reply: assistant }
-      }).pipe(Effect.withSpan("Assistant.send"))
+      })
 
-    return {
+    return traced("Assistant", {
       list: (principal: Principal, documentId: string | null) =>
         Effect.gen(function*() {
           yield* documentOf(principal, documentId)
@@ -212,6 +213,6 @@ export class Assistant extends Effect.Service<Assistant>()("Assistant", {
           return { items: yield* messages(id) }
         }),
       send
-    }
+    })
   })
 }) {}

@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect, Schema } from "effect"
 import { randomUUID } from "node:crypto"
 import { decodeRows, JsonObjectOf, Timestamp } from "../../platform/Rows.js"
+import { traced } from "../../platform/Traced.js"
 import { requireReader } from "../../schemas/Authorization.js"
 import type { Anchor, ThreadBatchParams } from "../../schemas/Docgen.js"
 import { notFound } from "../../schemas/Errors.js"
@@ -71,7 +72,7 @@ export class Comments extends Effect.Service<Comments>()("Comments", {
         return (yield* withComments([row]))[0]
       })
 
-    return {
+    return traced("Comments", {
       list: (principal: Principal, documentId: string) =>
         Effect.gen(function*() {
           yield* documents.find(documents.writerOf(principal), documentId)
@@ -138,6 +139,6 @@ export class Comments extends Effect.Service<Comments>()("Comments", {
             AND deleted_at IS NULL RETURNING id`.pipe(Effect.orDie)
           if (rows.length === 0) return yield* notFound("Comment")
         })
-    }
+    })
   })
 }) {}

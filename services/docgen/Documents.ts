@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect, Schema } from "effect"
 import { randomUUID } from "node:crypto"
 import { decodeRows, JsonObject, Timestamp } from "../../platform/Rows.js"
+import { traced } from "../../platform/Traced.js"
 import { taskError } from "../../platform/workers/TaskErrors.js"
 import { WorkerPool } from "../../platform/workers/WorkerPool.js"
 import { requireReader } from "../../schemas/Authorization.js"
@@ -151,7 +152,7 @@ export class Documents extends Effect.Service<Documents>()("Documents", {
         yield* requireReader(principal)
         if (body.parent_document_id !== undefined) yield* find(writerOf(principal), body.parent_document_id)
         return toDocument(yield* insert(writerOf(principal), body))
-      }).pipe(Effect.withSpan("Documents.create"))
+      })
 
     const bulk = (principal: Principal, body: typeof BulkCreate.Type) =>
       Effect.gen(function*() {
@@ -172,7 +173,7 @@ export class Documents extends Effect.Service<Documents>()("Documents", {
             )
           }
         })).pipe(Effect.catchTag("SqlError", Effect.die))
-      }).pipe(Effect.withSpan("Documents.bulk"))
+      })
 
     const list = (principal: Principal, p: typeof DocumentListParams.Type) =>
       Effect.gen(function*() {
@@ -229,7 +230,7 @@ export class Documents extends Effect.Service<Documents>()("Documents", {
           Effect.orDie
         )
         return toDocument(row)
-      }).pipe(Effect.withSpan("Documents.update"))
+      })
 
     const save = (principal: Principal, id: string, body: typeof ManualSave.Type) =>
       Effect.gen(function*() {
@@ -246,7 +247,7 @@ export class Documents extends Effect.Service<Documents>()("Documents", {
           const html = yield* applyUpdate(writer, doc.content_html, body.content_html, undefined)
           return toDocument(yield* commit(doc, html, "manual_save", body.change_description ?? null, writer))
         })).pipe(Effect.catchTag("SqlError", Effect.die))
-      }).pipe(Effect.withSpan("Documents.save"))
+      })
 
     const restore = (principal: Principal, id: string, number: number) =>
       Effect.gen(function*() {
@@ -268,7 +269,7 @@ export class Documents extends Effect.Service<Documents>()("Documents", {
         Effect.map((sections) => ({ sections }))
       )
 
-    return {
+    return traced("Documents", {
       outline,
       create,
       bulk,
@@ -304,6 +305,6 @@ export class Documents extends Effect.Service<Documents>()("Documents", {
             WHERE document_id = ${id} AND number = ${number}`.pipe(versionRows, Effect.orDie)
           return row === undefined ? yield* notFound("Version") : row
         })
-    }
+    })
   })
 }) {}

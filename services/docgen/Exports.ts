@@ -4,6 +4,7 @@ import { randomUUID } from "node:crypto"
 import { keepRunning } from "../../platform/Background.js"
 import { AppConfig } from "../../platform/Config.js"
 import { decodeRows, Timestamp } from "../../platform/Rows.js"
+import { traced } from "../../platform/Traced.js"
 import { requireReader } from "../../schemas/Authorization.js"
 import type { ExportRequest } from "../../schemas/Docgen.js"
 import { notFound, NotImplemented } from "../../schemas/Errors.js"
@@ -95,7 +96,7 @@ export class Exports extends Effect.Service<Exports>()("Exports", {
     })
     yield* keepRunning("Building export jobs", round)
 
-    return {
+    return traced("Exports", {
       create: (principal: Principal, body: typeof ExportRequest.Type) =>
         Effect.gen(function*() {
           yield* requireReader(principal)
@@ -119,6 +120,6 @@ export class Exports extends Effect.Service<Exports>()("Exports", {
           if (file?.file_html == null) return yield* notFound(job.status === "complete" ? "Export file (expired)" : "Export file (not ready)")
           return file.file_html
         })
-    }
+    })
   })
 }) {}

@@ -1,5 +1,6 @@
 import { Effect, Either } from "effect"
 import { AppConfig } from "../../platform/Config.js"
+import { traced } from "../../platform/Traced.js"
 import { taskError } from "../../platform/workers/TaskErrors.js"
 import { WorkerPool } from "../../platform/workers/WorkerPool.js"
 import { ToolFailure, toolSource } from "../../runtime/tools/Tools.js"
@@ -49,9 +50,9 @@ export class Generation extends Effect.Service<Generation>()("Generation", {
           { knowledgeBaseIds: body.knowledge_base_ids }
         )
         return { run_id: run.id, workflow_id: workflowId, stream_url: `${config.publicBaseUrl}/api/v1/workflow/runs/${run.id}/stream` }
-      }).pipe(Effect.withSpan("Generation.generate"))
+      })
 
-    return { generate }
+    return traced("Generation", { generate })
   })
 }) {}
 

@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect, Either, Schema } from "effect"
 import { randomUUID } from "node:crypto"
 import { decodeRows, Timestamp } from "../../platform/Rows.js"
+import { traced } from "../../platform/Traced.js"
 import { ChatModel } from "../../runtime/models/ChatModel.js"
 import { ModelRegistry } from "../../runtime/models/ModelRegistry.js"
 import { requireBuilder, requireReader } from "../../schemas/Authorization.js"
@@ -86,9 +87,9 @@ export class SectionProfiles extends Effect.Service<SectionProfiles>()("SectionP
             return { section_title: title, profile_id: profile?.id ?? null, profile_name: profile?.name ?? null }
           })
         }
-      }).pipe(Effect.withSpan("SectionProfiles.classify"))
+      })
 
-    return {
+    return traced("SectionProfiles", {
       list: (principal: Principal) => Effect.zipRight(requireReader(principal), Effect.map(all(principal), (rows) => ({ items: rows.map(toProfile) }))),
       get: (principal: Principal, id: string) => Effect.zipRight(requireReader(principal), Effect.map(find(principal, id), toProfile)),
       create: (principal: Principal, body: typeof SectionProfileRequest.Type) =>
@@ -124,6 +125,6 @@ export class SectionProfiles extends Effect.Service<SectionProfiles>()("SectionP
           yield* sql`DELETE FROM docgen_section_profiles WHERE id = ${id}`.pipe(Effect.orDie)
         }),
       classify
-    }
+    })
   })
 }) {}

@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect, Schema } from "effect"
 import { randomUUID } from "node:crypto"
 import { decodeRows, Timestamp } from "../../platform/Rows.js"
+import { traced } from "../../platform/Traced.js"
 import { taskError } from "../../platform/workers/TaskErrors.js"
 import { WorkerPool, type WorkerTask } from "../../platform/workers/WorkerPool.js"
 import { requireBuilder, requireReader } from "../../schemas/Authorization.js"
@@ -102,7 +103,7 @@ export class Templates extends Effect.Service<Templates>()("Templates", {
           })
         } RETURNING ${sql.unsafe(columns)}`.pipe(templateRows, Effect.orDie)
         return toTemplate(row)
-      }).pipe(Effect.withSpan("Templates.upload"))
+      })
 
     const create = (principal: Principal, body: typeof TemplateCreate.Type) =>
       Effect.gen(function*() {
@@ -143,7 +144,7 @@ export class Templates extends Effect.Service<Templates>()("Templates", {
         return slide === undefined ? yield* notFound("Slide") : { bytes, slide, count: items.length }
       })
 
-    return {
+    return traced("Templates", {
       list: (principal: Principal) =>
         Effect.zipRight(
           requireReader(principal),
@@ -236,6 +237,6 @@ export class Templates extends Effect.Service<Templates>()("Templates", {
           const { bytes } = yield* slideAt(principal, id, index)
           yield* rewrite(principal, id, bytes, { op: "delete", index })
         })
-    }
+    })
   })
 }) {}

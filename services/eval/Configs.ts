@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect, Schema } from "effect"
 import { randomUUID } from "node:crypto"
 import { decodeRows, Timestamp } from "../../platform/Rows.js"
+import { traced } from "../../platform/Traced.js"
 import { RunnableWorkflows } from "../../runtime/run/Ports.js"
 import { requireBuilder, requireReader } from "../../schemas/Authorization.js"
 import { conflict, notFound, unprocessable } from "../../schemas/Errors.js"
@@ -75,7 +76,7 @@ export class Configs extends Effect.Service<Configs>()("Configs", {
       search_config: body.search_config === undefined ? null : JSON.stringify(body.search_config)
     })
 
-    return {
+    return traced("Configs", {
       create: (principal: Principal, body: typeof ConfigRequest.Type) =>
         Effect.gen(function*() {
           yield* checked(principal, body)
@@ -112,6 +113,6 @@ export class Configs extends Effect.Service<Configs>()("Configs", {
         ).pipe(Effect.map((rows) => ({ items: rows.map(toConfig) }))),
       get: (principal: Principal, id: string) => Effect.zipRight(requireReader(principal), Effect.map(find(principal, id), toConfig)),
       find
-    }
+    })
   })
 }) {}

@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
 import { randomUUID } from "node:crypto"
 import { decodeRows, JsonObjectOf, Timestamp } from "../../platform/Rows.js"
+import { traced } from "../../platform/Traced.js"
 import { taskError } from "../../platform/workers/TaskErrors.js"
 import { WorkerPool, workerTask } from "../../platform/workers/WorkerPool.js"
 import { requireBuilder, requireReader } from "../../schemas/Authorization.js"
@@ -99,7 +100,7 @@ export class Datasets extends Effect.Service<Datasets>()("Datasets", {
           })
         }`.pipe(Effect.orDie)
         return toDataset(yield* find(principal, id))
-      }).pipe(Effect.withSpan("Datasets.create"))
+      })
 
     /** Materialises the rows: each input (and expected output) field from its column. */
     const map = (principal: Principal, id: string, body: typeof MappingRequest.Type) =>
@@ -141,7 +142,7 @@ export class Datasets extends Effect.Service<Datasets>()("Datasets", {
           for (let i = 0; i < rows.length; i += 500) yield* sql`INSERT INTO eval_dataset_rows ${sql.insert(rows.slice(i, i + 500))}`
         })).pipe(Effect.orDie)
         return toDataset(yield* find(principal, id))
-      }).pipe(Effect.withSpan("Datasets.map"))
+      })
 
     const rows = (principal: Principal, id: string, params: PageParams) =>
       Effect.gen(function*() {
@@ -165,7 +166,7 @@ export class Datasets extends Effect.Service<Datasets>()("Datasets", {
         )
       })
 
-    return {
+    return traced("Datasets", {
       create,
       map,
       rows,
@@ -183,6 +184,6 @@ export class Datasets extends Effect.Service<Datasets>()("Datasets", {
           yield* sql`DELETE FROM eval_datasets WHERE id = ${id}`.pipe(Effect.orDie)
         }),
       find: (principal: Principal, id: string) => Effect.option(find(principal, id)).pipe(Effect.map(Option.getOrUndefined))
-    }
+    })
   })
 }) {}

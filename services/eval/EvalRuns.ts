@@ -3,6 +3,7 @@ import { Effect, Option, Schema } from "effect"
 import { randomUUID } from "node:crypto"
 import { Idempotency } from "../../platform/Idempotency.js"
 import { decodeRows, JsonArrayOf, JsonObject, JsonObjectOf, Timestamp } from "../../platform/Rows.js"
+import { traced } from "../../platform/Traced.js"
 import { requireBuilder, requireReader } from "../../schemas/Authorization.js"
 import { conflict, notFound, unprocessable } from "../../schemas/Errors.js"
 import { type AggregateMetrics, EvalRun, ResultStatus } from "../../schemas/Eval.js"
@@ -121,7 +122,7 @@ export class EvalRuns extends Effect.Service<EvalRuns>()("EvalRuns", {
             WHERE d.dataset_id = ${dataset.id} ORDER BY d.position LIMIT ${total}`
         })).pipe(Effect.orDie)
         return toRun(yield* find(principal, id))
-      }).pipe(Effect.withSpan("EvalRuns.create"))
+      })
 
     const list = (principal: Principal, f: typeof EvalRunFilters.Type) =>
       Effect.gen(function*() {
@@ -225,7 +226,7 @@ export class EvalRuns extends Effect.Service<EvalRuns>()("EvalRuns", {
         return { run_1: toRun(run1), run_2: toRun(run2), pairs }
       })
 
-    return {
+    return traced("EvalRuns", {
       create,
       list,
       get: (principal: Principal, id: string) => Effect.zipRight(requireReader(principal), Effect.map(find(principal, id), toRun)),
@@ -234,6 +235,6 @@ export class EvalRuns extends Effect.Service<EvalRuns>()("EvalRuns", {
       result,
       compare,
       exists: (principal: Principal, id: string) => Effect.map(Effect.option(find(principal, id)), Option.isSome)
-    }
+    })
   })
 }) {}

@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect, Either, Option, Schema } from "effect"
 import { randomUUID } from "node:crypto"
 import { decodeRows, JsonArrayOf, JsonObject, Timestamp } from "../../platform/Rows.js"
+import { traced } from "../../platform/Traced.js"
 import { isValidJsonSchema } from "../../runtime/dag/JsonSchema.js"
 import { ChatModel } from "../../runtime/models/ChatModel.js"
 import { ModelRegistry } from "../../runtime/models/ModelRegistry.js"
@@ -134,9 +135,9 @@ export class Rubrics extends Effect.Service<Rubrics>()("Rubrics", {
           rubric_instructions: typeof draft.rubric_instructions === "string" ? draft.rubric_instructions : body.description,
           variable_catalog: body.variable_catalog ?? null
         }
-      }).pipe(Effect.withSpan("Rubrics.generate"))
+      })
 
-    return {
+    return traced("Rubrics", {
       create,
       replace,
       remove,
@@ -149,6 +150,6 @@ export class Rubrics extends Effect.Service<Rubrics>()("Rubrics", {
         ).pipe(Effect.map((rows) => ({ items: rows.map(toRubric) }))),
       get: (principal: Principal, id: string) => Effect.zipRight(requireReader(principal), Effect.map(find(principal, id), toRubric)),
       find
-    }
+    })
   })
 }) {}

@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer, Queue, Schema } from "effect"
 import { BigIntText, decodeRows } from "../../platform/Rows.js"
+import { traced } from "../../platform/Traced.js"
 import { KnowledgeDocuments } from "../ports/KnowledgeDocuments.js"
 
 /** An arrival still waiting for its embeddings counts as indexed after this long (a crash, a failing embedding model). */
@@ -27,7 +28,7 @@ export class DocumentEvents extends Effect.Service<DocumentEvents>()("DocumentEv
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const arrivals = yield* Queue.sliding<void>(1)
-    return {
+    return traced("DocumentEvents", {
       markIndexed: (documentId: string, version: number) =>
         sql`UPDATE kb_document_events SET ready_at = now() WHERE document_id = ${documentId} AND version = ${version}
           AND ready_at IS NULL`.pipe(Effect.asVoid, Effect.orDie),
@@ -46,7 +47,7 @@ export class DocumentEvents extends Effect.Service<DocumentEvents>()("DocumentEv
           Effect.map((rows) => rows.length > 0),
           Effect.orDie
         )
-    }
+    })
   })
 }) {}
 

@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Schema } from "effect"
 import { decodeRows } from "../../platform/Rows.js"
+import { traced } from "../../platform/Traced.js"
 import { TenantId } from "../../schemas/Ids.js"
 
 /** Full-text query over any of the query's words; undefined when it has none. */
@@ -38,7 +39,7 @@ export class EmbeddingsRepo extends Effect.Service<EmbeddingsRepo>()("Embeddings
       Effect.orDie
     )
 
-    return {
+    return traced("EmbeddingsRepo", {
       pgvector,
       /** Chunks of live documents that have no embedding for `model` yet. */
       missing: (model: string, limit: number, documentId?: string) =>
@@ -97,6 +98,6 @@ export class EmbeddingsRepo extends Effect.Service<EmbeddingsRepo>()("Embeddings
           JOIN kb_chunks c ON c.id = k.id JOIN kb_documents d ON d.id = c.document_id
           LEFT JOIN kb_chunk_embeddings e ON e.chunk_id = c.id AND e.model = ${input.model}`.pipe(decodeRows("kb_chunks", BlendedRow), Effect.orDie)
       }
-    }
+    })
   })
 }) {}

@@ -1,6 +1,7 @@
 import { Effect, Layer, Option } from "effect"
 import { createHash } from "node:crypto"
 import { canonicalFolder } from "../../platform/FolderPath.js"
+import { traced } from "../../platform/Traced.js"
 import { taskError } from "../../platform/workers/TaskErrors.js"
 import { WorkerPool, workerTask } from "../../platform/workers/WorkerPool.js"
 import { KnowledgeSearch } from "../../runtime/agents/KnowledgeSearch.js"
@@ -112,7 +113,7 @@ export class Knowledge extends Effect.Service<Knowledge>()("Knowledge", {
         }
         yield* events.arrived
         return toDoc(row)
-      }).pipe(Effect.withSpan("Knowledge.addDocument"))
+      })
 
     const documents = (principal: Principal, kbId: string, params: { page: number; page_size: number; folder_prefix?: string | undefined }) =>
       Effect.gen(function*() {
@@ -166,11 +167,10 @@ export class Knowledge extends Effect.Service<Knowledge>()("Knowledge", {
     const search = (principal: Principal, kbId: string, body: { query: string; top_k: number; min_score: number }) =>
       kb(principal, kbId).pipe(
         Effect.zipRight(searchRows(principal.tenantId, [kbId], body.query, body.top_k, body.min_score)),
-        Effect.map((items) => ({ items })),
-        Effect.withSpan("Knowledge.search")
+        Effect.map((items) => ({ items }))
       )
 
-    return { create, list, get, update, remove, addDocument, documents, document, removeDocument, search, searchRows }
+    return traced("Knowledge", { create, list, get, update, remove, addDocument, documents, document, removeDocument, search, searchRows })
   })
 }) {}
 

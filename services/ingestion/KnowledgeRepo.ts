@@ -3,6 +3,7 @@ import { Array as Arr, Effect, Option, Schema } from "effect"
 import { randomUUID } from "node:crypto"
 import { folderFilter } from "../../platform/FolderPath.js"
 import { decodeRows, Timestamp } from "../../platform/Rows.js"
+import { traced } from "../../platform/Traced.js"
 import { TenantId } from "../../schemas/Ids.js"
 import { lexicalQuery } from "./EmbeddingsRepo.js"
 
@@ -84,7 +85,7 @@ export class KnowledgeRepo extends Effect.Service<KnowledgeRepo>()("KnowledgeRep
         yield* Effect.forEach(Arr.chunksOf(rows, CHUNKS_PER_INSERT), (batch) => sql`INSERT INTO kb_chunks ${sql.insert(batch)}`, { discard: true })
       })
 
-    return {
+    return traced("KnowledgeRepo", {
       insertKb: (tenantId: TenantId, userId: string, kb: { name: string; description: string }) =>
         sql`INSERT INTO knowledge_bases ${sql.insert({ id: randomUUID(), tenant_id: tenantId, created_by: userId, ...kb })} RETURNING id`.pipe(
           Effect.flatMap((rows) => sql`${kbSelect} WHERE k.id = ${(rows[0] as { id: string }).id}`.pipe(kbRows)),
@@ -248,6 +249,6 @@ export class KnowledgeRepo extends Effect.Service<KnowledgeRepo>()("KnowledgeRep
           Effect.asVoid,
           Effect.orDie
         )
-    }
+    })
   })
 }) {}

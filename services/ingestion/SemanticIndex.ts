@@ -1,5 +1,6 @@
 import { Duration, Effect, Option, Schedule } from "effect"
 import { AppConfig } from "../../platform/Config.js"
+import { traced } from "../../platform/Traced.js"
 import { Embeddings } from "../../runtime/models/Embeddings.js"
 import type { TenantId } from "../../schemas/Ids.js"
 import { EmbeddingsRepo } from "./EmbeddingsRepo.js"
@@ -44,8 +45,7 @@ export class SemanticIndex extends Effect.Service<SemanticIndex>()("SemanticInde
             yield* repo.store(model, chunks.map((chunk, i) => ({ chunk, vector: vectors[i] })))
             return chunks.length
           }).pipe(
-            Effect.catchAll((e) => Effect.logWarning(`Embedding chunks failed; they will be retried: ${e.message}`).pipe(Effect.as(0))),
-            Effect.withSpan("SemanticIndex.embedMissing")
+            Effect.catchAll((e) => Effect.logWarning(`Embedding chunks failed; they will be retried: ${e.message}`).pipe(Effect.as(0)))
           )
       })
 
@@ -74,8 +74,8 @@ export class SemanticIndex extends Effect.Service<SemanticIndex>()("SemanticInde
           }))
           .sort((a, b) => b.score - a.score || a.chunk_id.localeCompare(b.chunk_id))
           .slice(0, topK)
-      }).pipe(Effect.withSpan("SemanticIndex.search"))
+      })
 
-    return { enabled: Option.isSome(embeddings.model), pgvector, embedMissing, search }
+    return traced("SemanticIndex", { enabled: Option.isSome(embeddings.model), pgvector, embedMissing, search })
   })
 }) {}

@@ -2,6 +2,7 @@ import { Effect, Option } from "effect"
 import { fetch as undiciFetch } from "undici"
 import { AnswerTooLarge, cappedText } from "../../platform/outbound/CappedJson.js"
 import { OutboundGuard } from "../../platform/outbound/OutboundGuard.js"
+import { traced } from "../../platform/Traced.js"
 import { taskError } from "../../platform/workers/TaskErrors.js"
 import { WorkerPool, workerTask } from "../../platform/workers/WorkerPool.js"
 import { INTEGRATION_ADMINS, requireEnvAdmin, requireReader, requireRole } from "../../schemas/Authorization.js"
@@ -81,7 +82,7 @@ export class Catalog extends Effect.Service<Catalog>()("Catalog", {
           auth: body.auth,
           functions: body.functions
         })
-      }).pipe(Effect.withSpan("Catalog.create"))
+      })
 
     /** A spec by URL is fetched through the outbound guard, like every tenant-supplied URL, and read no further than 5 MiB. */
     const fetchSpec = (specUrl: string) =>
@@ -128,9 +129,9 @@ export class Catalog extends Effect.Service<Catalog>()("Catalog", {
           auth: body.auth ?? imported.auth,
           functions: imported.functions
         })
-      }).pipe(Effect.withSpan("Catalog.importSpec"))
+      })
 
-    return {
+    return traced("Catalog", {
       list: (principal: Principal) => Effect.zipRight(requireReader(principal), Effect.map(repo.visible(principal.tenantId), (items) => ({ items }))),
       get: (principal: Principal, id: string) =>
         Effect.zipRight(requireReader(principal), repo.get(principal.tenantId, id)).pipe(
@@ -138,6 +139,6 @@ export class Catalog extends Effect.Service<Catalog>()("Catalog", {
         ),
       create,
       importSpec
-    }
+    })
   })
 }) {}

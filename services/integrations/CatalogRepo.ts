@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
 import { randomUUID } from "node:crypto"
 import { decodeRows, JsonObject, Timestamp } from "../../platform/Rows.js"
+import { traced } from "../../platform/Traced.js"
 import { type CatalogEntry, type FunctionDefinition, IntegrationAuth } from "../../schemas/Integration.js"
 
 const EntryRow = Schema.Struct({
@@ -128,6 +129,6 @@ export class CatalogRepo extends Effect.Service<CatalogRepo>()("CatalogRepo", {
         return Option.some(id)
       })).pipe(Effect.orDie)
 
-    return { visible, get, insert, functionsOf }
+    return traced("CatalogRepo", { visible, get, insert, functionsOf })
   })
 }) {}

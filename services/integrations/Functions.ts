@@ -4,6 +4,7 @@ import { randomUUID } from "node:crypto"
 import { AppConfig } from "../../platform/Config.js"
 import { OutboundGuard } from "../../platform/outbound/OutboundGuard.js"
 import { decodeRows, JsonObject, Timestamp } from "../../platform/Rows.js"
+import { spanAttributes, traced } from "../../platform/Traced.js"
 import { WorkerPool, workerTask } from "../../platform/workers/WorkerPool.js"
 import { checkJsonSchema } from "../../runtime/dag/JsonSchema.js"
 import { requireBuilder } from "../../schemas/Authorization.js"
@@ -164,7 +165,7 @@ export class Functions extends Effect.Service<Functions>()("Functions", {
           duration_ms: durationMs,
           ...(outcome.error !== undefined ? { error: outcome.error } : {})
         }
-      }).pipe(Effect.withSpan("Functions.run", { attributes: { "function.id": fn.id, "function.name": fn.name } }))
+      }).pipe(spanAttributes({ "function.id": fn.id, "function.name": fn.name }))
 
     const checkInput = (fn: CallableRow, input: Record<string, unknown>): Effect.Effect<void, BadRequest> => {
       const problems = checkJsonSchema(fn.input_schema, input)
@@ -214,7 +215,7 @@ export class Functions extends Effect.Service<Functions>()("Functions", {
         Option.match(Option.fromNullable(rows[0]), { onNone: () => Effect.fail(notFound("Execution")), onSome: (r) => Effect.succeed(toExecution(r)) })
       ))
 
-    return {
+    return traced("Functions", {
       callable: (principal: Principal) =>
         Effect.zipRight(requireBuilder(principal), callable(principal.tenantId)).pipe(
           Effect.map((rows) => ({
@@ -235,6 +236,6 @@ export class Functions extends Effect.Service<Functions>()("Functions", {
       execute,
       executions,
       execution
-    }
+    })
   })
 }) {}

@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
 import { CredentialsCipher } from "../../platform/CredentialsCipher.js"
 import { decodeRows, Timestamp } from "../../platform/Rows.js"
+import { traced } from "../../platform/Traced.js"
 
 export const credentialsAad = (integrationId: string, capability: string) => `integration:${integrationId}:${capability}`
 
@@ -42,7 +43,7 @@ export class InstallSecrets extends Effect.Service<InstallSecrets>()("InstallSec
         if (stored === undefined) return Option.none<Record<string, unknown>>()
         const plain = yield* cipher.decrypt(stored.sealed, credentialsAad(integrationId, stored.capability))
         return Option.some(JSON.parse(plain) as Record<string, unknown>)
-      }).pipe(Effect.orDie, Effect.withSpan("InstallSecrets.credentials"))
+      }).pipe(Effect.orDie)
 
     /** A user's OAuth connection to the tenant's install. */
     const connection = (tenantId: string, integrationId: string, userId: string) =>
@@ -51,8 +52,7 @@ export class InstallSecrets extends Effect.Service<InstallSecrets>()("InstallSec
             WHERE c.integration_id = ${integrationId} AND c.user_id = ${userId}`.pipe(
           connectionRows,
           Effect.orDie,
-          Effect.map((rows) => Option.fromNullable(rows[0])),
-          Effect.withSpan("InstallSecrets.connection")
+          Effect.map((rows) => Option.fromNullable(rows[0]))
         )
         : Effect.succeed(Option.none<ConnectionRow>())
 
@@ -65,6 +65,6 @@ export class InstallSecrets extends Effect.Service<InstallSecrets>()("InstallSec
         )
         : Effect.succeed(false)
 
-    return { credentials, connection, owns }
+    return traced("InstallSecrets", { credentials, connection, owns })
   })
 }) {}

@@ -3,6 +3,7 @@ import { Effect, Option, Schema } from "effect"
 import { randomUUID } from "node:crypto"
 import { CredentialsCipher } from "../../platform/CredentialsCipher.js"
 import { decodeRows, Timestamp } from "../../platform/Rows.js"
+import { traced } from "../../platform/Traced.js"
 import { requireBuilder, requireReader } from "../../schemas/Authorization.js"
 import { conflict, notFound } from "../../schemas/Errors.js"
 import type { TenantIntegration } from "../../schemas/Integration.js"
@@ -81,7 +82,7 @@ export class Installs extends Effect.Service<Installs>()("Installs", {
         } ON CONFLICT (tenant_id, catalog_id) DO NOTHING RETURNING id`.pipe(Effect.orDie)
         if (inserted.length === 0) return yield* conflict("INTEGRATION_ALREADY_INSTALLED", "This catalog entry is already installed in the workspace")
         return toInstall(yield* find(principal, id))
-      }).pipe(Effect.withSpan("Installs.install"))
+      })
 
     const uninstall = (principal: Principal, id: string) =>
       Effect.gen(function*() {
@@ -97,7 +98,7 @@ export class Installs extends Effect.Service<Installs>()("Installs", {
         const sealed = yield* cipher.encrypt(JSON.stringify(credentials), credentialsAad(id, capability))
         yield* sql`INSERT INTO integration_credentials ${sql.insert({ integration_id: id, capability, sealed })}
           ON CONFLICT (integration_id, capability) DO UPDATE SET sealed = EXCLUDED.sealed, updated_at = now()`.pipe(Effect.orDie)
-      }).pipe(Effect.withSpan("Installs.setCredentials"))
+      })
 
     const setFunction = (principal: Principal, id: string, name: string, enabled: boolean) =>
       Effect.gen(function*() {
@@ -125,7 +126,7 @@ export class Installs extends Effect.Service<Installs>()("Installs", {
         }))
       }))
 
-    return {
+    return traced("Installs", {
       list,
       get: (principal: Principal, id: string) => Effect.zipRight(requireReader(principal), Effect.map(find(principal, id), toInstall)),
       install,
@@ -134,6 +135,6 @@ export class Installs extends Effect.Service<Installs>()("Installs", {
       enableFunction: (principal: Principal, id: string, name: string) => setFunction(principal, id, name, true),
       disableFunction: (principal: Principal, id: string, name: string) => setFunction(principal, id, name, false),
       capabilities
-    }
+    })
   })
 }) {}

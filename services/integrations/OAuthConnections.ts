@@ -7,6 +7,7 @@ import { CredentialsCipher } from "../../platform/CredentialsCipher.js"
 import { cappedJson, MAX_TOKEN_ANSWER_BYTES } from "../../platform/outbound/CappedJson.js"
 import { OutboundGuard } from "../../platform/outbound/OutboundGuard.js"
 import { decodeRows } from "../../platform/Rows.js"
+import { traced } from "../../platform/Traced.js"
 import { requireReader } from "../../schemas/Authorization.js"
 import { badRequest, notFound, unprocessable } from "../../schemas/Errors.js"
 import { IntegrationAuth } from "../../schemas/Integration.js"
@@ -143,7 +144,7 @@ export class OAuthConnections extends Effect.Service<OAuthConnections>()("OAuthC
         // Refresh tokens are only granted for offline access after consent.
         if (auth.scopes.includes("offline_access")) url.searchParams.set("prompt", "consent")
         return { authorization_url: url.toString(), state, expires_at: expiresAt }
-      }).pipe(Effect.withSpan("OAuthConnections.authorize"))
+      })
 
     const callback = (principal: Principal, integrationId: string, code: string, state: string) =>
       Effect.gen(function*() {
@@ -167,7 +168,7 @@ export class OAuthConnections extends Effect.Service<OAuthConnections>()("OAuthC
         }).pipe(Effect.mapError((e) => unprocessable("OAUTH_EXCHANGE_FAILED", `The code exchange failed: ${e.message}`)))
         const { row, tokens } = yield* store(integrationId, principal.userId, body)
         return view(row, tokens)
-      }).pipe(Effect.withSpan("OAuthConnections.callback"))
+      })
 
     const find = secrets.connection
 
@@ -205,8 +206,8 @@ export class OAuthConnections extends Effect.Service<OAuthConnections>()("OAuthC
         }).pipe(Effect.either)
         if (refreshed._tag === "Left") return tokens.access_token
         return (yield* store(integrationId, userId, refreshed.right, tokens)).tokens.access_token
-      }).pipe(Effect.withSpan("OAuthConnections.accessToken"))
+      })
 
-    return { authorize, callback, mine, revoke, accessToken }
+    return traced("OAuthConnections", { authorize, callback, mine, revoke, accessToken })
   })
 }) {}

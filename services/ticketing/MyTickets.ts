@@ -1,5 +1,6 @@
 import { SqlClient, type Statement } from "@effect/sql"
 import { Effect } from "effect"
+import { traced } from "../../platform/Traced.js"
 import type { Principal } from "../../schemas/Principal.js"
 import type { MyTicketParams } from "../../schemas/Ticketing.js"
 import { People } from "../ports/People.js"
@@ -19,7 +20,7 @@ export class MyTickets extends Effect.Service<MyTickets>()("MyTickets", {
     const { enabled } = yield* QueueAccess
     const { page, rows } = ticketPages(sql)
 
-    return {
+    return traced("MyTickets", {
       mine: (principal: Principal, p: typeof MyTicketParams.Type) =>
         Effect.gen(function*() {
           yield* enabled(principal)
@@ -64,6 +65,6 @@ export class MyTickets extends Effect.Service<MyTickets>()("MyTickets", {
           ).slice(offset, offset + size + 1)
           return { items: merged.slice(0, size), next_cursor: merged.length > size ? cursorOf(key, offset + size) : null }
         })
-    }
+    })
   })
 }) {}

@@ -1,5 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
+import { traced } from "../../platform/Traced.js"
 import { GROUP_ADMINS, requireReader } from "../../schemas/Authorization.js"
 import { Forbidden, NotFound, notFound } from "../../schemas/Errors.js"
 import type { Principal } from "../../schemas/Principal.js"
@@ -65,6 +66,6 @@ export class QueueAccess extends Effect.Service<QueueAccess>()("QueueAccess", {
           Effect.flatMap((rows) => rows[0] === undefined ? Effect.fail(notFound("Ticket")) : Effect.succeed(rows[0]))
         )
 
-    return { enabled, access, requireGroupAdmin, queueOf, ticketIn }
+    return traced("QueueAccess", { enabled, access, requireGroupAdmin, queueOf, ticketIn })
   })
 }) {}

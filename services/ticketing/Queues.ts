@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect, Schema } from "effect"
 import { randomUUID } from "node:crypto"
 import { decodeRows } from "../../platform/Rows.js"
+import { traced } from "../../platform/Traced.js"
 import { conflict, unprocessable } from "../../schemas/Errors.js"
 import type { Principal } from "../../schemas/Principal.js"
 import type { QueueCreate } from "../../schemas/Ticketing.js"
@@ -20,7 +21,7 @@ export class Queues extends Effect.Service<Queues>()("Queues", {
     const zendesk = yield* ZendeskDesk
     const { enabled, access, requireGroupAdmin, queueOf } = yield* QueueAccess
 
-    return {
+    return traced("Queues", {
       /** Which of these groups have a queue (the publish check of live_agent_transfer). */
       groupsWithQueue: (tenantId: string, groupIds: ReadonlyArray<string>) =>
         groupIds.length === 0
@@ -84,6 +85,6 @@ export class Queues extends Effect.Service<Queues>()("Queues", {
           )
           return toQueue(row, false)
         })
-    }
+    })
   })
 }) {}

@@ -12,6 +12,7 @@ import { ticketPages } from "./TicketPages.js"
 import { ZendeskDesk } from "./zendesk/ZendeskDesk.js"
 import { ZENDESK_SORTABLE_BY } from "./zendesk/ZendeskMapping.js"
 
+import { traced } from "../../platform/Traced.js"
 import {
   type Actor,
   actorOf,
@@ -170,7 +171,7 @@ export class Tickets extends Effect.Service<Tickets>()("Tickets", {
         const [earlier] = yield* sql`${sql.unsafe(ticketSelect)} WHERE t.queue_id = ${queue.id} AND t.client_request_id = ${body.client_request_id!}
           AND t.deleted_at IS NULL`.pipe(ticketRows, Effect.orDie)
         return toTicket(earlier)
-      }).pipe(Effect.withSpan("Tickets.create"))
+      })
 
     const list = (principal: Principal, groupId: string, p: typeof TicketListParams.Type) =>
       Effect.gen(function*() {
@@ -229,7 +230,7 @@ export class Tickets extends Effect.Service<Tickets>()("Tickets", {
         return { id: ticket.id, number: ticket.number, groupTag: groupTag(ticket.label) }
       })
 
-    return {
+    return traced("Tickets", {
       raiseFor,
       create,
       list,
@@ -369,6 +370,6 @@ export class Tickets extends Effect.Service<Tickets>()("Tickets", {
               .pipe(eventRows, Effect.orDie)
           }
         })
-    }
+    })
   })
 }) {}

@@ -1,4 +1,5 @@
 import { Effect, Either } from "effect"
+import { traced } from "../../platform/Traced.js"
 import type { DagFacts } from "../../runtime/dag/DagFacts.js"
 import { validateDag } from "../../runtime/dag/Validate.js"
 import { nodeTypesInForce } from "../../runtime/nodes/Nodes.js"
@@ -75,10 +76,9 @@ export class DagChecks extends Effect.Service<DagChecks>()("DagChecks", {
 
     const check = (principal: Principal, row: WorkflowRow) =>
       facts(principal, row, nodeTypes).pipe(
-        Effect.map((f) => validateDag(row.dag_definition, f, nodeTypes)),
-        Effect.withSpan("DagChecks.check")
+        Effect.map((f) => validateDag(row.dag_definition, f, nodeTypes))
       )
 
-    return { check }
+    return traced("DagChecks", { check })
   })
 }) {}

@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect, Schema } from "effect"
 import { decodeRows, JsonObject, JsonObjectOf, Timestamp } from "../../platform/Rows.js"
+import { traced } from "../../platform/Traced.js"
 import { checkJsonSchema } from "../../runtime/dag/JsonSchema.js"
 import { RunModule } from "../../runtime/run/RunModule.js"
 import { HITL_ADMINS, requireReader } from "../../schemas/Authorization.js"
@@ -179,7 +180,7 @@ export class Hitl extends Effect.Service<Hitl>()("Hitl", {
           WHERE id = ${row.id} AND status IN ('pending', 'claimed') RETURNING *`.pipe(hitlRows))
         if (updated === undefined) return yield* conflict("HITL_CLOSED", "This request was answered or cancelled meanwhile")
         return toRequest(updated)
-      }).pipe(Effect.withSpan("Hitl.respond"))
+      })
 
     const claim = (principal: Principal, id: string) =>
       Effect.gen(function*() {
@@ -203,6 +204,6 @@ export class Hitl extends Effect.Service<Hitl>()("Hitl", {
         return toRequest(updated)
       })
 
-    return { pending, get, respond, claim, cancel }
+    return traced("Hitl", { pending, get, respond, claim, cancel })
   })
 }) {}

@@ -4,6 +4,7 @@ import { AppConfig } from "../../platform/Config.js"
 import { RateLimiter } from "../../platform/RateLimiter.js"
 import { CurrentClientAddress } from "../../platform/RequestContext.js"
 import { decodeRows } from "../../platform/Rows.js"
+import { traced } from "../../platform/Traced.js"
 import { RunModule } from "../../runtime/run/RunModule.js"
 import { conflict, notFound, TooManyRequests } from "../../schemas/Errors.js"
 import type { WorkflowId } from "../../schemas/Ids.js"
@@ -50,8 +51,8 @@ export class PublicApp extends Effect.Service<PublicApp>()("PublicApp", {
           input: body.input_params
         })
         return acceptedRun(run)
-      }).pipe(Effect.withSpan("PublicApp.start"))
+      })
 
-    return { start }
+    return traced("PublicApp", { start })
   })
 }) {}

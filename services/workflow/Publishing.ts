@@ -1,5 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Equal, Option } from "effect"
+import { traced } from "../../platform/Traced.js"
 import { blocksPublish } from "../../runtime/dag/Validate.js"
 import { requireBuilder, requireReader } from "../../schemas/Authorization.js"
 import type { DagDefinition } from "../../schemas/Dag.js"
@@ -122,7 +123,7 @@ export class Publishing extends Effect.Service<Publishing>()("Publishing", {
             warnings: report.warnings,
             ...(dispatch !== undefined ? { data_revert_dispatch: dispatch } : {})
           }
-        })).pipe(Effect.withSpan("Publishing.publish"))
+        }))
 
     const list = (principal: Principal, id: WorkflowId, params: PageParams) =>
       Effect.gen(function*() {
@@ -193,7 +194,7 @@ export class Publishing extends Effect.Service<Publishing>()("Publishing", {
               : {})
           })
           return toVersion(draft)
-        })).pipe(Effect.withSpan("Publishing.revert"))
+        }))
 
     /** Deprecated: activates a published version as it is; the DAG and knowledge bases stay. */
     const promote = (principal: Principal, id: WorkflowId, number: number) =>
@@ -206,7 +207,7 @@ export class Publishing extends Effect.Service<Publishing>()("Publishing", {
           const activated = yield* versions.activate(principal, id, number, undefined)
           yield* workflows.update(principal, id, { active_version: number, status: "published" })
           return toVersion(activated)
-        })).pipe(Effect.withSpan("Publishing.promote"))
+        }))
 
     const documentDiff = (principal: Principal, id: WorkflowId, from: number, to: number) =>
       Effect.gen(function*() {
@@ -238,6 +239,6 @@ export class Publishing extends Effect.Service<Publishing>()("Publishing", {
         }
       })
 
-    return { publish, list, get, update, remove, revert, promote, documentDiff }
+    return traced("Publishing", { publish, list, get, update, remove, revert, promote, documentDiff })
   })
 }) {}

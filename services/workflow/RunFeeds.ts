@@ -1,5 +1,6 @@
 import { Effect, Fiber, Option, PubSub, type Scope, Stream } from "effect"
 import { EventBus } from "../../platform/EventBus.js"
+import { traced } from "../../platform/Traced.js"
 import { eventJson, runChannel, RunEvents, type StoredEvent } from "../../runtime/run/RunEvents.js"
 import { isFinalEvent } from "../../schemas/RunLifecycle.js"
 
@@ -113,6 +114,6 @@ export class RunFeeds extends Effect.Service<RunFeeds>()("RunFeeds", {
         )
       }))
 
-    return { after }
+    return traced("RunFeeds", { after })
   })
 }) {}

@@ -2,6 +2,7 @@ import { HttpServerResponse } from "@effect/platform"
 import { Effect, Stream } from "effect"
 import { gaugeAdd, sseOpen } from "../../otel/Metrics.js"
 import { Draining } from "../../platform/Draining.js"
+import { traced } from "../../platform/Traced.js"
 import type { Principal } from "../../schemas/Principal.js"
 import { RunFeeds } from "./RunFeeds.js"
 import { Runs } from "./Runs.js"
@@ -39,6 +40,6 @@ export class RunStream extends Effect.Service<RunStream>()("RunStream", {
 
     const open = (principal: Principal, runId: string, lastEventId: number) => Effect.flatMap(runs.visible(principal, runId), (run) => follow(run, lastEventId))
 
-    return { open, follow }
+    return traced("RunStream", { open, follow })
   })
 }) {}

@@ -1,5 +1,6 @@
 import { Effect, Option } from "effect"
 import { Idempotency } from "../../platform/Idempotency.js"
+import { traced } from "../../platform/Traced.js"
 import { createdHere, type CreatedRun, RunModule, type RunRequest } from "../../runtime/run/RunModule.js"
 import { requireReader, RUN_ADMINS } from "../../schemas/Authorization.js"
 import { conflict, forbidden, notFound } from "../../schemas/Errors.js"
@@ -86,7 +87,7 @@ export class Runs extends Effect.Service<Runs>()("Runs", {
         })
         yield* created.launch(modules, run.id)
         return run
-      }).pipe(Effect.withSpan("Runs.start", { captureStackTrace: false }))
+      })
 
     const visible = (principal: Principal, runId: string) =>
       runs.get(principal, runId).pipe(
@@ -154,7 +155,7 @@ export class Runs extends Effect.Service<Runs>()("Runs", {
           items: page.map(toRun),
           next_cursor: rows.length > p.page_size && last !== undefined ? encodeRunCursor(p.order, last.created_at_key, last.id) : null
         }
-      }).pipe(Effect.withSpan("Runs.history"))
+      })
 
     const cancel = (principal: Principal, runId: string) =>
       Effect.gen(function*() {
@@ -171,11 +172,11 @@ export class Runs extends Effect.Service<Runs>()("Runs", {
           case "missing":
             return yield* notFound("Run")
         }
-      }).pipe(Effect.withSpan("Runs.cancel"))
+      })
 
     const externalToolSnapshots = (principal: Principal, runId: string) =>
       visible(principal, runId).pipe(Effect.zipRight(toolCalls.forRun(principal.tenantId, runId)), Effect.map((items) => ({ items })))
 
-    return { start, visible, get, steps, listForWorkflow, recent, history, cancel, externalToolSnapshots }
+    return traced("Runs", { start, visible, get, steps, listForWorkflow, recent, history, cancel, externalToolSnapshots })
   })
 }) {}

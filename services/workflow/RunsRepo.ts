@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
 import { decodeRows, Timestamp } from "../../platform/Rows.js"
+import { traced } from "../../platform/Traced.js"
 import type { Principal } from "../../schemas/Principal.js"
 import { ModelUsage, type Run } from "../../schemas/Run.js"
 import { RUN_HEADER, RunRow as RunRowSchema } from "../../schemas/RunRow.js"
@@ -173,6 +174,6 @@ export class RunsRepo extends Effect.Service<RunsRepo>()("RunsRepo", {
         ])
       } ORDER BY ${f.order === "newest" ? sql`created_at DESC, id DESC` : sql`created_at ASC, id ASC`} LIMIT ${f.limit + 1}`.pipe(historyRows, Effect.orDie)
 
-    return { get, steps, listForWorkflow, recent, history }
+    return traced("RunsRepo", { get, steps, listForWorkflow, recent, history })
   })
 }) {}

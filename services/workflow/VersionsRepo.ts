@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
 import { decodeRows, JsonArrayOf, JsonObjectOf, Timestamp } from "../../platform/Rows.js"
+import { traced } from "../../platform/Traced.js"
 import type { DagDefinition } from "../../schemas/Dag.js"
 import { UserId, WorkflowId } from "../../schemas/Ids.js"
 import type { Principal } from "../../schemas/Principal.js"
@@ -144,6 +145,6 @@ export class VersionsRepo extends Effect.Service<VersionsRepo>()("VersionsRepo",
       sql`DELETE FROM workflow_versions WHERE tenant_id = ${scope.tenantId} AND workflow_id = ${workflowId}
         AND number = ${number} AND NOT active RETURNING number`.pipe(Effect.map((rows) => rows.length > 0))
 
-    return { insert, get, list, activate, rename, remove }
+    return traced("VersionsRepo", { insert, get, list, activate, rename, remove })
   })
 }) {}

@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect, Option } from "effect"
 import { randomUUID } from "node:crypto"
 import { decodePageToken, encodePageToken } from "../../platform/PageToken.js"
+import { traced } from "../../platform/Traced.js"
 import { retiredPresetSteps } from "../../runtime/agents/Presets.js"
 import { requireBuilder, requireReader } from "../../schemas/Authorization.js"
 import { conflict, forbidden, notFound, unprocessable } from "../../schemas/Errors.js"
@@ -83,7 +84,7 @@ export class Workflows extends Effect.Service<Workflows>()("Workflows", {
           knowledge_base_ids: []
         })
         return yield* withWarnings(principal, row)
-      }).pipe(Effect.withSpan("Workflows.create"))
+      })
 
     const get = (principal: Principal, id: WorkflowId) =>
       repo.get(principal, id).pipe(
@@ -124,7 +125,7 @@ export class Workflows extends Effect.Service<Workflows>()("Workflows", {
           has_more: hasMore,
           next_cursor: hasMore ? encodeCursor(offset + limit) : null
         }
-      }).pipe(Effect.withSpan("Workflows.list"))
+      })
 
     /** A save: the given fields change; a DAG in the request writes a new draft version. */
     const save = (principal: Principal, id: WorkflowId, request: PatchWorkflowRequest) =>
@@ -158,14 +159,14 @@ export class Workflows extends Effect.Service<Workflows>()("Workflows", {
           })
         })).pipe(Effect.catchTag("SqlError", Effect.die))
         return yield* withWarnings(principal, row)
-      }).pipe(Effect.withSpan("Workflows.save"))
+      })
 
     const archive = (principal: Principal, id: WorkflowId) =>
       Effect.gen(function*() {
         yield* visible(principal, id)
         yield* requireBuilder(principal)
         yield* repo.setArchived(principal, id, true)
-      }).pipe(Effect.withSpan("Workflows.archive"))
+      })
 
     const restore = (principal: Principal, id: WorkflowId) =>
       Effect.gen(function*() {
@@ -177,7 +178,7 @@ export class Workflows extends Effect.Service<Workflows>()("Workflows", {
           onNone: () => Effect.fail(notFound("Archived AI Employee")),
           onSome: (r) => Effect.succeed(toWorkflow(r))
         })
-      }).pipe(Effect.withSpan("Workflows.restore"))
+      })
 
     const getConfig = (principal: Principal, id: WorkflowId) => visible(principal, id).pipe(Effect.tap(() => requireReader(principal)), Effect.map(configOf))
 
@@ -198,11 +199,11 @@ export class Workflows extends Effect.Service<Workflows>()("Workflows", {
 
     /** PUT replaces the configuration: fields left out take their defaults. */
     const putConfig = (principal: Principal, id: WorkflowId, body: Partial<Record<keyof WorkflowConfig, unknown>>) =>
-      writeConfig(principal, id, () => ({ ...defaultWorkflowConfig, ...drop(body) })).pipe(Effect.withSpan("Workflows.putConfig"))
+      writeConfig(principal, id, () => ({ ...defaultWorkflowConfig, ...drop(body) }))
 
     /** Merges only the LLM fields given; the chat-UX fields stay as they are. */
     const patchLlmConfig = (principal: Principal, id: WorkflowId, body: Partial<Record<keyof WorkflowConfig, unknown>>) =>
-      writeConfig(principal, id, (current) => ({ ...current, ...drop(body) })).pipe(Effect.withSpan("Workflows.patchLlmConfig"))
+      writeConfig(principal, id, (current) => ({ ...current, ...drop(body) }))
 
     const clone = (principal: Principal, id: WorkflowId, name: string | undefined) =>
       Effect.gen(function*() {
@@ -220,7 +221,7 @@ export class Workflows extends Effect.Service<Workflows>()("Workflows", {
           legacy_steps: source.legacy_steps
         })
         return yield* withWarnings(principal, row)
-      }).pipe(Effect.withSpan("Workflows.clone"))
+      })
 
     const templates = (principal: Principal) => requireReader(principal).pipe(Effect.as({ items: builtInTemplates }))
 
@@ -242,7 +243,7 @@ export class Workflows extends Effect.Service<Workflows>()("Workflows", {
           legacy_steps: retiredPresetSteps(template.dag_definition)
         })
         return yield* withWarnings(principal, row)
-      }).pipe(Effect.withSpan("Workflows.fromTemplate"))
+      })
 
     /**
      * Shares a published AI Employee into another workspace: the copy has its own history
@@ -295,9 +296,9 @@ export class Workflows extends Effect.Service<Workflows>()("Workflows", {
           return copy
         })).pipe(Effect.orDie)
         return toWorkflow(row)
-      }).pipe(Effect.withSpan("Workflows.share"))
+      })
 
-    return {
+    return traced("Workflows", {
       visible,
       create,
       get,
@@ -312,6 +313,6 @@ export class Workflows extends Effect.Service<Workflows>()("Workflows", {
       templates,
       fromTemplate,
       share
-    }
+    })
   })
 }) {}

@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
 import { PreparedSql } from "../../platform/PreparedSql.js"
 import { decodeRows, JsonObjectOf, Timestamp } from "../../platform/Rows.js"
+import { traced } from "../../platform/Traced.js"
 import type { DagDefinition } from "../../schemas/Dag.js"
 import { notFound } from "../../schemas/Errors.js"
 import { TenantId, UserId, WorkflowId } from "../../schemas/Ids.js"
@@ -215,6 +216,6 @@ export class WorkflowsRepo extends Effect.Service<WorkflowsRepo>()("WorkflowsRep
           Effect.orDie
         )
 
-    return { insert, get, visible, requireVisible, lock, update, setArchived, list, callable }
+    return traced("WorkflowsRepo", { insert, get, visible, requireVisible, lock, update, setArchived, list, callable })
   })
 }) {}

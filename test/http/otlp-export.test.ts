@@ -66,6 +66,17 @@ layer(Live, { excludeTestServices: true, timeout: "60 seconds" })("OTLP export",
       const body = receiver.bodies.find((b) => b.includes("Sessions.login"))
       assert.isDefined(body)
       assert.include(body, "builder-platform")
+      // Repositories have their spans too (platform/Traced.ts), under the operation that called them.
+      const spans = yield* eventually(
+        Effect.sync(() => {
+          const all = exportedSpans(receiver.bodies)
+          return all.some((s) => s.name === "UsersRepo.touchLogin") ? all : undefined
+        }),
+        "the repository's span at the collector"
+      )
+      const signIn = spans.find((s) => s.name === "Sessions.login")
+      const touch = spans.find((s) => s.name === "UsersRepo.touchLogin")
+      assert.strictEqual(touch?.traceId, signIn?.traceId)
     }))
 
   it.effect("a run's spans reach the collector under the trace id the trace endpoint serves", () =>
@@ -92,7 +103,9 @@ layer(Live, { excludeTestServices: true, timeout: "60 seconds" })("OTLP export",
         assert.isDefined(exported, span.name)
         assert.strictEqual(exported.parentSpanId ?? undefined, span.parentSpanId ?? undefined)
       }
-      // Operators also get the SQL and service spans of the run in the same trace.
+      // Operators also get the SQL and service spans of the run in the same trace; the run's
+      // stored worklog keeps only its own spans (no service or repository operation).
       assert.isAbove(arrived.length, spansOf(served).length)
+      assert.isTrue(spansOf(served).every((s) => !/^[A-Z]\w*\.\w+$/.test(s.name)), spansOf(served).map((s) => s.name).join(", "))
     }))
 })

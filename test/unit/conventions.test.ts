@@ -71,6 +71,23 @@ describe("source files", () => {
     assert.deepStrictEqual(offenders, [])
   })
 
+  it("every service operation has its span: services return their operations through traced (platform/Traced.ts)", async () => {
+    const { readdir, readFile } = await import("node:fs/promises")
+    const path = await import("node:path")
+    const root = path.join(import.meta.dirname, "..", "..", "services")
+    const files = (await readdir(root, { recursive: true })).filter((f) => f.endsWith(".ts"))
+    const services: Array<string> = []
+    const untraced: Array<string> = []
+    for (const file of files) {
+      const text = await readFile(path.join(root, file), "utf8")
+      if (!/Effect\.Service<\w+>\(\)/.test(text)) continue
+      services.push(file)
+      if (!/^    return traced\("\w+", \{/m.test(text)) untraced.push(file)
+    }
+    assert.isAbove(services.length, 70)
+    assert.deepStrictEqual(untraced, [])
+  })
+
   it("rows are decoded by schema (platform/Rows.ts decodeRows): a sql<T> type assertion stands only on a hot path named in the comment above it", async () => {
     const { readdir, readFile } = await import("node:fs/promises")
     const path = await import("node:path")

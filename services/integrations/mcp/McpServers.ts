@@ -8,6 +8,7 @@ import { CredentialsCipher } from "../../../platform/CredentialsCipher.js"
 import { cappedJson, MAX_TOKEN_ANSWER_BYTES } from "../../../platform/outbound/CappedJson.js"
 import { OutboundGuard } from "../../../platform/outbound/OutboundGuard.js"
 import { decodeRows, JsonArrayOf, Timestamp } from "../../../platform/Rows.js"
+import { spanAttributes, traced } from "../../../platform/Traced.js"
 import { INTEGRATION_ADMINS, requireBuilder, requireReader, requireRole } from "../../../schemas/Authorization.js"
 import { badRequest, conflict, notFound, unprocessable } from "../../../schemas/Errors.js"
 import { McpAuthType, McpStatus, McpTransport } from "../../../schemas/McpServer.js"
@@ -217,7 +218,7 @@ export class McpServers extends Effect.Service<McpServers>()("McpServers", {
           })
         } RETURNING *`.pipe(serverRows, Effect.orDie)
         return toServer(yield* discover(row, principal.userId))
-      }).pipe(Effect.withSpan("McpServers.create"))
+      })
 
     const update = (principal: Principal, id: string, body: typeof McpServerPatch.Type) =>
       Effect.gen(function*() {
@@ -254,7 +255,7 @@ export class McpServers extends Effect.Service<McpServers>()("McpServers", {
           })
         }
         return toServer(changed ? yield* discover(row, principal.userId) : row)
-      }).pipe(Effect.withSpan("McpServers.update"))
+      })
 
     const remove = (principal: Principal, id: string) =>
       Effect.gen(function*() {
@@ -307,9 +308,9 @@ export class McpServers extends Effect.Service<McpServers>()("McpServers", {
         const [row] = yield* active(tenantId, [serverId])
         if (row === undefined) return yield* new McpFailure({ message: "The MCP server is not active" })
         return yield* callTool({ ...(yield* endpointOf(row, userId)), timeoutMs: config.functionTimeoutSeconds * 1000 }, tool, args)
-      }).pipe(Effect.withSpan("McpServers.invoke", { attributes: { "mcp.server": serverId, "mcp.tool": tool } }))
+      }).pipe(spanAttributes({ "mcp.server": serverId, "mcp.tool": tool }))
 
-    return {
+    return traced("McpServers", {
       list: (principal: Principal) =>
         Effect.zipRight(
           requireReader(principal),
@@ -338,6 +339,6 @@ export class McpServers extends Effect.Service<McpServers>()("McpServers", {
       active,
       invoke,
       serverOf: (tenantId: string, id: string) => Effect.option(find(tenantId, id)).pipe(Effect.map(Option.getOrUndefined))
-    }
+    })
   })
 }) {}

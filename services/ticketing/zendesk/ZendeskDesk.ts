@@ -5,6 +5,7 @@ import type { Dispatcher } from "undici"
 import { AppConfig } from "../../../platform/Config.js"
 import { OutboundGuard } from "../../../platform/outbound/OutboundGuard.js"
 import { decodeRows } from "../../../platform/Rows.js"
+import { traced } from "../../../platform/Traced.js"
 import { conflict, FailedDependency, notFound, unprocessable } from "../../../schemas/Errors.js"
 import type { Priorities, TicketListParams, TicketStatus } from "../../../schemas/Ticketing.js"
 import { TicketingConnections } from "../../ports/TicketingConnections.js"
@@ -167,7 +168,7 @@ export class ZendeskDesk extends Effect.Service<ZendeskDesk>()("ZendeskDesk", {
         })).pipe(Effect.catchTag("SqlError", Effect.die)))
         const ticket = yield* Effect.flatMap(s.call({ method: "GET", path: `/api/v2/tickets/${made}.json` }), Z.decode(Z.TicketEnvelope))
         return (yield* shown(s, queue, [ticket.ticket]))[0]
-      }).pipe(Effect.withSpan("ZendeskDesk.raise"))
+      })
 
     /** Every item of a paged Zendesk listing (pages of 100, at most Z.MAX_PAGES of them). */
     const everyPage = <A extends { readonly next_page: string | null }, I, B>(
@@ -180,10 +181,8 @@ export class ZendeskDesk extends Effect.Service<ZendeskDesk>()("ZendeskDesk", {
         const all: Array<B> = []
         let more = true
         for (let page = 1; page <= Z.MAX_PAGES && more; page++) {
-          const found = yield* Effect.flatMap(
-            s.call({ method: "GET", path, query: { page: String(page), per_page: "100", sort_order: "asc" } }),
-            Z.decode(envelope)
-          )
+          const query = { page: String(page), per_page: "100", sort_order: "asc" }
+          const found = yield* Effect.flatMap(s.call({ method: "GET", path, query }), Z.decode(envelope))
           all.push(...items(found))
           more = found.next_page !== null
         }
@@ -208,7 +207,7 @@ export class ZendeskDesk extends Effect.Service<ZendeskDesk>()("ZendeskDesk", {
         return { tickets: results.slice(0, limit), more: more || results.length > limit }
       })
 
-    return {
+    return traced("ZendeskDesk", {
       /**
        * The Zendesk group a new queue stands for: the one named, else the group called like the
        * queue, created when there is none. The connection must resolve now (422 otherwise).
@@ -229,7 +228,7 @@ export class ZendeskDesk extends Effect.Service<ZendeskDesk>()("ZendeskDesk", {
           if (match !== undefined) return match.id
           const created = yield* Effect.flatMap(s.call({ method: "POST", path: "/api/v2/groups.json", body: { group: { name } } }), Z.decode(Z.GroupEnvelope))
           return created.group.id
-        }).pipe(Effect.withSpan("ZendeskDesk.groupFor")),
+        }),
 
       raise,
 
@@ -245,7 +244,7 @@ export class ZendeskDesk extends Effect.Service<ZendeskDesk>()("ZendeskDesk", {
           const s = yield* session(queue)
           const found = yield* search(s, searchQuery([queue.external_group_id ?? 0], p), searchSort(p), offset, size)
           return { items: yield* shown(s, queue, found.tickets), more: found.more }
-        }).pipe(Effect.withSpan("ZendeskDesk.list")),
+        }),
 
       /** The first `limit` tickets, newest first, of the caller's scope over these queues of one connection. */
       mine: (
@@ -394,6 +393,6 @@ export class ZendeskDesk extends Effect.Service<ZendeskDesk>()("ZendeskDesk", {
             raisedByAiEmployee: ticket.tags.includes(AI_EMPLOYEE_TAG)
           })
         })
-    }
+    })
   })
 }) {}

@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
 import { randomUUID } from "node:crypto"
 import { decodeRows, Timestamp } from "../../../platform/Rows.js"
+import { traced } from "../../../platform/Traced.js"
 import { requireBuilder, requireReader } from "../../../schemas/Authorization.js"
 import { DocumentTrigger, type DocumentTriggerRequest } from "../../../schemas/DocumentTrigger.js"
 import { conflict, notFound } from "../../../schemas/Errors.js"
@@ -77,8 +78,7 @@ export class DocumentTriggers extends Effect.Service<DocumentTriggers>()("Docume
             } RETURNING *`.pipe(bindingRows, Effect.orDie)
             return toTrigger(row)
           })).pipe(Effect.catchTag("SqlError", Effect.die))
-        ),
-        Effect.withSpan("DocumentTriggers.create")
+        )
       )
 
     const replace = (principal: Principal, workflowId: WorkflowId, id: DocumentTriggerId, body: typeof DocumentTriggerRequest.Type) =>
@@ -93,8 +93,7 @@ export class DocumentTriggers extends Effect.Service<DocumentTriggers>()("Docume
             WHERE id = ${id} RETURNING *`.pipe(bindingRows, Effect.orDie)
             return toTrigger(row)
           })).pipe(Effect.catchTag("SqlError", Effect.die))
-        ),
-        Effect.withSpan("DocumentTriggers.replace")
+        )
       )
 
     const setEnabled = (principal: Principal, workflowId: WorkflowId, id: DocumentTriggerId, enabled: boolean) =>
@@ -107,7 +106,7 @@ export class DocumentTriggers extends Effect.Service<DocumentTriggers>()("Docume
         Effect.map((rows) => toTrigger(rows[0]))
       )
 
-    return {
+    return traced("DocumentTriggers", {
       create,
       replace,
       list: (principal: Principal, workflowId: WorkflowId) =>
@@ -126,6 +125,6 @@ export class DocumentTriggers extends Effect.Service<DocumentTriggers>()("Docume
         ),
       enable: (principal: Principal, workflowId: WorkflowId, id: DocumentTriggerId) => setEnabled(principal, workflowId, id, true),
       disable: (principal: Principal, workflowId: WorkflowId, id: DocumentTriggerId) => setEnabled(principal, workflowId, id, false)
-    }
+    })
   })
 }) {}

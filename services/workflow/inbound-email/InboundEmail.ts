@@ -5,6 +5,7 @@ import { isIP } from "node:net"
 import { AppConfig } from "../../../platform/Config.js"
 import { derivedUuid } from "../../../platform/DerivedId.js"
 import { decodeRows, JsonObject, Timestamp } from "../../../platform/Rows.js"
+import { traced } from "../../../platform/Traced.js"
 import { WorkerPool, workerTask } from "../../../platform/workers/WorkerPool.js"
 import { RunModule } from "../../../runtime/run/RunModule.js"
 import { requireBuilder, requireReader } from "../../../schemas/Authorization.js"
@@ -86,7 +87,7 @@ export class InboundEmail extends Effect.Service<InboundEmail>()("InboundEmail",
         yield* sql`INSERT INTO workflow_email ${sql.insert({ workflow_id: id, tenant_id: principal.tenantId, enabled })}
           ON CONFLICT (workflow_id) DO UPDATE SET enabled = EXCLUDED.enabled, updated_at = now()`.pipe(Effect.orDie)
         return settingsOf(id, enabled)
-      }).pipe(Effect.withSpan("InboundEmail.settings"))
+      })
 
     const getSettings = (principal: Principal, id: WorkflowId) =>
       Effect.gen(function*() {
@@ -206,8 +207,8 @@ export class InboundEmail extends Effect.Service<InboundEmail>()("InboundEmail",
         const started = runs.flatMap(Option.toArray)
         yield* Effect.forEach(started, modules.launch, { discard: true })
         return started
-      }).pipe(Effect.withSpan("InboundEmail.receive"))
+      })
 
-    return { domain, settings, getSettings, message, recipient, receive }
+    return traced("InboundEmail", { domain, settings, getSettings, message, recipient, receive })
   })
 }) {}

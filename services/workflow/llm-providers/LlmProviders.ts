@@ -4,6 +4,7 @@ import { randomUUID } from "node:crypto"
 import { CredentialsCipher } from "../../../platform/CredentialsCipher.js"
 import { OutboundGuard } from "../../../platform/outbound/OutboundGuard.js"
 import { decodeRows, Timestamp } from "../../../platform/Rows.js"
+import { traced } from "../../../platform/Traced.js"
 import { ProviderDirectory } from "../../../runtime/models/ModelRegistry.js"
 import { requireReader, requireRole, RUN_ADMINS } from "../../../schemas/Authorization.js"
 import { conflict, notFound, unprocessable } from "../../../schemas/Errors.js"
@@ -81,7 +82,7 @@ export class LlmProviders extends Effect.Service<LlmProviders>()("LlmProviders",
         } ON CONFLICT (tenant_id, name) DO NOTHING RETURNING *`.pipe(providerRows).pipe(Effect.orDie)
         if (rows[0] === undefined) return yield* conflict("PROVIDER_NAME_TAKEN", `A provider named '${input.name}' exists`)
         return view(rows[0])
-      }).pipe(Effect.withSpan("LlmProviders.create"))
+      })
 
     const list = (principal: Principal, params: PageParams) =>
       Effect.gen(function*() {
@@ -144,7 +145,7 @@ export class LlmProviders extends Effect.Service<LlmProviders>()("LlmProviders",
           }))
       })
 
-    return { create, list, get, update, remove, enabled }
+    return traced("LlmProviders", { create, list, get, update, remove, enabled })
   })
 }) {}
 

@@ -1,5 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
+import { traced } from "../../../platform/Traced.js"
 import { RunModule } from "../../../runtime/run/RunModule.js"
 import { requireReader } from "../../../schemas/Authorization.js"
 import { badRequest, conflict, notFound } from "../../../schemas/Errors.js"
@@ -116,8 +117,8 @@ export class Nudges extends Effect.Service<Nudges>()("Nudges", {
         if (answered.row.mode === "park") yield* modules.wake(answered.row.run_id)
         if (answered.start !== undefined) yield* modules.launch(answered.start)
         return toNudge(answered.row)
-      }).pipe(Effect.withSpan("Nudges.respond"))
+      })
 
-    return { list, respond }
+    return traced("Nudges", { list, respond })
   })
 }) {}

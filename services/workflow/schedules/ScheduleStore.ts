@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect, Either, Layer, Option, Queue, Schema } from "effect"
 import { parseCron } from "../../../platform/Cron.js"
 import { decodeRows, JsonObject, Timestamp } from "../../../platform/Rows.js"
+import { traced } from "../../../platform/Traced.js"
 import { ManagedSchedules } from "../../../runtime/nodes/ManagedSchedules.js"
 import { badRequest } from "../../../schemas/Errors.js"
 import { WorkflowId } from "../../../schemas/Ids.js"
@@ -107,7 +108,7 @@ export class ScheduleStore extends Effect.Service<ScheduleStore>()("ScheduleStor
         Effect.orDie
       )
 
-    return { get, put, setEnabled, remove, changes }
+    return traced("ScheduleStore", { get, put, setEnabled, remove, changes })
   })
 }) {}
 

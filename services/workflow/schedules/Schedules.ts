@@ -1,4 +1,5 @@
 import { Effect, Option } from "effect"
+import { traced } from "../../../platform/Traced.js"
 import { RunnableWorkflows } from "../../../runtime/run/Ports.js"
 import { requireBuilder, requireReader } from "../../../schemas/Authorization.js"
 import { conflict, notFound } from "../../../schemas/Errors.js"
@@ -23,8 +24,7 @@ export class Schedules extends Effect.Service<Schedules>()("Schedules", {
     const put = (principal: Principal, id: WorkflowId, body: typeof ScheduleRequest.Type) =>
       writable(principal, id).pipe(
         Effect.zipRight(store.put(principal.tenantId, id, body, { managed: false, createdBy: principal.userId, enable: false })),
-        Effect.map(toSchedule),
-        Effect.withSpan("Schedules.put")
+        Effect.map(toSchedule)
       )
 
     const get = (principal: Principal, id: WorkflowId) =>
@@ -42,21 +42,19 @@ export class Schedules extends Effect.Service<Schedules>()("Schedules", {
           return yield* conflict("NOT_PUBLISHED", "A schedule fires the published version: publish the AI Employee first")
         }
         return toSchedule(schedule.enabled ? schedule : yield* found(yield* store.setEnabled(principal.tenantId, id, true)))
-      }).pipe(Effect.withSpan("Schedules.enable"))
+      })
 
     const disable = (principal: Principal, id: WorkflowId) =>
       writable(principal, id).pipe(
         Effect.zipRight(store.setEnabled(principal.tenantId, id, false)),
         Effect.flatMap(found),
-        Effect.map(toSchedule),
-        Effect.withSpan("Schedules.disable")
+        Effect.map(toSchedule)
       )
 
     const remove = (principal: Principal, id: WorkflowId) =>
       writable(principal, id).pipe(
         Effect.zipRight(store.remove(principal.tenantId, id)),
-        Effect.flatMap((removed) => removed ? Effect.void : Effect.fail(notFound("Schedule"))),
-        Effect.withSpan("Schedules.remove")
+        Effect.flatMap((removed) => removed ? Effect.void : Effect.fail(notFound("Schedule")))
       )
 
     /** The next fire times of a cron expression, parsed as a saved one is (nothing is written). */
@@ -71,10 +69,9 @@ export class Schedules extends Effect.Service<Schedules>()("Schedules", {
             at = fire
           }
           return { cron: request.cron, timezone: request.timezone, next_fire_times: next }
-        }),
-        Effect.withSpan("Schedules.preview")
+        })
       )
 
-    return { put, get, enable, disable, remove, preview }
+    return traced("Schedules", { put, get, enable, disable, remove, preview })
   })
 }) {}

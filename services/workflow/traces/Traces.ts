@@ -8,6 +8,7 @@ import { fitToCap } from "../../../otel/Truncation.js"
 import { AppConfig } from "../../../platform/Config.js"
 import { decodePageToken, encodePageToken } from "../../../platform/PageToken.js"
 import { RateLimiter } from "../../../platform/RateLimiter.js"
+import { traced } from "../../../platform/Traced.js"
 import { requireReader } from "../../../schemas/Authorization.js"
 import { badRequest, notFound, PayloadTooLarge, TooManyRequests } from "../../../schemas/Errors.js"
 import type { WorkflowId } from "../../../schemas/Ids.js"
@@ -68,7 +69,7 @@ export class Traces extends Effect.Service<Traces>()("Traces", {
         const fitted = fitToCap(document, config.traceMaxBytes)
         if (fitted === undefined) return yield* tooLarge()
         return { ...fitted.document, truncated: fitted.truncated }
-      }).pipe(Effect.withSpan("Traces.runTrace"))
+      })
 
     const workflowTrace = (principal: Principal, workflowId: WorkflowId, params: {
       start_time?: Date | undefined
@@ -114,8 +115,8 @@ export class Traces extends Effect.Service<Traces>()("Traces", {
         const fitted = fitToCap(traceDocument(kept, detail), config.traceMaxBytes, envelope)
         if (fitted === undefined) return yield* tooLarge()
         return { ...fitted.document, truncated: fitted.truncated, ...envelope }
-      }).pipe(Effect.withSpan("Traces.workflowTrace"))
+      })
 
-    return { runTrace, workflowTrace }
+    return traced("Traces", { runTrace, workflowTrace })
   })
 }) {}

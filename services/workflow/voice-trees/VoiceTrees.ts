@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect, Schema } from "effect"
 import { randomUUID } from "node:crypto"
 import { decodeRows, JsonObject, Timestamp } from "../../../platform/Rows.js"
+import { traced } from "../../../platform/Traced.js"
 import { requireBuilder, requireReader } from "../../../schemas/Authorization.js"
 import { notFound } from "../../../schemas/Errors.js"
 import { TenantId, VoiceTreeId, VoiceTreeVersionId } from "../../../schemas/Ids.js"
@@ -88,7 +89,7 @@ export class VoiceTrees extends Effect.Service<VoiceTrees>()("VoiceTrees", {
           if (input.content !== undefined) yield* addVersionRow(tree, input.content)
           return yield* view(tree)
         }))
-      }).pipe(Effect.orDie, Effect.withSpan("VoiceTrees.create"))
+      }).pipe(Effect.orDie)
 
     const list = (principal: Principal, params: PageParams) =>
       Effect.gen(function*() {
@@ -111,7 +112,7 @@ export class VoiceTrees extends Effect.Service<VoiceTrees>()("VoiceTrees", {
           const tree = yield* findTree(principal, id, true)
           return versionView(tree)(yield* addVersionRow(tree, content))
         }))
-      }).pipe(Effect.catchTag("SqlError", Effect.die), Effect.withSpan("VoiceTrees.addVersion"))
+      }).pipe(Effect.catchTag("SqlError", Effect.die))
 
     const versions = (principal: Principal, id: VoiceTreeId) =>
       Effect.gen(function*() {
@@ -148,12 +149,10 @@ export class VoiceTrees extends Effect.Service<VoiceTrees>()("VoiceTrees", {
       }).pipe(Effect.catchTag("SqlError", Effect.die))
 
     /** Publishing activates the version as it is; only revert moves the head back. */
-    const publish = (principal: Principal, id: VoiceTreeId, versionId: VoiceTreeVersionId) =>
-      activate(principal, id, versionId, false).pipe(Effect.withSpan("VoiceTrees.publish"))
+    const publish = (principal: Principal, id: VoiceTreeId, versionId: VoiceTreeVersionId) => activate(principal, id, versionId, false)
 
-    const revert = (principal: Principal, id: VoiceTreeId, versionId: VoiceTreeVersionId) =>
-      activate(principal, id, versionId, true).pipe(Effect.withSpan("VoiceTrees.revert"))
+    const revert = (principal: Principal, id: VoiceTreeId, versionId: VoiceTreeVersionId) => activate(principal, id, versionId, true)
 
-    return { create, list, get, addVersion, versions, version, publish, revert }
+    return traced("VoiceTrees", { create, list, get, addVersion, versions, version, publish, revert })
   })
 }) {}

@@ -9,6 +9,7 @@ import { Idempotency } from "../../../platform/Idempotency.js"
 import { RateLimiter } from "../../../platform/RateLimiter.js"
 import { CurrentClientAddress } from "../../../platform/RequestContext.js"
 import { decodeRows, Timestamp } from "../../../platform/Rows.js"
+import { traced } from "../../../platform/Traced.js"
 import { createdHere, RunModule } from "../../../runtime/run/RunModule.js"
 import { requireBuilder } from "../../../schemas/Authorization.js"
 import { badRequest, notFound, PayloadTooLarge, TooManyRequests, Unauthorized, UnsupportedMediaType } from "../../../schemas/Errors.js"
@@ -78,7 +79,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("Webhooks", {
           sql.insert({ id, tenant_id: principal.tenantId, workflow_id: workflowId, secret_enc: sealed, created_by: principal.userId })
         } RETURNING *`.pipe(webhookRows, Effect.orDie)
         return { ...view(row), secret }
-      }).pipe(Effect.withSpan("Webhooks.create"))
+      })
 
     const list = (principal: Principal, workflowId: WorkflowId) =>
       Effect.gen(function*() {
@@ -163,8 +164,8 @@ export class Webhooks extends Effect.Service<Webhooks>()("Webhooks", {
         })
         yield* created.launch(modules, accepted.run_id)
         return accepted
-      }).pipe(Effect.withSpan("Webhooks.deliver"))
+      })
 
-    return { create, list, remove, deliver }
+    return traced("Webhooks", { create, list, remove, deliver })
   })
 }) {}

@@ -1,39 +1,27 @@
 import { Schema } from "effect"
+import { contractFields } from "./ContractFields.js"
 import { WorkflowId } from "./Ids.js"
 import { DateTimeParam, Page, pageSizeParam } from "./Pagination.js"
 import { IntFromString } from "./QueryParams.js"
-import { RunStatus, StepStatus } from "./RunLifecycle.js"
+import { RunStatus } from "./RunLifecycle.js"
+import { ModelUsage, RUN_HEADER, RunRow, StepRow, TriggerType } from "./RunRow.js"
 
-export { RunStatus }
-export const TriggerType = Schema.Literal("ui", "api", "schedule", "webhook", "feedback", "document", "app_public", "email", "eval").annotations({
-  description: "eval: a row of an evaluation run (the platform's addition to the documented values; filter it out with trigger_type)"
-})
-export type TriggerType = typeof TriggerType.Type
+export { ModelUsage, RunStatus, TriggerType }
 
-export const Run = Schema.Struct({
-  id: Schema.UUID,
-  workflow_id: WorkflowId,
-  workflow_name: Schema.String,
-  version: Schema.Int,
-  status: RunStatus,
-  trigger_type: TriggerType,
-  is_dry_run: Schema.Boolean,
-  created_at: Schema.Date,
-  started_at: Schema.optional(Schema.Date),
-  finished_at: Schema.optional(Schema.Date),
-  parent_run_id: Schema.optional(Schema.UUID),
-  session_id: Schema.optional(Schema.UUID),
-  error: Schema.optional(Schema.String),
-  scheduled_fire_time: Schema.optional(Schema.Date),
-  skip_reason: Schema.optional(Schema.String)
-})
+/** The run row's columns the contract shows (a null one absent): see `presentOnly`. */
+export const RUN_FIELDS = [
+  ...RUN_HEADER,
+  "created_at",
+  "started_at",
+  "finished_at",
+  "parent_run_id",
+  "session_id",
+  "error",
+  "scheduled_fire_time",
+  "skip_reason"
+] as const
+export const Run = Schema.Struct(contractFields(RunRow.fields, RUN_FIELDS))
 export type Run = typeof Run.Type
-
-export const ModelUsage = Schema.Struct({
-  prompt_tokens: Schema.Int,
-  completion_tokens: Schema.Int,
-  total_tokens: Schema.Int
-})
 
 export const DetailedRun = Schema.Struct({
   ...Run.fields,
@@ -43,19 +31,28 @@ export const DetailedRun = Schema.Struct({
   named_outputs: Schema.Record({ key: Schema.String, value: Schema.Unknown })
 })
 
+/** The step row's columns the contract shows (a null one absent); its `id` is the contract's `step_id`. */
+export const STEP_FIELDS = [
+  "node_id",
+  "node_type",
+  "node_name",
+  "status",
+  "attempt",
+  "output",
+  "error",
+  "error_kind",
+  "error_code",
+  "token_usage",
+  "started_at",
+  "finished_at"
+] as const
 export const Step = Schema.Struct({
-  step_id: Schema.UUID,
-  node_id: Schema.String,
-  node_type: Schema.String,
-  node_name: Schema.optional(Schema.String),
-  status: StepStatus,
-  attempt: Schema.Int,
-  output: Schema.optional(Schema.Unknown),
-  error: Schema.optional(Schema.String),
-  token_usage: Schema.Record({ key: Schema.String, value: ModelUsage }),
-  started_at: Schema.optional(Schema.Date),
-  finished_at: Schema.optional(Schema.Date)
+  step_id: StepRow.fields.id,
+  ...contractFields(StepRow.fields, STEP_FIELDS),
+  /** For a failed step: whether running it again can help (its error_kind is dependency or model). */
+  retryable: Schema.optional(Schema.Boolean)
 })
+export type Step = typeof Step.Type
 
 export const StartRunRequest = Schema.Struct({
   input_params: Schema.optionalWith(Schema.Record({ key: Schema.String, value: Schema.Unknown }), { default: () => ({}) }),

@@ -1,6 +1,11 @@
 import { Schema } from "effect"
-import { TriggerType } from "./Run.js"
-import { RunStatus } from "./RunLifecycle.js"
+import { WorkflowId } from "./Ids.js"
+import { FailureKind, RunStatus, StepStatus } from "./RunLifecycle.js"
+
+export const TriggerType = Schema.Literal("ui", "api", "schedule", "webhook", "feedback", "document", "app_public", "email", "eval").annotations({
+  description: "eval: a row of an evaluation run (the platform's addition to the documented values; filter it out with trigger_type)"
+})
+export type TriggerType = typeof TriggerType.Type
 
 /** A run's own search settings (an evaluation's search_config). */
 export const SearchOverrides = Schema.Struct({
@@ -12,14 +17,15 @@ export const SearchOverrides = Schema.Struct({
 /**
  * The runs table's row (runtime/run/migrations/RunTables.ts) as the pg driver reads it: the one
  * description of a run row. Each reader picks the columns it selects: the kernel's RunRecord,
- * the run API's rows (whose `toRun` makes the contract's Run of them) and the trace store's.
+ * the run API's rows and the trace store's; the contract's `Run` (schemas/Run.ts) is derived
+ * from it (`contractFields`).
  */
 export const RunRow = Schema.Struct({
-  id: Schema.String,
+  id: Schema.UUID,
   tenant_id: Schema.String,
-  workflow_id: Schema.String,
+  workflow_id: WorkflowId,
   workflow_name: Schema.String,
-  version: Schema.Number,
+  version: Schema.Int,
   status: RunStatus,
   trigger_type: TriggerType,
   is_dry_run: Schema.Boolean,
@@ -27,9 +33,9 @@ export const RunRow = Schema.Struct({
   output: Schema.Unknown,
   named_outputs: Schema.Record({ key: Schema.String, value: Schema.Unknown }),
   error: Schema.NullOr(Schema.String),
-  parent_run_id: Schema.NullOr(Schema.String),
+  parent_run_id: Schema.NullOr(Schema.UUID),
   parent_node_id: Schema.NullOr(Schema.String),
-  session_id: Schema.NullOr(Schema.String),
+  session_id: Schema.NullOr(Schema.UUID),
   held: Schema.Boolean,
   created_by: Schema.NullOr(Schema.String),
   search_overrides: Schema.NullOr(SearchOverrides),
@@ -43,3 +49,29 @@ export type RunRow = typeof RunRow.Type
 
 /** What names a run wherever it is shown: its id, its AI Employee and version, status, trigger. */
 export const RUN_HEADER = ["id", "workflow_id", "workflow_name", "version", "status", "trigger_type", "is_dry_run"] as const
+
+export const ModelUsage = Schema.Struct({
+  prompt_tokens: Schema.Int,
+  completion_tokens: Schema.Int,
+  total_tokens: Schema.Int
+})
+
+/** The run_steps table's row as the run API reads it; the contract's `Step` is derived from it. */
+export const StepRow = Schema.Struct({
+  id: Schema.UUID,
+  node_id: Schema.String,
+  node_type: Schema.String,
+  node_name: Schema.NullOr(Schema.String),
+  status: StepStatus,
+  attempt: Schema.Int,
+  output: Schema.NullOr(Schema.Unknown),
+  error: Schema.NullOr(Schema.String),
+  error_kind: Schema.NullOr(FailureKind.annotations({
+    description: "A failed step's failure kind: configuration or unavailable (running it again cannot help), dependency or model (it can)"
+  })),
+  error_code: Schema.NullOr(Schema.String.annotations({ description: "A failed step's reason code, as its node type names it (e.g. TOO_LONG)" })),
+  token_usage: Schema.Record({ key: Schema.String, value: ModelUsage }),
+  started_at: Schema.NullOr(Schema.DateFromSelf),
+  finished_at: Schema.NullOr(Schema.DateFromSelf)
+})
+export type StepRow = typeof StepRow.Type

@@ -1,4 +1,4 @@
-import { illegalSources, type RunEventType, type RunStatus, type StepStatus } from "../../schemas/RunLifecycle.js"
+import { type FailureKind, illegalSources, type RunEventType, type RunStatus, type StepStatus } from "../../schemas/RunLifecycle.js"
 import type { TokenUsage } from "../models/ChatModel.js"
 
 export interface StepWrite {
@@ -11,6 +11,9 @@ export interface StepWrite {
   readonly position: number
   readonly output?: unknown
   readonly error?: string | null
+  /** A failed step's classification (the node type's failures): whether a retry can help, and its reason code. */
+  readonly error_kind?: FailureKind
+  readonly error_code?: string
   readonly usage?: Readonly<Record<string, TokenUsage>>
   /** Stamp started_at (a step that begins) or finished_at (a step that ends). */
   readonly started: boolean

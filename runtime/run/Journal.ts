@@ -139,14 +139,14 @@ export class Journal extends Context.Tag("Journal")<Journal, {
           }
           if (batch.steps.size > 0) {
             ctes.push(`st AS (INSERT INTO run_steps (id, run_id, tenant_id, node_id, node_type, node_name, status, attempt, output, error,
-                token_usage, position, started_at, finished_at)
-              SELECT v.id, $1, $2, v.node_id, v.node_type, v.node_name, v.status, v.attempt, v.output, v.error,
+                error_kind, error_code, token_usage, position, started_at, finished_at)
+              SELECT v.id, $1, $2, v.node_id, v.node_type, v.node_name, v.status, v.attempt, v.output, v.error, v.error_kind, v.error_code,
                 coalesce(v.token_usage, '{}'::jsonb), v.position, CASE WHEN v.started THEN now() END, CASE WHEN v.finished THEN now() END
               FROM jsonb_to_recordset(${json([...batch.steps.values()].map((s) => ({ ...s, token_usage: s.usage ?? null, output: s.output ?? null })))})
                 AS v(id uuid, node_id text, node_type text, node_name text, status text, attempt int, output jsonb, error text,
-                  token_usage jsonb, position int, started boolean, finished boolean)${when}
+                  error_kind text, error_code text, token_usage jsonb, position int, started boolean, finished boolean)${when}
               ON CONFLICT (run_id, node_id) DO UPDATE SET status = EXCLUDED.status, attempt = EXCLUDED.attempt,
-                output = EXCLUDED.output, error = EXCLUDED.error, token_usage = EXCLUDED.token_usage,
+                output = EXCLUDED.output, error = EXCLUDED.error, error_kind = EXCLUDED.error_kind, error_code = EXCLUDED.error_code, token_usage = EXCLUDED.token_usage,
                 started_at = coalesce(EXCLUDED.started_at, run_steps.started_at),
                 finished_at = coalesce(EXCLUDED.finished_at, run_steps.finished_at))`)
           }

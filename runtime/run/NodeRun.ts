@@ -5,9 +5,8 @@ import { RUN_ID, runRootSpan } from "../../otel/RunTraceIds.js"
 import type { NodeEnvelope } from "../../schemas/Dag.js"
 import { isRetryable, type RunEventType } from "../../schemas/RunLifecycle.js"
 import type { RunContext } from "../dag/Context.js"
-import type { TokenUsage } from "../models/ChatModel.js"
 import { type NodeExecution, NodeFailure, type NodeImplementation, NodeRegistry } from "../nodes/NodeType.js"
-import { Batch, type EventWrite } from "./Batch.js"
+import { Batch, type EventWrite, type StepWrite } from "./Batch.js"
 import type { Committed } from "./Journal.js"
 import type { RunState } from "./RunState.js"
 
@@ -114,7 +113,7 @@ export const runNode = (node: NodeEnvelope, env: NodeEnv) =>
     state.attempts.set(node.id, attempt)
     const stepRow = (
       status: "running" | "completed" | "failed",
-      extra: { readonly output?: unknown; readonly error?: string; readonly usage?: Readonly<Record<string, TokenUsage>> } = {}
+      extra: Pick<StepWrite, "output" | "error" | "error_kind" | "error_code" | "usage"> = {}
     ) => ({
       id: stepId,
       node_id: node.id,
@@ -220,7 +219,7 @@ export const runNode = (node: NodeEnvelope, env: NodeEnv) =>
     batch.spans.push(...env.takeSpans())
     if (Either.isLeft(result)) {
       const { code, kind, message: error } = result.left
-      batch.step(stepRow("failed", { error }))
+      batch.step(stepRow("failed", { error, error_kind: kind, ...(code === undefined ? {} : { error_code: code }) }))
       batch.event(
         "step_failed",
         { ...step, error, error_kind: kind, ...(code === undefined ? {} : { error_code: code }), retryable: isRetryable(kind) },

@@ -8,6 +8,7 @@ import { PreparedSql } from "../../platform/PreparedSql.js"
 import { decodeRows, JsonObject } from "../../platform/Rows.js"
 import type { NodeEnvelope } from "../../schemas/Dag.js"
 import { type BadRequest, badRequest, type Conflict, conflict } from "../../schemas/Errors.js"
+import { WorkflowId } from "../../schemas/Ids.js"
 import type { TriggerType } from "../../schemas/Run.js"
 import { finalEventOf, RunStatus } from "../../schemas/RunLifecycle.js"
 import { checkJsonSchema } from "../dag/JsonSchema.js"
@@ -173,7 +174,8 @@ export class RunModule extends Context.Tag("RunModule")<RunModule, {
           const record: RunRecord = {
             id: r.id ?? randomUUID(),
             tenant_id: r.tenantId,
-            workflow_id: r.workflowId,
+            // The version lookup above found it, so it is a workflow's id.
+            workflow_id: WorkflowId.make(r.workflowId),
             workflow_name: pinned.name,
             version: pinned.number,
             status,

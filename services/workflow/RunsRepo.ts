@@ -1,10 +1,12 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
-import { decodeRows, Timestamp } from "../../platform/Rows.js"
+import { decodeRows } from "../../platform/Rows.js"
 import { traced } from "../../platform/Traced.js"
+import { presentOnly } from "../../schemas/ContractFields.js"
 import type { Principal } from "../../schemas/Principal.js"
-import { ModelUsage, type Run } from "../../schemas/Run.js"
-import { RUN_HEADER, RunRow as RunRowSchema } from "../../schemas/RunRow.js"
+import { type Run, RUN_FIELDS, type Step, STEP_FIELDS } from "../../schemas/Run.js"
+import { isRetryable } from "../../schemas/RunLifecycle.js"
+import { RUN_HEADER, RunRow as RunRowSchema, StepRow } from "../../schemas/RunRow.js"
 
 /** The columns the run API reads of a run row. */
 export const RunRow = RunRowSchema.pick(
@@ -29,53 +31,14 @@ const recentRunRows = decodeRows("runs", Schema.extend(RunRow, Schema.Struct({ r
 /** With `created_at` as text too: microseconds, which a Date would round away (the history's cursor needs them). */
 const historyRows = decodeRows("runs", Schema.extend(RunRow, Schema.Struct({ created_at_key: Schema.String })))
 
-export const toRun = (row: RunRow): Run => ({
-  id: row.id,
-  workflow_id: row.workflow_id as Run["workflow_id"],
-  workflow_name: row.workflow_name,
-  version: row.version,
-  status: row.status,
-  trigger_type: row.trigger_type,
-  is_dry_run: row.is_dry_run,
-  created_at: row.created_at,
-  ...(row.started_at !== null ? { started_at: row.started_at } : {}),
-  ...(row.finished_at !== null ? { finished_at: row.finished_at } : {}),
-  ...(row.parent_run_id !== null ? { parent_run_id: row.parent_run_id } : {}),
-  ...(row.session_id !== null ? { session_id: row.session_id } : {}),
-  ...(row.error !== null ? { error: row.error } : {}),
-  ...(row.scheduled_fire_time !== null ? { scheduled_fire_time: row.scheduled_fire_time } : {}),
-  ...(row.skip_reason !== null ? { skip_reason: row.skip_reason } : {})
-})
-
-export const StepRow = Schema.Struct({
-  id: Schema.String,
-  node_id: Schema.String,
-  node_type: Schema.String,
-  node_name: Schema.NullOr(Schema.String),
-  status: Schema.Literal("running", "completed", "failed", "skipped", "cancelled"),
-  attempt: Schema.Number,
-  output: Schema.Unknown,
-  error: Schema.NullOr(Schema.String),
-  token_usage: Schema.Record({ key: Schema.String, value: ModelUsage }),
-  started_at: Schema.NullOr(Timestamp),
-  finished_at: Schema.NullOr(Timestamp)
-})
-export type StepRow = typeof StepRow.Type
+export const toRun = (row: RunRow): Run => presentOnly(row, RUN_FIELDS)
 
 const stepRows = decodeRows("run_steps", StepRow)
 
-export const toStep = (s: StepRow) => ({
-  step_id: s.id,
-  node_id: s.node_id,
-  node_type: s.node_type,
-  ...(s.node_name !== null ? { node_name: s.node_name } : {}),
-  status: s.status,
-  attempt: s.attempt,
-  ...(s.output !== null ? { output: s.output } : {}),
-  ...(s.error !== null ? { error: s.error } : {}),
-  token_usage: s.token_usage,
-  ...(s.started_at !== null ? { started_at: s.started_at } : {}),
-  ...(s.finished_at !== null ? { finished_at: s.finished_at } : {})
+export const toStep = ({ id, ...row }: StepRow): Step => ({
+  step_id: id,
+  ...presentOnly(row, STEP_FIELDS),
+  ...(row.error_kind === null ? {} : { retryable: isRetryable(row.error_kind) })
 })
 
 /** Per-model token usage summed over a run's steps. */

@@ -64,5 +64,14 @@ layer(PlatformWithFixture, { excludeTestServices: true, timeout: "60 seconds" })
         error_code: "TOO_LONG",
         retryable: false
       })
+      // The step row keeps the same classification.
+      const steps = (yield* http("GET", `/api/v1/workflow/runs/${run}/steps`, { token })).body.items as Array<Record<string, unknown>>
+      assert.deepInclude(steps.find((s) => s.node_id === "shout"), {
+        status: "failed",
+        error: "12 characters, more than 3",
+        error_kind: "configuration",
+        error_code: "TOO_LONG",
+        retryable: false
+      })
     }))
 })

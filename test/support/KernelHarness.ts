@@ -10,6 +10,7 @@ import type { RunEvents } from "../../runtime/run/RunEvents.js"
 import type { Journaled, RunRecord } from "../../runtime/run/RunRecord.js"
 import { Versions } from "../../runtime/run/Versions.js"
 import { nodeBase } from "../../schemas/Dag.js"
+import { WorkflowId } from "../../schemas/Ids.js"
 import type { RunStatus } from "../../schemas/RunLifecycle.js"
 
 /**
@@ -102,7 +103,7 @@ export const kernelOver = <E, R>(journal: Layer.Layer<Journal | RunEvents, E, R>
 export const runRecord = (tenantId: string, workflowId: string): RunRecord => ({
   id: randomUUID(),
   tenant_id: tenantId,
-  workflow_id: workflowId,
+  workflow_id: WorkflowId.make(workflowId),
   workflow_name: "Probe",
   version: 1,
   status: "pending",

@@ -23,6 +23,15 @@ export const runsEnded = Metric.counter("bp.runs.ended", {
 export const runsPaused = Metric.counter("bp.runs.paused", { description: "Times runs paused (HITL, a wait), by trigger type", incremental: true })
 export const runsInFlight = Metric.gauge("bp.runs.in_flight", { description: "Runs active on this runner process" })
 export const nodeDuration = Metric.histogram("bp.node.duration", seconds, "Duration of node executions (seconds), by node type and outcome")
+export const journalGroupSize = Metric.histogram(
+  "bp.journal.group_size",
+  MetricBoundaries.fromIterable([1, 2, 4, 8, 16, 32, 64]),
+  "Runs' journal commits written per statement (group commit)"
+)
+export const journalGroupFallbacks = Metric.counter("bp.journal.group_fallbacks", {
+  description: "Group-commit statements that failed and were written entry by entry (one entry's constraint, a lost connection)",
+  incremental: true
+})
 
 export const modelTokens = Metric.counter("gen_ai.client.token.usage", {
   description: "Model tokens, by model and token type (input, output)",

@@ -1,0 +1,82 @@
+import type { SqlError } from "@effect/sql/SqlError"
+import { Deferred, Effect, Metric, Queue } from "effect"
+import { journalGroupFallbacks, journalGroupSize } from "../../otel/Metrics.js"
+import type { CommitEntry, CommitRow } from "./CommitSql.js"
+
+interface Pending {
+  readonly entry: CommitEntry
+  readonly done: Deferred.Deferred<CommitRow>
+}
+
+export interface GroupCommitOptions {
+  /** Writes one entry as its own statement (the path of a run alone, and of an entry whose group failed). */
+  readonly one: (entry: CommitEntry) => Effect.Effect<CommitRow, SqlError>
+  /** Writes several entries as one statement (one transaction): all of them or none. */
+  readonly many: (entries: ReadonlyArray<CommitEntry>) => Effect.Effect<ReadonlyArray<CommitRow>, SqlError>
+  /** Entries per statement at most. */
+  readonly maxEntries: number
+  /** Statements in flight at once. */
+  readonly writers: number
+}
+
+/**
+ * Group commit of the runs' journal commits on this process: each run's commit waits in a queue;
+ * a writer takes every commit waiting (up to `maxEntries`) and writes them as one statement, and
+ * each run goes on only once that statement has committed. An idle writer takes a lone commit at
+ * once, so a run alone waits no longer than before; under load the commits that arrive during a
+ * write go together in the next one (no timer: the batch is whatever queued meanwhile).
+ *
+ * One statement never touches a run twice (its own commit, or a wake-up of it by another run's):
+ * data-modifying CTEs on one row in one statement would lose all but one, so such a commit waits
+ * for the next statement. If a group's statement fails (one entry's constraint), each entry is
+ * written alone, so only the faulty one fails.
+ */
+export const makeGroupCommit = (options: GroupCommitOptions) =>
+  Effect.gen(function*() {
+    const queue = yield* Queue.unbounded<Pending>()
+    const carried: Array<Pending> = []
+
+    const alone = (pending: Pending) => options.one(pending.entry).pipe(Effect.orDie, Effect.exit, Effect.flatMap((exit) => Deferred.done(pending.done, exit)))
+
+    const write = (group: ReadonlyArray<Pending>) =>
+      (group.length === 1 ? alone(group[0]) : options.many(group.map((p) => p.entry)).pipe(
+        Effect.matchEffect({
+          onSuccess: (rows) => Effect.forEach(group, (p, i) => Deferred.succeed(p.done, rows[i]), { discard: true }),
+          onFailure: () => Effect.zipRight(Metric.increment(journalGroupFallbacks), Effect.forEach(group, alone, { discard: true }))
+        })
+      )).pipe(
+        Effect.zipLeft(Metric.update(journalGroupSize, group.length)),
+        Effect.catchAllCause((cause) => Effect.forEach(group, (p) => Deferred.failCause(p.done, cause), { discard: true })),
+        Effect.uninterruptible
+      )
+
+    /** The next group: commits carried over first, then what queued, none touching a run another one does. */
+    const nextGroup = Effect.gen(function*() {
+      const fresh = carried.length > 0 ? yield* Queue.takeUpTo(queue, options.maxEntries) : yield* Queue.takeBetween(queue, 1, options.maxEntries)
+      const candidates = [...carried.splice(0), ...fresh]
+      const group: Array<Pending> = []
+      const touched = new Set<string>()
+      for (const pending of candidates) {
+        const runs = [pending.entry.run.id, ...pending.entry.batch.wake]
+        if (group.length >= options.maxEntries || runs.some((id) => touched.has(id))) {
+          carried.push(pending)
+          continue
+        }
+        for (const id of runs) touched.add(id)
+        group.push(pending)
+      }
+      return group
+    })
+
+    // Writers share the queue; taking a group is one at a time, so each commit is in one group only.
+    const taking = yield* Effect.makeSemaphore(1)
+    for (let i = 0; i < options.writers; i++) {
+      yield* Effect.forkScoped(Effect.forever(Effect.flatMap(taking.withPermits(1)(nextGroup), write)))
+    }
+    yield* Effect.addFinalizer(() =>
+      Effect.flatMap(Queue.takeAll(queue), (left) => Effect.forEach([...carried.splice(0), ...left], (p) => Deferred.interrupt(p.done), { discard: true }))
+    )
+
+    return (entry: CommitEntry) =>
+      Effect.flatMap(Deferred.make<CommitRow>(), (done) => Effect.zipRight(Queue.offer(queue, { entry, done }), Deferred.await(done)))
+  })

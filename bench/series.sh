@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Interleaved rounds of the runs benchmark and its peers, one heavy process at a time, as issue 14
 # asks its target to be measured: this platform over HTTP (`bench/runs.ts`), the stack floor with
-# the journal and authentication (`bench/stackFloorRuns.ts`), the plain `pg` floor and DBOS
-# (`START=http`) from ../shared/bench-peers. Then medians and same-series ratios
+# the journal and authentication (`bench/stackFloorRuns.ts`), the plain `pg` floor (in-process and
+# `START=http`), the batched floor (group commit, `START=http`) and DBOS (`START=http`) from
+# ../shared/bench-peers. Then medians and same-series ratios
 # (`bench/seriesSummary.ts`). This machine's speed drifts by tens of per cent within minutes: only
 # ratios within one series mean anything.
 #
@@ -36,8 +37,11 @@ results() { grep -E "RESULT|CPU" | sed 's/.*message="//; s/"$//' | tr '\n' ' '; 
 for i in $(seq 1 "$rounds"); do
   echo "ROUND $i $(date +%T)" | tee -a "$log"
   echo "ours: $(cd "$here" && BENCH_ONLY=runs node --max-semi-space-size=32 --expose-gc --import tsx bench/run.ts 2>&1 | results)" | tee -a "$log"
+  echo "oursdirect: $(cd "$here" && BENCH_START=direct BENCH_ONLY=runs node --max-semi-space-size=32 --expose-gc --import tsx bench/run.ts 2>&1 | results)" | tee -a "$log"
   echo "stackfloor: $(cd "$here" && BENCH_ONLY=stackfloor BENCH_FLOOR_JOURNAL=1 BENCH_FLOOR_AUTH=1 node --max-semi-space-size=32 --expose-gc --import tsx bench/run.ts 2>&1 | results)" | tee -a "$log"
   echo "floor: $(cd "$scratch" && node --import tsx floor-bench.ts 2>&1 | results)" | tee -a "$log"
+  echo "floorhttp: $(cd "$scratch" && START=http node --import tsx floor-bench.ts 2>&1 | results)" | tee -a "$log"
+  echo "floorbatched: $(cd "$scratch" && START=http node --import tsx floor-batched-bench.ts 2>&1 | results)" | tee -a "$log"
   echo "dbos: $(cd "$scratch" && START=http node --import tsx dbos-bench.ts 2>&1 | results)" | tee -a "$log"
 done
 node --import tsx "$here/bench/seriesSummary.ts" "$log"

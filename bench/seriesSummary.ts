@@ -6,8 +6,11 @@ import { readFileSync } from "node:fs"
 
 const PATTERNS: Record<string, RegExp> = {
   ours: /RESULT_RUNS_PER_S ([\d.]+)/,
+  oursdirect: /RESULT_RUNS_PER_S ([\d.]+)/,
   stackfloor: /RESULT_STACK_FLOOR_RUNS_PER_S ([\d.]+)/,
   floor: /RESULT_FLOOR ([\d.]+)/,
+  floorhttp: /RESULT_FLOOR ([\d.]+)/,
+  floorbatched: /RESULT_FLOOR_BATCHED ([\d.]+)/,
   dbos: /RESULT_WPS ([\d.]+)/
 }
 
@@ -24,10 +27,14 @@ for (const line of readFileSync(process.argv[2], "utf8").split("\n")) {
   if (found !== undefined && found !== null) tries.set(name, [...(tries.get(name) ?? []), Number(found[1])])
 }
 const m = (name: string) => median(tries.get(name) ?? [])
-const floor = m("floor"), dbos = m("dbos")
-console.log(`target (2x DBOS, 0.75x the floor): ${Math.max(2 * dbos, 0.75 * floor).toFixed(1)} runs/s`)
+const floor = m("floor"), dbos = m("dbos"), floorhttp = m("floorhttp"), batched = m("floorbatched")
+console.log(`issue 37's target over HTTP (2x DBOS): ${(2 * dbos).toFixed(1)} runs/s`)
 for (const name of Object.keys(PATTERNS)) {
   const values = tries.get(name) ?? []
-  const ratios = name === "ours" || name === "stackfloor" ? `: ${(m(name) / dbos).toFixed(2)}x DBOS, ${(m(name) / floor).toFixed(2)}x the floor` : ""
+  const ratios = name === "ours" || name === "oursdirect" || name === "stackfloor"
+    ? `: ${(m(name) / dbos).toFixed(2)}x DBOS, ${(m(name) / floor).toFixed(2)}x the floor, ${(m(name) / floorhttp).toFixed(2)}x the floor over HTTP, ${
+      (m(name) / batched).toFixed(2)
+    }x the batched floor over HTTP`
+    : ""
   console.log(`${name}: median ${m(name).toFixed(1)} (${values.map((v) => v.toFixed(1)).join(", ")})${ratios}`)
 }

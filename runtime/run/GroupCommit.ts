@@ -1,18 +1,19 @@
 import type { SqlError } from "@effect/sql/SqlError"
 import { Deferred, Effect, Metric, Queue } from "effect"
 import { journalGroupFallbacks, journalGroupSize } from "../../otel/Metrics.js"
-import type { CommitEntry, CommitRow } from "./CommitSql.js"
 
-interface Pending {
-  readonly entry: CommitEntry
-  readonly done: Deferred.Deferred<CommitRow>
+interface Pending<Entry, Row> {
+  readonly entry: Entry
+  readonly done: Deferred.Deferred<Row>
 }
 
-export interface GroupCommitOptions {
+export interface GroupCommitOptions<Entry, Row> {
   /** Writes one entry as its own statement (the path of a run alone, and of an entry whose group failed). */
-  readonly one: (entry: CommitEntry) => Effect.Effect<CommitRow, SqlError>
+  readonly one: (entry: Entry) => Effect.Effect<Row, SqlError>
   /** Writes several entries as one statement (one transaction): all of them or none. */
-  readonly many: (entries: ReadonlyArray<CommitEntry>) => Effect.Effect<ReadonlyArray<CommitRow>, SqlError>
+  readonly many: (entries: ReadonlyArray<Entry>) => Effect.Effect<ReadonlyArray<Row>, SqlError>
+  /** The runs an entry writes: a group holds no two entries that share one. */
+  readonly touches: (entry: Entry) => ReadonlyArray<string>
   /** Entries per statement at most. */
   readonly maxEntries: number
   /** Statements in flight at once. */
@@ -31,14 +32,15 @@ export interface GroupCommitOptions {
  * for the next statement. If a group's statement fails (one entry's constraint), each entry is
  * written alone, so only the faulty one fails.
  */
-export const makeGroupCommit = (options: GroupCommitOptions) =>
+export const makeGroupCommit = <Entry, Row>(options: GroupCommitOptions<Entry, Row>) =>
   Effect.gen(function*() {
-    const queue = yield* Queue.unbounded<Pending>()
-    const carried: Array<Pending> = []
+    type Waiting = Pending<Entry, Row>
+    const queue = yield* Queue.unbounded<Waiting>()
+    const carried: Array<Waiting> = []
 
-    const alone = (pending: Pending) => options.one(pending.entry).pipe(Effect.orDie, Effect.exit, Effect.flatMap((exit) => Deferred.done(pending.done, exit)))
+    const alone = (pending: Waiting) => options.one(pending.entry).pipe(Effect.orDie, Effect.exit, Effect.flatMap((exit) => Deferred.done(pending.done, exit)))
 
-    const write = (group: ReadonlyArray<Pending>) =>
+    const write = (group: ReadonlyArray<Waiting>) =>
       (group.length === 1 ? alone(group[0]) : options.many(group.map((p) => p.entry)).pipe(
         Effect.matchEffect({
           onSuccess: (rows) => Effect.forEach(group, (p, i) => Deferred.succeed(p.done, rows[i]), { discard: true }),
@@ -54,10 +56,10 @@ export const makeGroupCommit = (options: GroupCommitOptions) =>
     const nextGroup = Effect.gen(function*() {
       const fresh = carried.length > 0 ? yield* Queue.takeUpTo(queue, options.maxEntries) : yield* Queue.takeBetween(queue, 1, options.maxEntries)
       const candidates = [...carried.splice(0), ...fresh]
-      const group: Array<Pending> = []
+      const group: Array<Waiting> = []
       const touched = new Set<string>()
       for (const pending of candidates) {
-        const runs = [pending.entry.run.id, ...pending.entry.batch.wake]
+        const runs = options.touches(pending.entry)
         if (group.length >= options.maxEntries || runs.some((id) => touched.has(id))) {
           carried.push(pending)
           continue
@@ -77,6 +79,5 @@ export const makeGroupCommit = (options: GroupCommitOptions) =>
       Effect.flatMap(Queue.takeAll(queue), (left) => Effect.forEach([...carried.splice(0), ...left], (p) => Deferred.interrupt(p.done), { discard: true }))
     )
 
-    return (entry: CommitEntry) =>
-      Effect.flatMap(Deferred.make<CommitRow>(), (done) => Effect.zipRight(Queue.offer(queue, { entry, done }), Deferred.await(done)))
+    return (entry: Entry) => Effect.flatMap(Deferred.make<Row>(), (done) => Effect.zipRight(Queue.offer(queue, { entry, done }), Deferred.await(done)))
   })

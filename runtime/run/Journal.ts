@@ -93,7 +93,13 @@ export class Journal extends Context.Tag("Journal")<Journal, {
 
         const many = (entries: ReadonlyArray<CommitEntry>) => commitAll(sql, entries)
         const one = (entry: CommitEntry) => Effect.map(commitAll(sql, [entry]), (rows) => rows[0])
-        const submit = yield* makeGroupCommit({ one, many, maxEntries: options.maxEntries, writers: options.writers })
+        const submit = yield* makeGroupCommit({
+          one,
+          many,
+          touches: (e) => [e.run.id, ...e.batch.wake],
+          maxEntries: options.maxEntries,
+          writers: options.writers
+        })
 
         const commit = (run: JournalRun, batch: Batch, firstSeq: number, guarded = false) =>
           Effect.gen(function*() {

@@ -15,6 +15,7 @@ import { checkJsonSchema } from "../dag/JsonSchema.js"
 import { RunPlacement } from "./Placement.js"
 import { RunnableWorkflows } from "./Ports.js"
 import { type CancelResult, RunEntity } from "./RunEntity.js"
+import { makeRunInserts } from "./RunInserts.js"
 import type { RunRecord } from "./RunRecord.js"
 import { Versions } from "./Versions.js"
 
@@ -91,13 +92,6 @@ export const createdHere = () => {
 }
 
 /** Every run starts here (a prepared statement; inside a transaction it runs on the transaction's connection). */
-const INSERT_RUN = `INSERT INTO runs (id, tenant_id, workflow_id, workflow_name, version, status, trigger_type, is_dry_run, input_params,
-    parent_run_id, parent_node_id, session_id, held, created_by, search_overrides, skip_reason, finished_at, scheduled_fire_time, api_key_id)
-  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)
-  ON CONFLICT (id) DO UPDATE SET id = EXCLUDED.id
-  RETURNING id, tenant_id, workflow_id, workflow_name, version, status, trigger_type, is_dry_run, held, parent_run_id,
-    session_id, created_at, input_params`
-
 /** The id a call_aie node's child run gets: derived, so the node run again finds the same child. */
 export const childRunId = (runId: string, nodeId: string) => derivedUuid(`${runId}/${nodeId}`)
 
@@ -140,11 +134,12 @@ export class RunModule extends Context.Tag("RunModule")<RunModule, {
   /** What an ended run left: its status, error, named outputs, completed steps in order, and its version's nodes. */
   readonly outcome: (runId: string) => Effect.Effect<Option.Option<RunOutcome>>
 }>() {
-  static readonly layer = Layer.effect(
+  static readonly layer = Layer.scoped(
     RunModule,
     Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient
       const prepared = yield* PreparedSql
+      const insertRun = yield* makeRunInserts(prepared)
       const workflows = yield* RunnableWorkflows
       const versions = yield* Versions
       const sharding = yield* Sharding.Sharding
@@ -190,27 +185,14 @@ export class RunModule extends Context.Tag("RunModule")<RunModule, {
             created_by: r.createdBy ?? null,
             search_overrides: r.searchOverrides ?? null
           }
-          const [inserted] = yield* prepared.query<CreatedRun & { readonly input_params: Record<string, unknown> }>(INSERT_RUN, [
-            record.id,
-            record.tenant_id,
-            record.workflow_id,
-            record.workflow_name,
-            record.version,
-            record.status,
-            record.trigger_type,
-            record.is_dry_run,
-            JSON.stringify(r.input),
-            record.parent_run_id,
-            record.parent_node_id,
-            record.session_id,
-            record.held,
-            record.created_by,
-            r.searchOverrides === undefined ? null : JSON.stringify(r.searchOverrides),
-            r.skipReason ?? null,
-            r.skipReason !== undefined ? new Date() : null,
-            r.scheduledFireTime ?? null,
-            r.apiKeyId ?? null
-          ]).pipe(Effect.orDie)
+          const inserted = yield* insertRun({
+            ...record,
+            input_params: r.input,
+            skip_reason: r.skipReason ?? null,
+            finished_at: r.skipReason !== undefined ? new Date() : null,
+            scheduled_fire_time: r.scheduledFireTime ?? null,
+            api_key_id: r.apiKeyId ?? null
+          })
           // A run recorded as skipped never runs: its one event ends its stream (seq 1, written once).
           if (status === "skipped") {
             yield* sql`INSERT INTO run_events (run_id, seq, dedupe_key, type, payload)
@@ -221,9 +203,10 @@ export class RunModule extends Context.Tag("RunModule")<RunModule, {
           yield* Effect.linkSpanCurrent(runRootSpan(record.id), { "bp.link": "started_run" })
           // A given id may name a run that already existed (ON CONFLICT): only a new id is surely this insert's.
           const { input_params, ...row } = inserted
-          if (r.id !== undefined || status !== "pending" || record.held) return row
+          const created: CreatedRun = row
+          if (r.id !== undefined || status !== "pending" || record.held) return created
           // The input as stored (jsonb orders keys its own way), so that every activation sees the same object.
-          return { ...row, fresh: { ...record, input_params } }
+          return { ...created, fresh: { ...record, input_params } }
         }).pipe(Effect.withSpan("RunModule.create", { captureStackTrace: false }))
 
       // A message to a run on another runner is answered when its activation ends: nobody waits for that.

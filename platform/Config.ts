@@ -32,6 +32,8 @@ export interface AppConfigShape {
   readonly llmModels: ReadonlyArray<PlatformModel>
   readonly llmEmbeddingModel: Option.Option<string>
   readonly llmTimeoutSeconds: number
+  /** How long in all one model call waits out its provider's rate limits (429) before it fails. */
+  readonly llmRateLimitWaitSeconds: number
   readonly functionTimeoutSeconds: number
   readonly mcpDiscoveryTimeoutSeconds: number
   readonly databaseQueryTimeoutSeconds: number
@@ -186,6 +188,7 @@ const raw = Config.all({
   llmModels: models,
   llmEmbeddingModel: Config.option(Config.string("LLM_EMBEDDING_MODEL")),
   llmTimeoutSeconds: positive("LLM_TIMEOUT_SECONDS", 120),
+  llmRateLimitWaitSeconds: positive("LLM_RATE_LIMIT_WAIT_SECONDS", 120),
   functionTimeoutSeconds: positive("FUNCTION_TIMEOUT_SECONDS", 30),
   mcpDiscoveryTimeoutSeconds: positive("MCP_DISCOVERY_TIMEOUT_SECONDS", 15),
   databaseQueryTimeoutSeconds: positive("DATABASE_QUERY_TIMEOUT_SECONDS", 60),

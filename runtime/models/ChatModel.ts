@@ -5,6 +5,7 @@ import { AppConfig } from "../../platform/Config.js"
 import { OutboundGuard } from "../../platform/outbound/OutboundGuard.js"
 import { type EventData, withEventStream } from "./EventStreamPost.js"
 import { ModelError } from "./ModelError.js"
+import { makeProviderGates } from "./ProviderGate.js"
 
 export interface ToolCall {
   readonly id: string
@@ -214,18 +215,32 @@ export class ChatModel extends Context.Tag("ChatModel")<ChatModel, ChatModelShap
           } satisfies ChatResult
         })
 
+      const gates = makeProviderGates()
+      const rateLimitWaitMs = config.llmRateLimitWaitSeconds * 1000
+
       /**
        * Up to three retries with jittered exponential backoff (250 ms, 500 ms, 1 s), none after
-       * text went out (a retry would repeat it on the stream). Its span is the caller's
-       * (`llm.call`): a model call is on every agent step's path.
+       * text went out (a retry would repeat it on the stream). A 429 is not a failure but the
+       * provider asking to slow down: the provider's gate closes for its Retry-After (ProviderGate),
+       * every call to it waits, and this one is sent again, for up to LLM_RATE_LIMIT_WAIT_SECONDS
+       * in all. Its span is the caller's (`llm.call`): a model call is on every agent step's path.
        */
       const complete = (request: ChatRequest) => {
         const seen = { token: false }
+        const provider = request.provider?.baseUrl ?? Option.getOrElse(baseUrl, () => "")
+        let paused = 0
         const go = (retries: number, delayMs: number): Effect.Effect<ChatResult, ModelError> =>
-          Effect.catchAll(attempt(request, seen), (e) =>
-            e.retryable && !seen.token && retries > 0
+          Effect.catchAll(Effect.zipRight(gates.wait(provider), attempt(request, seen)), (e) => {
+            if (e.status === 429 && !seen.token && paused < rateLimitWaitMs) {
+              return Effect.flatMap(gates.pause(provider, e.retryAfterMs ?? delayMs), (ms) => {
+                paused += ms
+                return go(retries, Math.min(delayMs * 2, 8_000))
+              })
+            }
+            return e.retryable && !seen.token && retries > 0
               ? Effect.zipRight(Effect.sleep(Duration.millis(delayMs * (0.8 + Math.random() * 0.4))), go(retries - 1, delayMs * 2))
-              : Effect.fail(e))
+              : Effect.fail(e)
+          })
         const began = performance.now()
         return go(3, 250).pipe(Effect.onExit((exit) => {
           const timed = Metric.update(

@@ -2,6 +2,7 @@ import { Duration, Effect } from "effect"
 import type { Dispatcher } from "undici"
 import { refusalIn } from "../../platform/outbound/OutboundGuard.js"
 import { ModelError } from "./ModelError.js"
+import { retryAfterMs } from "./ProviderGate.js"
 
 /** The `data:` payloads of a server-sent event stream, a network chunk at a time. */
 export interface EventData {
@@ -98,10 +99,12 @@ export const withEventStream = <A>(
       if (response.statusCode >= 400) {
         const text = yield* Effect.promise(() => capped(response.body, MAX_ERROR_BODY_BYTES).catch(() => ""))
         if (timedOut !== undefined) return yield* timedOut
+        const after = response.statusCode === 429 || response.statusCode === 503 ? retryAfterMs(response.headers["retry-after"]) : undefined
         return yield* new ModelError({
           message: `${what} answered ${response.statusCode}: ${text.slice(0, 500)}`,
           status: response.statusCode,
-          retryable: response.statusCode === 429 || response.statusCode >= 500
+          retryable: response.statusCode === 429 || response.statusCode >= 500,
+          ...(after === undefined ? {} : { retryAfterMs: after })
         })
       }
       const chunks = response.body[Symbol.asyncIterator]()

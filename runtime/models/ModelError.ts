@@ -6,5 +6,7 @@ export class ModelError extends Schema.TaggedError<ModelError>()("ModelError", {
   status: Schema.optional(Schema.Number),
   /** A machine-readable reason, e.g. OUTBOUND_ADDRESS_REFUSED. */
   code: Schema.optional(Schema.String),
-  retryable: Schema.Boolean
+  retryable: Schema.Boolean,
+  /** The provider's Retry-After on a 429 or 503, in milliseconds. */
+  retryAfterMs: Schema.optional(Schema.Number)
 }) {}

@@ -18,6 +18,8 @@ export interface ScriptedReply {
   /** Hold the answer until released (or the client goes away). */
   readonly hold?: Promise<void>
   readonly status?: number
+  /** Headers of a failure reply (`status`), e.g. Retry-After. */
+  readonly headers?: Record<string, string>
   readonly toolCalls?: ReadonlyArray<{ id: string; name: string; arguments: string }>
   readonly usage?: { prompt_tokens: number; completion_tokens: number }
 }
@@ -122,7 +124,7 @@ export class ScriptedModel extends Context.Tag("ScriptedModel")<ScriptedModel, {
         }
         if (closed) return
         if (reply.status !== undefined && reply.status >= 400) {
-          res.writeHead(reply.status, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: "scripted failure" } }))
+          res.writeHead(reply.status, { ...reply.headers, "content-type": "application/json" }).end(JSON.stringify({ error: { message: "scripted failure" } }))
           return
         }
         const text = reply.text ?? ""

@@ -34,6 +34,8 @@ export interface AppConfigShape {
   readonly llmTimeoutSeconds: number
   /** How long in all one model call waits out its provider's rate limits (429) before it fails. */
   readonly llmRateLimitWaitSeconds: number
+  /** Runs of one tenant active at once on a runner process, unless the tenant's settings say otherwise. */
+  readonly tenantMaxRunsInFlight: number
   readonly functionTimeoutSeconds: number
   readonly mcpDiscoveryTimeoutSeconds: number
   readonly databaseQueryTimeoutSeconds: number
@@ -189,6 +191,7 @@ const raw = Config.all({
   llmEmbeddingModel: Config.option(Config.string("LLM_EMBEDDING_MODEL")),
   llmTimeoutSeconds: positive("LLM_TIMEOUT_SECONDS", 120),
   llmRateLimitWaitSeconds: positive("LLM_RATE_LIMIT_WAIT_SECONDS", 120),
+  tenantMaxRunsInFlight: positive("TENANT_MAX_RUNS_IN_FLIGHT", 64),
   functionTimeoutSeconds: positive("FUNCTION_TIMEOUT_SECONDS", 30),
   mcpDiscoveryTimeoutSeconds: positive("MCP_DISCOVERY_TIMEOUT_SECONDS", 15),
   databaseQueryTimeoutSeconds: positive("DATABASE_QUERY_TIMEOUT_SECONDS", 60),

@@ -5,7 +5,18 @@ export const TenantSettings = Schema.Struct({
   require_totp: Schema.Boolean,
   chat_impersonation: Schema.Boolean,
   ticketing_enabled: Schema.Boolean,
-  user_groups_enabled: Schema.Boolean
+  user_groups_enabled: Schema.Boolean,
+  /**
+   * Runs of this tenant active at once on a runner process; more wait in `pending` (a `run_queued`
+   * event says so) and start in arrival order. Absent: the platform's TENANT_MAX_RUNS_IN_FLIGHT.
+   * Only an env_admin sets it.
+   */
+  max_runs_in_flight: Schema.optional(
+    Schema.Int.pipe(Schema.between(1, 100_000)).annotations({
+      description:
+        "Runs of this tenant active at once on a runner process; more wait in pending (a run_queued event) and start in arrival order. Absent: the platform's TENANT_MAX_RUNS_IN_FLIGHT. Only an env_admin sets it."
+    })
+  )
 })
 export type TenantSettings = typeof TenantSettings.Type
 

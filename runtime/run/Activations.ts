@@ -6,6 +6,7 @@ import { Telemetry } from "../../otel/Telemetry.js"
 import { AppConfig } from "../../platform/Config.js"
 import { isolated } from "../../platform/Isolated.js"
 import { NodeFailure, NodeRegistry } from "../nodes/NodeType.js"
+import { TenantAdmission } from "./Admission.js"
 import { recordCancel } from "./Cancel.js"
 import { activate, StaleStart } from "./Interpreter.js"
 import { type CommitFence, currentFence, Journal, ShardLost } from "./Journal.js"
@@ -31,8 +32,8 @@ interface Active {
 const RunHandlersLive = Layer.unwrapEffect(Effect.gen(function*() {
   const modules = yield* RunModule
   // Exactly what activations use (the build context holds more): every span of a run copies it.
-  const context = Context.pick(Journal, Versions, NodeRegistry, Telemetry, RunSpans, RunEndHooks, RunEvents, SqlClient.SqlClient)(
-    yield* Effect.context<Journal | Versions | NodeRegistry | Telemetry | RunSpans | RunEndHooks | RunEvents | SqlClient.SqlClient>()
+  const context = Context.pick(Journal, Versions, NodeRegistry, Telemetry, RunSpans, RunEndHooks, RunEvents, TenantAdmission, SqlClient.SqlClient)(
+    yield* Effect.context<Journal | Versions | NodeRegistry | Telemetry | RunSpans | RunEndHooks | RunEvents | TenantAdmission | SqlClient.SqlClient>()
   )
   const active = new Map<string, Active>()
   const { role, runnerLeaseSeconds } = yield* AppConfig
@@ -76,7 +77,7 @@ const RunHandlersLive = Layer.unwrapEffect(Effect.gen(function*() {
       const loop = Effect.gen(function*() {
         let from = fresh
         for (;;) {
-          const result = yield* activate(runId, controls(entry), from).pipe(
+          const result = yield* Effect.scoped(activate(runId, controls(entry), from)).pipe(
             Effect.catchSomeDefect((defect) => defect instanceof StaleStart ? Option.some(Effect.succeed("again" as const)) : Option.none())
           )
           from = undefined
@@ -176,6 +177,7 @@ export const RunEntityLive = isolated(
   RunSpans,
   RunEndHooks,
   RunEvents,
+  TenantAdmission,
   SqlClient.SqlClient,
   Sharding.Sharding,
   AppConfig

@@ -2,6 +2,7 @@ import { Cause, Data, Effect, Fiber, Queue } from "effect"
 import { isTerminal } from "../../schemas/RunLifecycle.js"
 import { settleSkips } from "../dag/Plan.js"
 import type { NodeFailure } from "../nodes/NodeType.js"
+import { TenantAdmission } from "./Admission.js"
 import { Batch } from "./Batch.js"
 import { endRun } from "./Ending.js"
 import { Journal } from "./Journal.js"
@@ -55,11 +56,20 @@ export const activate = (runId: string, controls: ActivationControls, fresh?: Ru
     const versions = yield* Versions
     const spans = yield* RunSpans
     const events = yield* RunEvents
+    const admission = yield* TenantAdmission
     const loaded = fresh !== undefined ? nothingJournaled(fresh) : yield* journal.load(runId)
     if (loaded === undefined || isTerminal(loaded.run.status) || loaded.run.held) return "idle"
     const version = yield* versions.get(loaded.run.workflow_id, loaded.run.version)
     const lock = yield* Effect.makeSemaphore(1)
     const state = new RunState(loaded, version ?? emptyVersion)
+    // A slot of the tenant's runs in flight for this activation; a run that must wait says so once on its stream.
+    yield* admission.enter(state.run.tenant_id, (limit) =>
+      state.status !== "pending" ? Effect.void : Effect.suspend(() => {
+        const batch = new Batch().event("run_queued", { status: "pending", reason: "tenant_runs_in_flight", limit }, "run_queued", undefined)
+        const first = state.nextSeq
+        state.nextSeq += 1
+        return Effect.zipRight(journal.commit(state.run, batch, first), events.notify(runId))
+      }))
     /** Nodes running on forked fibers: while there are some, commits take turns (their event numbers stay in commit order). */
     let running = 0
 

@@ -38,11 +38,13 @@ export class Directory extends Effect.Service<Directory>()("Directory", {
         Effect.map(({ items, total }) => pageOf(params, items, total))
       )
 
-    const updateSettings = (principal: Principal, tenantId: TenantId, patch: { readonly [K in keyof TenantSettings]?: boolean | undefined }) =>
+    const updateSettings = (principal: Principal, tenantId: TenantId, patch: { readonly [K in keyof TenantSettings]?: TenantSettings[K] | undefined }) =>
       Effect.gen(function*() {
         // Only an env_admin sees other tenants; for everyone else another tenant does not exist.
         if (principal.role !== "env_admin" && tenantId !== principal.tenantId) return yield* notFound("Tenant")
         yield* requireRole(principal, TENANT_ADMINS)
+        // A tenant's share of the platform is the operator's to set, not the tenant's own admins'.
+        if (patch.max_runs_in_flight !== undefined) yield* requireEnvAdmin(principal)
         const tenant = yield* tenants.mergeSettings(tenantId, patch)
         if (Option.isNone(tenant)) return yield* notFound("Tenant")
         yield* audit.record(principal, {

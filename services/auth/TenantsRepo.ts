@@ -55,7 +55,7 @@ export class TenantsRepo extends Effect.Service<TenantsRepo>()("TenantsRepo", {
         sql`SELECT count(*)::int AS total FROM tenants`.pipe(decodeRows("tenants", Schema.Struct({ total: Schema.Number })))
       ]).pipe(Effect.map(([rows, [count]]) => ({ items: rows.map(toTenant), total: count?.total ?? 0 })), Effect.orDie)
 
-    const mergeSettings = (id: string, patch: { readonly [K in keyof TenantSettings]?: boolean | undefined }) =>
+    const mergeSettings = (id: string, patch: { readonly [K in keyof TenantSettings]?: TenantSettings[K] | undefined }) =>
       sql`UPDATE tenants SET settings = settings || ${JSON.stringify(patch)}::jsonb
         WHERE id = ${id} RETURNING *`.pipe(tenantRows).pipe(
         Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toTenant)),

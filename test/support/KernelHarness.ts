@@ -8,6 +8,7 @@ import { RunnableWorkflows, RunSpans } from "../../runtime/run/Ports.js"
 import { RunEndHooks } from "../../runtime/run/RunEndHooks.js"
 import type { RunEvents } from "../../runtime/run/RunEvents.js"
 import type { Journaled, RunRecord } from "../../runtime/run/RunRecord.js"
+import { TenantAdmission } from "../../runtime/run/Admission.js"
 import { Versions } from "../../runtime/run/Versions.js"
 import { nodeBase } from "../../schemas/Dag.js"
 import { WorkflowId } from "../../schemas/Ids.js"
@@ -95,7 +96,7 @@ export const workflowsLayer = (dags: ReadonlyMap<string, unknown>) =>
 
 /** The kernel's services over `journal` (a Journal and RunEvents layer): node types, versions, no spans, no end hooks. */
 export const kernelOver = <E, R>(journal: Layer.Layer<Journal | RunEvents, E, R>, dags: ReadonlyMap<string, unknown>) =>
-  Layer.mergeAll(NodeRegistry.layer([ProbeNode]), Versions.layer.pipe(Layer.provide(workflowsLayer(dags))), RunSpans.none, RunEndHooks.none).pipe(
+  Layer.mergeAll(NodeRegistry.layer([ProbeNode]), Versions.layer.pipe(Layer.provide(workflowsLayer(dags))), RunSpans.none, RunEndHooks.none, TenantAdmission.none).pipe(
     Layer.provide(Layer.succeed(ExtraNodeTypes, [ProbeNode])),
     Layer.provideMerge(journal)
   )
@@ -130,7 +131,7 @@ const controls = {
  * (`crashed`: the recovery sweep would activate it again from its journal).
  */
 export const activateOnce = (runId: string, fresh: RunRecord | undefined) =>
-  activate(runId, controls, fresh).pipe(
+  Effect.scoped(activate(runId, controls, fresh)).pipe(
     Effect.catchAllDefect((defect) =>
       defect instanceof Crash ? Effect.succeed("crashed" as const) : defect instanceof StaleStart ? Effect.succeed("again" as const) : Effect.die(defect)
     )

@@ -36,6 +36,8 @@ export interface AppConfigShape {
   readonly llmRateLimitWaitSeconds: number
   /** Runs of one tenant active at once on a runner process, unless the tenant's settings say otherwise. */
   readonly tenantMaxRunsInFlight: number
+  /** Model calls of one tenant's runs in flight at once on a process, unless the tenant's settings say otherwise. */
+  readonly tenantMaxModelCallsInFlight: number
   readonly functionTimeoutSeconds: number
   readonly mcpDiscoveryTimeoutSeconds: number
   readonly databaseQueryTimeoutSeconds: number
@@ -192,6 +194,7 @@ const raw = Config.all({
   llmTimeoutSeconds: positive("LLM_TIMEOUT_SECONDS", 120),
   llmRateLimitWaitSeconds: positive("LLM_RATE_LIMIT_WAIT_SECONDS", 120),
   tenantMaxRunsInFlight: positive("TENANT_MAX_RUNS_IN_FLIGHT", 64),
+  tenantMaxModelCallsInFlight: positive("TENANT_MAX_MODEL_CALLS_IN_FLIGHT", 32),
   functionTimeoutSeconds: positive("FUNCTION_TIMEOUT_SECONDS", 30),
   mcpDiscoveryTimeoutSeconds: positive("MCP_DISCOVERY_TIMEOUT_SECONDS", 15),
   databaseQueryTimeoutSeconds: positive("DATABASE_QUERY_TIMEOUT_SECONDS", 60),

@@ -6,15 +6,16 @@ export const TenantSettings = Schema.Struct({
   chat_impersonation: Schema.Boolean,
   ticketing_enabled: Schema.Boolean,
   user_groups_enabled: Schema.Boolean,
-  /**
-   * Runs of this tenant active at once on a runner process; more wait in `pending` (a `run_queued`
-   * event says so) and start in arrival order. Absent: the platform's TENANT_MAX_RUNS_IN_FLIGHT.
-   * Only an env_admin sets it.
-   */
   max_runs_in_flight: Schema.optional(
     Schema.Int.pipe(Schema.between(1, 100_000)).annotations({
       description:
         "Runs of this tenant active at once on a runner process; more wait in pending (a run_queued event) and start in arrival order. Absent: the platform's TENANT_MAX_RUNS_IN_FLIGHT. Only an env_admin sets it."
+    })
+  ),
+  max_model_calls_in_flight: Schema.optional(
+    Schema.Int.pipe(Schema.between(1, 100_000)).annotations({
+      description:
+        "Model calls of this tenant's runs in flight at once on a process; more wait their turn. Absent: the platform's TENANT_MAX_MODEL_CALLS_IN_FLIGHT. Only an env_admin sets it."
     })
   )
 })

@@ -10,6 +10,7 @@ import { renderDeep, renderText } from "../dag/Render.js"
 import { type ChatMessage, ChatModel, type ChatResult, type TokenUsage, type ToolDefinition } from "../models/ChatModel.js"
 import { ModelRegistry } from "../models/ModelRegistry.js"
 import { NodeFailure, type NodeResult } from "../nodes/NodeType.js"
+import { TenantModelCalls } from "../run/Admission.js"
 
 export type AgentConfig = typeof AgentConfigSchema.Type
 
@@ -111,6 +112,7 @@ export class AgentKit extends Context.Tag("AgentKit")<AgentKit, {
     Effect.gen(function*() {
       const model = yield* ChatModel
       const registry = yield* ModelRegistry
+      const modelCalls = yield* TenantModelCalls
 
       const complete = (call: AgentCall, messages: ReadonlyArray<ChatMessage>, options: CompleteOptions = {}) =>
         Effect.gen(function*() {
@@ -126,15 +128,19 @@ export class AgentKit extends Context.Tag("AgentKit")<AgentKit, {
             "llm.structured_output": options.jsonSchema?.name,
             "llm.tools": options.tools?.map((t) => t.name).join(",")
           }))
-          const result = yield* model.complete({
-            model: chosen.model,
-            provider: chosen.provider,
-            messages,
-            jsonSchema: options.jsonSchema,
-            tools: options.tools,
-            ...(typeof c.llm_config?.temperature === "number" ? { temperature: c.llm_config.temperature } : {}),
-            ...(options.jsonSchema === undefined ? { onToken: call.emitToken } : {})
-          }).pipe(Effect.mapError((e) => new NodeFailure({ kind: "model", message: e.message })))
+          // A slot of the tenant's model calls in flight: one tenant's many runs cannot take the provider from the others.
+          const result = yield* Effect.scoped(Effect.zipRight(
+            modelCalls.enter(call.tenantId, () => Effect.void),
+            model.complete({
+              model: chosen.model,
+              provider: chosen.provider,
+              messages,
+              jsonSchema: options.jsonSchema,
+              tools: options.tools,
+              ...(typeof c.llm_config?.temperature === "number" ? { temperature: c.llm_config.temperature } : {}),
+              ...(options.jsonSchema === undefined ? { onToken: call.emitToken } : {})
+            })
+          )).pipe(Effect.mapError((e) => new NodeFailure({ kind: "model", message: e.message })))
           yield* Effect.annotateCurrentSpan(defined({
             "gen_ai.response.model": result.model,
             "gen_ai.usage.input_tokens": result.usage.prompt_tokens,

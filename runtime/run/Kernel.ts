@@ -17,7 +17,7 @@ import { ExtraNodeTypes, NodeRegistry } from "../nodes/NodeType.js"
 import type { NudgeCards } from "../nodes/NudgeCards.js"
 import type { TicketDesk } from "../nodes/TicketDesk.js"
 import { RunEntityLive } from "./Activations.js"
-import { TenantAdmission } from "./Admission.js"
+import { TenantAdmission, TenantModelCalls } from "./Admission.js"
 import { ClusterWatchLive } from "./ClusterWatch.js"
 import { Journal } from "./Journal.js"
 import { RunPlacement } from "./Placement.js"
@@ -29,7 +29,11 @@ import { RunModule } from "./RunModule.js"
 import { Versions } from "./Versions.js"
 
 /** The model provider and the agent types on it: shared by agent nodes and the agents API. */
-export const AgentsLive = AgentRunner.layer.pipe(Layer.provideMerge(ChatModel.layer), Layer.provide(NodeHttpClient.layerUndici))
+export const AgentsLive = AgentRunner.layer.pipe(
+  Layer.provideMerge(ChatModel.layer),
+  Layer.provide(TenantModelCalls.layer),
+  Layer.provide(NodeHttpClient.layerUndici)
+)
 
 /**
  * Messages to runs are not stored, so no storage poll delays them; local messages skip

@@ -57,3 +57,31 @@ layer(RunPlatformLive({ TENANT_MAX_RUNS_IN_FLIGHT: "2" }), { excludeTestServices
       assert.deepStrictEqual([...started].sort((a, b) => a - b), started)
     }))
 })
+
+layer(RunPlatformLive({ TENANT_MAX_MODEL_CALLS_IN_FLIGHT: "1" }), { excludeTestServices: true, timeout: "90 seconds" })("tenant model calls", (it) => {
+  it.effect("a tenant's model calls in flight are limited: its runs take turns at the provider, another tenant's call goes at once", () =>
+    Effect.gen(function*() {
+      const admin = yield* adminToken
+      const model = yield* ScriptedModel
+      const held = heldReply()
+      model.setScript((r) => (JSON.stringify(r.messages).includes("tenant B") ? { text: "b" } : { hold: held.promise, text: "a" }))
+      const flow = yield* publishedWorkflow(admin, { nodes: [respondNode("a", "tenant A")] })
+      const runs: Array<string> = []
+      for (let i = 0; i < 3; i++) runs.push((yield* startRun(admin, flow, {})).body.id as string)
+      yield* eventually(Effect.sync(() => (model.inFlight() === 1 ? true : undefined)), "one call at the model")
+      yield* Effect.sleep("300 millis")
+      assert.strictEqual(model.inFlight(), 1, "the tenant's other calls wait their turn")
+      // The runs themselves are running (only their model calls wait).
+      for (const id of runs) assert.strictEqual((yield* http("GET", `/api/v1/workflow/runs/${id}`, { token: admin })).body.status, "running")
+
+      const other = yield* createTenant(admin, `calls-${Date.now().toString(36)}`)
+      const otherAdmin = yield* createMember(admin, "system_admin", { tenantId: other.id })
+      const otherToken = yield* loginToken(otherAdmin.email, otherAdmin.password)
+      const otherFlow = yield* publishedWorkflow(otherToken, { nodes: [respondNode("b", "tenant B")] })
+      const otherRun = yield* startRun(otherToken, otherFlow, {})
+      assert.strictEqual((yield* waitForStatus(otherToken, otherRun.body.id, ["completed", "failed"])).status, "completed")
+
+      held.release()
+      for (const id of runs) assert.strictEqual((yield* waitForStatus(admin, id, ["completed", "failed"])).status, "completed")
+    }))
+})

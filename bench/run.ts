@@ -3,6 +3,7 @@ import { Effect, Logger, LogLevel } from "effect"
 import { chatBench } from "./chat.js"
 import { consoleBench } from "./console.js"
 import { evalBench } from "./eval.js"
+import { fairnessBench } from "./fairness.js"
 import { gatewayBench } from "./gateway.js"
 import { hitlBench } from "./hitl.js"
 import { hostileBench } from "./hostile.js"
@@ -20,6 +21,9 @@ const main = Effect.gen(function*() {
   if (only === undefined || only === "gateway") yield* gatewayBench
   if (only === undefined || only === "runs") {
     for (const line of yield* runsBench) yield* Effect.log(line)
+  }
+  if (only === "fairness") {
+    for (const line of yield* fairnessBench) yield* Effect.log(line)
   }
   if (only === "stackfloor") {
     for (const line of yield* stackFloorRunsBench) yield* Effect.log(line)

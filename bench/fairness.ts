@@ -1,0 +1,101 @@
+/**
+ * Fairness across tenants (issue 37, BENCH_ONLY=fairness): tenant B starts one 3-node run every
+ * second (BENCH_FAIR_PROBES, 10), first on an idle platform, then while tenant A floods
+ * BENCH_FAIR_FLOOD (5000) runs over HTTP with 64 starts in flight. B's start -> completed latency
+ * (from its run row) p50 and p99 in both phases, and how many of A's runs were waiting (pending)
+ * when B's runs ran. TENANT_MAX_RUNS_IN_FLIGHT is the platform's default unless set.
+ */
+import { Effect, Fiber } from "effect"
+import pg from "pg"
+import { BENCH_MARK } from "./PgTrace.js"
+import { threeNodeDag } from "./runs.js"
+import { benchDatabase, benchPlatform, instantModel, json, percentile } from "./support.js"
+
+const PROBES = Number(process.env.BENCH_FAIR_PROBES ?? 10)
+const FLOOD = Number(process.env.BENCH_FAIR_FLOOD ?? 5000)
+
+export const fairnessBench = Effect.scoped(Effect.gen(function*() {
+  const db = yield* benchDatabase
+  const model = yield* instantModel
+  const { base, token } = yield* benchPlatform({
+    DATABASE_URL: db.url,
+    LLM_BASE_URL: model.baseUrl,
+    LLM_MODELS: "bench-model",
+    ...(process.env.TENANT_MAX_RUNS_IN_FLIGHT !== undefined ? { TENANT_MAX_RUNS_IN_FLIGHT: process.env.TENANT_MAX_RUNS_IN_FLIGHT } : {})
+  })
+  const publish = (as: string) =>
+    Effect.gen(function*() {
+      const w = yield* json(base, as, "POST", "/api/v1/workflow/workflows", { name: "Fair" })
+      yield* json(base, as, "PATCH", `/api/v1/workflow/workflows/${w.id as string}`, { dag_definition: threeNodeDag })
+      yield* json(base, as, "POST", `/api/v1/workflow/workflows/${w.id as string}/publish`)
+      return w.id as string
+    })
+  const tenantB = yield* json(base, token, "POST", "/api/v1/auth/tenants", { name: "Tenant B", slug: "tenant-b" })
+  yield* json(base, token, "POST", "/api/v1/auth/users", {
+    email: "b@example.test",
+    name: "B",
+    password: "bench-password-b",
+    role: "system_admin",
+    tenant_id: tenantB.id
+  })
+  const login = yield* Effect.promise(() =>
+    fetch(`${base}/api/v1/auth/login`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ email: "b@example.test", password: "bench-password-b" })
+    }).then((r) => r.json() as Promise<{ access_token: string }>)
+  )
+  const tokenB = login.access_token
+  const flowA = yield* publish(token)
+  const flowB = yield* publish(tokenB)
+
+  const poller = new pg.Client({ connectionString: db.url })
+  yield* Effect.acquireRelease(Effect.promise(() => poller.connect()), () => Effect.promise(() => poller.end()))
+  const query = <A>(text: string, values: ReadonlyArray<unknown> = []) =>
+    Effect.promise(() => poller.query(`${BENCH_MARK} ${text}`, [...values])).pipe(Effect.map((r) => r.rows as Array<A>))
+
+  /** B's probes: one run a second, each followed to its end; latencies from the run rows, A's waiting runs at each start. */
+  const probe = Effect.gen(function*() {
+    const latencies: Array<number> = []
+    const waiting: Array<number> = []
+    for (let i = 0; i < PROBES; i++) {
+      const began = Date.now()
+      const run = yield* json(base, tokenB, "POST", `/api/v1/workflow/workflows/${flowB}/run`, { input_params: {} })
+      const [pending] = yield* query<{ n: number }>(`SELECT count(*)::int AS n FROM runs WHERE status = 'pending' AND tenant_id <> $1`, [tenantB.id])
+      waiting.push(pending?.n ?? 0)
+      for (;;) {
+        const [row] = yield* query<{ status: string; ms: number | null }>(
+          `SELECT status, extract(epoch FROM finished_at - created_at) * 1000 AS ms FROM runs WHERE id = $1`,
+          [run.id]
+        )
+        if (row?.status === "completed" || row?.status === "failed") {
+          latencies.push(Number(row.ms))
+          break
+        }
+        yield* Effect.sleep("5 millis")
+      }
+      yield* Effect.sleep(`${Math.max(0, 1000 - (Date.now() - began))} millis`)
+    }
+    const sorted = [...latencies].sort((a, b) => a - b)
+    return { p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99), waiting: Math.max(...waiting) }
+  })
+
+  const idle = yield* probe
+  let started = 0
+  const flood = yield* Effect.forEach(
+    Array.from({ length: FLOOD }, (_, i) => i),
+    () => Effect.tap(json(base, token, "POST", `/api/v1/workflow/workflows/${flowA}/run`, { input_params: {} }), () => Effect.sync(() => started++)),
+    { concurrency: 64, discard: true }
+  ).pipe(Effect.fork)
+  yield* Effect.sleep("2 seconds")
+  const flooded = yield* probe
+  const startedDuring = started
+  yield* Fiber.interrupt(flood)
+  return [
+    `fairness: tenant B starts a 3-node run every second, idle and while tenant A floods ${FLOOD} runs (64 starts in flight)`,
+    `  idle: B p50 ${idle.p50.toFixed(1)} ms, p99 ${idle.p99.toFixed(1)} ms`,
+    `  RESULT_FAIRNESS flooded: B p50 ${flooded.p50.toFixed(1)} ms, p99 ${flooded.p99.toFixed(1)} ms (${
+      (flooded.p99 / idle.p99).toFixed(2)
+    }x idle p99); A's runs started by then ${startedDuring}, at most ${flooded.waiting} of them waiting in pending`
+  ]
+}))

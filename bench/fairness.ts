@@ -3,7 +3,9 @@
  * second (BENCH_FAIR_PROBES, 10), first on an idle platform, then while tenant A floods
  * BENCH_FAIR_FLOOD (5000) runs over HTTP with 64 starts in flight. B's start -> completed latency
  * (from its run row) p50 and p99 in both phases, and how many of A's runs were waiting (pending)
- * when B's runs ran. TENANT_MAX_RUNS_IN_FLIGHT is the platform's default unless set.
+ * when B's runs ran. TENANT_MAX_RUNS_IN_FLIGHT is the platform's default unless set;
+ * BENCH_FAIR_START_RATE sets A's max_run_starts_per_second (its refused starts wait out their
+ * Retry-After, as a well-behaved client does).
  */
 import { Effect, Fiber } from "effect"
 import pg from "pg"
@@ -13,6 +15,7 @@ import { benchDatabase, benchPlatform, instantModel, json, percentile } from "./
 
 const PROBES = Number(process.env.BENCH_FAIR_PROBES ?? 10)
 const FLOOD = Number(process.env.BENCH_FAIR_FLOOD ?? 5000)
+const START_RATE = process.env.BENCH_FAIR_START_RATE
 
 export const fairnessBench = Effect.scoped(Effect.gen(function*() {
   const db = yield* benchDatabase
@@ -47,6 +50,12 @@ export const fairnessBench = Effect.scoped(Effect.gen(function*() {
   )
   const tokenB = login.access_token
   const flowA = yield* publish(token)
+  if (START_RATE !== undefined) {
+    const me = yield* json(base, token, "GET", "/api/v1/auth/users/me")
+    yield* json(base, token, "PATCH", `/api/v1/auth/tenants/${(me.user as { tenant_id: string }).tenant_id}/settings`, {
+      max_run_starts_per_second: Number(START_RATE)
+    })
+  }
   const flowB = yield* publish(tokenB)
 
   const poller = new pg.Client({ connectionString: db.url })
@@ -80,11 +89,28 @@ export const fairnessBench = Effect.scoped(Effect.gen(function*() {
     return { p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99), waiting: Math.max(...waiting) }
   })
 
+  /** One of A's starts, refusals included (a 429 is an answer here, not a failure). */
+  const startA = Effect.promise(() =>
+    fetch(`${base}/api/v1/workflow/workflows/${flowA}/run`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
+      body: JSON.stringify({ input_params: {} })
+    }).then(async (r) => ({ status: r.status, body: (await r.json()) as Record<string, unknown> }))
+  )
+
   const idle = yield* probe
   let started = 0
   const flood = yield* Effect.forEach(
     Array.from({ length: FLOOD }, (_, i) => i),
-    () => Effect.tap(json(base, token, "POST", `/api/v1/workflow/workflows/${flowA}/run`, { input_params: {} }), () => Effect.sync(() => started++)),
+    () =>
+      Effect.gen(function*() {
+        for (;;) {
+          const r = yield* startA
+          if (r.status === 202) return void started++
+          if (r.status !== 429) return yield* Effect.dieMessage(`tenant A's start: ${r.status}`)
+          yield* Effect.sleep(`${Number(r.body.retry_after_seconds ?? 1)} seconds`)
+        }
+      }),
     { concurrency: 64, discard: true }
   ).pipe(Effect.fork)
   yield* Effect.sleep("2 seconds")

@@ -4,7 +4,7 @@ import { WorkflowId } from "./Ids.js"
 import { DateTimeParam, Page, pageSizeParam } from "./Pagination.js"
 import { IntFromString } from "./QueryParams.js"
 import { RunStatus } from "./RunLifecycle.js"
-import { ModelUsage, RUN_HEADER, RunRow, StepRow, TriggerType } from "./RunRow.js"
+import { HitlRow, ModelUsage, RUN_HEADER, RunRow, StepRow, TriggerType } from "./RunRow.js"
 
 export { ModelUsage, RunStatus, TriggerType }
 
@@ -113,23 +113,24 @@ export const RecentRuns = Schema.Struct({
   has_more: Schema.Boolean
 })
 
-export const HitlRequest = Schema.Struct({
-  request_id: Schema.UUID,
-  run_id: Schema.UUID,
-  workflow_id: WorkflowId,
-  node_id: Schema.String,
-  type: Schema.Literal("approval", "ask_human", "form"),
-  prompt: Schema.String,
-  choices: Schema.optional(Schema.Array(Schema.String)),
-  form_schema: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown })),
-  assignee: Schema.Record({ key: Schema.String, value: Schema.Unknown }),
-  status: Schema.Literal("pending", "claimed", "completed", "cancelled"),
-  claimed_by: Schema.optional(Schema.UUID),
-  response: Schema.optional(Schema.Unknown),
-  responded_by: Schema.optional(Schema.UUID),
-  created_at: Schema.Date,
-  responded_at: Schema.optional(Schema.Date)
-})
+/** The HITL row's columns the contract shows (a null one absent); its `id` is the contract's `request_id`. */
+export const HITL_FIELDS = [
+  "run_id",
+  "workflow_id",
+  "node_id",
+  "type",
+  "prompt",
+  "choices",
+  "form_schema",
+  "assignee",
+  "status",
+  "claimed_by",
+  "response",
+  "responded_by",
+  "created_at",
+  "responded_at"
+] as const
+export const HitlRequest = Schema.Struct({ request_id: HitlRow.fields.id, ...contractFields(HitlRow.fields, HITL_FIELDS) })
 export type HitlRequest = typeof HitlRequest.Type
 
 export const HitlPage = Page(HitlRequest)

@@ -19,12 +19,19 @@ export class RunsApi extends HttpApiGroup.make("runs")
       .setPayload(R.StartRunRequest)
       .setHeaders(IdempotencyHeaders)
       .addSuccess(R.Run, { status: 202 })
+      .addError(TooManyRequests)
+      .annotate(
+        OpenApi.Description,
+        "Starts a run of the active version (202, pending). A tenant whose settings set max_run_starts_per_second gets 429 " +
+          "RATE_LIMITED with Retry-After past that rate (dry runs count too)."
+      )
   )
   .add(
     HttpApiEndpoint.post("dryRun")`/workflows/${workflowId}/dry-run`
       .setPayload(R.DryRunRequest)
       .setHeaders(IdempotencyHeaders)
       .addSuccess(R.Run, { status: 202 })
+      .addError(TooManyRequests)
       .annotate(
         OpenApi.Description,
         "Runs the latest saved version, a draft included (`version` picks another; 404 when it does not exist), so a builder can test before publishing. " +

@@ -75,3 +75,24 @@ export const StepRow = Schema.Struct({
   finished_at: Schema.NullOr(Schema.DateFromSelf)
 })
 export type StepRow = typeof StepRow.Type
+
+/** The hitl_requests table's row; the contract's `HitlRequest` is derived from it (`id` is its `request_id`). */
+export const HitlRow = Schema.Struct({
+  id: Schema.UUID,
+  run_id: Schema.UUID,
+  workflow_id: WorkflowId,
+  node_id: Schema.String,
+  type: Schema.Literal("approval", "ask_human", "form"),
+  prompt: Schema.String,
+  choices: Schema.NullOr(Schema.Array(Schema.String)),
+  form_schema: Schema.NullOr(Schema.Record({ key: Schema.String, value: Schema.Unknown })),
+  assignee: Schema.Record({ key: Schema.String, value: Schema.Unknown }),
+  status: Schema.Literal("pending", "claimed", "completed", "cancelled"),
+  claimed_by: Schema.NullOr(Schema.UUID),
+  response: Schema.NullOr(Schema.Unknown),
+  responded_by: Schema.NullOr(Schema.UUID),
+  deferred_token: Schema.String,
+  created_at: Schema.DateFromSelf,
+  responded_at: Schema.NullOr(Schema.DateFromSelf)
+})
+export type HitlRow = typeof HitlRow.Type

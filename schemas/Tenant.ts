@@ -12,6 +12,12 @@ export const TenantSettings = Schema.Struct({
         "Runs of this tenant active at once on a runner process; more wait in pending (a run_queued event) and start in arrival order. Absent: the platform's TENANT_MAX_RUNS_IN_FLIGHT. Only an env_admin sets it."
     })
   ),
+  max_run_starts_per_second: Schema.optional(
+    Schema.Int.pipe(Schema.between(1, 100_000)).annotations({
+      description:
+        "Runs this tenant may start through the run endpoints per second (429 RATE_LIMITED with Retry-After past it): a flood is refused at the door. Absent: no limit. Only an env_admin sets it."
+    })
+  ),
   max_model_calls_in_flight: Schema.optional(
     Schema.Int.pipe(Schema.between(1, 100_000)).annotations({
       description:

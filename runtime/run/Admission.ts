@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { Context, Deferred, Effect, Layer, Schema, type Scope } from "effect"
+import { Context, Deferred, Effect, Exit, Layer, Schema, type Scope } from "effect"
 import { AppConfig } from "../../platform/Config.js"
 import { decodeRows } from "../../platform/Rows.js"
 
@@ -46,32 +46,30 @@ const makeTenantLines = (setting: "max_runs_in_flight" | "max_model_calls_in_fli
       return line
     }
 
-    const release = (tenantId: string, line: Line) =>
+    const release = (line: Line) =>
       Effect.suspend(() => {
         const next = line.waiting.shift()
         if (next !== undefined) return Deferred.succeed(next, undefined)
         line.inFlight--
-        if (line.inFlight === 0) lines.delete(tenantId)
         return Effect.void
       })
 
     /** Waits (interruptibly) until the tenant has a slot for this run; the slot is then counted. */
-    const take = (tenantId: string, line: Line, limit: number, onWait: (limit: number) => Effect.Effect<void>) =>
+    const take = (line: Line, limit: number, onWait: (limit: number) => Effect.Effect<void>) =>
       Effect.gen(function*() {
         if (line.inFlight < limit) {
           line.inFlight++
           return
         }
-        yield* onWait(limit)
+        // In line before anything that waits: a slot freed meanwhile comes to this run.
         const turn = yield* Deferred.make<void>()
         line.waiting.push(turn)
-        yield* Deferred.await(turn).pipe(Effect.onInterrupt(() =>
-          Effect.flatMap(Deferred.isDone(turn), (handed) => {
-            if (handed) return release(tenantId, line)
-            line.waiting.splice(line.waiting.indexOf(turn), 1)
-            return Effect.void
-          })
-        ))
+        const leave = Effect.flatMap(Deferred.isDone(turn), (handed) => {
+          if (handed) return release(line)
+          line.waiting.splice(line.waiting.indexOf(turn), 1)
+          return Effect.void
+        })
+        yield* Effect.zipRight(onWait(limit), Deferred.await(turn)).pipe(Effect.onExit((exit) => (Exit.isSuccess(exit) ? Effect.void : leave)))
       })
 
     const enter = (tenantId: string, onWait: (limit: number) => Effect.Effect<void>) =>
@@ -79,8 +77,8 @@ const makeTenantLines = (setting: "max_runs_in_flight" | "max_model_calls_in_fli
         Effect.uninterruptibleMask((restore) =>
           Effect.gen(function*() {
             const line = lineOf(tenantId)
-            yield* restore(take(tenantId, line, limit, onWait))
-            yield* Effect.addFinalizer(() => release(tenantId, line))
+            yield* restore(take(line, limit, onWait))
+            yield* Effect.addFinalizer(() => release(line))
           })
         ))
 

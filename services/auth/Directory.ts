@@ -44,7 +44,9 @@ export class Directory extends Effect.Service<Directory>()("Directory", {
         if (principal.role !== "env_admin" && tenantId !== principal.tenantId) return yield* notFound("Tenant")
         yield* requireRole(principal, TENANT_ADMINS)
         // A tenant's share of the platform is the operator's to set, not the tenant's own admins'.
-        if (patch.max_runs_in_flight !== undefined || patch.max_model_calls_in_flight !== undefined) yield* requireEnvAdmin(principal)
+        if (
+          patch.max_runs_in_flight !== undefined || patch.max_model_calls_in_flight !== undefined || patch.max_run_starts_per_second !== undefined
+        ) yield* requireEnvAdmin(principal)
         const tenant = yield* tenants.mergeSettings(tenantId, patch)
         if (Option.isNone(tenant)) return yield* notFound("Tenant")
         yield* audit.record(principal, {

@@ -1,59 +1,29 @@
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect, Schema } from "effect"
-import { decodeRows, JsonObject, JsonObjectOf, Timestamp } from "../../platform/Rows.js"
+import { decodeRows, JsonObjectOf } from "../../platform/Rows.js"
 import { traced } from "../../platform/Traced.js"
 import { checkJsonSchema } from "../../runtime/dag/JsonSchema.js"
 import { RunModule } from "../../runtime/run/RunModule.js"
 import { HITL_ADMINS, requireReader } from "../../schemas/Authorization.js"
+import { presentOnly } from "../../schemas/ContractFields.js"
 import { type BadRequest, badRequest, conflict, forbidden, notFound } from "../../schemas/Errors.js"
 import type { PageParams } from "../../schemas/Pagination.js"
 import { pageOf, pageOffset } from "../../schemas/Pagination.js"
 import type { Principal } from "../../schemas/Principal.js"
 import { isRecord } from "../../schemas/Records.js"
 import { isAtLeast, type Role, Roles } from "../../schemas/Roles.js"
-import { type HitlRequest, HitlRequest as HitlRequestSchema } from "../../schemas/Run.js"
+import { HITL_FIELDS, type HitlRequest } from "../../schemas/Run.js"
+import { HitlRow } from "../../schemas/RunRow.js"
 import { People } from "../ports/People.js"
 
-const Row = Schema.Struct({
-  id: Schema.String,
-  run_id: Schema.String,
-  workflow_id: Schema.String,
-  node_id: Schema.String,
-  type: Schema.Literal("approval", "ask_human", "form"),
-  prompt: Schema.String,
-  choices: Schema.NullOr(Schema.Array(Schema.String)),
-  form_schema: Schema.NullOr(JsonObject),
-  assignee: JsonObjectOf<{ user_email?: string; role?: Role; group_id?: string }>(),
-  status: HitlRequestSchema.fields.status,
-  claimed_by: Schema.NullOr(Schema.String),
-  response: Schema.Unknown,
-  responded_by: Schema.NullOr(Schema.String),
-  deferred_token: Schema.String,
-  created_at: Timestamp,
-  responded_at: Schema.NullOr(Timestamp)
-})
+/** The row as this service reads it: the one HITL row, its assignee with the fields a node may set. */
+const Row = Schema.Struct({ ...HitlRow.fields, assignee: JsonObjectOf<{ user_email?: string; role?: Role; group_id?: string }>() })
 type Row = typeof Row.Type
 
 const hitlRows = decodeRows("hitl_requests", Row)
 
-const toRequest = (r: Row): HitlRequest => ({
-  request_id: r.id,
-  run_id: r.run_id,
-  workflow_id: r.workflow_id as HitlRequest["workflow_id"],
-  node_id: r.node_id,
-  type: r.type,
-  prompt: r.prompt,
-  ...(r.choices !== null ? { choices: r.choices } : {}),
-  ...(r.form_schema !== null ? { form_schema: r.form_schema } : {}),
-  assignee: r.assignee,
-  status: r.status,
-  ...(r.claimed_by !== null ? { claimed_by: r.claimed_by } : {}),
-  ...(r.response !== null ? { response: r.response } : {}),
-  ...(r.responded_by !== null ? { responded_by: r.responded_by } : {}),
-  created_at: r.created_at,
-  ...(r.responded_at !== null ? { responded_at: r.responded_at } : {})
-})
+const toRequest = ({ id, ...row }: Row): HitlRequest => ({ request_id: id, ...presentOnly(row, HITL_FIELDS) })
 
 /**
  * A response checked against its request: {type: choice|freetext, value} for ask_human, the

@@ -29,6 +29,7 @@ import { RunFeeds } from "./RunFeeds.js"
 import { RunnableWorkflowsLive } from "./RunnableWorkflowsLive.js"
 import { Runs } from "./Runs.js"
 import { RunsRepo } from "./RunsRepo.js"
+import { RunStartRate } from "./RunStartRate.js"
 import { RunStream } from "./RunStream.js"
 import { ScheduleFiringLive } from "./schedules/ScheduleFiring.js"
 import { Schedules } from "./schedules/Schedules.js"
@@ -76,7 +77,7 @@ export const WorkflowLive = Layer.mergeAll(
   Nudges.Default
 ).pipe(
   Layer.provideMerge(InboundEmail.Default),
-  Layer.provideMerge(Layer.mergeAll(RunStream.Default, Hitl.Default, Traces.Default)),
+  Layer.provideMerge(Layer.mergeAll(RunStream.Default, Hitl.Default, Traces.Default, RunStartRate.Default)),
   Layer.provideMerge(Layer.mergeAll(Runs.Default, RunFeeds.Default)),
   Layer.provideMerge(RunsRepo.Default),
   Layer.provideMerge(RegistriesLive)
@@ -104,6 +105,7 @@ export const WorkflowHttpLive = isolated(
   Publishing,
   Workflows,
   Runs,
+  RunStartRate,
   RunStream,
   Traces,
   LlmProviders,

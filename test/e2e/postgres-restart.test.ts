@@ -97,7 +97,16 @@ layer(ScriptedModel.layer, { excludeTestServices: true, timeout: "150 seconds" }
 
         const accepted = all.flatMap((s) => (s.id !== undefined ? [s.id] : []))
         assert.isAbove(accepted.length, 50)
-        const finished = yield* Effect.forEach(accepted, (id) => waitTerminal(api, token, id, 60_000), { concurrency: 8 })
+        const finished = yield* Effect.forEach(accepted, (id) =>
+          waitTerminal(api, token, id, 60_000).pipe(
+            Effect.catchAllDefect((defect) =>
+              Effect.dieMessage(
+                `${String(defect)}; the platform's log of it:\n${
+                  platform.output().split("\n").filter((l) => l.includes(id)).slice(-30).join("\n")
+                }\n(last lines)\n${platform.output().slice(-4000)}`
+              )
+            )
+          ), { concurrency: 8 })
         assert.deepStrictEqual([...new Set(finished.map((r) => r.status))], ["completed"], "every accepted run completes")
       }),
     140_000

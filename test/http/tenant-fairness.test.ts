@@ -58,6 +58,34 @@ layer(RunPlatformLive({ TENANT_MAX_RUNS_IN_FLIGHT: "2" }), { excludeTestServices
     }))
 })
 
+layer(RunPlatformLive(), { excludeTestServices: true, timeout: "90 seconds" })("tenant run-start rate", (it) => {
+  it.effect("past the tenant's max_run_starts_per_second a start is refused with 429 and Retry-After; other tenants start freely", () =>
+    Effect.gen(function*() {
+      const admin = yield* adminToken
+      const model = yield* ScriptedModel
+      model.setScript(() => ({ text: "ok" }))
+      const limited = yield* createTenant(admin, `rate-${Date.now().toString(36)}`)
+      assert.strictEqual(
+        (yield* http("PATCH", `/api/v1/auth/tenants/${limited.id}/settings`, { token: admin, body: { max_run_starts_per_second: 2 } })).status,
+        200
+      )
+      const member = yield* createMember(admin, "system_admin", { tenantId: limited.id })
+      const token = yield* loginToken(member.email, member.password)
+      const flow = yield* publishedWorkflow(token, { nodes: [respondNode("a")] })
+      const answers = yield* Effect.forEach([1, 2, 3, 4], () => http("POST", `/api/v1/workflow/workflows/${flow}/run`, { token, body: { input_params: {} } }), {
+        concurrency: "unbounded"
+      })
+      const refused = answers.filter((r) => r.status === 429)
+      assert.isAtLeast(answers.filter((r) => r.status === 202).length, 1)
+      assert.isAtLeast(refused.length, 1, answers.map((r) => r.status).join(","))
+      assert.strictEqual(refused[0]?.body.code, "RATE_LIMITED")
+      assert.isAtLeast(Number(refused[0]?.headers.get("retry-after")), 1)
+      // The admin's own tenant has no such setting: its starts are not counted.
+      const own = yield* publishedWorkflow(admin, { nodes: [respondNode("a")] })
+      for (let i = 0; i < 4; i++) assert.strictEqual((yield* startRun(admin, own, {})).status, 202)
+    }))
+})
+
 layer(RunPlatformLive({ TENANT_MAX_MODEL_CALLS_IN_FLIGHT: "1" }), { excludeTestServices: true, timeout: "90 seconds" })("tenant model calls", (it) => {
   it.effect("a tenant's model calls in flight are limited: its runs take turns at the provider, another tenant's call goes at once", () =>
     Effect.gen(function*() {

@@ -1,6 +1,7 @@
 import { Data, Effect, Layer, Schema } from "effect"
 import { randomUUID } from "node:crypto"
 import { defineNode, done, ExtraNodeTypes, NodeRegistry, waitFor } from "../../runtime/nodes/NodeType.js"
+import { TenantAdmission } from "../../runtime/run/Admission.js"
 import { recordCancel } from "../../runtime/run/Cancel.js"
 import { activate, StaleStart } from "../../runtime/run/Interpreter.js"
 import { type Committed, Journal } from "../../runtime/run/Journal.js"
@@ -8,7 +9,6 @@ import { RunnableWorkflows, RunSpans } from "../../runtime/run/Ports.js"
 import { RunEndHooks } from "../../runtime/run/RunEndHooks.js"
 import type { RunEvents } from "../../runtime/run/RunEvents.js"
 import type { Journaled, RunRecord } from "../../runtime/run/RunRecord.js"
-import { TenantAdmission } from "../../runtime/run/Admission.js"
 import { Versions } from "../../runtime/run/Versions.js"
 import { nodeBase } from "../../schemas/Dag.js"
 import { WorkflowId } from "../../schemas/Ids.js"
@@ -96,7 +96,13 @@ export const workflowsLayer = (dags: ReadonlyMap<string, unknown>) =>
 
 /** The kernel's services over `journal` (a Journal and RunEvents layer): node types, versions, no spans, no end hooks. */
 export const kernelOver = <E, R>(journal: Layer.Layer<Journal | RunEvents, E, R>, dags: ReadonlyMap<string, unknown>) =>
-  Layer.mergeAll(NodeRegistry.layer([ProbeNode]), Versions.layer.pipe(Layer.provide(workflowsLayer(dags))), RunSpans.none, RunEndHooks.none, TenantAdmission.none).pipe(
+  Layer.mergeAll(
+    NodeRegistry.layer([ProbeNode]),
+    Versions.layer.pipe(Layer.provide(workflowsLayer(dags))),
+    RunSpans.none,
+    RunEndHooks.none,
+    TenantAdmission.none
+  ).pipe(
     Layer.provide(Layer.succeed(ExtraNodeTypes, [ProbeNode])),
     Layer.provideMerge(journal)
   )

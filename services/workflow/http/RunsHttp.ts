@@ -5,6 +5,7 @@ import { PlatformApi } from "../../../schemas/Api.js"
 import { asCaller } from "../../../schemas/Principal.js"
 import { Hitl } from "../Hitl.js"
 import { Runs } from "../Runs.js"
+import { RunStartRate } from "../RunStartRate.js"
 import { RunStream } from "../RunStream.js"
 import { Traces } from "../traces/Traces.js"
 
@@ -13,12 +14,15 @@ export const RunsHttp = HttpApiBuilder.group(PlatformApi, "runs", (handlers) =>
     const runs = yield* Runs
     const stream = yield* RunStream
     const traces = yield* Traces
+    const rate = yield* RunStartRate
     return handlers
       .handle("run", ({ headers, path, payload }) =>
-        asCaller((p) => runs.start(p, path.id, payload, { dryRun: false, idempotencyKey: headers["idempotency-key"] })))
+        asCaller((p) =>
+          Effect.zipRight(rate.check(p), runs.start(p, path.id, payload, { dryRun: false, idempotencyKey: headers["idempotency-key"] }))
+        ))
       .handle("dryRun", ({ headers, path, payload }) =>
         asCaller((p) =>
-          runs.start(p, path.id, payload, { dryRun: true, idempotencyKey: headers["idempotency-key"] })
+          Effect.zipRight(rate.check(p), runs.start(p, path.id, payload, { dryRun: true, idempotencyKey: headers["idempotency-key"] }))
         ))
       .handle("get", ({ path }) =>
         asCaller((p) => runs.get(p, path.run_id)))

@@ -1,0 +1,30 @@
+import { Effect } from "effect"
+import { RateLimiter } from "../../platform/RateLimiter.js"
+import { traced } from "../../platform/Traced.js"
+import { TooManyRequests } from "../../schemas/Errors.js"
+import type { Principal } from "../../schemas/Principal.js"
+
+/**
+ * A tenant's rate of run starts through the run endpoints (`max_run_starts_per_second` in its
+ * settings, set by an env_admin): past it the start is refused with 429 and Retry-After, so a
+ * flood costs the platform a refusal rather than a run. No setting, no limit and no lookup: the
+ * setting comes with the caller's principal.
+ */
+export class RunStartRate extends Effect.Service<RunStartRate>()("RunStartRate", {
+  effect: Effect.gen(function*() {
+    const limiter = yield* RateLimiter
+    const check = (principal: Principal) =>
+      Effect.gen(function*() {
+        const limit = principal.settings.max_run_starts_per_second
+        if (limit === undefined) return
+        const decision = yield* limiter.hit(`run-starts:${principal.tenantId}`, limit, 1)
+        if (decision.allowed) return
+        return yield* new TooManyRequests({
+          code: "RATE_LIMITED",
+          message: `This workspace may start ${limit} runs per second`,
+          retry_after_seconds: decision.retryAfterSeconds
+        })
+      })
+    return traced("RunStartRate", { check })
+  })
+}) {}

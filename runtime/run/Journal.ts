@@ -25,6 +25,12 @@ FROM runs r WHERE r.id = $1`
 
 const decode = Schema.decodeUnknown(Journaled)
 
+/** A deadlock or serialization failure: the statement was rolled back and may simply run again. */
+const isTransient = (error: SqlError) => {
+  const code = (error.cause as { readonly code?: unknown } | undefined)?.code
+  return code === "40P01" || code === "40001"
+}
+
 export type { CommitFence, JournalRun }
 
 export const currentFence = FiberRef.unsafeMake<CommitFence | undefined>(undefined)
@@ -91,8 +97,11 @@ export class Journal extends Context.Tag("Journal")<Journal, {
             Effect.orDie
           )
 
-        const many = (entries: ReadonlyArray<CommitEntry>) => commitAll(sql, entries)
-        const one = (entry: CommitEntry) => Effect.map(commitAll(sql, [entry]), (rows) => rows[0])
+        // Two writers' statements may lock the same runs in opposite orders (a commit and a wake-up): PostgreSQL
+        // then aborts one of them, which is written again.
+        const again = <A>(effect: Effect.Effect<A, SqlError>) => Effect.retry(effect, { times: 3, while: isTransient })
+        const many = (entries: ReadonlyArray<CommitEntry>) => again(commitAll(sql, entries))
+        const one = (entry: CommitEntry) => again(Effect.map(commitAll(sql, [entry]), (rows) => rows[0]))
         const submit = yield* makeGroupCommit({
           one,
           many,

@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { assert, layer } from "@effect/vitest"
-import { Deferred, Effect, Exit, FastCheck, Fiber, Metric, Schema } from "effect"
+import { Cause, Deferred, Effect, Exit, FastCheck, Fiber, Metric, Schema } from "effect"
 import { randomUUID } from "node:crypto"
 import { journalGroupFallbacks, journalGroupSize } from "../../otel/Metrics.js"
 import { Batch } from "../../runtime/run/Batch.js"
@@ -92,7 +92,7 @@ layer(PgJournalLive, { timeout: "180 seconds", excludeTestServices: true })("gro
                 const exit = yield* Effect.exit(journal.commit(records[r], batch, seq))
                 if (Exit.isFailure(exit)) {
                   failed[r] = true
-                  assert.strictEqual(plan.faultyAt, i, "only the faulty commit fails")
+                  assert.strictEqual(plan.faultyAt, i, `only the faulty commit fails: ${Cause.pretty(exit.cause).slice(0, 500)}`)
                   return
                 }
                 assert.notStrictEqual(plan.faultyAt, i, "a faulty commit is never acknowledged")

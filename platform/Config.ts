@@ -97,6 +97,8 @@ export interface AppConfigShape {
   readonly workerMemoryMb: number
   /** Threads started with the platform, every task module loaded, so a first task does not wait for one. */
   readonly workerWarmThreads: number
+  /** How long a node serves a token's membership or a key's owner from memory (0: read on every request). */
+  readonly authCacheSeconds: number
 }
 
 const invalid = (name: string, message: string) => Either.left(ConfigError.InvalidData([name], message))
@@ -247,6 +249,10 @@ const raw = Config.all({
   workerWarmThreads: Config.integer("WORKER_WARM_THREADS").pipe(
     Config.validate({ message: "must be zero or more", validation: (n) => n >= 0 }),
     Config.withDefault(1)
+  ),
+  authCacheSeconds: Config.integer("AUTH_CACHE_SECONDS").pipe(
+    Config.validate({ message: "must be zero or more", validation: (n) => n >= 0 }),
+    Config.withDefault(5)
   ),
   shutdownGraceSeconds: Config.integer("SHUTDOWN_GRACE_SECONDS").pipe(
     Config.validate({ message: "must be zero or more", validation: (n) => n >= 0 }),

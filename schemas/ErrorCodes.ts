@@ -70,6 +70,7 @@ export const ErrorCatalogue = {
   METHOD_NOT_ALLOWED: [405, "The path exists, the method does not"],
   // 409
   NOT_PUBLISHED: [409, "The AI Employee has no active version to run, chat with or share"],
+  WORKFLOW_CHANGED: [409, "The AI Employee was published, reverted, renamed or archived again and again while the run started: send it again"],
   ACTIVE_VERSION: [409, "The operation is not allowed on the active version"],
   VERSION_IS_DRAFT: [409, "The operation needs a published version, not the draft"],
   VERSION_NAME_TAKEN: [409, "Another version of this AI Employee has that name"],

@@ -15,7 +15,7 @@ import { checkJsonSchema } from "../dag/JsonSchema.js"
 import { RunPlacement } from "./Placement.js"
 import { RunnableWorkflows } from "./Ports.js"
 import { type CancelResult, RunEntity } from "./RunEntity.js"
-import { makeRunInserts } from "./RunInserts.js"
+import { type InsertedRun, makeRunInserts } from "./RunInserts.js"
 import type { RunRecord } from "./RunRecord.js"
 import { Versions } from "./Versions.js"
 
@@ -31,6 +31,12 @@ export interface RunRequest {
   readonly workflowId: string
   /** The version to pin; by default the AI Employee's active version. */
   readonly version?: { readonly number: number; readonly name: string } | undefined
+  /**
+   * `version` came from a copy of the AI Employee's row kept in memory: the run is written only
+   * if the row still has that name, is not archived and (`active`) has that active version or
+   * (`latest`) that latest version; else the create fails with 409 WORKFLOW_CHANGED, nothing written.
+   */
+  readonly asRead?: { readonly active: boolean; readonly latest?: number | undefined } | undefined
   readonly triggerType: TriggerType
   readonly createdBy?: string | null | undefined
   readonly apiKeyId?: string | null | undefined
@@ -56,20 +62,8 @@ export interface RunRequest {
   } | undefined
 }
 
-export interface CreatedRun {
-  readonly id: string
-  readonly tenant_id: string
-  readonly workflow_id: string
-  readonly workflow_name: string
-  readonly version: number
-  /** pending, unless the run already existed (a child run created again by its node's re-run). */
-  readonly status: string
-  readonly trigger_type: string
-  readonly is_dry_run: boolean
-  readonly held: boolean
-  readonly parent_run_id: string | null
-  readonly session_id: string | null
-  readonly created_at: Date
+/** The run as created (or found again: a child run created again by its node's re-run is not `pending`). */
+export type CreatedRun = Omit<InsertedRun, "input_params"> & {
   /**
    * The whole record of a run inserted by this call (never of one found again): handed to
    * `launch`, it spares the run's first activation a read.
@@ -191,8 +185,13 @@ export class RunModule extends Context.Tag("RunModule")<RunModule, {
             skip_reason: r.skipReason ?? null,
             finished_at: r.skipReason !== undefined ? new Date() : null,
             scheduled_fire_time: r.scheduledFireTime ?? null,
-            api_key_id: r.apiKeyId ?? null
+            api_key_id: r.apiKeyId ?? null,
+            check_head: r.asRead === undefined ? null : r.asRead.active ? "active" : "exists",
+            head_latest: r.asRead?.latest ?? null
           })
+          if (inserted === undefined) {
+            return yield* conflict("WORKFLOW_CHANGED", "The AI Employee changed while the run started: send it again")
+          }
           // A run recorded as skipped never runs: its one event ends its stream (seq 1, written once).
           if (status === "skipped") {
             yield* sql`INSERT INTO run_events (run_id, seq, dedupe_key, type, payload)

@@ -10,6 +10,7 @@ import { pageOffset } from "../../schemas/Pagination.js"
 import type { Principal } from "../../schemas/Principal.js"
 import { Role } from "../../schemas/Roles.js"
 import type { TenantSettings } from "../../schemas/Tenant.js"
+import { AuthReads } from "./AuthReads.js"
 
 /** `ApiKey` as stored: its dates as pg hands them over, its tenant and a system key's role. */
 const { revoked: _revoked, ...apiKeyFields } = ApiKey.fields
@@ -60,9 +61,14 @@ const BY_HASH = `SELECT k.id, k.tenant_id, k.owner_user_id, k.name, k.key_prefix
   WHERE k.key_hash = $1`
 
 export class ApiKeysRepo extends Effect.Service<ApiKeysRepo>()("ApiKeysRepo", {
+  dependencies: [AuthReads.Default],
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const prepared = yield* PreparedSql
+    const authReads = yield* AuthReads
+    const byHashCache = authReads.cache<Option.Option<{ key: ApiKeyRow; owner: KeyOwner | null }>>()
+    // When this node last recorded a key's use: the cached row's last_used_at stays as it was read.
+    const touched = new Map<string, number>()
     const json = (v: ReadonlyArray<string> | null | undefined) => (v === null || v === undefined ? null : JSON.stringify(v))
 
     const insert = (scope: Principal, key: {
@@ -113,14 +119,16 @@ export class ApiKeysRepo extends Effect.Service<ApiKeysRepo>()("ApiKeysRepo", {
           resource_scope = ${patch.resource_scope === undefined ? sql`resource_scope` : json(patch.resource_scope)}
         WHERE tenant_id = ${scope.tenantId} AND id = ${id} RETURNING ${columns(sql)}`.pipe(apiKeyRows).pipe(
         Effect.map((rows) => Option.fromNullable(rows[0])),
-        Effect.orDie
+        Effect.orDie,
+        Effect.tap(() => authReads.changed)
       )
 
     const revoke = (scope: Principal, id: ApiKeyId) =>
       sql`UPDATE api_keys SET revoked_at = COALESCE(revoked_at, now())
         WHERE tenant_id = ${scope.tenantId} AND id = ${id} RETURNING id`.pipe(
         Effect.map((rows) => rows.length > 0),
-        Effect.orDie
+        Effect.orDie,
+        Effect.tap(() => authReads.changed)
       )
 
     /**
@@ -128,19 +136,25 @@ export class ApiKeysRepo extends Effect.Service<ApiKeysRepo>()("ApiKeysRepo", {
      * the same read: the only unscoped read, since the key names its tenant.
      */
     const byHash = (hash: string) =>
-      prepared.query(BY_HASH, [hash]).pipe(
-        Effect.flatMap((rows) => Effect.zip(apiKeyRows(Effect.succeed(rows)), ownerRows(Effect.succeed(rows)))),
-        Effect.map(([keys, owners]) => keys[0] === undefined ? Option.none() : Option.some({ key: keys[0], owner: owners[0]?.owner ?? null })),
-        Effect.orDie
+      byHashCache.get(
+        hash,
+        prepared.query(BY_HASH, [hash]).pipe(
+          Effect.flatMap((rows) => Effect.zip(apiKeyRows(Effect.succeed(rows)), ownerRows(Effect.succeed(rows)))),
+          Effect.map(([keys, owners]) => keys[0] === undefined ? Option.none() : Option.some({ key: keys[0], owner: owners[0]?.owner ?? null })),
+          Effect.orDie
+        )
       )
 
     /** Records a use at most once a minute: `lastUsed` is the value just read with the key. */
     const touch = (id: string, lastUsed: Date | null) =>
-      lastUsed !== null && Date.now() - lastUsed.getTime() < 60_000 ? Effect.void : sql`UPDATE api_keys SET last_used_at = now()
-        WHERE id = ${id} AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')`.pipe(
-        Effect.asVoid,
-        Effect.orDie
-      )
+      Effect.suspend(() => {
+        const last = Math.max(lastUsed?.getTime() ?? 0, touched.get(id) ?? 0)
+        if (Date.now() - last < 60_000) return Effect.void
+        if (touched.size >= 10_000) touched.clear()
+        touched.set(id, Date.now())
+        return sql`UPDATE api_keys SET last_used_at = now()
+          WHERE id = ${id} AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')`.pipe(Effect.asVoid, Effect.orDie)
+      })
 
     return traced("ApiKeysRepo", { insert, list, get, update, revoke, byHash, touch })
   })

@@ -111,7 +111,7 @@ export class SecondFactor extends Effect.Service<SecondFactor>()("SecondFactor",
         yield* throttle.guard(subject)
         if (!(yield* checkCode(user, code))) return yield* throttle.failed(subject, unauthorized("Invalid TOTP code", "INVALID_CODE"))
         yield* throttle.succeeded(subject)
-        if (!user.totp_enabled) yield* sql`UPDATE users SET totp_enabled = true WHERE id = ${user.id}`.pipe(Effect.orDie)
+        if (!user.totp_enabled) yield* users.enableTotp(user.id)
         const result = yield* sessions.issue({ ...user, totp_enabled: true }, membership, [...claims.amr, "totp"])
         if (!("access_token" in result)) return yield* Effect.dieMessage("TOTP sign-in did not complete")
         return result
@@ -129,7 +129,7 @@ export class SecondFactor extends Effect.Service<SecondFactor>()("SecondFactor",
         if (!(yield* checkCode(user, code))) {
           return yield* badRequest("INVALID_CODE", "The code does not match; enroll first and use the current code")
         }
-        yield* sql`UPDATE users SET totp_enabled = true WHERE id = ${user.id}`.pipe(Effect.orDie)
+        yield* users.enableTotp(user.id)
         return { totp_enabled: true }
       })
 

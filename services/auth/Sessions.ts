@@ -97,7 +97,7 @@ export class Sessions extends Effect.Service<Sessions>()("Sessions", {
             unauthorized(e.reason === "expired" ? "Token expired" : "Invalid token", e.reason === "expired" ? "TOKEN_EXPIRED" : "INVALID_TOKEN")
           )
         )
-        const found = yield* users.withMembership(claims.tid, claims.sub)
+        const found = yield* users.signedInAs(claims.tid, claims.sub)
         if (Option.isNone(found) || found.value.membership.status !== "active") {
           return yield* unauthorized("The account is no longer active in this tenant", "ACCOUNT_INACTIVE")
         }

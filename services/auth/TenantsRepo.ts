@@ -7,6 +7,7 @@ import type { PageParams } from "../../schemas/Pagination.js"
 import { pageOffset } from "../../schemas/Pagination.js"
 import type { Tenant, TenantSettings } from "../../schemas/Tenant.js"
 import { defaultTenantSettings } from "../../schemas/Tenant.js"
+import { AuthReads } from "./AuthReads.js"
 
 const TenantRow = Schema.Struct({
   id: TenantId,
@@ -26,8 +27,10 @@ export const toTenant = (row: TenantRow): Tenant => ({
 
 /** Tenants are the one platform-level table: only env_admin operations list or create them. */
 export class TenantsRepo extends Effect.Service<TenantsRepo>()("TenantsRepo", {
+  dependencies: [AuthReads.Default],
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    const authReads = yield* AuthReads
 
     const insert = (tenant: { id: string; name: string; slug: string }) =>
       sql`INSERT INTO tenants ${sql.insert({ ...tenant, settings: "{}" })}
@@ -59,7 +62,9 @@ export class TenantsRepo extends Effect.Service<TenantsRepo>()("TenantsRepo", {
       sql`UPDATE tenants SET settings = settings || ${JSON.stringify(patch)}::jsonb
         WHERE id = ${id} RETURNING *`.pipe(tenantRows).pipe(
         Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toTenant)),
-        Effect.orDie
+        Effect.orDie,
+        // Every signed-in request carries its tenant's settings.
+        Effect.tap(() => authReads.changed)
       )
 
     const count = sql`SELECT count(*)::int AS n FROM tenants`.pipe(decodeRows("tenants", Schema.Struct({ n: Schema.Number }))).pipe(

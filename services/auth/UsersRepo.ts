@@ -11,6 +11,7 @@ import type { Principal } from "../../schemas/Principal.js"
 import { Role } from "../../schemas/Roles.js"
 import type { TenantSettings } from "../../schemas/Tenant.js"
 import { defaultTenantSettings } from "../../schemas/Tenant.js"
+import { AuthReads } from "./AuthReads.js"
 
 export const UserRow = Schema.Struct({
   id: UserId,
@@ -59,9 +60,13 @@ const memberSelect = (sql: SqlClient.SqlClient) =>
  * its memberships, scoped by the caller's principal.
  */
 export class UsersRepo extends Effect.Service<UsersRepo>()("UsersRepo", {
+  dependencies: [AuthReads.Default],
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const prepared = yield* PreparedSql
+    const authReads = yield* AuthReads
+    const signedIn = authReads.cache<Option.Option<{ user: UserRow; membership: MembershipRow }>>()
+    const changed = <A, E, R>(write: Effect.Effect<A, E, R>) => Effect.tap(write, () => authReads.changed)
     const first = <A>(rows: ReadonlyArray<A>) => Option.fromNullable(rows[0])
 
     const byEmail = (email: string) => sql`SELECT * FROM users WHERE lower(email) = lower(${email})`.pipe(userRows).pipe(Effect.map(first), Effect.orDie)
@@ -113,13 +118,16 @@ export class UsersRepo extends Effect.Service<UsersRepo>()("UsersRepo", {
         Effect.orDie
       )
 
+    /** `withMembership` for a signed-in request, from memory for a few seconds (AuthReads). */
+    const signedInAs = (tenantId: string, userId: string) => signedIn.get(`${tenantId}:${userId}`, withMembership(tenantId, userId))
+
     const memberships = (userId: string) =>
       sql`${membershipSelect} WHERE m.user_id = ${userId}
         ORDER BY m.last_login_at DESC NULLS LAST, m.created_at`.pipe(membershipRows).pipe(Effect.orDie)
 
     const addMembership = (tenantId: string, userId: string, role: Role) =>
       sql`INSERT INTO memberships ${sql.insert({ tenant_id: tenantId, user_id: userId, role })}
-        ON CONFLICT DO NOTHING RETURNING user_id`.pipe(Effect.map((rows) => rows.length > 0), Effect.orDie)
+        ON CONFLICT DO NOTHING RETURNING user_id`.pipe(Effect.map((rows) => rows.length > 0), Effect.orDie, changed)
 
     const touchLogin = (tenantId: string, userId: string) =>
       sql`UPDATE memberships SET last_login_at = now() WHERE tenant_id = ${tenantId} AND user_id = ${userId}`.pipe(
@@ -129,7 +137,9 @@ export class UsersRepo extends Effect.Service<UsersRepo>()("UsersRepo", {
 
     const setTotp = (userId: string, secretEnc: string | null, enabled: boolean) =>
       sql`UPDATE users SET totp_secret_enc = ${secretEnc}, totp_enabled = ${enabled}, totp_last_step = NULL
-        WHERE id = ${userId}`.pipe(Effect.asVoid, Effect.orDie)
+        WHERE id = ${userId}`.pipe(Effect.asVoid, Effect.orDie, changed)
+
+    const enableTotp = (userId: string) => sql`UPDATE users SET totp_enabled = true WHERE id = ${userId}`.pipe(Effect.asVoid, Effect.orDie, changed)
 
     /** Records the accepted TOTP step; false when that step (or a later one) was already used. */
     const consumeTotpStep = (userId: string, step: number) =>
@@ -176,7 +186,7 @@ export class UsersRepo extends Effect.Service<UsersRepo>()("UsersRepo", {
           yield* sql`UPDATE users SET name = ${patch.name} WHERE id = ${userId}
             AND EXISTS (SELECT 1 FROM memberships WHERE tenant_id = ${scope.tenantId} AND user_id = ${userId})`
         }
-      })).pipe(Effect.zipRight(member(scope, userId)), Effect.orDie)
+      })).pipe(changed, Effect.zipRight(member(scope, userId)), Effect.orDie)
 
     const removeMember = (scope: Principal, userId: string) =>
       sql.withTransaction(Effect.gen(function*() {
@@ -186,7 +196,7 @@ export class UsersRepo extends Effect.Service<UsersRepo>()("UsersRepo", {
         const rows = yield* sql`DELETE FROM memberships WHERE tenant_id = ${scope.tenantId} AND user_id = ${userId}
           RETURNING user_id`
         return rows.length > 0
-      })).pipe(Effect.orDie)
+      })).pipe(changed, Effect.orDie)
 
     /** Members holding a role at or above `floor`, used to keep at least one admin. */
     const countRole = (scope: Principal, roles: ReadonlyArray<Role>) =>
@@ -209,10 +219,12 @@ export class UsersRepo extends Effect.Service<UsersRepo>()("UsersRepo", {
       insertUser,
       membership,
       withMembership,
+      signedInAs,
       memberships,
       addMembership,
       touchLogin,
       setTotp,
+      enableTotp,
       consumeTotpStep,
       member,
       memberInTenant,

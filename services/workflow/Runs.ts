@@ -16,17 +16,31 @@ import { WorkflowsRepo } from "./WorkflowsRepo.js"
 /** The 202 answer for a run just created. */
 export const acceptedRun = (row: CreatedRun): Run => ({
   id: row.id,
-  workflow_id: row.workflow_id as Run["workflow_id"],
+  workflow_id: row.workflow_id,
   workflow_name: row.workflow_name,
   version: row.version,
   status: "pending",
-  trigger_type: row.trigger_type as Run["trigger_type"],
+  trigger_type: row.trigger_type,
   is_dry_run: row.is_dry_run,
   created_at: row.created_at,
   ...(row.session_id !== null ? { session_id: row.session_id } : {})
 })
 
-/** Who may cancel runs. */
+interface StartBody {
+  readonly input_params: Record<string, unknown>
+  readonly session_id?: string | undefined
+  /** A dry run's version (default the latest saved). */
+  readonly version?: number | undefined
+}
+
+interface StartOptions {
+  readonly dryRun: boolean
+  readonly idempotencyKey: string | undefined
+  /** Set by services that start runs for their own reasons (a feedback workflow); else api or ui by credential. */
+  readonly triggerType?: Run["trigger_type"]
+  /** Search settings and knowledge bases for this run only (document generation). */
+  readonly searchOverrides?: RunRequest["searchOverrides"]
+}
 
 /** Starting, reading and cancelling runs. */
 export class Runs extends Effect.Service<Runs>()("Runs", {
@@ -39,23 +53,7 @@ export class Runs extends Effect.Service<Runs>()("Runs", {
     const toolCalls = yield* ExternalToolCalls
     const idempotency = yield* Idempotency
 
-    /**
-     * 202 with a pending run pinned to the active version; the engine takes it from there.
-     * `input_params` must match the start node's input_schema.
-     */
-    const start = (principal: Principal, workflowId: WorkflowId, body: {
-      input_params: Record<string, unknown>
-      session_id?: string | undefined
-      /** A dry run's version (default the latest saved). */
-      version?: number | undefined
-    }, options: {
-      readonly dryRun: boolean
-      readonly idempotencyKey: string | undefined
-      /** Set by services that start runs for their own reasons (a feedback workflow); else api or ui by credential. */
-      readonly triggerType?: Run["trigger_type"]
-      /** Search settings and knowledge bases for this run only (document generation). */
-      readonly searchOverrides?: RunRequest["searchOverrides"]
-    }) =>
+    const startAsRead = (principal: Principal, workflowId: WorkflowId, body: StartBody, options: StartOptions) =>
       Effect.gen(function*() {
         const workflow = yield* workflows.requireVisible(principal, workflowId)
         yield* requireReader(principal)
@@ -76,6 +74,9 @@ export class Runs extends Effect.Service<Runs>()("Runs", {
             tenantId: principal.tenantId,
             workflowId,
             version: versionNumber === null ? undefined : { number: versionNumber, name: workflow.name },
+            asRead: versionNumber === null
+              ? undefined
+              : { active: !options.dryRun, latest: options.dryRun && body.version === undefined ? workflow.latestVersion : undefined },
             triggerType: options.triggerType ?? (principal.authMethod === "api_key" ? "api" : "ui"),
             createdBy: principal.userId,
             apiKeyId: principal.apiKeyId ?? null,
@@ -88,6 +89,17 @@ export class Runs extends Effect.Service<Runs>()("Runs", {
         yield* created.launch(modules, run.id)
         return run
       })
+
+    /**
+     * 202 with a pending run pinned to the active version; the engine takes it from there.
+     * `input_params` must match the start node's input_schema. The AI Employee's row is this
+     * node's copy when it has one; a copy the run's insert finds stale is read again (twice at most).
+     */
+    const start = (principal: Principal, workflowId: WorkflowId, body: StartBody, options: StartOptions) =>
+      startAsRead(principal, workflowId, body, options).pipe(
+        Effect.tapError((e) => e._tag === "Conflict" && e.code === "WORKFLOW_CHANGED" ? workflows.forgetHead(principal, workflowId) : Effect.void),
+        Effect.retry({ times: 2, while: (e) => e._tag === "Conflict" && e.code === "WORKFLOW_CHANGED" })
+      )
 
     const visible = (principal: Principal, runId: string) =>
       runs.get(principal, runId).pipe(

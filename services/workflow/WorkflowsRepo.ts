@@ -3,6 +3,7 @@ import { Effect, Option, Schema } from "effect"
 import { PreparedSql } from "../../platform/PreparedSql.js"
 import { decodeRows, JsonObjectOf, Timestamp } from "../../platform/Rows.js"
 import { traced } from "../../platform/Traced.js"
+import { makeTtlCache } from "../../platform/TtlCache.js"
 import type { DagDefinition } from "../../schemas/Dag.js"
 import { notFound } from "../../schemas/Errors.js"
 import { TenantId, UserId, WorkflowId } from "../../schemas/Ids.js"
@@ -105,6 +106,7 @@ export class WorkflowsRepo extends Effect.Service<WorkflowsRepo>()("WorkflowsRep
     const sql = yield* SqlClient.SqlClient
     const prepared = yield* PreparedSql
     const first = (rows: ReadonlyArray<WorkflowRow>) => Option.fromNullable(rows[0])
+    const heads = makeTtlCache<{ name: string; activeVersion: number | null; latestVersion: number }>({ ttlMs: 30_000, capacity: 10_000 })
 
     const insert = (scope: { readonly tenantId: TenantId }, row: {
       id: string
@@ -152,16 +154,26 @@ export class WorkflowsRepo extends Effect.Service<WorkflowsRepo>()("WorkflowsRep
         Effect.flatMap((row) => Option.isSome(row) && row.value.archived_at === null ? Effect.succeed(row.value) : Effect.fail(notFound("AI Employee")))
       )
 
-    /** `visible` reading only what a run start needs: the name and the active version. */
+    /**
+     * `visible` reading only what a run start needs: the name and the active version, from memory
+     * when this node read them lately. A run start writes the run only if the row still says so
+     * (RunRequest.asRead), so a copy gone stale costs a second try, never a run of the wrong version.
+     */
     const requireVisible = (scope: Principal, id: string) =>
-      prepared.query<{ archived: boolean; name: string; active_version: number | null; latest_version: number }>(VISIBLE, [scope.tenantId, id]).pipe(
-        Effect.orDie,
-        Effect.flatMap((rows) =>
-          rows[0] !== undefined && !rows[0].archived
-            ? Effect.succeed({ name: rows[0].name, activeVersion: rows[0].active_version, latestVersion: rows[0].latest_version })
-            : Effect.fail(notFound("AI Employee"))
+      heads.get(
+        `${scope.tenantId}:${id}`,
+        prepared.query<{ archived: boolean; name: string; active_version: number | null; latest_version: number }>(VISIBLE, [scope.tenantId, id]).pipe(
+          Effect.orDie,
+          Effect.flatMap((rows) =>
+            rows[0] !== undefined && !rows[0].archived
+              ? Effect.succeed({ name: rows[0].name, activeVersion: rows[0].active_version, latestVersion: rows[0].latest_version })
+              : Effect.fail(notFound("AI Employee"))
+          )
         )
       )
+
+    /** Drops this node's copy of the row (after a write here, or when a run start found it stale). */
+    const forgetHead = (scope: { readonly tenantId: string }, id: string) => Effect.sync(() => heads.delete(`${scope.tenantId}:${id}`))
 
     /** Inside a transaction: the row, locked against concurrent saves and publishes. */
     const lock = (scope: Principal, id: string) =>
@@ -178,13 +190,20 @@ export class WorkflowsRepo extends Effect.Service<WorkflowsRepo>()("WorkflowsRep
           : value
       }
       return sql`UPDATE workflows SET ${sql.update({ ...set, updated_at: new Date() })}
-        WHERE tenant_id = ${scope.tenantId} AND id = ${id} RETURNING *`.pipe(workflowRows).pipe(Effect.map((rows) => rows[0]))
+        WHERE tenant_id = ${scope.tenantId} AND id = ${id} RETURNING *`.pipe(workflowRows).pipe(
+        Effect.map((rows) => rows[0]),
+        Effect.zipLeft(forgetHead(scope, id))
+      )
     }
 
     const setArchived = (scope: Principal, id: string, archived: boolean) =>
       sql`UPDATE workflows SET archived_at = ${archived ? sql`now()` : null}, updated_at = now()
         WHERE tenant_id = ${scope.tenantId} AND id = ${id}
-          AND archived_at IS ${archived ? sql`NULL` : sql`NOT NULL`} RETURNING *`.pipe(workflowRows).pipe(Effect.map(first), Effect.orDie)
+          AND archived_at IS ${archived ? sql`NULL` : sql`NOT NULL`} RETURNING *`.pipe(workflowRows).pipe(
+        Effect.map(first),
+        Effect.orDie,
+        Effect.zipLeft(forgetHead(scope, id))
+      )
 
     const list = (scope: Principal, filter: ListFilter) => {
       const q = filter.q?.trim()
@@ -216,6 +235,6 @@ export class WorkflowsRepo extends Effect.Service<WorkflowsRepo>()("WorkflowsRep
           Effect.orDie
         )
 
-    return traced("WorkflowsRepo", { insert, get, visible, requireVisible, lock, update, setArchived, list, callable })
+    return traced("WorkflowsRepo", { insert, get, visible, requireVisible, forgetHead, lock, update, setArchived, list, callable })
   })
 }) {}

@@ -15,7 +15,7 @@ import { benchDatabase, benchPlatform, instantModel, json, percentile } from "./
 
 const PROBES = Number(process.env.BENCH_FAIR_PROBES ?? 10)
 const FLOOD = Number(process.env.BENCH_FAIR_FLOOD ?? 5000)
-const START_RATE = process.env.BENCH_FAIR_START_RATE
+const START_RATE = process.env.BENCH_FAIR_START_RATE || undefined
 
 export const fairnessBench = Effect.scoped(Effect.gen(function*() {
   const db = yield* benchDatabase

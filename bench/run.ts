@@ -12,6 +12,7 @@ import { loadBench } from "./load.js"
 import { operationsBench } from "./operations.js"
 import { runsBench } from "./runs.js"
 import { stackFloorRunsBench } from "./stackFloorRuns.js"
+import { storageBench } from "./storage.js"
 import { ticketingBench } from "./ticketing.js"
 import { triggersBench } from "./triggers.js"
 
@@ -24,6 +25,9 @@ const main = Effect.gen(function*() {
   }
   if (only === "fairness") {
     for (const line of yield* fairnessBench) yield* Effect.log(line)
+  }
+  if (only === undefined || only === "storage") {
+    for (const line of yield* storageBench) yield* Effect.log(line)
   }
   if (only === "stackfloor") {
     for (const line of yield* stackFloorRunsBench) yield* Effect.log(line)

@@ -9,7 +9,8 @@ const IS_REMOTE = 0x200
 
 const nanos = (time: HrTime) => `${BigInt(Math.trunc(time[0])) * 1_000_000_000n + BigInt(Math.trunc(time[1]))}`
 
-const anyValue = (value: unknown): Record<string, unknown> => {
+/** A plain value as OTLP JSON's typed value (`AnyValue`). */
+export const anyValue = (value: unknown): Record<string, unknown> => {
   switch (typeof value) {
     case "string":
       return { stringValue: value }

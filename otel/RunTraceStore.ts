@@ -1,7 +1,8 @@
 import { SqlClient } from "@effect/sql"
 import { Context, Effect, Layer, Schema } from "effect"
-import { decodeRows, JsonObject, JsonObjectOf, Timestamp } from "../platform/Rows.js"
+import { decodeRows, JsonArrayOf, JsonObject, JsonObjectOf, Timestamp } from "../platform/Rows.js"
 import { RunRow } from "../schemas/RunRow.js"
+import { type CompactSpan, expandSpan } from "./CompactSpan.js"
 import type { OtlpLogRecord } from "./OtlpJson.js"
 import { type OtlpSpan, toOtlp } from "./OtlpSpan.js"
 import { type PauseEvent, rootSpan, RunRecordForTrace, RUNS_SCOPE } from "./RootSpan.js"
@@ -25,6 +26,19 @@ export interface Worklog {
 
 const RUN_COLUMNS =
   "id, tenant_id, workflow_id, workflow_name, version, status, trigger_type, is_dry_run, error, parent_run_id, parent_node_id, created_at, finished_at"
+
+/** A run's stored span rows as OTLP spans, in start order: compact sets (this release) and single OTLP spans (earlier ones). */
+const storedSpans = (
+  runId: string,
+  rows: ReadonlyArray<{ scope: string; otlp: OtlpSpan | null; spans: ReadonlyArray<CompactSpan> | null }>
+) =>
+  rows.flatMap((row) =>
+    row.spans !== null ? row.spans.map((c) => expandSpan(runId, row.scope, c)) : row.otlp !== null ? [{ scope: row.scope, span: row.otlp }] : []
+  ).sort((a, b) => {
+    const at = BigInt(a.span.startTimeUnixNano)
+    const bt = BigInt(b.span.startTimeUnixNano)
+    return at < bt ? -1 : at > bt ? 1 : a.span.spanId < b.span.spanId ? -1 : a.span.spanId > b.span.spanId ? 1 : 0
+  })
 
 /** Reads runs' stored spans and logs, adds each run's root span, and exports roots. */
 export class RunTraceStore extends Context.Tag("RunTraceStore")<RunTraceStore, {
@@ -63,10 +77,18 @@ export class RunTraceStore extends Context.Tag("RunTraceStore")<RunTraceStore, {
           if (runs.length === 0) return []
           const ids = runs.map((r) => r.id)
           const [spans, logs, pauses] = yield* Effect.all([
-            sql`SELECT run_id, scope, otlp FROM run_spans
+            sql`SELECT run_id, scope, otlp, spans FROM run_spans
               WHERE run_id IN ${sql.in(ids)} ORDER BY start_unix_nano, span_id`.pipe(
-              // The spans' OTLP JSON is the platform's own writing (RunSpanProcessor), served as stored.
-              decodeRows("run_spans", Schema.Struct({ run_id: Schema.String, scope: Schema.String, otlp: JsonObjectOf<OtlpSpan>() }))
+              // The spans are the platform's own writing (RunSpanProcessor, CompactSpan): served as stored.
+              decodeRows(
+                "run_spans",
+                Schema.Struct({
+                  run_id: Schema.String,
+                  scope: Schema.String,
+                  otlp: Schema.NullOr(JsonObjectOf<OtlpSpan>()),
+                  spans: Schema.NullOr(JsonArrayOf<CompactSpan>())
+                })
+              )
             ),
             sql`
               SELECT run_id, type, payload, created_at, span_id FROM run_events
@@ -83,7 +105,7 @@ export class RunTraceStore extends Context.Tag("RunTraceStore")<RunTraceStore, {
             run,
             spans: [
               { scope: RUNS_SCOPE, span: toOtlp(rootSpan(run, pauses.filter((p) => p.run_id === run.id).map(pause), telemetry.resource, now)).span },
-              ...spans.filter((s) => s.run_id === run.id).map((s) => ({ scope: s.scope, span: s.otlp }))
+              ...storedSpans(run.id, spans.filter((s) => s.run_id === run.id))
             ],
             logs: logs.flatMap((e) => {
               if (e.run_id !== run.id) return []

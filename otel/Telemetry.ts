@@ -4,6 +4,7 @@ import { type Resource, resourceFromAttributes } from "@opentelemetry/resources"
 import { BatchSpanProcessor, type ReadableSpan, type SpanProcessor } from "@opentelemetry/sdk-trace-base"
 import { Context, Duration, Effect, Layer, Option, Runtime, Schedule, type Tracer } from "effect"
 import { AppConfig } from "../platform/Config.js"
+import { spanSet, type SpanSetRow } from "./CompactSpan.js"
 import { ContentFreeProcessor, onceAMinute, ReportingSpanExporter } from "./ExportGuard.js"
 import { makeLightTracer } from "./LightTracer.js"
 import { toOtlp } from "./OtlpSpan.js"
@@ -64,7 +65,7 @@ export class Telemetry extends Context.Tag("Telemetry")<Telemetry, {
   /** Writes the run spans ended so far (every 250 ms, and when the process stops). */
   readonly flush: Effect.Effect<void>
   /** Hands over one run's spans ended so far, in OTLP form, for the run's own journal commit. */
-  readonly takeRun: (runId: string) => ReadonlyArray<{ readonly span_id: string; readonly scope: string; readonly start: string; readonly otlp: unknown }>
+  readonly takeRun: (runId: string) => ReadonlyArray<SpanSetRow>
   /** Whether spans also go out over OTLP/HTTP. */
   readonly exporting: boolean
   /** The tracer when nothing is exported: run spans go straight to the store (see LightTracer). */
@@ -81,13 +82,18 @@ export class Telemetry extends Context.Tag("Telemetry")<Telemetry, {
       const write = Effect.suspend(() => {
         const spans = store.takeAll()
         if (spans.length === 0) return Effect.void
-        const rows = spans.map((s) => {
-          const { scope, span } = toOtlp(s)
-          return { run_id: s.attributes[RUN_ID], span_id: span.spanId, scope, start: span.startTimeUnixNano, otlp: span }
+        const byRun = new Map<string, Array<ReturnType<typeof toOtlp>>>()
+        for (const s of spans) {
+          const runId = String(s.attributes[RUN_ID])
+          byRun.set(runId, [...byRun.get(runId) ?? [], toOtlp(s)])
+        }
+        const rows = [...byRun].flatMap(([runId, otlp]) => {
+          const set = spanSet(runId, otlp)
+          return set === undefined ? [] : [{ run_id: runId, ...set }]
         })
-        return sql`INSERT INTO run_spans (run_id, span_id, tenant_id, scope, start_unix_nano, otlp)
-          SELECT v.run_id, v.span_id, r.tenant_id, v.scope, v.start, v.otlp
-          FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS v(run_id uuid, span_id text, scope text, start bigint, otlp jsonb)
+        return sql`INSERT INTO run_spans (run_id, span_id, tenant_id, scope, start_unix_nano, spans)
+          SELECT v.run_id, v.span_id, r.tenant_id, v.scope, v.start, v.spans
+          FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS v(run_id uuid, span_id text, scope text, start bigint, spans jsonb)
           JOIN runs r ON r.id = v.run_id
           ON CONFLICT (run_id, span_id) DO NOTHING`.pipe(
           Effect.catchAll((e) => Effect.logWarning(`Storing ${rows.length} run spans failed`, e)),
@@ -115,11 +121,10 @@ export class Telemetry extends Context.Tag("Telemetry")<Telemetry, {
         emit: (span) => Effect.sync(() => processors.forEach((p) => p.onEnd(span))),
         export: (span) => Effect.sync(() => Option.map(exporter, (p) => p.onEnd(span))),
         flush,
-        takeRun: (runId) =>
-          store.take(runId).map((s) => {
-            const { scope, span } = toOtlp(s)
-            return { span_id: span.spanId, scope, start: span.startTimeUnixNano, otlp: span }
-          }),
+        takeRun: (runId) => {
+          const set = spanSet(runId, store.take(runId).map(toOtlp))
+          return set === undefined ? [] : [set]
+        },
         exporting: Option.isSome(exporter),
         lightTracer: makeLightTracer({ resource, scope: SERVICE_NAME, keepAttribute: RUN_ID, onEnd: (span) => store.onEnd(span) })
       }

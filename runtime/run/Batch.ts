@@ -29,11 +29,12 @@ export interface EventWrite {
   readonly spanId: string | undefined
 }
 
+/** Spans of the run ended together: one row, keyed by the first span's id (otel/CompactSpan.ts). */
 export interface SpanWrite {
   readonly span_id: string
   readonly scope: string
   readonly start: string
-  readonly otlp: unknown
+  readonly spans: unknown
 }
 
 export interface RunWrite {

@@ -89,9 +89,9 @@ const STATEMENT = `WITH en AS (
   FROM jsonb_to_recordset($3::jsonb) AS v(idx int, seq bigint, key text, type text, payload jsonb, span_id text) JOIN good g ON g.idx = v.idx
   ON CONFLICT DO NOTHING
 ), sp AS (
-  INSERT INTO run_spans (run_id, span_id, tenant_id, scope, start_unix_nano, otlp)
-  SELECT g.run_id, v.span_id, g.tenant_id, v.scope, v.start, v.otlp
-  FROM jsonb_to_recordset($4::jsonb) AS v(idx int, span_id text, scope text, start bigint, otlp jsonb) JOIN good g ON g.idx = v.idx
+  INSERT INTO run_spans (run_id, span_id, tenant_id, scope, start_unix_nano, spans)
+  SELECT g.run_id, v.span_id, g.tenant_id, v.scope, v.start, v.spans
+  FROM jsonb_to_recordset($4::jsonb) AS v(idx int, span_id text, scope text, start bigint, spans jsonb) JOIN good g ON g.idx = v.idx
   ON CONFLICT DO NOTHING
 ), hr AS (
   INSERT INTO hitl_requests (id, tenant_id, run_id, workflow_id, node_id, type, prompt, choices, form_schema, assignee, deferred_token)

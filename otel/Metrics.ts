@@ -32,6 +32,10 @@ export const journalGroupFallbacks = Metric.counter("bp.journal.group_fallbacks"
   description: "Group-commit statements that failed and were written entry by entry (one entry's constraint, a lost connection)",
   incremental: true
 })
+export const retentionRemoved = Metric.counter("bp.retention.removed", {
+  description: "What retention removed, by kind: runs (with their journal), run_details (runs whose spans and tokens went), executions",
+  incremental: true
+})
 
 export const modelTokens = Metric.counter("gen_ai.client.token.usage", {
   description: "Model tokens, by model and token type (input, output)",

@@ -97,6 +97,10 @@ export interface AppConfigShape {
   readonly workerMemoryMb: number
   /** Threads started with the platform, every task module loaded, so a first task does not wait for one. */
   readonly workerWarmThreads: number
+  /** Days finished runs are kept unless their tenant says otherwise, the most a tenant may set, and how often the sweep looks. */
+  readonly runRetentionDays: number
+  readonly runRetentionMaxDays: number
+  readonly retentionSweepSeconds: number
   /** How long a node serves a token's membership or a key's owner from memory (0: read on every request). */
   readonly authCacheSeconds: number
 }
@@ -250,6 +254,9 @@ const raw = Config.all({
     Config.validate({ message: "must be zero or more", validation: (n) => n >= 0 }),
     Config.withDefault(1)
   ),
+  runRetentionDays: positive("RUN_RETENTION_DAYS", 30),
+  runRetentionMaxDays: positive("RUN_RETENTION_MAX_DAYS", 365),
+  retentionSweepSeconds: positive("RETENTION_SWEEP_SECONDS", 300),
   authCacheSeconds: Config.integer("AUTH_CACHE_SECONDS").pipe(
     Config.validate({ message: "must be zero or more", validation: (n) => n >= 0 }),
     Config.withDefault(5)

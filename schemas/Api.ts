@@ -12,6 +12,7 @@ import { flattenErrorSchemas } from "./OpenApiErrors.js"
 import { nameBodySchemas } from "./OpenApiNames.js"
 import { withStreamEvents } from "./OpenApiStream.js"
 import { describeOperations } from "./OpenApiSummaries.js"
+import { RetentionApi } from "./Retention.js"
 import { HitlApi, PublicAppApi, RunsApi, WebhookDeliveryApi, WebhooksApi } from "./RunApi.js"
 import { SystemApi } from "./SystemApi.js"
 import { TicketingApi } from "./TicketingApi.js"
@@ -33,6 +34,7 @@ export class PlatformApi extends HttpApi.make("builder-platform")
   .add(VoiceTreesApi)
   .add(RunsApi)
   .add(HitlApi)
+  .add(RetentionApi)
   .add(PublicAppApi)
   .add(WebhooksApi)
   .add(WebhookDeliveryApi)

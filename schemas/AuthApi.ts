@@ -142,6 +142,7 @@ export class TenantsApi extends HttpApiGroup.make("tenants")
       .addSuccess(Tenant)
       .addError(NotFound)
       .addError(Forbidden)
+      .addError(Unprocessable)
   )
   .add(
     HttpApiEndpoint.get("getSso")`/tenants/${HttpApiSchema.param("id", TenantId)}/sso`

@@ -106,6 +106,7 @@ export const ErrorCatalogue = {
   DATASET_TOO_LARGE: [413, "A dataset file over 5 MiB"],
   TRACE_TOO_LARGE: [413, "The run's trace is over TRACE_MAX_BYTES even after truncation; page the trace listing instead"],
   // 422
+  RETENTION_TOO_LONG: [422, "A retention period above the platform's RUN_RETENTION_MAX_DAYS, or a detail period above the run retention"],
   INVALID_INPUT: [422, "input_params (or inputs) do not match the input schema (400 on the run and execute endpoints)"],
   IDEMPOTENCY_KEY_REUSED: [422, "The Idempotency-Key was used with another request body"],
   PUBLISH_CHECKS_FAILED: [422, "The draft does not pass the publish checks (a refusal answers its first blocker's own code; details lists every blocker)"],

@@ -18,7 +18,8 @@ export const RUN_FIELDS = [
   "session_id",
   "error",
   "scheduled_fire_time",
-  "skip_reason"
+  "skip_reason",
+  "retention_hold"
 ] as const
 export const Run = Schema.Struct(contractFields(RunRow.fields, RUN_FIELDS))
 export type Run = typeof Run.Type

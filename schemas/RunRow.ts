@@ -43,7 +43,10 @@ export const RunRow = Schema.Struct({
   started_at: Schema.NullOr(Schema.DateFromSelf),
   finished_at: Schema.NullOr(Schema.DateFromSelf),
   scheduled_fire_time: Schema.NullOr(Schema.DateFromSelf),
-  skip_reason: Schema.NullOr(Schema.String)
+  skip_reason: Schema.NullOr(Schema.String),
+  retention_hold: Schema.Boolean.annotations({
+    description: "Kept past its tenant's retention period until released (PUT/DELETE /runs/{run_id}/retention-hold)"
+  })
 })
 export type RunRow = typeof RunRow.Type
 

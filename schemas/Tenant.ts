@@ -18,6 +18,18 @@ export const TenantSettings = Schema.Struct({
         "Runs this tenant may start through the run endpoints per second (429 RATE_LIMITED with Retry-After past it): a flood is refused at the door. Absent: no limit. Only an env_admin sets it."
     })
   ),
+  run_retention_days: Schema.optional(
+    Schema.Int.pipe(Schema.between(1, 36_500)).annotations({
+      description:
+        "Days a finished run (with its steps, events, spans and HITL requests) and an integration execution are kept after they ended. Absent: the platform's RUN_RETENTION_DAYS. At most RUN_RETENTION_MAX_DAYS (422 RETENTION_TOO_LONG)."
+    })
+  ),
+  run_detail_retention_days: Schema.optional(
+    Schema.NullOr(Schema.Int.pipe(Schema.between(1, 36_500))).annotations({
+      description:
+        "Days a finished run's spans and streamed tokens are kept, when shorter than its retention (null: as long as the run). Not above the run retention (422 RETENTION_TOO_LONG)."
+    })
+  ),
   max_model_calls_in_flight: Schema.optional(
     Schema.Int.pipe(Schema.between(1, 100_000)).annotations({
       description:

@@ -1,9 +1,10 @@
 import { Effect, Option } from "effect"
 import { randomUUID } from "node:crypto"
 import { Audit } from "../../platform/Audit.js"
+import { AppConfig } from "../../platform/Config.js"
 import { traced } from "../../platform/Traced.js"
 import { requireCanGrant, requireEnvAdmin, requireRole, TENANT_ADMINS, USER_ADMINS } from "../../schemas/Authorization.js"
-import { conflict, forbidden, notFound } from "../../schemas/Errors.js"
+import { conflict, forbidden, notFound, unprocessable } from "../../schemas/Errors.js"
 import type { TenantId, UserId } from "../../schemas/Ids.js"
 import type { PageParams } from "../../schemas/Pagination.js"
 import { pageOf } from "../../schemas/Pagination.js"
@@ -22,6 +23,7 @@ export class Directory extends Effect.Service<Directory>()("Directory", {
     const tenants = yield* TenantsRepo
     const users = yield* UsersRepo
     const audit = yield* Audit
+    const config = yield* AppConfig
 
     const createTenant = (principal: Principal, input: { name: string; slug: string }) =>
       Effect.gen(function*() {
@@ -38,6 +40,23 @@ export class Directory extends Effect.Service<Directory>()("Directory", {
         Effect.map(({ items, total }) => pageOf(params, items, total))
       )
 
+    /** A tenant's retention stays within the platform's maximum, and its detail within its retention. */
+    const checkRetention = (tenantId: TenantId, patch: { readonly [K in keyof TenantSettings]?: TenantSettings[K] | undefined }) =>
+      Effect.gen(function*() {
+        if (patch.run_retention_days === undefined && patch.run_detail_retention_days == null) return
+        const current = Option.map(yield* tenants.byId(tenantId), (t) => t.settings)
+        const days = patch.run_retention_days ?? Option.getOrUndefined(current)?.run_retention_days ?? config.runRetentionDays
+        if (days > config.runRetentionMaxDays) {
+          return yield* unprocessable("RETENTION_TOO_LONG", `run_retention_days may be at most ${config.runRetentionMaxDays} (RUN_RETENTION_MAX_DAYS)`)
+        }
+        const detail = patch.run_detail_retention_days !== undefined
+          ? patch.run_detail_retention_days
+          : Option.getOrUndefined(current)?.run_detail_retention_days
+        if (detail != null && detail > days) {
+          return yield* unprocessable("RETENTION_TOO_LONG", `run_detail_retention_days (${detail}) may not exceed run_retention_days (${days})`)
+        }
+      })
+
     const updateSettings = (principal: Principal, tenantId: TenantId, patch: { readonly [K in keyof TenantSettings]?: TenantSettings[K] | undefined }) =>
       Effect.gen(function*() {
         // Only an env_admin sees other tenants; for everyone else another tenant does not exist.
@@ -47,6 +66,7 @@ export class Directory extends Effect.Service<Directory>()("Directory", {
         if (
           patch.max_runs_in_flight !== undefined || patch.max_model_calls_in_flight !== undefined || patch.max_run_starts_per_second !== undefined
         ) yield* requireEnvAdmin(principal)
+        yield* checkRetention(tenantId, patch)
         const tenant = yield* tenants.mergeSettings(tenantId, patch)
         if (Option.isNone(tenant)) return yield* notFound("Tenant")
         yield* audit.record(principal, {

@@ -23,6 +23,7 @@ export const acceptedRun = (row: CreatedRun): Run => ({
   trigger_type: row.trigger_type,
   is_dry_run: row.is_dry_run,
   created_at: row.created_at,
+  retention_hold: false,
   ...(row.session_id !== null ? { session_id: row.session_id } : {})
 })
 

@@ -22,7 +22,8 @@ export const RunRow = RunRowSchema.pick(
   "started_at",
   "finished_at",
   "scheduled_fire_time",
-  "skip_reason"
+  "skip_reason",
+  "retention_hold"
 )
 export type RunRow = typeof RunRow.Type
 

@@ -25,6 +25,9 @@ import { NudgeCardsLive } from "./nudges/NudgeStore.js"
 import { AiEmployeesLive, McpBindingsLive, RunAccessLive } from "./PortsLive.js"
 import { PublicApp } from "./PublicApp.js"
 import { Publishing } from "./Publishing.js"
+import { RetentionHolds } from "./retention/RetentionHolds.js"
+import { RetentionHttp } from "./retention/RetentionHttp.js"
+import { RetentionSweepLive } from "./retention/RetentionSweep.js"
 import { RunFeeds } from "./RunFeeds.js"
 import { RunnableWorkflowsLive } from "./RunnableWorkflowsLive.js"
 import { Runs } from "./Runs.js"
@@ -74,7 +77,9 @@ export const WorkflowLive = Layer.mergeAll(
   DocumentTriggers.Default,
   DocumentTriggerDispatchLive,
   SmtpListenerLive,
-  Nudges.Default
+  Nudges.Default,
+  RetentionHolds.Default,
+  RetentionSweepLive
 ).pipe(
   Layer.provideMerge(InboundEmail.Default),
   Layer.provideMerge(Layer.mergeAll(RunStream.Default, Hitl.Default, Traces.Default, RunStartRate.Default)),
@@ -97,7 +102,8 @@ export const WorkflowHttpLive = isolated(
     SchedulesHttp,
     DocumentTriggersHttp,
     InboundEmailHttp,
-    NudgesHttp
+    NudgesHttp,
+    RetentionHttp
   ),
   Authentication,
   Audit,
@@ -115,5 +121,6 @@ export const WorkflowHttpLive = isolated(
   Nudges,
   Schedules,
   Webhooks,
-  VoiceTrees
+  VoiceTrees,
+  RetentionHolds
 )

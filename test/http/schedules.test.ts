@@ -1,13 +1,12 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
-import pg from "pg"
 import { adminToken, createMember } from "../support/Fixtures.js"
 import { http, loginToken } from "../support/Http.js"
 import { ParkNode } from "../support/ParkNode.js"
 import { eventually, publishedWorkflow, sleep } from "../support/RunPlatform.js"
 import { readStream } from "../support/Runs.js"
 import { ScriptedModel } from "../support/ScriptedModel.js"
-import { TestPlatform, TestPlatformLive } from "../support/TestPlatform.js"
+import { TestPlatformLive, withPlatformDb } from "../support/TestPlatform.js"
 import { createWorkflow, publish, respondNode, saveDag } from "../support/Workflows.js"
 
 const PlatformLive = Layer.unwrapEffect(
@@ -33,13 +32,7 @@ const scheduledRuns = (token: string, id: string) =>
     Effect.map((r) => r.body.items as ReadonlyArray<ScheduledRun>)
   )
 
-const withDb = <A>(f: (client: pg.Client) => Promise<A>) =>
-  Effect.flatMap(TestPlatform, (platform) =>
-    Effect.promise(async () => {
-      const client = new pg.Client({ connectionString: platform.databaseUrl })
-      await client.connect()
-      return f(client).finally(() => client.end())
-    }))
+const withDb = withPlatformDb
 
 layer(PlatformLive, { excludeTestServices: true, timeout: "60 seconds" })("schedules", (it) => {
   it.effect("PUT validates cron and time zone (400 with the field); enable needs a published version (409); GET, disable, DELETE", () =>

@@ -55,7 +55,7 @@ layer(Layer.empty, { timeout: "120 seconds" })("the run tables' one migration se
       assert.deepInclude(expected.triggers, { tgname: "runs_journal_cleanup", table_name: "runs" })
       // No table of the workflow service's set is a run table any more.
       const workflowSet = yield* query(fresh.url, "SELECT name FROM workflow_migrations ORDER BY migration_id")
-      assert.strictEqual(workflowSet.length, 13)
+      assert.strictEqual(workflowSet.length, 14)
 
       for (const fixture of ["schema-36.sql", "old-kernel.sql"]) {
         const db = yield* testDatabase

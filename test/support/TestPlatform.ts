@@ -3,6 +3,7 @@ import { randomBytes } from "node:crypto"
 import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import * as path from "node:path"
+import pg from "pg"
 import { freePort } from "../../platform/FreePort.js"
 import { ExtraNodeTypes, type NodeDefinition } from "../../runtime/nodes/NodeType.js"
 import { PlatformLive } from "../../services/gateway/Platform.js"
@@ -64,3 +65,12 @@ export const TestPlatformLive = (
       return { baseUrl: `http://127.0.0.1:${port}`, databaseUrl: db.url, env }
     })
   )
+
+/** `f` with a client on the test platform's own database (closed afterwards). */
+export const withPlatformDb = <A>(f: (client: pg.Client) => Promise<A>) =>
+  Effect.flatMap(TestPlatform, (platform) =>
+    Effect.promise(async () => {
+      const client = new pg.Client({ connectionString: platform.databaseUrl })
+      await client.connect()
+      return f(client).finally(() => client.end())
+    }))

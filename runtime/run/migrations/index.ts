@@ -4,6 +4,7 @@ import m0002 from "./0002_journal.js"
 import m0003 from "./0003_run_tables_here.js"
 import m0004 from "./0004_step_failure.js"
 import m0005 from "./0005_compact_spans.js"
+import m0006 from "./0006_retention.js"
 
 /**
  * Every run table's definition. Runs after the workflow service's set (runs refer to
@@ -16,6 +17,7 @@ export const runMigrationSet: MigrationSet = {
     "0002_journal": m0002,
     "0003_run_tables_here": m0003,
     "0004_step_failure": m0004,
-    "0005_compact_spans": m0005
+    "0005_compact_spans": m0005,
+    "0006_retention": m0006
   }
 }

@@ -8,6 +8,7 @@ import m0008 from "./0008_schedules.js"
 import m0009 from "./0009_document_triggers.js"
 import m0010 from "./0010_inbound_email.js"
 import m0011 from "./0011_nudges.js"
+import m0014 from "./0014_retention.js"
 
 /**
  * Moved: the run tables are defined in the run kernel's migration set (runtime/run/migrations).
@@ -31,6 +32,7 @@ export const workflowMigrations: MigrationSet = {
     "0010_inbound_email": m0010,
     "0011_nudges": m0011,
     "0012_run_overrides": movedToRunSet,
-    "0013_run_history": movedToRunSet
+    "0013_run_history": movedToRunSet,
+    "0014_retention": m0014
   }
 }

@@ -5,6 +5,7 @@ import { consoleBench } from "./console.js"
 import { evalBench } from "./eval.js"
 import { fairnessBench } from "./fairness.js"
 import { gatewayBench } from "./gateway.js"
+import { historyBench } from "./history.js"
 import { hitlBench } from "./hitl.js"
 import { hostileBench } from "./hostile.js"
 import { integrationsBench } from "./integrations.js"
@@ -28,6 +29,9 @@ const main = Effect.gen(function*() {
   }
   if (only === undefined || only === "storage") {
     for (const line of yield* storageBench) yield* Effect.log(line)
+  }
+  if (only === "history") {
+    for (const line of yield* historyBench) yield* Effect.log(line)
   }
   if (only === "stackfloor") {
     for (const line of yield* stackFloorRunsBench) yield* Effect.log(line)

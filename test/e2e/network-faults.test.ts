@@ -94,13 +94,14 @@ layer(ScriptedModel.layer, { excludeTestServices: true, timeout: "150 seconds" }
         redisProxy.set("pass")
       }
 
-      // PostgreSQL half-open: requests are 503 within DATABASE_QUERY_TIMEOUT_SECONDS (3 s here),
+      // PostgreSQL half-open: requests that read it are 503 within DATABASE_QUERY_TIMEOUT_SECONDS (3 s here;
+      // a token's membership comes from memory for AUTH_CACHE_SECONDS, so the request reads AI Employees),
       // /ready within its 2 s (/health, liveness, stays 200); a run in flight is not lost; all recovers when the network does.
       model.setScript((r) => ({ text: `${r.messages[0]?.content ?? ""} done`, chunks: ["x ", "y"], delayMs: 700 }))
       const inFlight = (yield* api("POST", `/api/v1/workflow/workflows/${wf}/run`, { input_params: {} }, token)).body.id as string
       yield* sleep(200)
       pgProxy.set("blackhole")
-      const during = yield* timed(api("GET", "/api/v1/auth/users/me", undefined, token))
+      const during = yield* timed(api("GET", "/api/v1/workflow/workflows", undefined, token))
       assert.strictEqual(during.value.status, 503, during.value.text)
       assert.isBelow(during.ms, 9_000)
       const health = yield* timed(api("GET", "/ready"))
@@ -110,8 +111,8 @@ layer(ScriptedModel.layer, { excludeTestServices: true, timeout: "150 seconds" }
       assert.strictEqual((yield* api("GET", "/health")).status, 200)
       pgProxy.set("pass")
       model.setScript((r) => ({ text: `${r.messages[0]?.content ?? ""} done`, chunks: ["x ", "y"] }))
-      let after = yield* timed(api("GET", "/api/v1/auth/users/me", undefined, token))
-      for (let i = 0; i < 20 && after.value.status !== 200; i++) after = yield* timed(api("GET", "/api/v1/auth/users/me", undefined, token))
+      let after = yield* timed(api("GET", "/api/v1/workflow/workflows", undefined, token))
+      for (let i = 0; i < 20 && after.value.status !== 200; i++) after = yield* timed(api("GET", "/api/v1/workflow/workflows", undefined, token))
       assert.strictEqual(after.value.status, 200)
       assert.isBelow(after.ms, 2_000, "no request waits on a dead pooled connection after the recovery")
       assert.strictEqual((yield* run).status, "completed")
@@ -119,7 +120,7 @@ layer(ScriptedModel.layer, { excludeTestServices: true, timeout: "150 seconds" }
 
       // PostgreSQL resets every connection: requests fail cleanly, then all recovers.
       pgProxy.set("reset")
-      const reset = yield* timed(api("GET", "/api/v1/auth/users/me", undefined, token))
+      const reset = yield* timed(api("GET", "/api/v1/workflow/workflows", undefined, token))
       assert.include([503, 200], reset.value.status)
       assert.isBelow(reset.ms, 7_000)
       pgProxy.set("pass")

@@ -41,12 +41,6 @@ layer(PgJournalLive, { timeout: "180 seconds", excludeTestServices: true })("gro
         const { backend, tenantId } = yield* pgJournalBackend
         const journal = yield* Journal
         const sql = yield* SqlClient.SqlClient
-        // A HITL request whose id the faulty commits reuse: their insert violates the primary key.
-        const anchor = runRecord(tenantId, randomUUID())
-        yield* backend.insertRun(anchor)
-        const takenId = randomUUID()
-        yield* sql`INSERT INTO hitl_requests (id, tenant_id, run_id, workflow_id, node_id, type, prompt, assignee, deferred_token)
-        VALUES (${takenId}, ${tenantId}, ${anchor.id}, ${anchor.workflow_id}, 'anchor', 'approval', 'p', '{}'::jsonb, '')`.pipe(Effect.orDie)
         const groupsBefore = yield* Metric.value(journalGroupSize)
 
         for (const plans of FastCheck.sample(scenarios, { numRuns: Number(process.env.GC_RUNS ?? 25) })) {
@@ -78,12 +72,13 @@ layer(PgJournalLive, { timeout: "180 seconds", excludeTestServices: true })("gro
                 const target = plan.wakes[i]
                 if (target !== undefined && target !== r) batch.wake.push(records[target].id)
                 if (plan.faultyAt === i) {
+                  // A HITL request without a prompt: its insert violates a NOT NULL constraint.
                   batch.hitl.push({
-                    id: takenId,
+                    id: randomUUID(),
                     workflow_id: records[r].workflow_id,
                     node_id: `h${i}`,
                     type: "approval",
-                    prompt: "p",
+                    prompt: null as unknown as string,
                     choices: null,
                     form_schema: null,
                     assignee: {}

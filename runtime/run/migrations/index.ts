@@ -5,6 +5,7 @@ import m0003 from "./0003_run_tables_here.js"
 import m0004 from "./0004_step_failure.js"
 import m0005 from "./0005_compact_spans.js"
 import m0006 from "./0006_retention.js"
+import m0007 from "./0007_partitioned_history.js"
 
 /**
  * Every run table's definition. Runs after the workflow service's set (runs refer to
@@ -18,6 +19,7 @@ export const runMigrationSet: MigrationSet = {
     "0003_run_tables_here": m0003,
     "0004_step_failure": m0004,
     "0005_compact_spans": m0005,
-    "0006_retention": m0006
+    "0006_retention": m0006,
+    "0007_partitioned_history": m0007
   }
 }

@@ -6,9 +6,12 @@ import { keepRunning } from "../../../platform/Background.js"
 import { AppConfig } from "../../../platform/Config.js"
 import { decodeRows, Timestamp } from "../../../platform/Rows.js"
 import { TerminalStatuses } from "../../../schemas/RunLifecycle.js"
+import { expireWholeDays } from "./DayExpiry.js"
 
 /** Rows removed per statement: each is a short transaction of its own, so live runs never wait long on one. */
 const BATCH = 500
+/** Runs are removed row by row only a day past their retention: by then a day whose runs all expired has gone whole (DayExpiry.ts). */
+const GRACE_DAYS = 1
 
 const TenantRetention = Schema.Struct({ id: Schema.String, days: Schema.NullOr(Schema.Number), detail_days: Schema.NullOr(Schema.Number) })
 const tenantRows = decodeRows("tenants", TenantRetention)
@@ -17,8 +20,9 @@ const detailRows = decodeRows("runs", Schema.Struct({ id: Schema.String, finishe
 
 /**
  * Expiry of run history, every RETENTION_SWEEP_SECONDS on each process that serves the workflow
- * service (concurrent sweeps skip each other's rows). Per tenant: finished runs that ended more
- * than its retention ago go with their journal (steps, events, spans by trigger; HITL requests and
+ * service (concurrent sweeps skip each other's rows). Whole days go first, when all their runs may
+ * (DayExpiry.ts); then, per tenant, finished runs that ended more than a day past its retention go
+ * with their journal (steps, events, spans by trigger; HITL requests and
  * waits by cascade), unless held (the run, or its AI Employee) or a child of a run still going;
  * with a shorter detail period, spans and streamed tokens of runs that ended before it go; and
  * integration executions and MCP tool calls older than the retention. Counted in
@@ -45,7 +49,7 @@ export const RetentionSweepLive = Layer.scopedDiscard(Effect.gen(function*() {
     inBatches(sql`
       WITH doomed AS (
         SELECT r.id FROM runs r
-        WHERE r.tenant_id = ${tenantId} AND r.finished_at < now() - make_interval(days => ${days})
+        WHERE r.tenant_id = ${tenantId} AND r.finished_at < now() - make_interval(days => ${days + GRACE_DAYS})
           AND r.status IN ${sql.in(terminal)} AND NOT r.retention_hold
           AND NOT EXISTS (SELECT 1 FROM workflows w WHERE w.id = r.workflow_id AND w.retention_hold)
           AND NOT EXISTS (SELECT 1 FROM runs p WHERE p.id = r.parent_run_id AND p.status NOT IN ${sql.in(terminal)})
@@ -92,10 +96,10 @@ export const RetentionSweepLive = Layer.scopedDiscard(Effect.gen(function*() {
       (a, b) => a + b
     )
 
-  const sweepTenant = (tenant: typeof TenantRetention.Type) =>
+  const sweepTenant = (tenant: typeof TenantRetention.Type, wholeDays: number) =>
     Effect.gen(function*() {
       const days = tenant.days ?? config.runRetentionDays
-      const runs = yield* expireRuns(tenant.id, days)
+      const runs = wholeDays + (yield* expireRuns(tenant.id, days))
       const details = tenant.detail_days !== null && tenant.detail_days < days ? yield* expireDetail(tenant.id, tenant.detail_days) : 0
       const executions = yield* expireExecutions(tenant.id, days)
       if (runs + details + executions === 0) return
@@ -114,7 +118,8 @@ export const RetentionSweepLive = Layer.scopedDiscard(Effect.gen(function*() {
   const sweep = Effect.gen(function*() {
     const tenants = yield* sql`SELECT id, (settings->>'run_retention_days')::int AS days,
         (settings->>'run_detail_retention_days')::int AS detail_days FROM tenants ORDER BY id`.pipe(tenantRows, Effect.orDie)
-    for (const tenant of tenants) yield* sweepTenant(tenant)
+    const byDay = yield* expireWholeDays(Date.now(), config.runRetentionDays)
+    for (const tenant of tenants) yield* sweepTenant(tenant, byDay.get(tenant.id) ?? 0)
   }).pipe(Effect.withSpan("RetentionSweep.sweep"))
 
   yield* keepRunning("Expiring run history", Effect.zipRight(sweep, Effect.sleep(Duration.seconds(config.retentionSweepSeconds))))

@@ -2,8 +2,8 @@ import { SqlClient } from "@effect/sql"
 import { Duration, Effect, Either, Layer, Queue, Schema } from "effect"
 import { keepRunning } from "../../../platform/Background.js"
 import { type CronSchedule, parseCron } from "../../../platform/Cron.js"
-import { derivedUuid } from "../../../platform/DerivedId.js"
 import { decodeRows, Timestamp } from "../../../platform/Rows.js"
+import { derivedUuidV7 } from "../../../platform/TimedId.js"
 import { RunModule } from "../../../runtime/run/RunModule.js"
 import { type ScheduleRow, scheduleRows, ScheduleStore } from "./ScheduleStore.js"
 
@@ -14,7 +14,7 @@ const MAX_IDLE = Duration.millis(500)
 const MAX_FIRES_PER_CLAIM = 100
 
 /** The run a fire starts: fixed by the AI Employee and the fire time, so a fire claimed twice finds it. */
-const fireRunId = (workflowId: string, at: Date) => derivedUuid(`schedule:${workflowId}:${at.toISOString()}`)
+const fireRunId = (workflowId: string, at: Date) => derivedUuidV7(at.getTime(), `schedule:${workflowId}:${at.toISOString()}`)
 
 /**
  * The fire times a claim at `now` starts, from the schedule's `next_fire_at`: every fire of the

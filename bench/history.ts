@@ -1,0 +1,118 @@
+/**
+ * Run history at scale (BENCH_ONLY=history; issue 38, point 4). On a fresh database: the runs
+ * benchmark's throughput (300 3-node runs over HTTP, 32 starts in flight) on an empty history;
+ * then BENCH_HISTORY_RUNS (1,000,000) finished runs written by SQL over the last 30 days
+ * (bench/HistoryData.ts) and 5,000 runs paused on a HITL approval; the throughput again; the p50
+ * and p99 of the run lists (each filter), a run's detail, steps and trace, and the HITL inbox
+ * (BENCH_HISTORY_REQUESTS, 200, one at a time); then the retention lowered from 30 to 29 days,
+ * so that the sweep removes the oldest day while 300 runs go through, and the database's size
+ * before and after.
+ */
+import { Effect } from "effect"
+import pg from "pg"
+import { concurrentRuns } from "./Concurrent.js"
+import { generateHistory } from "./HistoryData.js"
+import { makePgTrace } from "./PgTrace.js"
+import { threeNodeDag } from "./runs.js"
+import { benchDatabase, benchPlatform, instantModel, json, percentile } from "./support.js"
+
+const HISTORY = Number(process.env.BENCH_HISTORY_RUNS ?? 1_000_000)
+const REQUESTS = Number(process.env.BENCH_HISTORY_REQUESTS ?? 200)
+const DAYS = 30
+
+let database: string | undefined
+const trace = makePgTrace(() => database)
+
+const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MB`
+
+export const historyBench = Effect.scoped(Effect.gen(function*() {
+  const db = yield* benchDatabase
+  database = db.name
+  const model = yield* instantModel
+  const { base, token } = yield* benchPlatform({
+    DATABASE_URL: db.url,
+    LLM_BASE_URL: model.baseUrl,
+    LLM_MODELS: "bench-model",
+    RETENTION_SWEEP_SECONDS: "1"
+  })
+  const w = yield* json(base, token, "POST", "/api/v1/workflow/workflows", { name: "Bench" })
+  const workflowId = w.id as string
+  yield* json(base, token, "PATCH", `/api/v1/workflow/workflows/${workflowId}`, { dag_definition: threeNodeDag })
+  yield* json(base, token, "POST", `/api/v1/workflow/workflows/${workflowId}/publish`)
+  const me = (yield* json(base, token, "GET", "/api/v1/auth/users/me")).user as { id: string; tenant_id: string }
+
+  const client = new pg.Client({ connectionString: db.url })
+  yield* Effect.acquireRelease(Effect.promise(() => client.connect()), () => Effect.promise(() => client.end()))
+  const query = <A>(text: string, values: ReadonlyArray<unknown> = []) =>
+    Effect.promise(() => client.query(text, [...values])).pipe(Effect.map((r) => r.rows as Array<A>))
+  const size = query<{ bytes: string }>("SELECT pg_database_size(current_database()) AS bytes").pipe(Effect.map((rows) => Number(rows[0].bytes)))
+
+  const start = json(base, token, "POST", `/api/v1/workflow/workflows/${workflowId}/run`, { input_params: {} }).pipe(Effect.map((r) => r.id as string))
+  const unfinished = query<{ n: number }>("SELECT count(*)::int AS n FROM runs WHERE status IN ('pending', 'running')").pipe(Effect.map((rows) => rows[0].n))
+  const throughput = (warmup: number) =>
+    Effect.gen(function*() {
+      const { ids, wall } = yield* concurrentRuns({ start, unfinished, trace, warmup, runs: 300, concurrency: 32 })
+      const ms = (yield* query<{ ms: number }>("SELECT extract(epoch FROM finished_at - created_at) * 1000 AS ms FROM runs WHERE id = ANY($1)", [ids]))
+        .map((r) => Number(r.ms)).sort((a, b) => a - b)
+      return `${(300 / wall).toFixed(1)} runs/s, start -> completed p50 ${percentile(ms, 0.5).toFixed(0)} ms, p99 ${percentile(ms, 0.99).toFixed(0)} ms`
+    })
+
+  const empty = yield* throughput(300)
+  const t0 = performance.now()
+  yield* generateHistory(client, { tenantId: me.tenant_id, workflowId, userId: me.id, runs: HISTORY, days: DAYS, pending: 5000 })
+  const generated = (performance.now() - t0) / 1000
+  const full = yield* throughput(100)
+
+  const sample = (yield* query<{ id: string }>("SELECT id FROM runs TABLESAMPLE SYSTEM (1) WHERE status = 'completed' LIMIT $1", [REQUESTS])).map((r) => r.id)
+  const since = new Date(Date.now() - 7 * 86_400_000).toISOString()
+  const endpoints: ReadonlyArray<[string, (i: number) => string]> = [
+    ["GET /workflow/runs (recent)", () => "/api/v1/workflow/runs?limit=20"],
+    ["GET /workflow/runs/history", () => "/api/v1/workflow/runs/history?page_size=20"],
+    ["GET /workflow/runs/history?status=failed", () => "/api/v1/workflow/runs/history?page_size=20&status=failed"],
+    ["GET /workflows/{id}/runs", () => `/api/v1/workflow/workflows/${workflowId}/runs?page_size=20`],
+    ["GET /workflows/{id}/runs?status=failed", () => `/api/v1/workflow/workflows/${workflowId}/runs?page_size=20&status=failed`],
+    ["GET /workflows/{id}/runs?trigger_type=webhook", () => `/api/v1/workflow/workflows/${workflowId}/runs?page_size=20&trigger_type=webhook`],
+    ["GET /workflows/{id}/runs?since=7 days", () => `/api/v1/workflow/workflows/${workflowId}/runs?page_size=20&since=${since}`],
+    ["GET /workflows/{id}/runs?page=50", () => `/api/v1/workflow/workflows/${workflowId}/runs?page_size=20&page=50`],
+    ["GET /runs/{id}", (i) => `/api/v1/workflow/runs/${sample[i % sample.length]}`],
+    ["GET /runs/{id}/steps", (i) => `/api/v1/workflow/runs/${sample[i % sample.length]}/steps`],
+    ["GET /runs/{id}/trace", (i) => `/api/v1/workflow/runs/${sample[i % sample.length]}/trace`],
+    ["GET /hitl/pending", () => "/api/v1/workflow/hitl/pending?page_size=20"]
+  ]
+  const latencies: Array<string> = []
+  for (const [name, path] of endpoints) {
+    for (let i = 0; i < 5; i++) yield* json(base, token, "GET", path(i))
+    const times: Array<number> = []
+    for (let i = 0; i < REQUESTS; i++) {
+      const t = performance.now()
+      yield* json(base, token, "GET", path(i))
+      times.push(performance.now() - t)
+    }
+    times.sort((a, b) => a - b)
+    latencies.push(`  ${name}: p50 ${percentile(times, 0.5).toFixed(1)} ms, p99 ${percentile(times, 0.99).toFixed(1)} ms`)
+  }
+
+  // Expiry of the oldest day, with runs going through meanwhile.
+  const oldestDay = query<{ n: number }>(`SELECT count(*)::int AS n FROM runs WHERE finished_at < now() - make_interval(days => ${DAYS - 1})`).pipe(
+    Effect.map((rows) => rows[0].n)
+  )
+  const toExpire = yield* oldestDay
+  const before = yield* size
+  const e0 = performance.now()
+  yield* json(base, token, "PATCH", `/api/v1/auth/tenants/${me.tenant_id}/settings`, { run_retention_days: DAYS - 1 })
+  const during = yield* Effect.fork(throughput(0))
+  while ((yield* oldestDay) > 0) yield* Effect.sleep("50 millis")
+  const expired = (performance.now() - e0) / 1000
+  const duringExpiry = yield* during.await.pipe(Effect.flatMap((exit) => exit))
+  const after = yield* size
+  yield* query("VACUUM")
+  const afterVacuum = yield* size
+
+  return [
+    `run history: ${HISTORY.toLocaleString("en")} finished 3-node runs over ${DAYS} days, written in ${generated.toFixed(0)} s`,
+    `  RESULT_HISTORY_THROUGHPUT empty: ${empty}; with the history: ${full}`,
+    ...latencies,
+    `  RESULT_HISTORY_EXPIRY the oldest day (${toExpire.toLocaleString("en")} runs) removed in ${expired.toFixed(1)} s; runs meanwhile: ${duringExpiry}`,
+    `  database size: ${mb(before)} before expiry, ${mb(after)} after, ${mb(afterVacuum)} after VACUUM`
+  ]
+}))

@@ -1,0 +1,213 @@
+import { SqlClient } from "@effect/sql"
+import { SqlError } from "@effect/sql/SqlError"
+import { Effect, Schema } from "effect"
+import { decodeRows } from "../../platform/Rows.js"
+import { uuidV7Floor } from "../../platform/TimedId.js"
+
+/**
+ * The run tables, partitioned by day on the run's id (a version-7 UUID: its first 48 bits are
+ * the run's creation time; platform/TimedId.ts). Every table of a run keeps the run's rows in the
+ * partition of the run's day, whatever the time of the row, so a run's events stay together and
+ * in order across a day's end, and a day of history goes as one DROP of each table's partition.
+ *
+ * Each table is covered from end to end, so no id ever lacks a partition: `_low` holds every id
+ * before the first day (ids of earlier releases, and days whose partitions were dropped), one
+ * partition per day from there, `_future` up to the year 2100 (ids of any earlier UUID version
+ * that fall there; split a day at a time as days come) and `_high` past it.
+ */
+export interface RunTable {
+  readonly name: string
+  readonly key: "id" | "run_id"
+  readonly constraints: ReadonlyArray<string>
+  readonly indexes: ReadonlyArray<string>
+}
+
+export const RUN_TABLES: ReadonlyArray<RunTable> = [
+  {
+    name: "runs",
+    key: "id",
+    constraints: ["runs_pkey PRIMARY KEY (id)", "runs_workflow_id_fkey FOREIGN KEY (workflow_id) REFERENCES workflows(id) ON DELETE CASCADE"],
+    indexes: [
+      "runs_workflow ON runs (tenant_id, workflow_id, created_at DESC)",
+      "runs_history ON runs (tenant_id, created_at DESC, id DESC) WHERE NOT is_dry_run",
+      "runs_history_status ON runs (tenant_id, status, created_at DESC, id DESC) WHERE NOT is_dry_run",
+      "runs_schedule_active ON runs (workflow_id) WHERE scheduled_fire_time IS NOT NULL AND status IN ('pending', 'running', 'paused')",
+      "runs_children ON runs (parent_run_id) WHERE parent_run_id IS NOT NULL",
+      "runs_unfinished ON runs (updated_at) WHERE status IN ('pending', 'running') AND NOT held AND NOT dormant",
+      "runs_woken ON runs (id) WHERE wake_seq > wake_done",
+      "runs_finished ON runs (tenant_id, finished_at) WHERE finished_at IS NOT NULL"
+    ]
+  },
+  {
+    name: "run_steps",
+    key: "run_id",
+    constraints: ["run_steps_pkey PRIMARY KEY (run_id, id)", "run_steps_run_id_node_id_key UNIQUE (run_id, node_id)"],
+    indexes: []
+  },
+  {
+    name: "run_events",
+    key: "run_id",
+    constraints: ["run_events_pkey PRIMARY KEY (run_id, seq)", "run_events_run_id_dedupe_key_key UNIQUE (run_id, dedupe_key)"],
+    indexes: []
+  },
+  { name: "run_spans", key: "run_id", constraints: ["run_spans_pkey PRIMARY KEY (run_id, span_id)"], indexes: [] },
+  {
+    name: "hitl_requests",
+    key: "run_id",
+    constraints: ["hitl_requests_pkey PRIMARY KEY (run_id, id)", "hitl_requests_run_id_node_id_key UNIQUE (run_id, node_id)"],
+    indexes: ["hitl_requests_id ON hitl_requests (id)", "hitl_pending ON hitl_requests (tenant_id, status, created_at)"]
+  },
+  {
+    name: "run_waits",
+    key: "run_id",
+    constraints: ["run_waits_pkey PRIMARY KEY (run_id, node_id)"],
+    indexes: ["run_waits_due ON run_waits (deadline) WHERE resolved_at IS NULL AND deadline IS NOT NULL"]
+  }
+]
+
+const DAY = 86_400_000
+/** The partitions made ahead of today. */
+export const DAYS_AHEAD = 7
+const HIGH = uuidV7Floor(Date.UTC(2100, 0, 1))
+
+export const dayStart = (at: number) => Math.floor(at / DAY) * DAY
+const dayName = (day: number) => new Date(day).toISOString().slice(0, 10).replace(/-/g, "")
+const bound = (day: number) => `'${uuidV7Floor(day)}'`
+export const partitionOf = (table: string, day: number) => `${table}_p${dayName(day)}`
+
+const nameRows = decodeRows("pg_class", Schema.Struct({ name: Schema.String }))
+const lockRows = decodeRows("pg_locks", Schema.Struct({ locked: Schema.Boolean }))
+
+/**
+ * `change` in a transaction that holds the partition maintenance lock (one process at a time;
+ * another gives up at once) and waits at most 200 ms for each table lock it needs: the changes
+ * lock the run tables only for a moment, and never queue behind a long query for long. False
+ * when it did nothing (another process at it, or a lock not had in time).
+ */
+const maintenance = <A, E, R>(change: Effect.Effect<A, E, R>) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    return yield* sql.withTransaction(Effect.gen(function*() {
+      const [lock] = yield* sql`SELECT pg_try_advisory_xact_lock(3800038) AS locked`.pipe(lockRows)
+      if (lock?.locked !== true) return false
+      yield* sql`SET LOCAL lock_timeout = '200ms'`
+      yield* change
+      return true
+    })).pipe(
+      // A table lock not had in time (55P03): nothing changed; the next sweep tries again.
+      Effect.catchIf((e) => e instanceof SqlError && (e.cause as { readonly code?: unknown } | undefined)?.code === "55P03", () => Effect.succeed(false))
+    )
+  })
+
+/** The days that have a partition of `runs`, oldest first (the other tables have the same). */
+export const partitionDays = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const rows = yield* sql`SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+    WHERE i.inhparent = 'runs'::regclass`.pipe(nameRows)
+  return rows.flatMap((r) => {
+    const m = /^runs_p(\d{4})(\d{2})(\d{2})$/.exec(r.name)
+    return m === null ? [] : [Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]))]
+  }).sort((a, b) => a - b)
+})
+
+/** The partitioned tables' first partitions: `_low` before `today`, a day each up to `DAYS_AHEAD` after, then `_future` and `_high`. */
+export const createPartitions = (table: RunTable, today: number) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const last = today + DAYS_AHEAD * DAY
+    yield* sql.unsafe(`CREATE TABLE ${table.name}_low PARTITION OF ${table.name} FOR VALUES FROM (MINVALUE) TO (${bound(today)})`)
+    for (let day = today; day <= last; day += DAY) {
+      yield* sql.unsafe(`CREATE TABLE ${partitionOf(table.name, day)} PARTITION OF ${table.name} FOR VALUES FROM (${bound(day)}) TO (${bound(day + DAY)})`)
+    }
+    yield* sql.unsafe(`CREATE TABLE ${table.name}_future PARTITION OF ${table.name} FOR VALUES FROM (${bound(last + DAY)}) TO ('${HIGH}')`)
+    yield* sql.unsafe(`CREATE TABLE ${table.name}_high PARTITION OF ${table.name} FOR VALUES FROM ('${HIGH}') TO (MAXVALUE)`)
+  })
+
+/**
+ * Gives `day` (the first day `_future` covers) its own partition in every run table, in one
+ * transaction: `_future` is detached, the day's partition made, the day's few rows moved to it,
+ * and `_future` attached again past the day (its check constraint spares the scan).
+ */
+export const splitFuture = (day: number) =>
+  maintenance(Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const days = yield* partitionDays
+    if (days.includes(day) || (days.length > 0 && days.at(-1) !== day - DAY)) return
+    for (const table of RUN_TABLES) {
+      const future = `${table.name}_future`
+      yield* sql.unsafe(`ALTER TABLE ${table.name} DETACH PARTITION ${future}`)
+      yield* sql.unsafe(
+        `CREATE TABLE ${partitionOf(table.name, day)} PARTITION OF ${table.name} FOR VALUES FROM (${bound(day)}) TO (${bound(day + DAY)})`
+      )
+      yield* sql.unsafe(`WITH moved AS (DELETE FROM ${future} WHERE ${table.key} < ${bound(day + DAY)} RETURNING *)
+        INSERT INTO ${table.name} SELECT * FROM moved`)
+      yield* sql.unsafe(`ALTER TABLE ${future} DROP CONSTRAINT IF EXISTS ${future}_range`)
+      yield* sql.unsafe(`ALTER TABLE ${future} ADD CONSTRAINT ${future}_range CHECK (${table.key} >= ${bound(day + DAY)} AND ${table.key} < '${HIGH}')`)
+      yield* sql.unsafe(`ALTER TABLE ${table.name} ATTACH PARTITION ${future} FOR VALUES FROM (${bound(day + DAY)}) TO ('${HIGH}')`)
+    }
+  }))
+
+/**
+ * Gives `day` (the day just before the first day partition) its own partition, taking it from
+ * `_low` the way `splitFuture` takes a day from `_future`: history written for past days (the
+ * history benchmark) and tests of expiry.
+ */
+export const splitLow = (day: number) =>
+  maintenance(Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const days = yield* partitionDays
+    if (days.includes(day) || days[0] !== day + DAY) return
+    for (const table of RUN_TABLES) {
+      const low = `${table.name}_low`
+      yield* sql.unsafe(`ALTER TABLE ${table.name} DETACH PARTITION ${low}`)
+      yield* sql.unsafe(
+        `CREATE TABLE ${partitionOf(table.name, day)} PARTITION OF ${table.name} FOR VALUES FROM (${bound(day)}) TO (${bound(day + DAY)})`
+      )
+      yield* sql.unsafe(`WITH moved AS (DELETE FROM ${low} WHERE ${table.key} >= ${bound(day)} RETURNING *)
+        INSERT INTO ${table.name} SELECT * FROM moved`)
+      yield* lowBelow(table, day)
+    }
+  }))
+
+/** `_low` attached again below `day`, with the check that spares its scan. */
+const lowBelow = (table: RunTable, day: number) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const low = `${table.name}_low`
+    yield* sql.unsafe(`ALTER TABLE ${low} DROP CONSTRAINT IF EXISTS ${low}_range`)
+    yield* sql.unsafe(`ALTER TABLE ${low} ADD CONSTRAINT ${low}_range CHECK (${table.key} < ${bound(day)})`)
+    yield* sql.unsafe(`ALTER TABLE ${table.name} ATTACH PARTITION ${low} FOR VALUES FROM (MINVALUE) TO (${bound(day)})`)
+  })
+
+/** Empties `day`'s partition of every run table at once (its rows all expired; the partition stays, empty, until it is the oldest). */
+export const truncateDay = (day: number) =>
+  maintenance(Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    yield* sql.unsafe(`TRUNCATE ${RUN_TABLES.map((t) => partitionOf(t.name, day)).join(", ")}`)
+  }))
+
+/** Partitions up to `DAYS_AHEAD` days after `now`'s day (stops when another process is at it). */
+export const ensureAhead = (now: number) =>
+  Effect.gen(function*() {
+    for (;;) {
+      const days = yield* partitionDays
+      const next = (days.at(-1) ?? dayStart(now) - DAY) + DAY
+      if (next > dayStart(now) + DAYS_AHEAD * DAY || !(yield* splitFuture(next))) return
+    }
+  })
+
+/**
+ * Drops the oldest day's partition of every run table and extends `_low` over the day, in one
+ * transaction, so that its range never goes uncovered. The caller has checked that everything in
+ * it may go.
+ */
+export const dropOldestDay = (day: number) =>
+  maintenance(Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    if ((yield* partitionDays)[0] !== day) return
+    for (const table of RUN_TABLES) {
+      yield* sql.unsafe(`DROP TABLE ${partitionOf(table.name, day)}`)
+      yield* sql.unsafe(`ALTER TABLE ${table.name} DETACH PARTITION ${table.name}_low`)
+      yield* lowBelow(table, day + DAY)
+    }
+  }))

@@ -4,7 +4,8 @@ import type pg from "pg"
 /**
  * Finished 3-node runs written straight into the run tables, shaped like the runs benchmark's own
  * (three steps, thirteen events, three compact span sets, one run in fifty failed), spread evenly
- * over `days` ending an hour ago, in chunks of 100,000 runs; and `pending` runs paused on a HITL
+ * from the start of the day `days` days ago to an hour ago, with version-7 ids of their time (each
+ * in its day's partition, which must exist), in chunks of 100,000 runs; and `pending` runs paused on a HITL
  * approval assigned to builders. What the history benchmark measures the platform against.
  */
 export const generateHistory = (client: pg.Client, options: {
@@ -22,11 +23,14 @@ export const generateHistory = (client: pg.Client, options: {
     for (let from = 0; from < options.runs; from += chunk) {
       const to = Math.min(options.runs, from + chunk)
       yield* q("BEGIN")
+      // Version-7 ids of each run's time, as the platform makes them: each run lands in its day's partition.
       yield* q(
         `CREATE TEMP TABLE batch ON COMMIT DROP AS
-         SELECT gen_random_uuid() AS id, i,
-           now() - make_interval(days => $1) + (i::float8 / $2) * (make_interval(days => $1) - interval '2 hours') + interval '1 hour' AS t
-         FROM generate_series($3::int, $4::int - 1) i`,
+         SELECT (lpad(to_hex((extract(epoch FROM t) * 1000)::bigint), 12, '0') || '7' || substr(md5(random()::text), 1, 3) || '8'
+           || substr(md5(random()::text), 1, 15))::uuid AS id, i, t
+         FROM (SELECT i, date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' - make_interval(days => $1)
+           + (i::float8 / $2) * (now() - interval '1 hour' - (date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' - make_interval(days => $1))) AS t
+           FROM generate_series($3::int, $4::int - 1) i) g`,
         [options.days, options.runs, from, to]
       )
       yield* q(
@@ -84,7 +88,9 @@ export const generateHistory = (client: pg.Client, options: {
     yield* q(
       `WITH paused AS (
          INSERT INTO runs (id, tenant_id, workflow_id, workflow_name, version, status, trigger_type, created_by, created_at, started_at, updated_at)
-         SELECT gen_random_uuid(), $1, $2, 'Bench', 2, 'paused', 'api', $3, now() - make_interval(mins => i), now() - make_interval(mins => i), now()
+         SELECT (lpad(to_hex((extract(epoch FROM now() - make_interval(mins => i)) * 1000)::bigint), 12, '0') || '7'
+           || substr(md5(random()::text), 1, 3) || '8' || substr(md5(random()::text), 1, 15))::uuid,
+           $1, $2, 'Bench', 2, 'paused', 'api', $3, now() - make_interval(mins => i), now() - make_interval(mins => i), now()
          FROM generate_series(1, $4::int) i RETURNING id, created_at
        )
        INSERT INTO hitl_requests (id, tenant_id, run_id, workflow_id, node_id, type, prompt, assignee, deferred_token, created_at)

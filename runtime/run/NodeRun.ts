@@ -1,5 +1,5 @@
 import { Effect, Either, Metric, Option } from "effect"
-import { randomUUID } from "node:crypto"
+import { randomBytes, randomUUID } from "node:crypto"
 import { nodeDuration } from "../../otel/Metrics.js"
 import { RUN_ID, runRootSpan } from "../../otel/RunTraceIds.js"
 import type { NodeEnvelope } from "../../schemas/Dag.js"
@@ -131,7 +131,8 @@ export const runNode = (node: NodeEnvelope, env: NodeEnv) =>
     // Streamed text goes out in small batches; a long stream is committed as it goes. The clocks
     // start at the first text, not at the node's start: a reply that arrives whole after a wait
     // (a busy process, a slow first token) is one commit with the node's end, not one more.
-    const tokenKey = randomUUID()
+    // Tells this execution's tokens from an earlier one's of the node (a re-run): 8 hex digits will do.
+    const tokenKey = randomBytes(4).toString("hex")
     const tokens: Array<EventWrite> = []
     let buffer = ""
     let n = 0

@@ -129,8 +129,8 @@ layer(RunPlatformLive(), { excludeTestServices: true, timeout: "150 seconds" })(
           await page.getByRole("listitem").filter({ hasText: "Helper" }).getByRole("link").click()
           await page.getByText("started by").waitFor()
           await page.locator(".page-head .badge").getByText("completed").waitFor()
-          await page.getByRole("link", { name: run.slice(0, 8) }).click()
-          await page.getByRole("heading", { name: `Run ${run.slice(0, 8)}` }).waitFor()
+          await page.getByRole("link", { name: run.slice(-8) }).click()
+          await page.getByRole("heading", { name: `Run ${run.slice(-8)}` }).waitFor()
         })
         assert.include(page.url(), `/runs/${run}`)
 

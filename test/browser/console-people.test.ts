@@ -140,14 +140,14 @@ layer(RunPlatformLive(), { excludeTestServices: true, timeout: "150 seconds" })(
         const browser = yield* launchBrowser
         const { page, problems } = yield* watchedPage(browser, [/^404 .*\/api\/v1\/workflow\/runs\/00000000-0000-4000-8000-000000000000$/])
         yield* signIn(page, baseUrl, person.email, person.password)
-        const row = (id: string) => page.getByRole("row").filter({ has: page.getByRole("link", { name: id.slice(0, 8) }) })
+        const row = (id: string) => page.getByRole("row").filter({ has: page.getByRole("link", { name: id.slice(-8) }) })
         yield* Effect.promise(async () => {
           await page.locator(".who").getByText("builder_admin").waitFor()
           await row(runA).waitFor()
           // A builder_admin cancels runs: the list offers selection, the run page its cancel.
           await row(runA).getByRole("checkbox").waitFor()
           await page.getByRole("button", { name: /Cancel .*selected/ }).waitFor()
-          await row(runA).getByRole("link", { name: runA.slice(0, 8) }).click()
+          await row(runA).getByRole("link", { name: runA.slice(-8) }).click()
           await page.getByRole("button", { name: "Cancel run" }).waitFor()
         })
         assert.strictEqual(yield* Effect.promise(() => page.getByText("Beta only").count()), 0, "nothing of the other workspace")
@@ -188,8 +188,8 @@ layer(RunPlatformLive(), { excludeTestServices: true, timeout: "150 seconds" })(
         assert.strictEqual(yield* Effect.promise(() => page.getByRole("button", { name: /Cancel .*selected/ }).count()), 0)
         assert.strictEqual(yield* Effect.promise(() => row(runA).count()), 0, "nothing of the first workspace")
         yield* Effect.promise(async () => {
-          await row(runB).getByRole("link", { name: runB.slice(0, 8) }).click()
-          await page.getByRole("heading", { name: `Run ${runB.slice(0, 8)}` }).waitFor()
+          await row(runB).getByRole("link", { name: runB.slice(-8) }).click()
+          await page.getByRole("heading", { name: `Run ${runB.slice(-8)}` }).waitFor()
           await page.getByRole("link", { name: "Inbox" }).click()
           await page.getByText("Nothing waits for you.").waitFor()
         })

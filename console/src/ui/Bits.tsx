@@ -21,6 +21,12 @@ export const StatusBadge = ({ status }: { readonly status: string }) => <span cl
 
 const rtf = new Intl.RelativeTimeFormat(undefined, { numeric: "auto" })
 
+/**
+ * An id short enough to show: its last eight hex digits (run ids are version-7 UUIDs, whose first
+ * digits are their time, the same for runs started in the same minute).
+ */
+export const shortId = (id: string) => id.slice(-8)
+
 export const formatDate = (d: Date | string | undefined) => (d === undefined ? "—" : new Date(d).toLocaleString())
 
 /** A time shown relative to now ("3 minutes ago"), the exact time on hover. */

@@ -1,5 +1,5 @@
 import { Link } from "@tanstack/react-router"
-import { Json, StatusBadge } from "../../ui/Bits"
+import { Json, shortId, StatusBadge } from "../../ui/Bits"
 import { SchemaForm } from "../../ui/SchemaForm"
 import { ErrorState } from "../../ui/States"
 import type { Finding } from "./Canvas"
@@ -53,7 +53,7 @@ export const TestPanel = ({ inputSchema, run, busy, error, onRun }: {
     </header>
     {run !== undefined && (
       <p className="run-line">
-        {run.is_dry_run ? "Dry run" : "Run"} <Link to="/runs/$runId" params={{ runId: run.id }} className="mono">{run.id.slice(0, 8)}</Link> of version{" "}
+        {run.is_dry_run ? "Dry run" : "Run"} <Link to="/runs/$runId" params={{ runId: run.id }} className="mono">{shortId(run.id)}</Link> of version{" "}
         {run.version} <StatusBadge status={run.status} />
         {run.error !== undefined && <span className="error-text">{run.error}</span>}
       </p>

@@ -3,7 +3,7 @@ import { Link } from "@tanstack/react-router"
 import { type FormEvent, useState } from "react"
 import type { HitlRequest } from "../../../../schemas/Run"
 import { api } from "../../api/client"
-import { StatusBadge, When } from "../../ui/Bits"
+import { shortId, StatusBadge, When } from "../../ui/Bits"
 import { SchemaForm } from "../../ui/SchemaForm"
 import { ErrorState } from "../../ui/States"
 
@@ -68,7 +68,7 @@ export const HitlCard = (
       </header>
       <p className="muted">
         {request.type.replace("_", " ")} · {employee ?? "AI Employee"} · run{" "}
-        <Link to="/runs/$runId" params={{ runId: request.run_id }} className="mono">{request.run_id.slice(0, 8)}</Link> at {request.node_id} ·{" "}
+        <Link to="/runs/$runId" params={{ runId: request.run_id }} className="mono">{shortId(request.run_id)}</Link> at {request.node_id} ·{" "}
         <When at={request.created_at} />
       </p>
       {request.type === "approval" && <Approval onAnswer={answer} busy={busy} />}

@@ -3,7 +3,7 @@ import { Link } from "@tanstack/react-router"
 import { type FormEvent, useState } from "react"
 import type { Nudge } from "../../../../schemas/Nudge"
 import { api } from "../../api/client"
-import { StatusBadge, When } from "../../ui/Bits"
+import { shortId, StatusBadge, When } from "../../ui/Bits"
 import { Empty, ErrorState, Query } from "../../ui/States"
 
 const FreeAnswer = ({ busy, onAnswer }: { readonly busy: boolean; readonly onAnswer: (value: string) => void }) => {
@@ -40,7 +40,7 @@ const NudgeCard = ({ card, onAnswered }: { readonly card: Nudge; readonly onAnsw
       </header>
       {card.body !== null && <p>{card.body}</p>}
       <p className="muted">
-        {card.mode} · from run <Link to="/runs/$runId" params={{ runId: card.run_id }} className="mono">{card.run_id.slice(0, 8)}</Link> ·{" "}
+        {card.mode} · from run <Link to="/runs/$runId" params={{ runId: card.run_id }} className="mono">{shortId(card.run_id)}</Link> ·{" "}
         <When at={card.created_at} />
         {card.expires_at !== null && card.status === "open" && (
           <>

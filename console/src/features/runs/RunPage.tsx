@@ -4,7 +4,7 @@ import type { ReactNode } from "react"
 import { api } from "../../api/client"
 import { useRunEvents } from "../../api/runEvents"
 import { allows, useSession } from "../../api/session"
-import { duration, formatDate, Json, StatusBadge } from "../../ui/Bits"
+import { duration, formatDate, Json, shortId, StatusBadge } from "../../ui/Bits"
 import { ErrorState, Loading, Query } from "../../ui/States"
 import { TabPanel, Tabs } from "../../ui/Tabs"
 import { stepInputs } from "../traces/spans"
@@ -50,7 +50,7 @@ export const RunPage = () => {
     <article aria-labelledby="run-title">
       <div className="page-head">
         <h1 id="run-title">
-          Run <span className="mono">{r.id.slice(0, 8)}</span> <StatusBadge status={r.status} />
+          Run <span className="mono">{shortId(r.id)}</span> <StatusBadge status={r.status} />
         </h1>
         {allows(session.data?.user.role, "administerRuns") && !isTerminal(r.status) && (
           <button
@@ -70,7 +70,7 @@ export const RunPage = () => {
         <Link to="/ai-employees/$employeeId/build" params={{ employeeId: r.workflow_id }} search={{ run: r.id }}>Open in the editor</Link>
         {r.parent_run_id !== undefined && (
           <>
-            · started by <Link to="/runs/$runId" params={{ runId: r.parent_run_id }} className="mono">{r.parent_run_id.slice(0, 8)}</Link>
+            · started by <Link to="/runs/$runId" params={{ runId: r.parent_run_id }} className="mono">{shortId(r.parent_run_id)}</Link>
           </>
         )}
       </p>
@@ -136,7 +136,7 @@ export const RunPage = () => {
                   <ul>
                     {page.items.map((c) => (
                       <li key={c.id}>
-                        <Link to="/runs/$runId" params={{ runId: c.id }} className="mono">{c.id.slice(0, 8)}</Link> {c.workflow_name}{" "}
+                        <Link to="/runs/$runId" params={{ runId: c.id }} className="mono">{shortId(c.id)}</Link> {c.workflow_name}{" "}
                         <StatusBadge status={c.status} />
                       </li>
                     ))}

@@ -3,7 +3,7 @@ import { Link, useNavigate, useSearch } from "@tanstack/react-router"
 import { useState } from "react"
 import { api } from "../../api/client"
 import { allows, useSession } from "../../api/session"
-import { duration, StatusBadge, When } from "../../ui/Bits"
+import { duration, shortId, StatusBadge, When } from "../../ui/Bits"
 import { Empty, Query } from "../../ui/States"
 import { RunFilters } from "./RunFilters"
 import { TERMINAL, useRunHistory } from "./runsApi"
@@ -84,7 +84,7 @@ export const RunsPage = () => {
                       <td>
                         <input
                           type="checkbox"
-                          aria-label={`Select run ${run.id.slice(0, 8)}`}
+                          aria-label={`Select run ${shortId(run.id)}`}
                           disabled={TERMINAL.has(run.status)}
                           checked={selected.has(run.id)}
                           onChange={() => toggle(run.id)}
@@ -92,7 +92,7 @@ export const RunsPage = () => {
                       </td>
                     )}
                     <td>
-                      <Link to="/runs/$runId" params={{ runId: run.id }} className="mono">{run.id.slice(0, 8)}</Link>
+                      <Link to="/runs/$runId" params={{ runId: run.id }} className="mono">{shortId(run.id)}</Link>
                       {run.parent_run_id !== undefined && <span className="muted">· child</span>}
                     </td>
                     <td>

@@ -4,7 +4,7 @@ import { type FormEvent, useState } from "react"
 import type { Workflow } from "../../../../schemas/Workflow"
 import { api } from "../../api/client"
 import { allows, useSession } from "../../api/session"
-import { StatusBadge, When } from "../../ui/Bits"
+import { shortId, StatusBadge, When } from "../../ui/Bits"
 import { ErrorState, Query } from "../../ui/States"
 
 type Item = Awaited<ReturnType<typeof listVersions>>["items"][number]
@@ -48,7 +48,7 @@ const Rename = ({ workflowId, version, onDone }: { readonly workflowId: string; 
 }
 
 const who = (name: string | undefined, id: string | null | undefined, me: string | undefined) =>
-  id === null || id === undefined ? "the platform" : id === me ? "you" : name ?? `a former member (${id.slice(0, 8)})`
+  id === null || id === undefined ? "the platform" : id === me ? "you" : name ?? `a former member (${shortId(id)})`
 
 /**
  * The version history, newest first: names, who saved and published each and when, which is

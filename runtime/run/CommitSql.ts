@@ -40,6 +40,7 @@ export interface CommitRow {
 }
 
 const TERMINAL = "('completed', 'failed', 'cancelled')"
+const NO_RUN = "00000000-0000-0000-0000-000000000000"
 
 /**
  * The journal's one statement: the commits of any number of runs (each run at most once, and no
@@ -66,7 +67,8 @@ const STATEMENT = `WITH en AS (
     named_outputs = CASE WHEN en.set_named THEN en.named_outputs ELSE r.named_outputs END,
     error = CASE WHEN en.set_error THEN en.error ELSE r.error END,
     wake_done = CASE WHEN en.wake_done IS NOT NULL THEN greatest(r.wake_done, en.wake_done) ELSE r.wake_done END
-  FROM en WHERE en.has_update AND r.id = en.run_id AND (en.from_status IS NULL OR r.status = ANY(en.from_status))
+  FROM en WHERE en.has_update AND r.id = en.run_id AND r.id BETWEEN $8::uuid AND $9::uuid
+    AND (en.from_status IS NULL OR r.status = ANY(en.from_status))
     AND en.idx IN (SELECT idx FROM ok)
   RETURNING en.idx, r.status, r.wake_seq
 ), good AS (
@@ -107,11 +109,12 @@ const STATEMENT = `WITH en AS (
     resolution = NULL, resolved_at = NULL
 ), hc AS (
   UPDATE hitl_requests h SET status = 'cancelled', responded_at = now() FROM good g
-  WHERE g.cancel_hitl AND h.run_id = g.run_id AND h.status IN ('pending', 'claimed')
+  WHERE g.cancel_hitl AND h.run_id = g.run_id AND h.run_id BETWEEN $8::uuid AND $9::uuid AND h.status IN ('pending', 'claimed')
   RETURNING g.idx
 ), wk AS (
   UPDATE runs SET wake_seq = wake_seq + 1, updated_at = now()
   WHERE id IN (SELECT v.run_id FROM jsonb_to_recordset($7::jsonb) AS v(idx int, run_id uuid) JOIN good g ON g.idx = v.idx)
+    AND id BETWEEN $10::uuid AND $11::uuid
 )
 SELECT en.idx, (SELECT ru.status FROM ru WHERE ru.idx = en.idx) AS status, (SELECT ru.wake_seq::float8 FROM ru WHERE ru.idx = en.idx) AS wake_seq,
   (SELECT count(*)::int FROM hc WHERE hc.idx = en.idx) AS hitl_cancelled, en.idx IN (SELECT idx FROM ok) AS held
@@ -156,7 +159,13 @@ const parametersOf = (entries: ReadonlyArray<CommitEntry>) => {
     for (const w of batch.waits) waits.push({ ...w, idx })
     for (const runId of batch.wake) wake.push({ idx, run_id: runId })
   })
-  return [en, steps, events, spans, hitl, waits, wake].map((rows) => JSON.stringify(rows))
+  // The id ranges of the runs committed and woken: with them PostgreSQL touches only the
+  // partitions those runs are in (a range of parameters prunes a generic plan; a join does not).
+  const range = (ids: ReadonlyArray<string>) =>
+    ids.length === 0 ? [NO_RUN, NO_RUN] : [ids.reduce((a, b) => (b < a ? b : a)), ids.reduce((a, b) => (b > a ? b : a))]
+  const committed = range(entries.map((e) => e.run.id.toLowerCase()))
+  const woken = range(entries.flatMap((e) => e.batch.wake.map((id) => id.toLowerCase())))
+  return [...[en, steps, events, spans, hitl, waits, wake].map((rows) => JSON.stringify(rows)), ...committed, ...woken]
 }
 
 interface StatementRow {

@@ -3,6 +3,7 @@ import { SqlError } from "@effect/sql/SqlError"
 import { Context, Data, Effect, FiberRef, Layer, Metric, Option, Schema } from "effect"
 import { runsEnded, runsPaused, runsStarted } from "../../otel/Metrics.js"
 import { PreparedSql } from "../../platform/PreparedSql.js"
+import { uuidV7Floor, uuidV7Time } from "../../platform/TimedId.js"
 import { isTerminal, type RunStatus } from "../../schemas/RunLifecycle.js"
 import type { Batch } from "./Batch.js"
 import { commitAll, type CommitEntry, type CommitFence, type JournalRun } from "./CommitSql.js"
@@ -18,12 +19,21 @@ SELECT to_jsonb(r) - 'event_seq' AS run, r.wake_seq::float8 AS wake_seq,
   (SELECT coalesce(jsonb_agg(jsonb_build_object('id', h.id, 'node_id', h.node_id, 'status', h.status, 'response', h.response)), '[]'::jsonb)
    FROM hitl_requests h WHERE h.run_id = r.id) AS hitl,
   (SELECT coalesce(jsonb_agg(jsonb_build_object('id', c.id, 'node_id', c.parent_node_id, 'status', c.status, 'output', c.output,
-     'error', c.error)), '[]'::jsonb) FROM runs c WHERE c.parent_run_id = r.id) AS children,
+     'error', c.error)), '[]'::jsonb) FROM runs c WHERE c.parent_run_id = r.id AND c.id BETWEEN $2::uuid AND $3::uuid) AS children,
   (SELECT coalesce(jsonb_agg(jsonb_build_object('node_id', w.node_id, 'kind', w.kind, 'key', w.key, 'resolution', w.resolution,
      'resolved', w.resolved_at IS NOT NULL)), '[]'::jsonb) FROM run_waits w WHERE w.run_id = r.id) AS waits
 FROM runs r WHERE r.id = $1`
 
 const decode = Schema.decodeUnknown(Journaled)
+
+/**
+ * The id range of a run's children: a version-7 run's children carry its time (childRunId), so
+ * the journal's load looks in one partition of the runs table; an older run's could be anywhere.
+ */
+const childIds = (runId: string): [string, string] => {
+  const at = uuidV7Time(runId)
+  return at === undefined ? ["00000000-0000-0000-0000-000000000000", "ffffffff-ffff-ffff-ffff-ffffffffffff"] : [uuidV7Floor(at), uuidV7Floor(at + 1)]
+}
 
 /** A deadlock or serialization failure: the statement was rolled back and may simply run again. */
 const isTransient = (error: SqlError) => {
@@ -92,7 +102,7 @@ export class Journal extends Context.Tag("Journal")<Journal, {
         const client = yield* SqlClient.SqlClient
 
         const load = (runId: string) =>
-          sql.query<Record<string, unknown>>(LOAD, [runId]).pipe(
+          sql.query<Record<string, unknown>>(LOAD, [runId, ...childIds(runId)]).pipe(
             Effect.flatMap((rows) => rows[0] === undefined ? Effect.succeed(undefined) : decode(rows[0])),
             Effect.orDie
           )

@@ -35,7 +35,8 @@ export const RUN_TABLES: ReadonlyArray<RunTable> = [
       "runs_children ON runs (parent_run_id) WHERE parent_run_id IS NOT NULL",
       "runs_unfinished ON runs (updated_at) WHERE status IN ('pending', 'running') AND NOT held AND NOT dormant",
       "runs_woken ON runs (id) WHERE wake_seq > wake_done",
-      "runs_finished ON runs (tenant_id, finished_at) WHERE finished_at IS NOT NULL"
+      "runs_finished ON runs (tenant_id, finished_at) WHERE finished_at IS NOT NULL",
+      "runs_session ON runs (tenant_id, session_id, created_at DESC) WHERE session_id IS NOT NULL"
     ]
   },
   {

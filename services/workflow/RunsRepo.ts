@@ -93,16 +93,22 @@ export class RunsRepo extends Effect.Service<RunsRepo>()("RunsRepo", {
       ]).pipe(Effect.map(([rows, [c]]) => ({ rows, total: c?.total ?? 0 })), Effect.orDie)
     }
 
-    /** Recent top-level runs; the runs of one chat session fold into its latest. */
+    /**
+     * Recent top-level runs; the runs of one chat session fold into its latest. The page walks the
+     * history index newest first and keeps a session's run only when no later run of the session
+     * exists (an index probe), so it costs the page, not the history; the total still counts.
+     */
     const recent = (scope: Principal, limit: number, offset: number) =>
       Effect.all([
         sql`
-          SELECT * FROM (
-            SELECT r.*, count(*) OVER (PARTITION BY coalesce(r.session_id, r.id))::int AS run_count,
-                   row_number() OVER (PARTITION BY coalesce(r.session_id, r.id) ORDER BY r.created_at DESC, r.id) AS rn
-            FROM runs r WHERE r.tenant_id = ${scope.tenantId} AND NOT r.is_dry_run AND r.parent_run_id IS NULL
-          ) grouped WHERE rn = 1 ORDER BY created_at DESC, id LIMIT ${limit} OFFSET ${offset}`.pipe(recentRunRows),
-        sql`SELECT count(DISTINCT coalesce(session_id, id))::int AS total FROM runs
+          SELECT r.*, CASE WHEN r.session_id IS NULL THEN 1 ELSE (SELECT count(*)::int FROM runs s
+            WHERE s.tenant_id = r.tenant_id AND s.session_id = r.session_id AND NOT s.is_dry_run AND s.parent_run_id IS NULL) END AS run_count
+          FROM runs r WHERE r.tenant_id = ${scope.tenantId} AND NOT r.is_dry_run AND r.parent_run_id IS NULL
+            AND (r.session_id IS NULL OR NOT EXISTS (SELECT 1 FROM runs n
+              WHERE n.tenant_id = r.tenant_id AND n.session_id = r.session_id AND NOT n.is_dry_run AND n.parent_run_id IS NULL
+                AND (n.created_at > r.created_at OR (n.created_at = r.created_at AND n.id < r.id))))
+          ORDER BY r.created_at DESC, r.id LIMIT ${limit} OFFSET ${offset}`.pipe(recentRunRows),
+        sql`SELECT (count(*) FILTER (WHERE session_id IS NULL) + count(DISTINCT session_id))::int AS total FROM runs
           WHERE tenant_id = ${scope.tenantId} AND NOT is_dry_run AND parent_run_id IS NULL`.pipe(decodeRows("runs", Schema.Struct({ total: Schema.Number })))
       ]).pipe(Effect.map(([rows, [c]]) => ({ rows, total: c?.total ?? 0 })), Effect.orDie)
 

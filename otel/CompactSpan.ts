@@ -59,7 +59,6 @@ const plain = (value: OtlpValue): unknown => {
   return null
 }
 
-
 const plainAttributes = (list: unknown, skip?: string): Record<string, unknown> | undefined => {
   const entries = (list as ReadonlyArray<OtlpAttribute> | undefined ?? []).filter((a) => a.key !== skip)
   return entries.length === 0 ? undefined : Object.fromEntries(entries.map((a) => [a.key, plain(a.value)]))

@@ -18,7 +18,7 @@ import { concurrentRuns } from "./Concurrent.js"
 import { generateHistory } from "./HistoryData.js"
 import { makePgTrace } from "./PgTrace.js"
 import { threeNodeDag } from "./runs.js"
-import { benchDatabase, benchPlatform, instantModel, json, percentile } from "./support.js"
+import { benchDatabase, benchPlatform, instantModel, json, percentile, publishedBenchWorkflow } from "./support.js"
 
 const HISTORY = Number(process.env.BENCH_HISTORY_RUNS ?? 1_000_000)
 const REQUESTS = Number(process.env.BENCH_HISTORY_REQUESTS ?? 200)
@@ -41,10 +41,7 @@ export const historyBench = Effect.scoped(Effect.gen(function*() {
     // The sweep looks once at the start; the benchmark runs its whole-day expiry itself, timed.
     RETENTION_SWEEP_SECONDS: "3600"
   })
-  const w = yield* json(base, token, "POST", "/api/v1/workflow/workflows", { name: "Bench" })
-  const workflowId = w.id as string
-  yield* json(base, token, "PATCH", `/api/v1/workflow/workflows/${workflowId}`, { dag_definition: threeNodeDag })
-  yield* json(base, token, "POST", `/api/v1/workflow/workflows/${workflowId}/publish`)
+  const { workflowId } = yield* publishedBenchWorkflow(base, token, threeNodeDag)
   const me = (yield* json(base, token, "GET", "/api/v1/auth/users/me")).user as { id: string; tenant_id: string }
 
   const client = new pg.Client({ connectionString: db.url })

@@ -19,7 +19,7 @@ import pg from "pg"
 import { RunModule } from "../runtime/run/RunModule.js"
 import { concurrentRuns } from "./Concurrent.js"
 import { BENCH_MARK, makePgTrace } from "./PgTrace.js"
-import { benchDatabase, benchPlatform, instantModel, json, percentile } from "./support.js"
+import { benchDatabase, benchPlatform, instantModel, json, percentile, publishedBenchWorkflow } from "./support.js"
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 300)
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 300)
@@ -47,10 +47,7 @@ export const runsBench = Effect.scoped(Effect.gen(function*() {
   database = db.name
   const model = yield* instantModel
   const { base, token, context } = yield* benchPlatform({ DATABASE_URL: db.url, LLM_BASE_URL: model.baseUrl, LLM_MODELS: "bench-model" })
-  const w = yield* json(base, token, "POST", "/api/v1/workflow/workflows", { name: "Bench" })
-  const workflowId = w.id as string
-  yield* json(base, token, "PATCH", `/api/v1/workflow/workflows/${workflowId}`, { dag_definition: threeNodeDag })
-  yield* json(base, token, "POST", `/api/v1/workflow/workflows/${workflowId}/publish`)
+  const { tenantId, workflowId } = yield* publishedBenchWorkflow(base, token, threeNodeDag)
 
   const poller = new pg.Client({ connectionString: db.url })
   yield* Effect.acquireRelease(Effect.promise(() => poller.connect()), () => Effect.promise(() => poller.end()))
@@ -58,7 +55,7 @@ export const runsBench = Effect.scoped(Effect.gen(function*() {
     Effect.promise(() => poller.query(`${BENCH_MARK} ${text}`, [...values])).pipe(Effect.map((r) => r.rows as Array<A>))
   const modules = Context.get(context, RunModule)
   const start = process.env.BENCH_START === "direct"
-    ? modules.start({ tenantId: w.tenant_id as string, workflowId, triggerType: "api", isDryRun: false, input: {} }).pipe(
+    ? modules.start({ tenantId, workflowId, triggerType: "api", isDryRun: false, input: {} }).pipe(
       Effect.map((run) => run.id),
       Effect.orDie
     )

@@ -11,7 +11,7 @@ import { Effect } from "effect"
 import { writeFileSync } from "node:fs"
 import pg from "pg"
 import { threeNodeDag } from "./runs.js"
-import { benchDatabase, benchPlatform, instantModel, json } from "./support.js"
+import { benchDatabase, benchPlatform, instantModel, json, publishedBenchWorkflow } from "./support.js"
 
 const RUNS = Number(process.env.BENCH_STORAGE_RUNS ?? 1000)
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16)
@@ -40,10 +40,7 @@ export const storageBench = Effect.scoped(Effect.gen(function*() {
   const db = yield* benchDatabase
   const model = yield* instantModel
   const { base, token } = yield* benchPlatform({ DATABASE_URL: db.url, LLM_BASE_URL: model.baseUrl, LLM_MODELS: "bench-model" })
-  const w = yield* json(base, token, "POST", "/api/v1/workflow/workflows", { name: "Bench" })
-  const workflowId = w.id as string
-  yield* json(base, token, "PATCH", `/api/v1/workflow/workflows/${workflowId}`, { dag_definition: threeNodeDag })
-  yield* json(base, token, "POST", `/api/v1/workflow/workflows/${workflowId}/publish`)
+  const { workflowId } = yield* publishedBenchWorkflow(base, token, threeNodeDag)
 
   const client = new pg.Client({ connectionString: db.url })
   yield* Effect.acquireRelease(Effect.promise(() => client.connect()), () => Effect.promise(() => client.end()))

@@ -100,3 +100,13 @@ export const json = (base: string, token: string, method: string, path: string, 
       return body
     })
   )
+
+/** A published AI Employee with this DAG on the benchmark's server: its id and tenant. */
+export const publishedBenchWorkflow = (base: string, token: string, dag: unknown) =>
+  Effect.gen(function*() {
+    const w = yield* json(base, token, "POST", "/api/v1/workflow/workflows", { name: "Bench" })
+    const workflowId = w.id as string
+    yield* json(base, token, "PATCH", `/api/v1/workflow/workflows/${workflowId}`, { dag_definition: dag })
+    yield* json(base, token, "POST", `/api/v1/workflow/workflows/${workflowId}/publish`)
+    return { workflowId, tenantId: w.tenant_id as string }
+  })

@@ -2,9 +2,12 @@ import { createHash, randomBytes } from "node:crypto"
 
 const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString("hex")
 
+/** `at` (milliseconds) as the 12 hex digits of a version-7 UUID's first 48 bits. */
+const timeHex = (at: number) => Math.max(0, Math.floor(at)).toString(16).padStart(12, "0").slice(-12)
+
 /** A version-7 UUID of `at` (milliseconds) whose other 74 bits come from `rest` (at least 10 bytes). */
 const timed = (at: number, rest: Uint8Array) => {
-  const time = Math.max(0, Math.floor(at)).toString(16).padStart(12, "0").slice(-12)
+  const time = timeHex(at)
   const r = hex(rest)
   const variant = (8 + (rest[3] & 0x3)).toString(16)
   return `${time.slice(0, 8)}-${time.slice(8, 12)}-7${r.slice(0, 3)}-${variant}${r.slice(4, 7)}-${r.slice(8, 20)}`
@@ -24,6 +27,6 @@ export const uuidV7Time = (id: string): number | undefined => (id.charAt(14) ===
 
 /** The smallest UUID of the millisecond `at`: a bound of the id range of a time span. */
 export const uuidV7Floor = (at: number) => {
-  const time = Math.max(0, Math.floor(at)).toString(16).padStart(12, "0").slice(-12)
+  const time = timeHex(at)
   return `${time.slice(0, 8)}-${time.slice(8, 12)}-0000-0000-000000000000`
 }

@@ -8,30 +8,34 @@ export const TenantSettings = Schema.Struct({
   user_groups_enabled: Schema.Boolean,
   max_runs_in_flight: Schema.optional(
     Schema.Int.pipe(Schema.between(1, 100_000)).annotations({
+      message: () => "must be a whole number from 1 to 100000",
       description:
         "Runs of this tenant active at once on a runner process; more wait in pending (a run_queued event) and start in arrival order. Absent: the platform's TENANT_MAX_RUNS_IN_FLIGHT. Only an env_admin sets it."
     })
   ),
   max_run_starts_per_second: Schema.optional(
     Schema.Int.pipe(Schema.between(1, 100_000)).annotations({
+      message: () => "must be a whole number from 1 to 100000",
       description:
         "Runs this tenant may start through the run endpoints per second (429 RATE_LIMITED with Retry-After past it): a flood is refused at the door. Absent: no limit. Only an env_admin sets it."
     })
   ),
   run_retention_days: Schema.optional(
     Schema.Int.pipe(Schema.between(1, 36_500)).annotations({
+      message: () => "must be a whole number from 1 to 36500",
       description:
         "Days a finished run (with its steps, events, spans and HITL requests) and an integration execution are kept after they ended. Absent: the platform's RUN_RETENTION_DAYS. At most RUN_RETENTION_MAX_DAYS (422 RETENTION_TOO_LONG)."
     })
   ),
   run_detail_retention_days: Schema.optional(
-    Schema.NullOr(Schema.Int.pipe(Schema.between(1, 36_500))).annotations({
-      description:
-        "Days a finished run's spans and streamed tokens are kept, when shorter than its retention (null: as long as the run). Not above the run retention (422 RETENTION_TOO_LONG)."
-    })
-  ),
+    Schema.NullOr(Schema.Int.pipe(Schema.between(1, 36_500)))
+  ).annotations({
+    description:
+      "Days a finished run's spans and streamed tokens are kept, when shorter than its retention (null: as long as the run). Not above the run retention (422 RETENTION_TOO_LONG)."
+  }),
   max_model_calls_in_flight: Schema.optional(
     Schema.Int.pipe(Schema.between(1, 100_000)).annotations({
+      message: () => "must be a whole number from 1 to 100000",
       description:
         "Model calls of this tenant's runs in flight at once on a process; more wait their turn. Absent: the platform's TENANT_MAX_MODEL_CALLS_IN_FLIGHT. Only an env_admin sets it."
     })

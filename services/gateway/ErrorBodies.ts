@@ -59,7 +59,14 @@ export const flattenErrorBody = (response: HttpServerResponse.HttpServerResponse
   const parsed = safeParse(decoder.decode(response.body.body))
   if (parsed === undefined || typeof parsed._tag !== "string") return response
   if (parsed._tag === "HttpApiDecodeError") {
-    const issues = (parsed.issues as ReadonlyArray<DecodeIssue> | undefined) ?? []
+    const all = (parsed.issues as ReadonlyArray<DecodeIssue> | undefined) ?? []
+    // An optional field's schema is a union with `undefined`: its "Expected undefined" issue says
+    // nothing beside the field's own one.
+    const pathOf = (i: DecodeIssue) => i.path.join(".")
+    const issues = all.filter((i) =>
+      !(i.message.startsWith("Expected undefined, actual") &&
+        all.some((o) => o !== i && pathOf(o) === pathOf(i) && !o.message.startsWith("Expected undefined")))
+    )
     return errorResponse(400, requestId, {
       code: "VALIDATION_ERROR",
       message: issues.length > 0

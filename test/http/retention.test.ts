@@ -51,6 +51,10 @@ layer(RunPlatformLive({ RETENTION_SWEEP_SECONDS: "1", RUN_RETENTION_MAX_DAYS: "9
           held_workflows: 0,
           held_runs: 0
         })
+        const zero = yield* settings(admin, me.tenant_id, { run_retention_days: 0 })
+        assert.strictEqual(zero.status, 400)
+        assert.strictEqual(zero.body.code, "VALIDATION_ERROR")
+        assert.strictEqual(zero.body.message, "run_retention_days: must be a whole number from 1 to 36500")
         const tooLong = yield* settings(admin, me.tenant_id, { run_retention_days: 91 })
         assert.strictEqual(tooLong.status, 422, tooLong.text)
         assert.strictEqual(tooLong.body.code, "RETENTION_TOO_LONG")

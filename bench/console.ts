@@ -16,6 +16,7 @@
 import { Effect } from "effect"
 import pg from "pg"
 import { type Browser, chromium, type Page } from "playwright-core"
+import { type EventRow, storedEvents } from "../runtime/run/RunEvents.js"
 import { encodeRunCursor } from "../services/workflow/RunCursor.js"
 import { benchDatabase, benchPlatform, instantModel, json } from "./support.js"
 
@@ -84,9 +85,10 @@ export const consoleBench = Effect.scoped(Effect.gen(function*() {
   while ((yield* query("SELECT status FROM runs WHERE id = $1", [real.id])).rows[0]?.status !== "completed") yield* Effect.sleep("50 millis")
 
   // The real run's events, its token repeated to 5,000 (what a long streamed answer journals).
-  const events = (yield* query("SELECT type, payload FROM run_events WHERE run_id = $1 ORDER BY seq", [real.id])).rows as Array<
-    { type: string; payload: Record<string, unknown> }
-  >
+  const events = storedEvents(
+    String(real.id),
+    (yield* query("SELECT seq, type, payload, body FROM run_events WHERE run_id = $1 ORDER BY seq", [real.id])).rows as Array<EventRow>
+  )
   const token0 = events.find((e) => e.type === "token")!
   const long = [
     ...events.filter((e) => e.type === "step_started"),

@@ -11,6 +11,7 @@ import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import pg from "pg"
 import { request } from "undici"
+import { type EventRow, storedEvents } from "../runtime/run/RunEvents.js"
 import { benchDatabase, benchPlatform, json, percentile } from "./support.js"
 
 const EXECUTIONS = Number(process.env.BENCH_EXECUTIONS ?? 2_000)
@@ -152,12 +153,9 @@ export const integrationsBench = Effect.scoped(Effect.gen(function*() {
       if (rows[0]?.status === "failed") return yield* Effect.dieMessage(`run ${String(run.id)} failed`)
       yield* Effect.sleep("2 millis")
     }
-    const [event] = (yield* Effect.promise(() =>
-      client.query<{ duration: number }>("SELECT (payload->>'duration_ms')::float8 AS duration FROM run_events WHERE run_id = $1 AND type = 'tool_called'", [
-        run.id
-      ])
-    )).rows
-    inRun.push(Number(event.duration))
+    const rows = (yield* Effect.promise(() => client.query<EventRow>("SELECT seq, type, payload, body FROM run_events WHERE run_id = $1", [run.id]))).rows
+    const event = storedEvents(String(run.id), rows).find((e) => e.type === "tool_called")
+    inRun.push(Number(event?.payload.duration_ms))
   }
   const d = ms(direct)
   const r = ms(inRun)

@@ -20,6 +20,7 @@ import { tmpdir } from "node:os"
 import * as path from "node:path"
 import pg from "pg"
 import { freePort } from "../platform/FreePort.js"
+import { type EventRow, storedEvents } from "../runtime/run/RunEvents.js"
 import { benchDatabase, instantModel, json, percentile } from "./support.js"
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32)
@@ -203,13 +204,14 @@ export const loadBench = Effect.scoped(Effect.gen(function*() {
     yield* Effect.forEach(yield* Effect.promise(requests), (r) => Effect.zipRight(Effect.fork(approve(r)), sleep(APPROVE_EVERY_MS)), { discard: true })
   }
   const counts = yield* followers
-  const rows = (yield* Effect.promise(() =>
-    poller.query(`SELECT run_id, seq, (extract(epoch FROM created_at) * 1000)::float8 AS at FROM run_events WHERE run_id = ANY($1)`, [paused])
-  )).rows as Array<{ run_id: string; seq: string; at: number }>
+  const stored = (yield* Effect.promise(() =>
+    poller.query<EventRow & { run_id: string }>(`SELECT run_id, seq, type, payload, body, created_at FROM run_events WHERE run_id = ANY($1)`, [paused])
+  )).rows
+  const rows = stored.flatMap((row) =>
+    storedEvents(row.run_id, [row]).map((e) => ({ run_id: row.run_id, seq: e.seq, at: e.at?.getTime() ?? 0 }))
+  )
   const followersOf = STREAMS / STREAM_RUNS
-  const lags = rows.filter((r) =>
-    r.at >= approvedAt - 50
-  ).flatMap((r) => {
+  const lags = rows.filter((r) => r.at >= approvedAt - 50).flatMap((r) => {
     const got = arrivals.get(`${r.run_id}:${r.seq}`) ?? []
     // A delivery that never came counts as infinitely late.
     return [...got.map((t) => t - r.at), ...Array.from({ length: Math.max(0, followersOf - got.length) }, () => Number.POSITIVE_INFINITY)]

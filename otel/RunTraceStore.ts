@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Context, Effect, Layer, Schema } from "effect"
 import { decodeRows, JsonArrayOf, JsonObject, JsonObjectOf, Timestamp } from "../platform/Rows.js"
+import { decodeRecord, type RecordSpans } from "../runtime/run/JournalRecord.js"
 import { RunRow } from "../schemas/RunRow.js"
 import { type CompactSpan, expandSpan } from "./CompactSpan.js"
 import type { OtlpLogRecord } from "./OtlpJson.js"
@@ -40,6 +41,24 @@ const storedSpans = (
     return at < bt ? -1 : at > bt ? 1 : a.span.spanId < b.span.spanId ? -1 : a.span.spanId > b.span.spanId ? 1 : 0
   })
 
+const EventRows = Schema.Struct({
+  run_id: Schema.String,
+  seq: Schema.NumberFromString,
+  type: Schema.NullOr(Schema.String),
+  payload: Schema.NullOr(JsonObject),
+  body: Schema.NullOr(Schema.Uint8ArrayFromSelf),
+  span_id: Schema.NullOr(Schema.String),
+  created_at: Timestamp
+})
+
+/** A row of a run's journal: its events (a record's, or the one event of an earlier release's row) and the spans it holds. */
+interface JournalEntry {
+  readonly runId: string
+  readonly at: Date
+  readonly events: ReadonlyArray<{ readonly type: string; readonly payload: Record<string, unknown>; readonly spanId: string | undefined }>
+  readonly spans: ReadonlyArray<RecordSpans>
+}
+
 /** Reads runs' stored spans and logs, adds each run's root span, and exports roots. */
 export class RunTraceStore extends Context.Tag("RunTraceStore")<RunTraceStore, {
   readonly worklogs: (runs: ReadonlyArray<TraceRun>) => Effect.Effect<ReadonlyArray<Worklog>>
@@ -55,28 +74,39 @@ export class RunTraceStore extends Context.Tag("RunTraceStore")<RunTraceStore, {
       const sql = yield* SqlClient.SqlClient
       const telemetry = yield* Telemetry
 
-      const pausesOf = (runIds: ReadonlyArray<string>) =>
-        sql`
-          SELECT run_id, type, created_at, payload FROM run_events
-          WHERE run_id IN ${sql.in(runIds)} AND type IN ('run_paused', 'run_resumed') ORDER BY run_id, seq`.pipe(
-          decodeRows(
-            "run_events",
-            Schema.Struct({ run_id: Schema.String, type: Schema.Literal("run_paused", "run_resumed"), created_at: Timestamp, payload: JsonObject })
+      /** The runs' events (records expanded) and the spans their records hold. */
+      const journalOf = (runIds: ReadonlyArray<string>) =>
+        sql`SELECT run_id, seq, type, payload, body, span_id, created_at FROM run_events WHERE run_id IN ${sql.in(runIds)} ORDER BY run_id, seq`.pipe(
+          decodeRows("run_events", EventRows),
+          Effect.map((rows) =>
+            rows.map((row): JournalEntry => {
+              if (row.body === null) {
+                const event = { type: row.type ?? "", payload: row.payload ?? {}, spanId: row.span_id ?? undefined }
+                return { runId: row.run_id, at: row.created_at, events: [event], spans: [] }
+              }
+              const record = decodeRecord(row.run_id, row.seq, row.body)
+              return { runId: row.run_id, at: row.created_at, events: record.events, spans: record.spans }
+            })
           )
         )
 
-      const pause = (e: { type: "run_paused" | "run_resumed"; created_at: Date; payload: Record<string, unknown> }): PauseEvent => ({
-        type: e.type,
-        at: e.created_at,
-        node_id: typeof e.payload.node_id === "string" ? e.payload.node_id : undefined,
-        request_id: typeof e.payload.request_id === "string" ? e.payload.request_id : undefined
-      })
+      const pausesIn = (journal: ReadonlyArray<JournalEntry>, runId: string): ReadonlyArray<PauseEvent> =>
+        journal.flatMap((j) =>
+          j.runId !== runId ? [] : j.events.flatMap((e) =>
+            e.type !== "run_paused" && e.type !== "run_resumed" ? [] : [{
+              type: e.type,
+              at: j.at,
+              node_id: typeof e.payload.node_id === "string" ? e.payload.node_id : undefined,
+              request_id: typeof e.payload.request_id === "string" ? e.payload.request_id : undefined
+            }]
+          )
+        )
 
       const worklogs = (runs: ReadonlyArray<TraceRun>) =>
         Effect.gen(function*() {
           if (runs.length === 0) return []
           const ids = runs.map((r) => r.id)
-          const [spans, logs, pauses] = yield* Effect.all([
+          const [spans, journal] = yield* Effect.all([
             sql`SELECT run_id, scope, otlp, spans FROM run_spans
               WHERE run_id IN ${sql.in(ids)} ORDER BY start_unix_nano, span_id`.pipe(
               // The spans are the platform's own writing (RunSpanProcessor, CompactSpan): served as stored.
@@ -90,28 +120,25 @@ export class RunTraceStore extends Context.Tag("RunTraceStore")<RunTraceStore, {
                 })
               )
             ),
-            sql`
-              SELECT run_id, type, payload, created_at, span_id FROM run_events
-              WHERE run_id IN ${sql.in(ids)} AND type <> 'token' ORDER BY run_id, seq`.pipe(
-              decodeRows(
-                "run_events",
-                Schema.Struct({ run_id: Schema.String, type: Schema.String, payload: JsonObject, created_at: Timestamp, span_id: Schema.NullOr(Schema.String) })
-              )
-            ),
-            pausesOf(ids)
-          ], { concurrency: 3 })
+            journalOf(ids)
+          ], { concurrency: 2 })
           const now = new Date()
           return runs.map((run) => ({
             run,
             spans: [
-              { scope: RUNS_SCOPE, span: toOtlp(rootSpan(run, pauses.filter((p) => p.run_id === run.id).map(pause), telemetry.resource, now)).span },
-              ...storedSpans(run.id, spans.filter((s) => s.run_id === run.id))
+              { scope: RUNS_SCOPE, span: toOtlp(rootSpan(run, pausesIn(journal, run.id), telemetry.resource, now)).span },
+              ...storedSpans(run.id, [
+                ...spans.filter((s) => s.run_id === run.id),
+                ...journal.flatMap((j) => (j.runId !== run.id ? [] : j.spans.map((set) => ({ scope: set.scope, otlp: null, spans: set.spans }))))
+              ])
             ],
-            logs: logs.flatMap((e) => {
-              if (e.run_id !== run.id) return []
-              const log = eventLog({ runId: run.id, type: e.type, payload: e.payload, time: e.created_at, spanId: e.span_id ?? rootSpanId(run.id) })
-              return log === undefined ? [] : [log]
-            })
+            logs: journal.flatMap((j) =>
+              j.runId !== run.id ? [] : j.events.flatMap((e) => {
+                if (e.type === "token") return []
+                const log = eventLog({ runId: run.id, type: e.type, payload: e.payload, time: j.at, spanId: e.spanId ?? rootSpanId(run.id) })
+                return log === undefined ? [] : [log]
+              })
+            )
           }))
         }).pipe(Effect.orDie, Effect.withSpan("RunTraceStore.worklogs"))
 
@@ -126,8 +153,8 @@ export class RunTraceStore extends Context.Tag("RunTraceStore")<RunTraceStore, {
         Effect.gen(function*() {
           const found = yield* run(runId)
           if (found === undefined) return
-          const pauses = yield* pausesOf([runId]).pipe(Effect.orDie)
-          yield* telemetry.export(rootSpan(found, pauses.map(pause), telemetry.resource, new Date()))
+          const journal = yield* journalOf([runId]).pipe(Effect.orDie)
+          yield* telemetry.export(rootSpan(found, pausesIn(journal, runId), telemetry.resource, new Date()))
         })
 
       return {

@@ -1,3 +1,4 @@
+import type { CompactSpan } from "../../otel/CompactSpan.js"
 import { type FailureKind, illegalSources, type RunEventType, type RunStatus, type StepStatus } from "../../schemas/RunLifecycle.js"
 import type { TokenUsage } from "../models/ChatModel.js"
 
@@ -23,8 +24,12 @@ export interface StepWrite {
 export interface EventWrite {
   readonly type: RunEventType
   readonly payload: Record<string, unknown>
-  /** One event per key and run: a node run again after a crash does not repeat it. */
-  readonly key: string
+  /**
+   * One event per key and run: a node run again after a crash does not repeat it (the kernel
+   * leaves out an event whose key the run's journal holds). Undefined: an event that is never
+   * written twice anyway (streamed text and tool calls of one execution).
+   */
+  readonly key: string | undefined
   /** The span the event happened in (its log record hangs there); undefined: the run's root. */
   readonly spanId: string | undefined
 }
@@ -34,7 +39,7 @@ export interface SpanWrite {
   readonly span_id: string
   readonly scope: string
   readonly start: string
-  readonly spans: unknown
+  readonly spans: ReadonlyArray<CompactSpan>
 }
 
 export interface RunWrite {
@@ -88,7 +93,7 @@ export class Batch {
     return this
   }
 
-  event(type: RunEventType, payload: Record<string, unknown>, key: string, spanId: string | undefined) {
+  event(type: RunEventType, payload: Record<string, unknown>, key: string | undefined, spanId: string | undefined) {
     this.events.push({ type, payload, key, spanId })
     return this
   }

@@ -41,9 +41,7 @@ export const recordCancel = (runId: string, wake: (runId: string) => Effect.Effe
     let hitl = 0
     const commit = (b: Batch) =>
       Effect.suspend(() => {
-        const first = state.nextSeq
-        state.nextSeq += b.events.length
-        return journal.commit(state.run, b, first).pipe(Effect.tap((c) => Effect.sync(() => (hitl = c.hitlCancelled))))
+        return journal.commit(state.run, b, state.sequence(b)).pipe(Effect.tap((c) => Effect.sync(() => (hitl = c.hitlCancelled))))
       })
     yield* endRun(state, "cancelled", null, batch, commit, wake)
     return {

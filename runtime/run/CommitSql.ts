@@ -2,6 +2,7 @@ import { Effect } from "effect"
 import type { PreparedSql } from "../../platform/PreparedSql.js"
 import type { RunStatus } from "../../schemas/RunLifecycle.js"
 import type { Batch } from "./Batch.js"
+import { encodeRecord, recordHasDetail, recordHasKeys } from "./JournalRecord.js"
 
 /**
  * The shard lease a run's commits are made under (runner processes): a commit writes nothing
@@ -86,9 +87,9 @@ const STATEMENT = `WITH en AS (
     error = EXCLUDED.error, error_kind = EXCLUDED.error_kind, error_code = EXCLUDED.error_code, token_usage = EXCLUDED.token_usage,
     started_at = coalesce(EXCLUDED.started_at, run_steps.started_at), finished_at = coalesce(EXCLUDED.finished_at, run_steps.finished_at)
 ), ev AS (
-  INSERT INTO run_events (run_id, seq, dedupe_key, type, payload, span_id)
-  SELECT g.run_id, v.seq, v.key, v.type, v.payload, v.span_id
-  FROM jsonb_to_recordset($3::jsonb) AS v(idx int, seq bigint, key text, type text, payload jsonb, span_id text) JOIN good g ON g.idx = v.idx
+  INSERT INTO run_events (run_id, seq, body, keyed, detail)
+  SELECT g.run_id, v.seq, decode(v.body, 'base64'), v.keyed, v.detail
+  FROM jsonb_to_recordset($3::jsonb) AS v(idx int, seq bigint, body text, keyed boolean, detail boolean) JOIN good g ON g.idx = v.idx
   ON CONFLICT DO NOTHING
 ), sp AS (
   INSERT INTO run_spans (run_id, span_id, tenant_id, scope, start_unix_nano, spans)
@@ -153,8 +154,18 @@ const parametersOf = (entries: ReadonlyArray<CommitEntry>) => {
       cancel_hitl: batch.cancelHitl
     })
     for (const s of batch.steps.values()) steps.push({ ...s, idx, token_usage: s.usage ?? null, output: s.output ?? null })
-    batch.events.forEach((e, i) => events.push({ idx, seq: firstSeq + i, key: e.key, type: e.type, payload: e.payload, span_id: e.spanId ?? null }))
-    for (const s of batch.spans) spans.push({ ...s, idx })
+    // A commit's events are one record (numbered by its last event), with the spans that ended with them; spans alone are a row of run_spans.
+    if (batch.events.length > 0) {
+      events.push({
+        idx,
+        seq: firstSeq + batch.events.length - 1,
+        body: encodeRecord(run.id, batch.events, batch.spans).toString("base64"),
+        keyed: recordHasKeys(batch.events),
+        detail: recordHasDetail(batch.events, batch.spans)
+      })
+    } else {
+      for (const s of batch.spans) spans.push({ ...s, idx })
+    }
     for (const h of batch.hitl) hitl.push({ ...h, idx })
     for (const w of batch.waits) waits.push({ ...w, idx })
     for (const runId of batch.wake) wake.push({ idx, run_id: runId })

@@ -39,7 +39,7 @@ type Message = Outcome | { readonly tag: "defect"; readonly cause: Cause.Cause<u
  */
 export class StaleStart extends Data.TaggedError("StaleStart")<{}> {}
 
-const nothingJournaled = (run: RunRecord): Journaled => ({ run, last_seq: 0, wake_seq: 0, steps: [], hitl: [], children: [], waits: [] })
+const nothingJournaled = (run: RunRecord): Journaled => ({ run, last_seq: 0, wake_seq: 0, keys: [], steps: [], hitl: [], children: [], waits: [] })
 
 /**
  * One activation of a run: rebuild the state from the journal (or, for a run created just now,
@@ -66,9 +66,7 @@ export const activate = (runId: string, controls: ActivationControls, fresh?: Ru
     yield* admission.enter(state.run.tenant_id, (limit) =>
       state.status !== "pending" ? Effect.void : Effect.suspend(() => {
         const batch = new Batch().event("run_queued", { status: "pending", reason: "tenant_runs_in_flight", limit }, "run_queued", undefined)
-        const first = state.nextSeq
-        state.nextSeq += 1
-        return Effect.zipRight(journal.commit(state.run, batch, first), events.notify(runId))
+        return Effect.zipRight(journal.commit(state.run, batch, state.sequence(batch)), events.notify(runId))
       }))
     /** Nodes running on forked fibers: while there are some, commits take turns (their event numbers stay in commit order). */
     let running = 0
@@ -78,8 +76,7 @@ export const activate = (runId: string, controls: ActivationControls, fresh?: Ru
     const commitNow = (batch: Batch) =>
       Effect.suspend(() => {
         const full = state.takeCarry().absorb(batch)
-        const first = state.nextSeq
-        state.nextSeq += full.events.length
+        const first = state.sequence(full)
         const guarded = unconfirmed && full.runUpdate?.from !== undefined
         return journal.commit(state.run, full, first, guarded).pipe(
           Effect.flatMap((committed) => {

@@ -8,11 +8,15 @@ import { isTerminal, type RunStatus } from "../../schemas/RunLifecycle.js"
 import type { Batch } from "./Batch.js"
 import { commitAll, type CommitEntry, type CommitFence, type JournalRun } from "./CommitSql.js"
 import { makeGroupCommit } from "./GroupCommit.js"
+import { decodeRecord } from "./JournalRecord.js"
 import { Journaled } from "./RunRecord.js"
 
 const LOAD = `
 SELECT to_jsonb(r) - 'event_seq' AS run, r.wake_seq::float8 AS wake_seq,
   (SELECT coalesce(max(seq), 0)::float8 FROM run_events e WHERE e.run_id = r.id) AS last_seq,
+  (SELECT coalesce(jsonb_agg(e.dedupe_key), '[]'::jsonb) FROM run_events e WHERE e.run_id = r.id AND e.body IS NULL AND e.dedupe_key IS NOT NULL) AS legacy_keys,
+  (SELECT coalesce(jsonb_agg(jsonb_build_object('seq', e.seq::float8, 'body', encode(e.body, 'base64'))), '[]'::jsonb)
+   FROM run_events e WHERE e.run_id = r.id AND e.keyed) AS keyed,
   (SELECT coalesce(jsonb_agg(jsonb_build_object('id', s.id, 'node_id', s.node_id, 'status', s.status, 'output', s.output,
      'error', s.error, 'attempt', s.attempt, 'position', s.position) ORDER BY s.position), '[]'::jsonb)
    FROM run_steps s WHERE s.run_id = r.id) AS steps,
@@ -25,6 +29,20 @@ SELECT to_jsonb(r) - 'event_seq' AS run, r.wake_seq::float8 AS wake_seq,
 FROM runs r WHERE r.id = $1`
 
 const decode = Schema.decodeUnknown(Journaled)
+
+/** The event keys a load read: from one-event rows of earlier releases, and from the records that hold keys. */
+const LoadedKeys = Schema.Struct({
+  legacy_keys: Schema.Array(Schema.String),
+  keyed: Schema.Array(Schema.Struct({ seq: Schema.Number, body: Schema.String }))
+})
+const decodeKeys = Schema.decodeUnknown(LoadedKeys)
+
+const withKeys = (runId: string, row: Record<string, unknown>) =>
+  Effect.map(decodeKeys(row), ({ keyed, legacy_keys }) => {
+    const { keyed: _, legacy_keys: __, ...rest } = row
+    const recorded = keyed.flatMap((r) => decodeRecord(runId, r.seq, Buffer.from(r.body, "base64")).events.flatMap((e) => (e.key === undefined ? [] : [e.key])))
+    return { ...rest, keys: [...legacy_keys, ...recorded] }
+  })
 
 /**
  * The id range of a run's children: a version-7 run's children carry its time (childRunId), so
@@ -103,7 +121,7 @@ export class Journal extends Context.Tag("Journal")<Journal, {
 
         const load = (runId: string) =>
           sql.query<Record<string, unknown>>(LOAD, [runId, ...childIds(runId)]).pipe(
-            Effect.flatMap((rows) => rows[0] === undefined ? Effect.succeed(undefined) : decode(rows[0])),
+            Effect.flatMap((rows) => rows[0] === undefined ? Effect.succeed(undefined) : Effect.flatMap(withKeys(runId, rows[0]), decode)),
             Effect.orDie
           )
 

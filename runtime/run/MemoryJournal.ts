@@ -48,7 +48,7 @@ export interface MemoryRun {
 interface RunRows {
   readonly run: MemoryRun
   readonly steps: Map<string, StepRow>
-  readonly events: Array<StoredEvent & { readonly key: string }>
+  readonly events: Array<StoredEvent & { readonly key: string | undefined }>
   readonly spans: Set<string>
   readonly hitl: Map<string, HitlRow>
   readonly waits: Map<string, WaitRow>
@@ -80,7 +80,7 @@ export class MemoryJournalStore {
     return this.rows.get(runId)?.run
   }
 
-  events(runId: string): ReadonlyArray<StoredEvent & { readonly key: string }> {
+  events(runId: string): ReadonlyArray<StoredEvent & { readonly key: string | undefined }> {
     return this.rows.get(runId)?.events ?? []
   }
 
@@ -114,6 +114,7 @@ export class MemoryJournalStore {
       run: rows.run.record,
       last_seq: rows.events.reduce((max, e) => Math.max(max, e.seq), 0),
       wake_seq: rows.run.wake_seq,
+      keys: rows.events.flatMap((e) => (e.key === undefined ? [] : [e.key])),
       steps: [...rows.steps.values()].sort((a, b) => a.position - b.position).map((s) => ({
         id: s.id,
         node_id: s.node_id,
@@ -172,7 +173,7 @@ export class MemoryJournalStore {
     }
     batch.events.forEach((e, i) => {
       const seq = firstSeq + i
-      if (rows.events.some((x) => x.seq === seq || x.key === e.key)) return
+      if (rows.events.some((x) => x.seq === seq || (e.key !== undefined && x.key === e.key))) return
       rows.events.push({ seq, key: e.key, type: e.type, payload: e.payload })
     })
     rows.events.sort((a, b) => a.seq - b.seq)

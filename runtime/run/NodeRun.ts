@@ -1,5 +1,5 @@
 import { Effect, Either, Metric, Option } from "effect"
-import { randomBytes, randomUUID } from "node:crypto"
+import { randomUUID } from "node:crypto"
 import { nodeDuration } from "../../otel/Metrics.js"
 import { RUN_ID, runRootSpan } from "../../otel/RunTraceIds.js"
 import type { NodeEnvelope } from "../../schemas/Dag.js"
@@ -131,17 +131,14 @@ export const runNode = (node: NodeEnvelope, env: NodeEnv) =>
     // Streamed text goes out in small batches; a long stream is committed as it goes. The clocks
     // start at the first text, not at the node's start: a reply that arrives whole after a wait
     // (a busy process, a slow first token) is one commit with the node's end, not one more.
-    // Tells this execution's tokens from an earlier one's of the node (a re-run): 8 hex digits will do.
-    const tokenKey = randomBytes(4).toString("hex")
     const tokens: Array<EventWrite> = []
     let buffer = ""
-    let n = 0
     let lastFlush = 0
     let lastCommit = 0
     let spanId: string | undefined
     const cut = () => {
       if (buffer.length === 0) return
-      tokens.push({ type: "token", payload: { ...step, delta: buffer }, key: `token:${node.id}:${tokenKey}:${n++}`, spanId })
+      tokens.push({ type: "token", payload: { ...step, delta: buffer }, key: undefined, spanId })
       buffer = ""
       lastFlush = Date.now()
     }
@@ -161,7 +158,7 @@ export const runNode = (node: NodeEnvelope, env: NodeEnv) =>
     const emitEvent = (type: RunEventType, payload: Record<string, unknown>) =>
       Effect.suspend(() => {
         cut()
-        tokens.push({ type, payload: { ...payload, ...step }, key: `${type}:${node.id}:${tokenKey}:${n++}`, spanId })
+        tokens.push({ type, payload: { ...payload, ...step }, key: undefined, spanId })
         const batch = new Batch()
         batch.events.push(...tokens.splice(0))
         lastCommit = Date.now()

@@ -42,13 +42,13 @@ export const RUN_TABLES: ReadonlyArray<RunTable> = [
   {
     name: "run_steps",
     key: "run_id",
-    constraints: ["run_steps_pkey PRIMARY KEY (run_id, id)", "run_steps_run_id_node_id_key UNIQUE (run_id, node_id)"],
+    constraints: ["run_steps_run_id_node_id_key UNIQUE (run_id, node_id)"],
     indexes: []
   },
   {
     name: "run_events",
     key: "run_id",
-    constraints: ["run_events_pkey PRIMARY KEY (run_id, seq)", "run_events_run_id_dedupe_key_key UNIQUE (run_id, dedupe_key)"],
+    constraints: ["run_events_pkey PRIMARY KEY (run_id, seq)"],
     indexes: []
   },
   { name: "run_spans", key: "run_id", constraints: ["run_spans_pkey PRIMARY KEY (run_id, span_id)"], indexes: [] },

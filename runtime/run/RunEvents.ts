@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { Context, Effect, Either, Layer, Schema } from "effect"
 import { EventBus } from "../../platform/EventBus.js"
 import { RunStreamEvent } from "../../schemas/RunLifecycle.js"
+import { decodeRecord, type RecordEvent } from "./JournalRecord.js"
 
 export interface StoredEvent {
   readonly seq: number
@@ -21,6 +22,24 @@ export const eventJson = (runId: string, e: StoredEvent): { readonly json: RunSt
   return Either.match(decodeEvent(json), { onLeft: () => ({ json, contract: false }), onRight: (event) => ({ json: event, contract: true }) })
 }
 
+/** A row of run_events: a record of a commit's events (this release) or one event (earlier ones). */
+export interface EventRow {
+  readonly seq: string | number
+  readonly type: string | null
+  readonly payload: Record<string, unknown> | null
+  readonly body: Uint8Array | null
+  readonly span_id?: string | null
+  readonly created_at?: Date
+}
+
+/** The events of a run's rows, in order: a record's expanded, a single event's as it is. */
+export const storedEvents = (runId: string, rows: ReadonlyArray<EventRow>): ReadonlyArray<RecordEvent & { readonly at: Date | undefined }> =>
+  rows.flatMap((r) =>
+    r.body !== null
+      ? decodeRecord(runId, Number(r.seq), r.body).events.map((e) => ({ ...e, at: r.created_at }))
+      : [{ seq: Number(r.seq), type: r.type ?? "", payload: r.payload ?? {}, key: undefined, spanId: r.span_id ?? undefined, at: r.created_at }]
+  )
+
 export const runChannel = (runId: string) => `run:${runId}`
 
 /**
@@ -39,9 +58,8 @@ export class RunEvents extends Context.Tag("RunEvents")<RunEvents, {
       return {
         after: (runId, seq) =>
           // Hot path, typed by assertion (not decoded): every stream's poll reads here, up to thousands of events a run; each event is checked against RunStreamEvent as it is sent (RunFeeds).
-          sql<{ seq: string; type: string; payload: Record<string, unknown> }>`SELECT seq, type, payload FROM run_events
-            WHERE run_id = ${runId} AND seq > ${seq} ORDER BY seq`.pipe(
-            Effect.map((rows) => rows.map((r) => ({ seq: Number(r.seq), type: r.type, payload: r.payload }))),
+          sql<EventRow>`SELECT seq, type, payload, body FROM run_events WHERE run_id = ${runId} AND seq > ${seq} ORDER BY seq`.pipe(
+            Effect.map((rows) => storedEvents(runId, rows).filter((e) => e.seq > seq).map((e) => ({ seq: e.seq, type: e.type, payload: e.payload }))),
             Effect.orDie
           ),
         notify: (runId) => bus.publish(runChannel(runId), "more")

@@ -12,6 +12,7 @@ import { WorkflowId } from "../../schemas/Ids.js"
 import type { TriggerType } from "../../schemas/Run.js"
 import { finalEventOf, RunStatus } from "../../schemas/RunLifecycle.js"
 import { checkJsonSchema } from "../dag/JsonSchema.js"
+import { encodeRecord } from "./JournalRecord.js"
 import { RunPlacement } from "./Placement.js"
 import { RunnableWorkflows } from "./Ports.js"
 import { type CancelResult, RunEntity } from "./RunEntity.js"
@@ -198,8 +199,8 @@ export class RunModule extends Context.Tag("RunModule")<RunModule, {
           }
           // A run recorded as skipped never runs: its one event ends its stream (seq 1, written once).
           if (status === "skipped") {
-            yield* sql`INSERT INTO run_events (run_id, seq, dedupe_key, type, payload)
-              VALUES (${record.id}, 1, ${finalEventOf("skipped")}, ${finalEventOf("skipped")}, ${JSON.stringify({ status, skip_reason: r.skipReason })}::jsonb)
+            const skipped = { type: finalEventOf("skipped"), payload: { status, skip_reason: r.skipReason }, key: finalEventOf("skipped"), spanId: undefined }
+            yield* sql`INSERT INTO run_events (run_id, seq, body, keyed) VALUES (${record.id}, 1, ${encodeRecord(record.id, [skipped], [])}, true)
               ON CONFLICT DO NOTHING`.pipe(Effect.orDie)
           }
           // The request (or whatever traced span creates the run) points at the run's trace.

@@ -61,6 +61,8 @@ export const Journaled = Schema.Struct({
   run: RunRecord,
   last_seq: Schema.Number,
   wake_seq: Schema.Number,
+  /** Keys of the events written once per run that the journal holds. */
+  keys: Schema.Array(Schema.String),
   steps: Schema.Array(StepState),
   hitl: Schema.Array(HitlState),
   children: Schema.Array(ChildState),

@@ -1,9 +1,9 @@
-import { randomUUID } from "node:crypto"
 import { asRecord } from "../../schemas/Records.js"
 import type { RunStatus } from "../../schemas/RunLifecycle.js"
 import type { RunContext } from "../dag/Context.js"
 import type { NodeState } from "../dag/Plan.js"
 import { Batch, type StepWrite } from "./Batch.js"
+import { derivedStepId } from "./JournalRecord.js"
 import type { ChildState, HitlState, Journaled, RunRecord, WaitState } from "./RunRecord.js"
 import type { RunnableVersion } from "./Versions.js"
 
@@ -32,6 +32,8 @@ export class RunState {
   /** Writes that go with the next commit: skips, run transitions. */
   carry = new Batch()
   nextSeq: number
+  /** Keys of the events the run's journal holds (one event per key and run). */
+  readonly eventKeys: Set<string>
   nextPosition: number
   status: RunStatus
   wakeSeen: number
@@ -43,6 +45,7 @@ export class RunState {
     this.ids = version.nodes.map((n) => n.id)
     this.status = journaled.run.status
     this.nextSeq = journaled.last_seq + 1
+    this.eventKeys = new Set(journaled.keys)
     this.wakeSeen = journaled.wake_seq
     this.nextPosition = journaled.steps.reduce((max, s) => Math.max(max, s.position + 1), 0)
     const chat = asRecord(journaled.run.input_params.chat)
@@ -118,11 +121,28 @@ export class RunState {
     return n
   }
 
-  /** The step id of the node's current (or first) attempt. */
+  /**
+   * Numbers a commit's events from the next free number and returns the first, leaving out each
+   * event whose key the run already wrote (a node run again after a crash, a second pause on a node).
+   */
+  sequence(batch: Batch): number {
+    const first = this.nextSeq
+    const kept = batch.events.filter((e) => {
+      if (e.key === undefined) return true
+      if (this.eventKeys.has(e.key)) return false
+      this.eventKeys.add(e.key)
+      return true
+    })
+    batch.events.splice(0, batch.events.length, ...kept)
+    this.nextSeq += kept.length
+    return first
+  }
+
+  /** The step id of the node's current (or first) attempt: a new step's is derived from the run and the node (JournalRecord.ts). */
   stepIdOf(nodeId: string) {
     const existing = this.stepIds.get(nodeId)
     if (existing !== undefined) return existing
-    const id = randomUUID()
+    const id = derivedStepId(this.run.id, nodeId)
     this.stepIds.set(nodeId, id)
     return id
   }

@@ -93,12 +93,8 @@ layer(RunPlatformLive({ RETENTION_SWEEP_SECONDS: "1" }), { excludeTestServices: 
       )
       yield* waitForStatus(admin, run, ["completed"])
       const own = partitionOf("runs", today)
-      for (
-        const [table, where] of [["runs", "id"], ["run_steps", "run_id"], ["run_events", "run_id"], ["run_spans", "run_id"], [
-          "hitl_requests",
-          "run_id"
-        ]] as const
-      ) {
+      // The run's spans are in its journal's records (run_events), with the events they ended with.
+      for (const [table, where] of [["runs", "id"], ["run_steps", "run_id"], ["run_events", "run_id"], ["hitl_requests", "run_id"]] as const) {
         const parts = yield* partitionOfRow(table, where, run)
         assert.isAbove(parts.length, 0, table)
         assert.deepStrictEqual([...new Set(parts)], [own.replace("runs", table)], table)

@@ -143,8 +143,12 @@ layer(RunPlatformLive({ RETENTION_SWEEP_SECONDS: "1", RUN_RETENTION_MAX_DAYS: "9
         const workflow = yield* publishedWorkflow(token, simpleDag())
         const old = yield* completedRun(token, workflow)
         const fresh = yield* completedRun(token, workflow)
+        // Spans are rows of run_spans, or held in the journal's records with the events they ended with (`detail`).
         const spansOf = (runId: string) =>
-          withDb((c) => c.query("SELECT count(*)::int AS n FROM run_spans WHERE run_id = $1", [runId]).then((r) => r.rows[0].n as number))
+          withDb((c) =>
+            c.query("SELECT (SELECT count(*) FROM run_spans WHERE run_id = $1) + (SELECT count(*) FROM run_events WHERE run_id = $1 AND detail) AS n", [runId])
+              .then((r) => Number(r.rows[0].n))
+          )
         assert.isAbove(yield* spansOf(old), 0)
         yield* age([old], 3)
         yield* eventually(spansOf(old).pipe(Effect.map((n) => (n === 0 ? true : undefined))), "the old run's spans to go")

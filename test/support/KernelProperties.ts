@@ -16,7 +16,7 @@ import { activateOnce, cancelRun, crashingJournal, type JournalBackend, kernelOv
  *     by a move the lifecycle table allows;
  *  2. its events have increasing numbers, each decodes as a RunStreamEvent, and exactly one is
  *     final: the last, agreeing with the status;
- *  3. no step is left running and no HITL request open; a node's step_completed is written once, whatever the crashes,
+ *  3. no step is left running and no HITL request open; a node's step_started and step_completed are written once, whatever the crashes,
  *     and its output is what the node computes; a completed run has every node completed or
  *     skipped; a failed one failed at a failing node.
  */
@@ -109,6 +109,10 @@ const check = (s: Scenario, outcome: Effect.Effect.Success<ReturnType<typeof pla
   assert.isFalse(steps.some((st) => st.status === "running"), "no step left running")
   assert.isFalse(loaded.hitl.some((h) => h.status === "pending" || h.status === "claimed"), "no HITL request left open")
   const behavior = (nodeId: string) => s.nodes[Number(nodeId.slice(1))].behavior
+  for (const st of steps) {
+    // A node run again after a crash (or resumed after a wait) starts once on the stream: the kernel keeps one event per key and run.
+    assert.isAtMost(events.filter((e) => e.type === "step_started" && e.payload.node_id === st.node_id).length, 1, `one step_started for ${st.node_id}`)
+  }
   for (const st of steps.filter((x) => x.status === "completed")) {
     assert.strictEqual(events.filter((e) => e.type === "step_completed" && e.payload.node_id === st.node_id).length, 1, `one step_completed for ${st.node_id}`)
     assert.notStrictEqual(behavior(st.node_id), "fail")

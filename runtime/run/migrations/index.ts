@@ -7,6 +7,7 @@ import m0005 from "./0005_compact_spans.js"
 import m0006 from "./0006_retention.js"
 import m0007 from "./0007_partitioned_history.js"
 import m0008 from "./0008_session_index.js"
+import m0009 from "./0009_event_records.js"
 
 /**
  * Every run table's definition. Runs after the workflow service's set (runs refer to
@@ -22,6 +23,7 @@ export const runMigrationSet: MigrationSet = {
     "0005_compact_spans": m0005,
     "0006_retention": m0006,
     "0007_partitioned_history": m0007,
-    "0008_session_index": m0008
+    "0008_session_index": m0008,
+    "0009_event_records": m0009
   }
 }

@@ -5,6 +5,7 @@ import { Audit } from "../../../platform/Audit.js"
 import { keepRunning } from "../../../platform/Background.js"
 import { AppConfig } from "../../../platform/Config.js"
 import { decodeRows, Timestamp } from "../../../platform/Rows.js"
+import { withoutDetail } from "../../../runtime/run/JournalRecord.js"
 import { TerminalStatuses } from "../../../schemas/RunLifecycle.js"
 import { expireWholeDays } from "./DayExpiry.js"
 
@@ -16,6 +17,7 @@ const GRACE_DAYS = 1
 const TenantRetention = Schema.Struct({ id: Schema.String, days: Schema.NullOr(Schema.Number), detail_days: Schema.NullOr(Schema.Number) })
 const tenantRows = decodeRows("tenants", TenantRetention)
 const markRows = decodeRows("retention_marks", Schema.Struct({ detail_through: Schema.NullOr(Timestamp) }))
+const recordRows = decodeRows("run_events", Schema.Struct({ run_id: Schema.String, seq: Schema.NumberFromString, body: Schema.Uint8ArrayFromSelf }))
 const detailRows = decodeRows("runs", Schema.Struct({ id: Schema.String, finished_at: Timestamp, held: Schema.Boolean }))
 
 /**
@@ -42,6 +44,28 @@ export const RetentionSweepLive = Layer.scopedDiscard(Effect.gen(function*() {
         const removed = (yield* Effect.orDie(statement)).length
         total += removed
         if (removed < BATCH) return total
+      }
+    })
+
+  /** The runs' journal records without their streamed text and spans (a record left with nothing goes). */
+  const stripRecords = (runIds: ReadonlyArray<string>) =>
+    Effect.gen(function*() {
+      const records = yield* sql`SELECT run_id, seq, body FROM run_events WHERE run_id IN ${sql.in(runIds)} AND detail`.pipe(recordRows)
+      const kept: Array<{ run_id: string; seq: number; body: string }> = []
+      const gone: Array<{ run_id: string; seq: number }> = []
+      for (const r of records) {
+        const body = withoutDetail(r.run_id, r.seq, r.body)
+        if (body === undefined) gone.push({ run_id: r.run_id, seq: r.seq })
+        else kept.push({ run_id: r.run_id, seq: r.seq, body: body.toString("base64") })
+      }
+      if (kept.length > 0) {
+        yield* sql`UPDATE run_events e SET body = decode(v.body, 'base64'), detail = false
+          FROM jsonb_to_recordset(${JSON.stringify(kept)}::jsonb) AS v(run_id uuid, seq bigint, body text)
+          WHERE e.run_id = v.run_id AND e.seq = v.seq`
+      }
+      if (gone.length > 0) {
+        yield* sql`DELETE FROM run_events e USING jsonb_to_recordset(${JSON.stringify(gone)}::jsonb) AS v(run_id uuid, seq bigint)
+          WHERE e.run_id = v.run_id AND e.seq = v.seq`
       }
     })
 
@@ -75,7 +99,8 @@ export const RetentionSweepLive = Layer.scopedDiscard(Effect.gen(function*() {
         yield* sql.withTransaction(Effect.gen(function*() {
           if (ids.length > 0) {
             yield* sql`DELETE FROM run_spans WHERE run_id IN ${sql.in(ids)}`
-            yield* sql`DELETE FROM run_events WHERE run_id IN ${sql.in(ids)} AND type = 'token'`
+            yield* sql`DELETE FROM run_events WHERE run_id IN ${sql.in(ids)} AND body IS NULL AND type = 'token'`
+            yield* stripRecords(ids)
           }
           yield* sql`INSERT INTO retention_marks (tenant_id, detail_through) VALUES (${tenantId}, ${last.finished_at})
             ON CONFLICT (tenant_id) DO UPDATE SET detail_through = EXCLUDED.detail_through`

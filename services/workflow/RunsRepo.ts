@@ -7,6 +7,7 @@ import type { Principal } from "../../schemas/Principal.js"
 import { type Run, RUN_FIELDS, type Step, STEP_FIELDS } from "../../schemas/Run.js"
 import { isRetryable } from "../../schemas/RunLifecycle.js"
 import { RUN_HEADER, RunRow as RunRowSchema, StepRow } from "../../schemas/RunRow.js"
+import { RunTotals } from "./RunTotals.js"
 
 /** The columns the run API reads of a run row. */
 export const RunRow = RunRowSchema.pick(
@@ -60,8 +61,10 @@ export const sumUsage = (steps: ReadonlyArray<StepRow>) => {
 
 /** Run reads, scoped to the caller's tenant. */
 export class RunsRepo extends Effect.Service<RunsRepo>()("RunsRepo", {
+  dependencies: [RunTotals.Default],
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    const totals = yield* RunTotals
 
     const get = (scope: Principal, id: string) =>
       sql`SELECT * FROM runs WHERE tenant_id = ${scope.tenantId} AND id = ${id}`.pipe(runRows).pipe(
@@ -88,15 +91,15 @@ export class RunsRepo extends Effect.Service<RunsRepo>()("RunsRepo", {
         ...(f.since !== undefined ? [sql`created_at >= ${f.since}`] : [])
       ])
       return Effect.all([
-        sql`SELECT * FROM runs WHERE ${where} ORDER BY created_at DESC, id LIMIT ${f.limit} OFFSET ${f.offset}`.pipe(runRows),
-        sql`SELECT count(*)::int AS total FROM runs WHERE ${where}`.pipe(decodeRows("runs", Schema.Struct({ total: Schema.Number })))
-      ]).pipe(Effect.map(([rows, [c]]) => ({ rows, total: c?.total ?? 0 })), Effect.orDie)
+        sql`SELECT * FROM runs WHERE ${where} ORDER BY created_at DESC, id LIMIT ${f.limit} OFFSET ${f.offset}`.pipe(runRows, Effect.orDie),
+        totals.forWorkflow(scope.tenantId, workflowId, f)
+      ], { concurrency: 2 }).pipe(Effect.map(([rows, total]) => ({ rows, total })))
     }
 
     /**
      * Recent top-level runs; the runs of one chat session fold into its latest. The page walks the
      * history index newest first and keeps a session's run only when no later run of the session
-     * exists (an index probe), so it costs the page, not the history; the total still counts.
+     * exists (an index probe), so it costs the page, not the history; the total sums counted days (RunTotals).
      */
     const recent = (scope: Principal, limit: number, offset: number) =>
       Effect.all([
@@ -107,10 +110,9 @@ export class RunsRepo extends Effect.Service<RunsRepo>()("RunsRepo", {
             AND (r.session_id IS NULL OR NOT EXISTS (SELECT 1 FROM runs n
               WHERE n.tenant_id = r.tenant_id AND n.session_id = r.session_id AND NOT n.is_dry_run AND n.parent_run_id IS NULL
                 AND (n.created_at > r.created_at OR (n.created_at = r.created_at AND n.id < r.id))))
-          ORDER BY r.created_at DESC, r.id LIMIT ${limit} OFFSET ${offset}`.pipe(recentRunRows),
-        sql`SELECT (count(*) FILTER (WHERE session_id IS NULL) + count(DISTINCT session_id))::int AS total FROM runs
-          WHERE tenant_id = ${scope.tenantId} AND NOT is_dry_run AND parent_run_id IS NULL`.pipe(decodeRows("runs", Schema.Struct({ total: Schema.Number })))
-      ]).pipe(Effect.map(([rows, [c]]) => ({ rows, total: c?.total ?? 0 })), Effect.orDie)
+          ORDER BY r.created_at DESC, r.id LIMIT ${limit} OFFSET ${offset}`.pipe(recentRunRows, Effect.orDie),
+        totals.recent(scope.tenantId)
+      ], { concurrency: 2 }).pipe(Effect.map(([rows, total]) => ({ rows, total })))
 
     /** A page of the run history after `after` (created_at, id), newest or oldest first; one row more than asked tells whether more follow. */
     const history = (scope: Principal, f: {

@@ -34,6 +34,7 @@ import { Runs } from "./Runs.js"
 import { RunsRepo } from "./RunsRepo.js"
 import { RunStartRate } from "./RunStartRate.js"
 import { RunStream } from "./RunStream.js"
+import { RunTotals } from "./RunTotals.js"
 import { ScheduleFiringLive } from "./schedules/ScheduleFiring.js"
 import { Schedules } from "./schedules/Schedules.js"
 import { SchedulesHttp } from "./schedules/SchedulesHttp.js"
@@ -84,7 +85,7 @@ export const WorkflowLive = Layer.mergeAll(
   Layer.provideMerge(InboundEmail.Default),
   Layer.provideMerge(Layer.mergeAll(RunStream.Default, Hitl.Default, Traces.Default, RunStartRate.Default)),
   Layer.provideMerge(Layer.mergeAll(Runs.Default, RunFeeds.Default)),
-  Layer.provideMerge(RunsRepo.Default),
+  Layer.provideMerge(Layer.mergeAll(RunsRepo.Default, RunTotals.Default)),
   Layer.provideMerge(RegistriesLive)
 )
 

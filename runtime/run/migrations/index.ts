@@ -8,6 +8,7 @@ import m0006 from "./0006_retention.js"
 import m0007 from "./0007_partitioned_history.js"
 import m0008 from "./0008_session_index.js"
 import m0009 from "./0009_event_records.js"
+import m0010 from "./0010_day_counts.js"
 
 /**
  * Every run table's definition. Runs after the workflow service's set (runs refer to
@@ -24,6 +25,7 @@ export const runMigrationSet: MigrationSet = {
     "0006_retention": m0006,
     "0007_partitioned_history": m0007,
     "0008_session_index": m0008,
-    "0009_event_records": m0009
+    "0009_event_records": m0009,
+    "0010_day_counts": m0010
   }
 }

@@ -7,6 +7,7 @@ import { AppConfig } from "../../../platform/Config.js"
 import { decodeRows, Timestamp } from "../../../platform/Rows.js"
 import { withoutDetail } from "../../../runtime/run/JournalRecord.js"
 import { TerminalStatuses } from "../../../schemas/RunLifecycle.js"
+import { RunTotals } from "../RunTotals.js"
 import { expireWholeDays } from "./DayExpiry.js"
 
 /** Rows removed per statement: each is a short transaction of its own, so live runs never wait long on one. */
@@ -28,12 +29,14 @@ const detailRows = decodeRows("runs", Schema.Struct({ id: Schema.String, finishe
  * waits by cascade), unless held (the run, or its AI Employee) or a child of a run still going;
  * with a shorter detail period, spans and streamed tokens of runs that ended before it go; and
  * integration executions and MCP tool calls older than the retention. Counted in
- * `bp.retention.removed` and, per tenant and sweep, in the audit log (`retention.expired`).
+ * `bp.retention.removed` and, per tenant and sweep, in the audit log (`retention.expired`). Then
+ * the tenant's closed days of runs are counted for the lists' totals (RunTotals.ts).
  */
 export const RetentionSweepLive = Layer.scopedDiscard(Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const config = yield* AppConfig
   const audit = yield* Audit
+  const totals = yield* RunTotals
   const terminal = [...TerminalStatuses]
 
   /** Repeats a batch statement until it removes fewer than a batch; the rows removed in all. */
@@ -144,7 +147,11 @@ export const RetentionSweepLive = Layer.scopedDiscard(Effect.gen(function*() {
     const tenants = yield* sql`SELECT id, (settings->>'run_retention_days')::int AS days,
         (settings->>'run_detail_retention_days')::int AS detail_days FROM tenants ORDER BY id`.pipe(tenantRows, Effect.orDie)
     const byDay = yield* expireWholeDays(Date.now(), config.runRetentionDays)
-    for (const tenant of tenants) yield* sweepTenant(tenant, byDay.get(tenant.id) ?? 0)
+    for (const tenant of tenants) {
+      yield* sweepTenant(tenant, byDay.get(tenant.id) ?? 0)
+      // The closed days' run counts the lists' totals sum (RunTotals.ts), counted here rather than by a list.
+      yield* totals.countClosedDays(tenant.id)
+    }
   }).pipe(Effect.withSpan("RetentionSweep.sweep"))
 
   yield* keepRunning("Expiring run history", Effect.zipRight(sweep, Effect.sleep(Duration.seconds(config.retentionSweepSeconds))))

@@ -1,0 +1,124 @@
+import { assert, layer } from "@effect/vitest"
+import { Effect } from "effect"
+import { uuidV7 } from "../../platform/TimedId.js"
+import { createMember, createTenant } from "../support/Fixtures.js"
+import { adminToken } from "../support/Fixtures.js"
+import { http, loginToken } from "../support/Http.js"
+import { eventually, publishedWorkflow, RunPlatformLive } from "../support/RunPlatform.js"
+import { startRun, waitForStatus } from "../support/Runs.js"
+import { ScriptedModel } from "../support/ScriptedModel.js"
+import { withPlatformDb } from "../support/TestPlatform.js"
+import { simpleDag } from "../support/Workflows.js"
+
+// Issue 38, point 4: the run lists' exact totals sum counted days (services/workflow/RunTotals.ts,
+// run migration 0010) instead of counting the whole history; whatever changes a past day's runs
+// shows in the next total.
+
+const DAY = 86_400_000
+const [S1, S2] = [crypto.randomUUID(), crypto.randomUUID()]
+const midday = (daysAgo: number) => new Date(Math.floor(Date.now() / DAY) * DAY - daysAgo * DAY + DAY / 2)
+
+interface Copy {
+  readonly daysAgo: number
+  readonly status?: string
+  readonly trigger?: string
+  readonly session?: string
+}
+
+/** Copies of a finished run created on past days (ids of their time, so each lands in its day's partition). */
+const copies = (template: string, list: ReadonlyArray<Copy>) =>
+  withPlatformDb(async (c) => {
+    const ids: Array<string> = []
+    for (const { daysAgo, session = null, status = "completed", trigger = "ui" } of list) {
+      const at = midday(daysAgo)
+      const id = uuidV7(at.getTime())
+      await c.query(
+        `INSERT INTO runs SELECT (jsonb_populate_record(r, jsonb_build_object('id', $2::uuid, 'status', $3::text, 'created_at', $4::timestamptz,
+           'finished_at', $4::timestamptz, 'trigger_type', $5::text, 'session_id', $6::text))).* FROM runs r WHERE r.id = $1`,
+        [template, id, status, at, trigger, session]
+      )
+      ids.push(id)
+    }
+    return ids
+  })
+
+const sqlCount = (query: string, values: ReadonlyArray<unknown>) => withPlatformDb((c) => c.query(query, [...values]).then((r) => Number(r.rows[0].n)))
+
+layer(RunPlatformLive({ RETENTION_SWEEP_SECONDS: "1" }), { excludeTestServices: true, timeout: "120 seconds" })("exact run totals from counted days", (it) => {
+  it.effect("an AI Employee's run list and the recent list count exactly while past days' runs are counted, added, changed and removed", () =>
+    Effect.gen(function*() {
+      const admin = yield* adminToken
+      const model = yield* ScriptedModel
+      model.setScript(() => ({ text: "done" }))
+      const tenant = yield* createTenant(admin, `totals-${Date.now().toString(36)}`)
+      const member = yield* createMember(admin, "system_admin", { tenantId: tenant.id })
+      const token = yield* loginToken(member.email, member.password, tenant.slug)
+      const workflow = yield* publishedWorkflow(token, simpleDag())
+      const template = (yield* startRun(token, workflow, { message: "x" })).body.id as string
+      yield* waitForStatus(token, template, ["completed"])
+      const ids = yield* copies(template, [
+        { daysAgo: 3 },
+        { daysAgo: 3, trigger: "api" },
+        { daysAgo: 3, status: "failed" },
+        { daysAgo: 3, session: S1 },
+        { daysAgo: 2, session: S1 },
+        { daysAgo: 2, session: S2 },
+        { daysAgo: 2 },
+        { daysAgo: 1, trigger: "api" }
+      ])
+
+      const listTotal = (query = "") =>
+        http("GET", `/api/v1/workflow/workflows/${workflow}/runs?page_size=1${query}`, { token }).pipe(Effect.map((r) => r.body.total as number))
+      const recentTotal = http("GET", "/api/v1/workflow/runs?limit=1", { token }).pipe(Effect.map((r) => r.body.total as number))
+      const counted = () => sqlCount("SELECT count(*) AS n FROM run_day_marks WHERE tenant_id = $1 AND counted", [tenant.id])
+      const direct = (where = "", values: ReadonlyArray<unknown> = []) =>
+        sqlCount(`SELECT count(*) AS n FROM runs WHERE workflow_id = $1 AND NOT is_dry_run ${where}`, [workflow, ...values])
+      const directRecent = () =>
+        sqlCount(
+          `SELECT count(*) FILTER (WHERE session_id IS NULL) + count(DISTINCT session_id) AS n FROM runs
+            WHERE tenant_id = $1 AND NOT is_dry_run AND parent_run_id IS NULL`,
+          [tenant.id]
+        )
+      const agree = Effect.gen(function*() {
+        assert.strictEqual(yield* listTotal(), yield* direct())
+        assert.strictEqual(yield* listTotal("&status=failed"), yield* direct("AND status = 'failed'"))
+        assert.strictEqual(yield* listTotal("&status=completed&trigger_type=api"), yield* direct("AND status = 'completed' AND trigger_type = 'api'"))
+        const since = new Date(midday(3).getTime() + 60_000)
+        assert.strictEqual(yield* listTotal(`&since=${since.toISOString()}`), yield* direct("AND created_at >= $2", [since]))
+        const dayStart = new Date(Math.floor(midday(2).getTime() / DAY) * DAY)
+        assert.strictEqual(yield* listTotal(`&since=${dayStart.toISOString()}`), yield* direct("AND created_at >= $2", [dayStart]))
+        assert.strictEqual(yield* recentTotal, yield* directRecent())
+      })
+
+      // Before its days are counted (more than a list counts itself), a total counts the history.
+      yield* agree
+      assert.strictEqual(yield* listTotal(), 9)
+      assert.strictEqual(yield* recentTotal, 8)
+      // The sweep counts the closed days; the totals now sum their counts.
+      yield* eventually(counted().pipe(Effect.map((n) => (n >= 3 ? true : undefined))), "the closed days to be counted")
+      assert.isAbove(yield* sqlCount("SELECT count(*) AS n FROM run_day_counts WHERE tenant_id = $1", [tenant.id]), 0)
+      yield* agree
+      // What a total sums is the counted days' rows (a count skewed on purpose shows; put back).
+      const skew = (by: number) =>
+        withPlatformDb((c) => c.query("UPDATE run_day_counts SET runs = runs + $2, solo = solo + $2 WHERE tenant_id = $1 AND status = 'failed'", [tenant.id, by]))
+      yield* skew(100)
+      assert.strictEqual(yield* listTotal(), 109)
+      assert.strictEqual(yield* recentTotal, 108)
+      yield* skew(-100)
+
+      // A run of a past day changes status (a paused run ends days later): its day is counted again.
+      yield* withPlatformDb((c) => c.query("UPDATE runs SET status = 'failed' WHERE id = $1", [ids[0]]))
+      yield* agree
+      assert.strictEqual(yield* listTotal("&status=failed"), 2)
+      // A run added to a past day, and one removed from it (retention), show at once.
+      yield* copies(template, [{ daysAgo: 2, status: "failed" }])
+      assert.strictEqual(yield* listTotal("&status=failed"), 3)
+      yield* withPlatformDb((c) => c.query("DELETE FROM runs WHERE id = $1", [ids[6]]))
+      yield* agree
+      assert.strictEqual(yield* listTotal(), 9)
+      // Another chat turn in an old session: the session still counts once.
+      yield* copies(template, [{ daysAgo: 1, session: S1 }])
+      yield* agree
+      assert.strictEqual(yield* recentTotal, 8)
+    }))
+})

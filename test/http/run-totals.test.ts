@@ -100,7 +100,9 @@ layer(RunPlatformLive({ RETENTION_SWEEP_SECONDS: "1" }), { excludeTestServices: 
       yield* agree
       // What a total sums is the counted days' rows (a count skewed on purpose shows; put back).
       const skew = (by: number) =>
-        withPlatformDb((c) => c.query("UPDATE run_day_counts SET runs = runs + $2, solo = solo + $2 WHERE tenant_id = $1 AND status = 'failed'", [tenant.id, by]))
+        withPlatformDb((c) =>
+          c.query("UPDATE run_day_counts SET runs = runs + $2, solo = solo + $2 WHERE tenant_id = $1 AND status = 'failed'", [tenant.id, by])
+        )
       yield* skew(100)
       assert.strictEqual(yield* listTotal(), 109)
       assert.strictEqual(yield* recentTotal, 108)

@@ -1,9 +1,97 @@
 import { Effect } from "effect"
 import type pg from "pg"
+import { uuidV7 } from "../platform/TimedId.js"
+import type { EventWrite, SpanWrite } from "../runtime/run/Batch.js"
+import { derivedStepId, encodeRecord, recordHasDetail, recordHasKeys } from "../runtime/run/JournalRecord.js"
+
+const spansOf = (node: string, at: bigint): SpanWrite => ({
+  span_id: `${node}000000000000000`,
+  scope: "builder-platform",
+  start: `${at}`,
+  spans: [
+    {
+      i: `${node}100000000000000`,
+      n: "llm.call",
+      s: `${at + 30_000_000n}`,
+      d: 43395675,
+      p: `${node}200000000000000`,
+      c: 1,
+      a: {
+        "llm.input": "user: {}",
+        "llm.output": "ok",
+        "llm.latency_ms": 44,
+        "llm.instructions": `Step ${node}`,
+        "llm.finish_reason": "stop",
+        "gen_ai.request.model": "bench-model",
+        "gen_ai.operation.name": "chat",
+        "gen_ai.response.model": "bench-model",
+        "gen_ai.usage.input_tokens": 5,
+        "gen_ai.usage.total_tokens": 6,
+        "gen_ai.usage.output_tokens": 1
+      }
+    },
+    {
+      i: `${node}200000000000000`,
+      n: "agent.run",
+      s: `${at + 30_000_000n}`,
+      d: 43419989,
+      p: `${node}000000000000000`,
+      c: 1,
+      a: { "agent.type": "respond", "agent.type_version": "v1" }
+    },
+    {
+      i: `${node}000000000000000`,
+      n: `node ${node}`,
+      s: `${at}`,
+      d: 59471021,
+      p: 0,
+      c: 1,
+      f: 769,
+      a: { "node.id": node, "step.id": "", "node.name": node, "node.type": "agent", "step.status": "completed" }
+    }
+  ]
+})
+
+/**
+ * A run's journal records as the platform writes them (JournalRecord.ts): a node's start rides on
+ * the previous node's end; step ids are the derived ones (left out of the record), so one template
+ * fits every run.
+ */
+const templateRecords = () => {
+  const template = uuidV7()
+  const at = BigInt(Date.now()) * 1_000_000n
+  const step = (node: string) => ({ node_id: node, step_id: derivedStepId(template, node) })
+  const started = (node: string): EventWrite => ({ type: "step_started", payload: step(node), key: `step_started:${node}`, spanId: `${node}000000000000000` })
+  const ended = (node: string): ReadonlyArray<EventWrite> => [
+    { type: "token", payload: { ...step(node), delta: "ok" }, key: undefined, spanId: `${node}000000000000000` },
+    { type: "agent_completed", payload: { ...step(node), output: { text: "ok" } }, key: `agent_completed:${node}`, spanId: `${node}000000000000000` },
+    { type: "step_completed", payload: { ...step(node), status: "completed" }, key: `step_completed:${node}`, spanId: `${node}000000000000000` }
+  ]
+  const withIds = (node: string): SpanWrite => {
+    const set = spansOf(node, at)
+    return { ...set, spans: set.spans.map((s) => (s.a?.["step.id"] === "" ? { ...s, a: { ...s.a, "step.id": derivedStepId(template, node) } } : s)) }
+  }
+  const commits: ReadonlyArray<[ReadonlyArray<EventWrite>, ReadonlyArray<SpanWrite>]> = [
+    [[started("a")], []],
+    [[...ended("a"), started("b")], [withIds("a")]],
+    [[...ended("b"), started("c")], [withIds("b")]],
+    [[...ended("c"), { type: "run_completed", payload: { status: "completed" }, key: "run_completed", spanId: undefined }], [withIds("c")]]
+  ]
+  let seq = 0
+  return commits.map(([events, spans]) => {
+    seq += events.length
+    return {
+      seq,
+      body: encodeRecord(template, events, spans).toString("base64"),
+      keyed: recordHasKeys(events),
+      detail: recordHasDetail(events, spans)
+    }
+  })
+}
 
 /**
  * Finished 3-node runs written straight into the run tables, shaped like the runs benchmark's own
- * (three steps, thirteen events, three compact span sets, one run in fifty failed), spread evenly
+ * (three steps, thirteen events in four journal records with the spans, one run in fifty failed), spread evenly
  * from the start of the day `days` days ago to an hour ago, with version-7 ids of their time (each
  * in its day's partition, which must exist), in chunks of 100,000 runs; and `pending` runs paused on a HITL
  * approval assigned to builders. What the history benchmark measures the platform against.
@@ -19,6 +107,7 @@ export const generateHistory = (client: pg.Client, options: {
   Effect.gen(function*() {
     const q = (text: string, values: ReadonlyArray<unknown> = []) => Effect.promise(() => client.query(text, [...values]))
     yield* q("SET synchronous_commit = off")
+    const records = templateRecords()
     const chunk = 100_000
     for (let from = 0; from < options.runs; from += chunk) {
       const to = Math.min(options.runs, from + chunk)
@@ -50,37 +139,10 @@ export const generateHistory = (client: pg.Client, options: {
         [options.tenantId]
       )
       yield* q(
-        `INSERT INTO run_events (run_id, seq, dedupe_key, type, payload, created_at, span_id)
-         SELECT b.id, e.seq, e.key, e.type, e.payload::jsonb, b.t, substr(md5(b.id::text || e.node), 1, 16)
-         FROM batch b CROSS JOIN (VALUES
-           (1, 'a', 'step_started:a', 'step_started', '{"node_id": "a"}'), (2, 'a', 'token:a:1:0', 'token', '{"node_id": "a", "delta": "ok"}'),
-           (3, 'a', 'agent_completed:a', 'agent_completed', '{"node_id": "a", "output": {"text": "ok"}}'),
-           (4, 'a', 'step_completed:a', 'step_completed', '{"node_id": "a", "status": "completed"}'),
-           (5, 'b', 'step_started:b', 'step_started', '{"node_id": "b"}'), (6, 'b', 'token:b:1:0', 'token', '{"node_id": "b", "delta": "ok"}'),
-           (7, 'b', 'agent_completed:b', 'agent_completed', '{"node_id": "b", "output": {"text": "ok"}}'),
-           (8, 'b', 'step_completed:b', 'step_completed', '{"node_id": "b", "status": "completed"}'),
-           (9, 'c', 'step_started:c', 'step_started', '{"node_id": "c"}'), (10, 'c', 'token:c:1:0', 'token', '{"node_id": "c", "delta": "ok"}'),
-           (11, 'c', 'agent_completed:c', 'agent_completed', '{"node_id": "c", "output": {"text": "ok"}}'),
-           (12, 'c', 'step_completed:c', 'step_completed', '{"node_id": "c", "status": "completed"}'),
-           (13, '', 'run_completed', 'run_completed', '{"status": "completed"}')
-         ) e(seq, node, key, type, payload)`
-      )
-      yield* q(
-        `INSERT INTO run_spans (run_id, span_id, tenant_id, scope, start_unix_nano, spans)
-         SELECT b.id, substr(md5(b.id::text || n.node), 1, 16), $1, 'builder-platform',
-           (extract(epoch FROM b.t) * 1e9)::bigint, jsonb_build_array(
-             jsonb_build_object('i', substr(md5(b.id::text || n.node || 'l'), 1, 16), 'n', 'llm.call', 's', ((extract(epoch FROM b.t) * 1e9)::bigint)::text,
-               'd', 43395675, 'p', substr(md5(b.id::text || n.node || 'g'), 1, 16), 'c', 1, 'a', jsonb_build_object('llm.input', 'user: {}',
-               'llm.output', 'ok', 'llm.latency_ms', 44, 'llm.instructions', 'Step ' || n.node, 'llm.finish_reason', 'stop',
-               'gen_ai.request.model', 'bench-model', 'gen_ai.operation.name', 'chat', 'gen_ai.response.model', 'bench-model',
-               'gen_ai.usage.input_tokens', 5, 'gen_ai.usage.total_tokens', 6, 'gen_ai.usage.output_tokens', 1)),
-             jsonb_build_object('i', substr(md5(b.id::text || n.node || 'g'), 1, 16), 'n', 'agent.run', 's', ((extract(epoch FROM b.t) * 1e9)::bigint)::text,
-               'd', 43419989, 'p', substr(md5(b.id::text || n.node), 1, 16), 'c', 1, 'a', jsonb_build_object('agent.type', 'respond', 'agent.type_version', 'v1')),
-             jsonb_build_object('i', substr(md5(b.id::text || n.node), 1, 16), 'n', 'node ' || n.node, 's', ((extract(epoch FROM b.t) * 1e9)::bigint)::text,
-               'd', 59471021, 'p', 0, 'c', 1, 'f', 769, 'a', jsonb_build_object('node.id', n.node, 'node.name', n.node, 'node.type', 'agent',
-               'step.status', 'completed')))
-         FROM batch b CROSS JOIN (VALUES ('a'), ('b'), ('c')) n(node)`,
-        [options.tenantId]
+        `INSERT INTO run_events (run_id, seq, body, keyed, detail, created_at)
+         SELECT b.id, r.seq, decode(r.body, 'base64'), r.keyed, r.detail, b.t
+         FROM batch b CROSS JOIN jsonb_to_recordset($1::jsonb) AS r(seq int, body text, keyed boolean, detail boolean)`,
+        [JSON.stringify(records)]
       )
       yield* q("COMMIT")
     }

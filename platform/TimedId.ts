@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from "node:crypto"
+import { derivedUuid } from "./DerivedId.js"
 
 const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString("hex")
 
@@ -24,6 +25,15 @@ export const derivedUuidV7 = (at: number, key: string) => timed(at, createHash("
 
 /** The time (milliseconds) a version-7 UUID carries; undefined for any other UUID. */
 export const uuidV7Time = (id: string): number | undefined => (id.charAt(14) === "7" ? parseInt(id.slice(0, 8) + id.slice(9, 13), 16) : undefined)
+
+/**
+ * An id derived from `key` that shares `parent`'s time (and so its day's partition) when `parent`
+ * is a version-7 UUID; of an older parent, a plain derived id (`platform/DerivedId.ts`'s hash).
+ */
+export const derivedUuidOf = (parent: string, key: string) => {
+  const at = uuidV7Time(parent)
+  return at === undefined ? derivedUuid(key) : derivedUuidV7(at, key)
+}
 
 /** The smallest UUID of the millisecond `at`: a bound of the id range of a time span. */
 export const uuidV7Floor = (at: number) => {

@@ -100,6 +100,39 @@ const maintenance = <A, E, R>(change: Effect.Effect<A, E, R>) =>
     )
   })
 
+/**
+ * Every table partitioned this way: the run tables, and other services' records that grow with
+ * use (`partitionInPlace`), found by their `_future` partition. Their day partitions are made
+ * with the run tables'; only the run tables' are emptied and dropped by expiry, so another table
+ * keeps days the run tables merged into `_low` (a split skips a table that has the day).
+ */
+const partitionedTables = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const rows = yield* sql`SELECT c.relname AS name, pg_get_partkeydef(c.oid) AS key FROM pg_partitioned_table p
+    JOIN pg_class c ON c.oid = p.partrelid WHERE to_regclass(c.relname || '_future') IS NOT NULL ORDER BY c.relname`.pipe(
+    decodeRows("pg_partitioned_table", Schema.Struct({ name: Schema.String, key: Schema.String }))
+  )
+  return rows.flatMap((r) => {
+    const key = /^RANGE \((\w+)\)$/.exec(r.key)?.[1]
+    return key === undefined ? [] : [{ name: r.name, key }]
+  })
+})
+
+/** A table's columns that take a value (generated ones aside), quoted, in order: what a move of rows copies. */
+export const storedColumns = (table: string) =>
+  Effect.flatMap(
+    SqlClient.SqlClient,
+    (sql) =>
+      sql`SELECT attname AS name FROM pg_attribute WHERE attrelid = ${table}::regclass AND attnum > 0 AND NOT attisdropped
+      AND attgenerated = '' ORDER BY attnum`.pipe(nameRows, Effect.map((rows) => rows.map((c) => `"${c.name}"`).join(", ")))
+  )
+
+const hasPartition = (name: string) =>
+  Effect.flatMap(
+    SqlClient.SqlClient,
+    (sql) => sql`SELECT to_regclass(${name}) IS NOT NULL AS locked`.pipe(lockRows, Effect.map((rows) => rows[0]?.locked === true))
+  )
+
 /** The days that have a partition of `runs`, oldest first (the other tables have the same). */
 export const partitionDays = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
@@ -111,13 +144,17 @@ export const partitionDays = Effect.gen(function*() {
   }).sort((a, b) => a - b)
 })
 
-/** The partitioned tables' first partitions: `_low` before `today`, a day each up to `DAYS_AHEAD` after, then `_future` and `_high`. */
-export const createPartitions = (table: RunTable, today: number) =>
+/**
+ * A partitioned table's first partitions: `_low` before `today`, a day each up to `DAYS_AHEAD`
+ * after (or the days the run tables have, when given), then `_future` and `_high`.
+ */
+export const createPartitions = (table: Pick<RunTable, "name">, today: number, days: ReadonlyArray<number> = []) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const last = today + DAYS_AHEAD * DAY
-    yield* sql.unsafe(`CREATE TABLE ${table.name}_low PARTITION OF ${table.name} FOR VALUES FROM (MINVALUE) TO (${bound(today)})`)
-    for (let day = today; day <= last; day += DAY) {
+    const first = days[0] ?? today
+    const last = days.at(-1) ?? today + DAYS_AHEAD * DAY
+    yield* sql.unsafe(`CREATE TABLE ${table.name}_low PARTITION OF ${table.name} FOR VALUES FROM (MINVALUE) TO (${bound(first)})`)
+    for (let day = first; day <= last; day += DAY) {
       yield* sql.unsafe(`CREATE TABLE ${partitionOf(table.name, day)} PARTITION OF ${table.name} FOR VALUES FROM (${bound(day)}) TO (${bound(day + DAY)})`)
     }
     yield* sql.unsafe(`CREATE TABLE ${table.name}_future PARTITION OF ${table.name} FOR VALUES FROM (${bound(last + DAY)}) TO ('${HIGH}')`)
@@ -134,14 +171,16 @@ export const splitFuture = (day: number) =>
     const sql = yield* SqlClient.SqlClient
     const days = yield* partitionDays
     if (days.includes(day) || (days.length > 0 && days.at(-1) !== day - DAY)) return
-    for (const table of RUN_TABLES) {
+    for (const table of yield* partitionedTables) {
+      if (yield* hasPartition(partitionOf(table.name, day))) continue
       const future = `${table.name}_future`
       yield* sql.unsafe(`ALTER TABLE ${table.name} DETACH PARTITION ${future}`)
       yield* sql.unsafe(
         `CREATE TABLE ${partitionOf(table.name, day)} PARTITION OF ${table.name} FOR VALUES FROM (${bound(day)}) TO (${bound(day + DAY)})`
       )
+      const columns = yield* storedColumns(table.name)
       yield* sql.unsafe(`WITH moved AS (DELETE FROM ${future} WHERE ${table.key} < ${bound(day + DAY)} RETURNING *)
-        INSERT INTO ${table.name} SELECT * FROM moved`)
+        INSERT INTO ${table.name} (${columns}) SELECT ${columns} FROM moved`)
       yield* sql.unsafe(`ALTER TABLE ${future} DROP CONSTRAINT IF EXISTS ${future}_range`)
       yield* sql.unsafe(`ALTER TABLE ${future} ADD CONSTRAINT ${future}_range CHECK (${table.key} >= ${bound(day + DAY)} AND ${table.key} < '${HIGH}')`)
       yield* sql.unsafe(`ALTER TABLE ${table.name} ATTACH PARTITION ${future} FOR VALUES FROM (${bound(day + DAY)}) TO ('${HIGH}')`)
@@ -158,20 +197,22 @@ export const splitLow = (day: number) =>
     const sql = yield* SqlClient.SqlClient
     const days = yield* partitionDays
     if (days.includes(day) || days[0] !== day + DAY) return
-    for (const table of RUN_TABLES) {
+    for (const table of yield* partitionedTables) {
+      if (yield* hasPartition(partitionOf(table.name, day))) continue
       const low = `${table.name}_low`
       yield* sql.unsafe(`ALTER TABLE ${table.name} DETACH PARTITION ${low}`)
       yield* sql.unsafe(
         `CREATE TABLE ${partitionOf(table.name, day)} PARTITION OF ${table.name} FOR VALUES FROM (${bound(day)}) TO (${bound(day + DAY)})`
       )
+      const columns = yield* storedColumns(table.name)
       yield* sql.unsafe(`WITH moved AS (DELETE FROM ${low} WHERE ${table.key} >= ${bound(day)} RETURNING *)
-        INSERT INTO ${table.name} SELECT * FROM moved`)
+        INSERT INTO ${table.name} (${columns}) SELECT ${columns} FROM moved`)
       yield* lowBelow(table, day)
     }
   }))
 
 /** `_low` attached again below `day`, with the check that spares its scan. */
-const lowBelow = (table: RunTable, day: number) =>
+const lowBelow = (table: { readonly name: string; readonly key: string }, day: number) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const low = `${table.name}_low`

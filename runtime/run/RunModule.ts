@@ -2,10 +2,9 @@ import { Sharding } from "@effect/cluster"
 import { SqlClient } from "@effect/sql"
 import { Context, Effect, Layer, Option, Schema } from "effect"
 import { runRootSpan } from "../../otel/RunTraceIds.js"
-import { derivedUuid } from "../../platform/DerivedId.js"
 import { PreparedSql } from "../../platform/PreparedSql.js"
 import { decodeRows, JsonObject } from "../../platform/Rows.js"
-import { derivedUuidV7, uuidV7, uuidV7Time } from "../../platform/TimedId.js"
+import { derivedUuidOf, uuidV7 } from "../../platform/TimedId.js"
 import type { NodeEnvelope } from "../../schemas/Dag.js"
 import { type BadRequest, badRequest, type Conflict, conflict } from "../../schemas/Errors.js"
 import { WorkflowId } from "../../schemas/Ids.js"
@@ -88,11 +87,8 @@ export const createdHere = () => {
 
 /** Every run starts here (a prepared statement; inside a transaction it runs on the transaction's connection). */
 /** The id a call_aie node's child run gets: derived, so the node run again finds the same child. */
-export const childRunId = (runId: string, nodeId: string) => {
-  // A child shares its parent's time, and so its parent's partition of the run tables.
-  const at = uuidV7Time(runId)
-  return at === undefined ? derivedUuid(`${runId}/${nodeId}`) : derivedUuidV7(at, `${runId}/${nodeId}`)
-}
+// A child shares its parent's time, and so its parent's partition of the run tables.
+export const childRunId = (runId: string, nodeId: string) => derivedUuidOf(runId, `${runId}/${nodeId}`)
 
 /**
  * The one owner of runs: every run is created, started, released, woken and cancelled here

@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { Context, Duration, Effect, Layer, Option, Schedule } from "effect"
 import { randomUUID } from "node:crypto"
 import { AppConfig } from "../../platform/Config.js"
+import { uuidV7 } from "../../platform/TimedId.js"
 import { type EndFollowUp, noFollowUp, RunEndHooks, type RunEnding } from "../../runtime/run/RunEndHooks.js"
 import { RunModule, type RunOutcome } from "../../runtime/run/RunModule.js"
 import type { MessageAccepted } from "../../schemas/Chat.js"
@@ -63,7 +64,8 @@ export class ChatTurns extends Context.Tag("ChatTurns")<ChatTurns, {
 
       const accept = (r: TurnRequest) =>
         sql.withTransaction(Effect.gen(function*() {
-          const ids = { message: randomUUID(), assistant: randomUUID(), run: randomUUID() }
+          // A run's id carries its time: the run tables are partitioned by day on it (platform/TimedId.ts).
+          const ids = { message: randomUUID(), assistant: randomUUID(), run: uuidV7() }
           yield* lockSession(r.session.id)
           const busy = yield* messages.hasOpenTurn(r.session.id, ["queued", "running"])
           const turn = yield* messages.insertUser({

@@ -110,7 +110,7 @@ export class MessagesRepo extends Effect.Service<MessagesRepo>()("MessagesRepo",
               completed_at: new Date(),
               reply_seq: question?.seq ?? null
             })
-          } ON CONFLICT (id) DO NOTHING`
+          } ON CONFLICT (session_id, id) DO NOTHING`
         ),
         Effect.asVoid,
         Effect.orDie

@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
-import { randomUUID } from "node:crypto"
 import { decodeRows, JsonObject, Timestamp } from "../../platform/Rows.js"
+import { uuidV7 } from "../../platform/TimedId.js"
 import { traced } from "../../platform/Traced.js"
 import type { ChatSession } from "../../schemas/Chat.js"
 import { TenantId, WorkflowId } from "../../schemas/Ids.js"
@@ -59,7 +59,7 @@ export class SessionsRepo extends Effect.Service<SessionsRepo>()("SessionsRepo",
     const insert = (s: NewSession) =>
       sql`INSERT INTO chat_sessions ${
         sql.insert({
-          id: randomUUID(),
+          id: uuidV7(),
           ...s,
           external_subject: s.external_subject ?? null,
           conversation_id: s.conversation_id ?? null,
@@ -103,7 +103,7 @@ export class SessionsRepo extends Effect.Service<SessionsRepo>()("SessionsRepo",
         if (found !== undefined) return found
         const [created] = yield* sql`INSERT INTO chat_sessions ${
           sql.insert({
-            id: randomUUID(),
+            id: uuidV7(),
             ...s,
             external_subject: s.external_subject ?? null,
             single_shot: false,

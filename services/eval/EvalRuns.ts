@@ -1,8 +1,8 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
-import { randomUUID } from "node:crypto"
 import { Idempotency } from "../../platform/Idempotency.js"
 import { decodeRows, JsonArrayOf, JsonObject, JsonObjectOf, Timestamp } from "../../platform/Rows.js"
+import { uuidV7 } from "../../platform/TimedId.js"
 import { traced } from "../../platform/Traced.js"
 import { requireBuilder, requireReader } from "../../schemas/Authorization.js"
 import { conflict, notFound, unprocessable } from "../../schemas/Errors.js"
@@ -101,7 +101,7 @@ export class EvalRuns extends Effect.Service<EvalRuns>()("EvalRuns", {
           return yield* unprocessable("DATASET_NOT_MAPPED", "Map the dataset's columns to inputs first (POST /datasets/{id}/mapping)")
         }
         const workflow = yield* aiEmployees.visible(principal, config.workflow_id as WorkflowId)
-        const id = randomUUID()
+        const id = uuidV7()
         const total = body.is_preview ? Math.min(PREVIEW_ROWS, dataset.mapped_rows) : dataset.mapped_rows
         yield* sql.withTransaction(Effect.gen(function*() {
           yield* sql`INSERT INTO eval_runs ${

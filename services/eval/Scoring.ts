@@ -1,5 +1,5 @@
 import { Data, Effect, Either, Option } from "effect"
-import { derivedUuid } from "../../platform/DerivedId.js"
+import { derivedUuidOf } from "../../platform/TimedId.js"
 import { AgentRunner } from "../../runtime/agents/AgentRunner.js"
 import { checkJsonSchema } from "../../runtime/dag/JsonSchema.js"
 import { ChatModel, type TokenUsage } from "../../runtime/models/ChatModel.js"
@@ -82,7 +82,8 @@ export const makeScoring = Effect.gen(function*() {
   /** A real run of the pinned version; its id derives from the eval run, row and turn, so a row scored again finds it. */
   const runWorkflow = (ctx: ScoringContext, row: RowToScore, input: Record<string, unknown>, turn: number) =>
     Effect.gen(function*() {
-      const id = derivedUuid(`eval:${ctx.evalRunId}:${row.rowId}:${turn}`)
+      // The eval run's time: its scored runs share its day's partition of the run tables.
+      const id = derivedUuidOf(ctx.evalRunId, `eval:${ctx.evalRunId}:${row.rowId}:${turn}`)
       const created = yield* modules.create({
         id,
         tenantId: ctx.tenantId,

@@ -1,9 +1,9 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
-import { randomUUID } from "node:crypto"
 import { AppConfig } from "../../platform/Config.js"
 import { OutboundGuard } from "../../platform/outbound/OutboundGuard.js"
 import { decodeRows, JsonObject, Timestamp } from "../../platform/Rows.js"
+import { uuidV7 } from "../../platform/TimedId.js"
 import { spanAttributes, traced } from "../../platform/Traced.js"
 import { WorkerPool, workerTask } from "../../platform/workers/WorkerPool.js"
 import { checkJsonSchema } from "../../runtime/dag/JsonSchema.js"
@@ -139,7 +139,7 @@ export class Functions extends Effect.Service<Functions>()("Functions", {
           })
         }
         const durationMs = Math.round((performance.now() - started) * 100) / 100
-        const id = randomUUID()
+        const id = uuidV7()
         yield* sql`INSERT INTO integration_executions ${
           sql.insert({
             id,

@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Either, Layer } from "effect"
-import { randomUUID } from "node:crypto"
 import { decodeRows, JsonObject } from "../../platform/Rows.js"
+import { uuidV7 } from "../../platform/TimedId.js"
 import { ToolFailure, toolSource, type ToolSpec } from "../../runtime/tools/Tools.js"
 import type { TenantId } from "../../schemas/Ids.js"
 import { ExternalToolCalls } from "../ports/ExternalToolCalls.js"
@@ -66,7 +66,7 @@ export const McpToolsLive = toolSource(Effect.gen(function*() {
         const result = yield* Effect.either(servers.invoke(invocation.tenantId, serverId ?? "", tool, invocation.arguments, invocation.userId ?? null))
         yield* sql`INSERT INTO mcp_tool_calls ${
           sql.insert({
-            id: randomUUID(),
+            id: uuidV7(),
             tenant_id: invocation.tenantId,
             server_id: serverId ?? "",
             tool,

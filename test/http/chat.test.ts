@@ -1,5 +1,6 @@
 import { assert, layer } from "@effect/vitest"
 import { Deferred, Effect } from "effect"
+import { uuidV7Time } from "../../platform/TimedId.js"
 import { answerOf, chatDag, chatWorkflow, conversationOf, isTitleRequest, messagesOf, newSession, query, send } from "../support/Chat.js"
 import { adminToken, createMember } from "../support/Fixtures.js"
 import { http, loginToken } from "../support/Http.js"
@@ -61,6 +62,8 @@ layer(RunPlatformLive(), { excludeTestServices: true, timeout: "90 seconds" })("
       assert.strictEqual(sent.body.status, "running")
       assert.strictEqual(sent.body.session_id, session.id)
       const run = yield* waitForStatus(token, sent.body.run_id, ["completed", "failed"])
+      // A turn's run id carries its time, as every run's does: it lives in its day's partition of the run tables.
+      assert.closeTo(uuidV7Time(sent.body.run_id) ?? 0, Date.now(), 60_000)
       assert.strictEqual(run.status, "completed")
       assert.strictEqual(run.trigger_type, "ui")
       assert.strictEqual(run.session_id, session.id)

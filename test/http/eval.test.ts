@@ -1,5 +1,6 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
+import { uuidV7Time } from "../../platform/TimedId.js"
 import { adminToken } from "../support/Fixtures.js"
 import { http, type Json } from "../support/Http.js"
 import { eventually, publishedWorkflow, RunPlatformLive, sleep } from "../support/RunPlatform.js"
@@ -46,6 +47,9 @@ layer(RunPlatformLive({ EVAL_CONCURRENCY: "4" }), { excludeTestServices: true, t
       assert.isAbove(Object.keys(first.token_usage).length, 0)
       // Each row is a real run with its trace, told apart by trigger_type eval.
       const workflowRun = yield* http("GET", `/api/v1/workflow/runs/${first.workflow_run_id}`, { token })
+      // A scored run shares its eval run's time, so its day's partition of the run tables.
+      assert.strictEqual(uuidV7Time(first.workflow_run_id), uuidV7Time(run.id))
+      assert.isDefined(uuidV7Time(run.id))
       assert.deepInclude(workflowRun.body, { trigger_type: "eval", status: "completed" })
       assert.strictEqual((yield* http("GET", `/api/v1/workflow/runs/${first.workflow_run_id}/trace`, { token })).status, 200)
       assert.strictEqual((yield* http("GET", `${api}/results/${first.id}`, { token })).body.id, first.id)

@@ -80,6 +80,16 @@ layer(RunPlatformLive({ RETENTION_SWEEP_SECONDS: "1" }), { excludeTestServices: 
         "the days ahead"
       )
       assert.include(yield* onDb(partitionDays), today + (DAYS_AHEAD + 3) * DAY)
+      // The records other services keep of each use (chat turns, eval results, executions, tool calls) are partitioned
+      // the same way, on version-7 ids, and get their days with the run tables.
+      const runDays = yield* onDb(partitionDays)
+      for (const table of ["chat_messages", "eval_results", "integration_executions", "mcp_tool_calls"]) {
+        const parts = yield* withPlatformDb((c) =>
+          c.query("SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = $1::regclass", [table])
+            .then((r) => r.rows.map((x) => x.name as string))
+        )
+        assert.includeMembers(parts, [...runDays.map((day) => partitionOf(table, day)), `${table}_low`, `${table}_future`, `${table}_high`], table)
+      }
       const request = yield* eventually(
         http("GET", "/api/v1/workflow/hitl/pending?page_size=100", { token: admin }).pipe(
           Effect.map((r) => r.body.items.find((i: { run_id: string }) => i.run_id === run))

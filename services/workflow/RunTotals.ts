@@ -19,7 +19,10 @@ const countRows = decodeRows(
   "runs",
   Schema.Struct({ workflow_id: Schema.String, status: Schema.String, trigger_type: Schema.String, runs: Schema.Number, solo: Schema.Number })
 )
-const totalRows = decodeRows("runs", Schema.Struct({ cached: Schema.Number, dirty: Schema.Number, live: Schema.Number }))
+const totalRows = decodeRows(
+  "runs",
+  Schema.Struct({ cached: Schema.Number, dirty: Schema.Number, counted: Schema.Number, expected: Schema.Number, live: Schema.Number })
+)
 
 export interface WorkflowRunFilter {
   readonly trigger_type?: string | undefined
@@ -101,18 +104,30 @@ export class RunTotals extends Effect.Service<RunTotals>()("RunTotals", {
       live: (boundary: Date) => Statement.Fragment
     ) =>
       Effect.gen(function*() {
-        if (!(yield* countClosedDays(tenantId, INLINE_DAYS))) return undefined
-        const boundary = openFrom()
-        const range = sql.and([
-          sql`tenant_id = ${tenantId}`,
-          sql`day < ${isoDay(boundary)}::date`,
-          ...(from !== undefined ? [sql`day >= ${isoDay(from)}::date`] : [])
-        ])
-        const [row] = yield* sql`SELECT
-            (SELECT coalesce(sum(${sql(column)}), 0) FROM run_day_counts WHERE ${range} AND ${cached})::int AS cached,
-            (SELECT count(*) FROM run_day_marks WHERE ${range} AND NOT counted)::int AS dirty,
-            (${live(new Date(boundary))})::int AS live`.pipe(totalRows, Effect.orDie)
-        return row === undefined || row.dirty > 0 ? undefined : row.cached + row.live
+        // One statement answers, with what proves it whole: every closed day from the tenant's first run (or `from`) counted, none marked since.
+        const attempt = Effect.suspend(() => {
+          const boundary = openFrom()
+          const end = isoDay(boundary)
+          const start = from === undefined ? "-infinity" : isoDay(from)
+          const range = sql.and([sql`tenant_id = ${tenantId}`, sql`day < ${end}::date`, sql`day >= ${start}::date`])
+          return sql`WITH first AS (
+              SELECT greatest((created_at AT TIME ZONE 'UTC')::date, ${start}::date) AS day FROM runs
+              WHERE tenant_id = ${tenantId} AND NOT is_dry_run ORDER BY created_at LIMIT 1)
+            SELECT
+              (SELECT coalesce(sum(${sql(column)}), 0) FROM run_day_counts WHERE ${range} AND ${cached})::int AS cached,
+              (SELECT count(*) FROM run_day_marks WHERE ${range} AND NOT counted)::int AS dirty,
+              (SELECT count(*) FROM run_day_marks m, first f WHERE m.tenant_id = ${tenantId} AND m.counted
+                AND m.day >= f.day AND m.day < ${end}::date)::int AS counted,
+              coalesce((SELECT greatest(0, ${end}::date - f.day) FROM first f), 0)::int AS expected,
+              (${live(new Date(boundary))})::int AS live`.pipe(
+            totalRows,
+            Effect.map(([row]) => (row === undefined || row.dirty > 0 || row.counted !== row.expected ? undefined : row.cached + row.live)),
+            Effect.orDie
+          )
+        })
+        const total = yield* attempt
+        if (total !== undefined) return total
+        return (yield* countClosedDays(tenantId, INLINE_DAYS)) ? yield* attempt : undefined
       })
 
     /** The exact number of an AI Employee's runs (dry runs aside) that the filter keeps. */
@@ -139,7 +154,10 @@ export class RunTotals extends Effect.Service<RunTotals>()("RunTotals", {
           return sql`(SELECT count(*) FROM runs WHERE ${where} AND ${recent})`
         })
         if (total !== undefined) return total
-        const [row] = yield* sql`SELECT count(*)::int AS live, 0 AS cached, 0 AS dirty FROM runs WHERE ${where}`.pipe(totalRows, Effect.orDie)
+        const [row] = yield* sql`SELECT count(*)::int AS live, 0 AS cached, 0 AS dirty, 0 AS counted, 0 AS expected FROM runs WHERE ${where}`.pipe(
+          totalRows,
+          Effect.orDie
+        )
         return row?.live ?? 0
       })
 
@@ -154,8 +172,8 @@ export class RunTotals extends Effect.Service<RunTotals>()("RunTotals", {
         if (total !== undefined) {
           return total
         }
-        const [row] = yield* sql`SELECT (count(*) FILTER (WHERE session_id IS NULL) + count(DISTINCT session_id))::int AS live, 0 AS cached, 0 AS dirty
-          FROM runs WHERE ${top}`.pipe(totalRows, Effect.orDie)
+        const [row] = yield* sql`SELECT (count(*) FILTER (WHERE session_id IS NULL) + count(DISTINCT session_id))::int AS live,
+          0 AS cached, 0 AS dirty, 0 AS counted, 0 AS expected FROM runs WHERE ${top}`.pipe(totalRows, Effect.orDie)
         return row?.live ?? 0
       })
 

@@ -65,27 +65,30 @@ export class RunTotals extends Effect.Service<RunTotals>()("RunTotals", {
         yield* sql`INSERT INTO run_day_counts ${sql.insert(counts.map((c) => ({ tenant_id: tenantId, day, ...c })))}`
       })).pipe(Effect.orDie)
 
-    /** The closed days from the tenant's first run (or `from`) that are not counted. */
-    const uncounted = (tenantId: string, from: number | undefined) =>
+    /**
+     * The closed days that are not counted: from the tenant's first run on, and any day marked
+     * since (a day whose runs all went, by expiry or otherwise, is counted again: as empty).
+     */
+    const uncounted = (tenantId: string) =>
       Effect.gen(function*() {
         const end = openFrom()
+        const marked = (yield* sql`SELECT day::text AS day FROM run_day_marks WHERE tenant_id = ${tenantId} AND NOT counted
+          AND day < ${isoDay(end)}::date`.pipe(dayRows)).map((r) => r.day)
         const [first] = yield* sql`SELECT created_at FROM runs WHERE tenant_id = ${tenantId} AND NOT is_dry_run ORDER BY created_at LIMIT 1`.pipe(firstRows)
-        if (first === undefined) return []
-        const start = Math.max(dayStart(first.created_at.getTime()), from ?? 0)
-        if (start >= end) return []
+        const start = first === undefined ? end : dayStart(first.created_at.getTime())
         const counted = new Set(
           (yield* sql`SELECT day::text AS day FROM run_day_marks WHERE tenant_id = ${tenantId} AND counted
             AND day >= ${isoDay(start)}::date AND day < ${isoDay(end)}::date`.pipe(dayRows)).map((r) => r.day)
         )
-        const days: Array<string> = []
-        for (let day = start; day < end; day += DAY) if (!counted.has(isoDay(day))) days.push(isoDay(day))
-        return days
+        const days = new Set(marked)
+        for (let day = start; day < end; day += DAY) if (!counted.has(isoDay(day))) days.add(isoDay(day))
+        return [...days].sort()
       }).pipe(Effect.orDie)
 
     /** Counts the tenant's uncounted closed days (all of them, or up to `limit`); whether none is left. */
     const countClosedDays = (tenantId: string, limit = Number.POSITIVE_INFINITY) =>
       Effect.gen(function*() {
-        const days = yield* uncounted(tenantId, undefined)
+        const days = yield* uncounted(tenantId)
         if (days.length > limit) return false
         yield* Effect.forEach(days, (day) => countDay(tenantId, day), { discard: true })
         return true

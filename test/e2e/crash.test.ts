@@ -199,7 +199,7 @@ layer(ServerLive, { excludeTestServices: true, timeout: "180 seconds" })("crash 
       assert.isAtLeast(stored.length, 10)
       assert.isBelow(stored.length, 40, "the kill came while uploads were in flight")
       const runsOf = Effect.map(
-        api("GET", `/api/v1/workflow/workflows/${w.body.id}/runs?trigger_type=document&limit=100`, undefined, token),
+        api("GET", `/api/v1/workflow/workflows/${w.body.id}/runs?trigger_type=document&page_size=100`, undefined, token),
         (r) => r.body.items as ReadonlyArray<{ id: string }>
       )
       for (let i = 0; i < 200 && (yield* runsOf).length < stored.length; i++) yield* sleep(100)
@@ -344,7 +344,7 @@ layer(ServerLive, { excludeTestServices: true, timeout: "180 seconds" })("crash 
       yield* api("PUT", schedule, { cron: "* * * * * *", overlap_policy: "allow" }, token)
       assert.strictEqual((yield* api("POST", `${schedule}/enable`, undefined, token)).status, 200)
       const scheduled = Effect.map(
-        api("GET", `/api/v1/workflow/workflows/${w.body.id}/runs?trigger_type=schedule&limit=100`, undefined, token),
+        api("GET", `/api/v1/workflow/workflows/${w.body.id}/runs?trigger_type=schedule&page_size=100`, undefined, token),
         (r) => r.body.items as ReadonlyArray<{ id: string; scheduled_fire_time: string }>
       )
       for (let i = 0; i < 100 && (yield* scheduled).length < 3; i++) yield* sleep(100)

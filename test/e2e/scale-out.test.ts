@@ -127,7 +127,7 @@ layer(ScriptedModel.layer, { excludeTestServices: true, timeout: "240 seconds" }
           assert.strictEqual(keys.at(-1), "run_completed:")
         }
         yield* api("POST", `${schedule}/disable`, undefined, token)
-        const ticks = (yield* api("GET", `/api/v1/workflow/workflows/${ticker.body.id}/runs?trigger_type=schedule&limit=100`, undefined, token))
+        const ticks = (yield* api("GET", `/api/v1/workflow/workflows/${ticker.body.id}/runs?trigger_type=schedule&page_size=100`, undefined, token))
           .body.items as ReadonlyArray<{ id: string; scheduled_fire_time: string }>
         const times = ticks.map((r) => Date.parse(r.scheduled_fire_time)).sort((a, b) => a - b)
         assert.isAtLeast(times.length, 3)

@@ -25,7 +25,7 @@ const uploadFile = (token: string, kbId: string, name: string, type: string, byt
     }))
 
 const documentRuns = (token: string, workflowId: string) =>
-  http("GET", `/api/v1/workflow/workflows/${workflowId}/runs?trigger_type=document&limit=100`, { token }).pipe(
+  http("GET", `/api/v1/workflow/workflows/${workflowId}/runs?trigger_type=document&page_size=100`, { token }).pipe(
     Effect.map((r) => r.body.items as ReadonlyArray<{ id: string; status: string }>)
   )
 

@@ -122,5 +122,21 @@ layer(RunPlatformLive({ RETENTION_SWEEP_SECONDS: "1" }), { excludeTestServices: 
       yield* copies(template, [{ daysAgo: 1, session: S1 }])
       yield* agree
       assert.strictEqual(yield* recentTotal, 8)
+      // The oldest day's runs all go (expiry): that day is counted again, as empty, and the totals sum counted days again.
+      yield* withPlatformDb((c) =>
+        c.query("DELETE FROM runs WHERE tenant_id = $1 AND created_at < $2", [tenant.id, new Date(Math.floor(midday(2).getTime() / DAY) * DAY)])
+      )
+      yield* agree
+      yield* eventually(
+        sqlCount("SELECT count(*) AS n FROM run_day_marks WHERE tenant_id = $1 AND NOT counted", [tenant.id]).pipe(
+          Effect.map((n) => (n === 0 ? true : undefined))
+        ),
+        "the emptied day to be counted again"
+      )
+      const before = yield* listTotal()
+      yield* skew(100)
+      assert.strictEqual(yield* listTotal(), before + 100, "the totals sum counted days after an expiry")
+      yield* skew(-100)
+      yield* agree
     }))
 })

@@ -28,7 +28,7 @@ interface ScheduledRun {
 }
 
 const scheduledRuns = (token: string, id: string) =>
-  http("GET", `/api/v1/workflow/workflows/${id}/runs?trigger_type=schedule&limit=100`, { token }).pipe(
+  http("GET", `/api/v1/workflow/workflows/${id}/runs?trigger_type=schedule&page_size=100`, { token }).pipe(
     Effect.map((r) => r.body.items as ReadonlyArray<ScheduledRun>)
   )
 

@@ -127,10 +127,12 @@ export const storedColumns = (table: string) =>
       AND attgenerated = '' ORDER BY attnum`.pipe(nameRows, Effect.map((rows) => rows.map((c) => `"${c.name}"`).join(", ")))
   )
 
+const presentRows = decodeRows("pg_class", Schema.Struct({ present: Schema.Boolean }))
+
 const hasPartition = (name: string) =>
   Effect.flatMap(
     SqlClient.SqlClient,
-    (sql) => sql`SELECT to_regclass(${name}) IS NOT NULL AS locked`.pipe(lockRows, Effect.map((rows) => rows[0]?.locked === true))
+    (sql) => sql`SELECT to_regclass(${name}) IS NOT NULL AS present`.pipe(presentRows, Effect.map((rows) => rows[0]?.present === true))
   )
 
 /** The days that have a partition of `runs`, oldest first (the other tables have the same). */

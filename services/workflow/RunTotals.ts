@@ -4,7 +4,7 @@ import { decodeRows } from "../../platform/Rows.js"
 import { traced } from "../../platform/Traced.js"
 
 const DAY = 86_400_000
-/** A day is counted once it ended this long ago: any write that began before its end has committed by then. */
+/** A day is counted once it ended this long ago: every write that began before its end has committed by then. */
 const SETTLE_MS = 10 * 60_000
 /** Uncounted days a list counts itself before it falls back to counting the history (the sweep counts the rest). */
 const INLINE_DAYS = 2

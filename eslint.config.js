@@ -11,7 +11,7 @@ export default tseslint.config(
     files: ["**/*.ts", "**/*.tsx"],
     extends: [tseslint.configs.base],
     languageOptions: {
-      parserOptions: { projectService: { allowDefaultProject: ["console/vite.config.ts"] }, tsconfigRootDir: import.meta.dirname }
+      parserOptions: { projectService: { allowDefaultProject: ["console/vite.config.ts", "console/vite.widget.config.ts"] }, tsconfigRootDir: import.meta.dirname }
     },
     plugins: { "@effect": effect },
     linterOptions: { reportUnusedDisableDirectives: "error" },

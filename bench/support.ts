@@ -16,7 +16,7 @@ const admin = async (statement: string) => {
   await client.query(statement).finally(() => client.end())
 }
 
-/** A database of the benchmark's own, dropped with the scope. */
+/** A database of the benchmark's own, dropped with the scope (kept, and named in the log, with BENCH_KEEP=1: to look into it after). */
 export const benchDatabase = Effect.acquireRelease(
   Effect.gen(function*() {
     const name = `bp_bench_${randomBytes(4).toString("hex")}`
@@ -25,7 +25,10 @@ export const benchDatabase = Effect.acquireRelease(
     url.pathname = `/${name}`
     return { name, url: url.toString() }
   }),
-  ({ name }) => Effect.promise(() => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`))
+  ({ name }) =>
+    process.env.BENCH_KEEP === "1"
+      ? Effect.log(`BENCH_KEEP: the database ${name} is kept`)
+      : Effect.promise(() => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`))
 )
 
 const STREAM = [

@@ -23,6 +23,9 @@ const connect = (options: pg.PoolConfig, queryTimeoutSeconds: number) =>
         const pool = new pg.Pool({
           application_name: APPLICATION,
           max: 20,
+          // Kept for minutes, not pg's 10 s: a new connection plans its first statements over the
+          // partitioned run tables cold (their partitions' catalog entries loaded: ~30 ms more a statement).
+          idleTimeoutMillis: 5 * 60_000,
           connectionTimeoutMillis: Duration.toMillis(CONNECT_TIMEOUT),
           // A statement with no answer (a half-open connection, a server gone silent) fails after this.
           query_timeout: queryTimeoutSeconds * 1000,

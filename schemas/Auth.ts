@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { ApiKeyId, AuditEventId, GroupId, TenantId, UserId } from "./Ids.js"
+import { ApiKeyId, AuditEventId, GroupId, TenantId, UserId, WorkflowId } from "./Ids.js"
 import { Role } from "./Roles.js"
 
 const Email = Schema.String.pipe(
@@ -112,6 +112,24 @@ export const ResourceScope = Schema.Array(
   )
 )
 export type OperationScope = typeof OperationScope.Type
+
+/** A web origin as browsers send it: scheme, host and port, nothing after. */
+export const WebOrigin = Schema.String.pipe(
+  Schema.filter((s) => URL.canParse(s) && /^https?:$/.test(new URL(s).protocol) && new URL(s).origin === s, {
+    message: () => "an origin is scheme://host[:port] with nothing after it, e.g. https://www.example.com"
+  })
+)
+
+/**
+ * A chat widget key: published in a web page, so it reaches only the widget's routes (the embed
+ * config, external/chat, a chat run's stream, feedback) of the AI Employees it names, and from a
+ * browser only on the pages of the origins it lists.
+ */
+export const WidgetScope = Schema.Struct({
+  allowed_origins: Schema.NonEmptyArray(WebOrigin).pipe(Schema.maxItems(20)),
+  workflow_ids: Schema.NonEmptyArray(WorkflowId).pipe(Schema.maxItems(20))
+})
+export type WidgetScope = typeof WidgetScope.Type
 export type ResourceScope = typeof ResourceScope.Type
 
 export const ApiKey = Schema.Struct({
@@ -122,6 +140,8 @@ export const ApiKey = Schema.Struct({
   owner_user_id: UserId,
   operation_scope: Schema.NullOr(OperationScope),
   resource_scope: Schema.NullOr(ResourceScope),
+  /** Set on a chat widget key (see WidgetScope). */
+  widget: Schema.NullOr(WidgetScope),
   expires_at: Schema.NullOr(Schema.Date),
   revoked: Schema.Boolean,
   revoked_at: Schema.NullOr(Schema.Date),
@@ -140,6 +160,8 @@ export const CreateApiKeyRequest = Schema.Struct({
   key_type: Schema.optionalWith(KeyType, { default: () => "user" as const }),
   operation_scope: Schema.optional(Schema.NullOr(OperationScope)),
   resource_scope: Schema.optional(Schema.NullOr(ResourceScope)),
+  /** Makes a chat widget key, safe to publish in a web page: only the widget's routes, only from these origins. */
+  widget: Schema.optional(Schema.NullOr(WidgetScope)),
   expires_at: Schema.optional(Schema.NullOr(Schema.Date))
 })
 

@@ -21,6 +21,7 @@ export const ErrorCatalogue = {
   UNSUPPORTED_DOCUMENT: [400, "An uploaded document of a type the platform does not read"],
   INVALID_PAGE_TOKEN: [400, "A page_token that this list did not issue"],
   INVALID_EXPIRY: [400, "An API key expiry in the past or not a date"],
+  INVALID_WIDGET_KEY: [400, "A chat widget key asked of a system key (a widget key acts as the person who made it)"],
   INVALID_HITL_RESPONSE: [400, "A HITL response that does not fit the request's type, choices or form"],
   INVALID_CODE: [400, "A one-time or TOTP code that does not match (401 when it is a sign-in step)"],
   NOT_AN_ASSISTANT_MESSAGE: [400, "Feedback on a message that is not the assistant's"],
@@ -61,6 +62,7 @@ export const ErrorCatalogue = {
     "Switching into a workspace that does not trust this session's sign-in (a session from another workspace's identity provider): sign in to that workspace"
   ],
   CORS_ORIGIN_NOT_ALLOWED: [403, "A browser request from an origin not in CORS_ORIGINS"],
+  WIDGET_ORIGIN_NOT_ALLOWED: [403, "A chat widget key used on a page of an origin the key does not list"],
   // 404 and 405
   NOT_FOUND: [404, "No such resource in the caller's workspace (also for resources of other workspaces)"],
   SECTION_NOT_FOUND: [404, "The document has no <section> with that id (target_section_id)"],

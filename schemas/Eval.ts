@@ -17,6 +17,7 @@ export const Dataset = Schema.Struct({
   mapped_rows: Schema.Number,
   created_at: Schema.Date
 })
+export type Dataset = typeof Dataset.Type
 
 export const DatasetList = Schema.Struct({ items: Schema.Array(Dataset) })
 
@@ -36,6 +37,7 @@ export const DatasetRow = Schema.Struct({
   expected_output: Schema.optional(JsonObject),
   simulator_instructions: Schema.optional(Schema.String)
 })
+export type DatasetRow = typeof DatasetRow.Type
 
 export const VariableCatalog = Schema.Array(Schema.Struct({
   name: Schema.String,
@@ -59,6 +61,7 @@ export const Rubric = Schema.Struct({
   created_at: Schema.Date,
   updated_at: Schema.Date
 })
+export type Rubric = typeof Rubric.Type
 
 export const RubricList = Schema.Struct({ items: Schema.Array(Rubric) })
 
@@ -109,6 +112,7 @@ export const Config = Schema.Struct({
   created_at: Schema.Date,
   updated_at: Schema.Date
 })
+export type Config = typeof Config.Type
 
 export const ConfigList = Schema.Struct({ items: Schema.Array(Config) })
 
@@ -141,6 +145,7 @@ export const EvalRun = Schema.Struct({
   started_at: Schema.NullOr(Schema.Date),
   finished_at: Schema.NullOr(Schema.Date)
 })
+export type EvalRun = typeof EvalRun.Type
 
 export const EvalRunRequest = Schema.Struct({
   config_id: Schema.UUID,
@@ -177,6 +182,7 @@ export const EvalResult = Schema.Struct({
   workflow_run_id: Schema.NullOr(Schema.String),
   error: Schema.NullOr(Schema.String)
 })
+export type EvalResult = typeof EvalResult.Type
 
 export const ResultFilters = Schema.Struct({ ...PageParams.fields, status: Schema.optional(ResultStatus) })
 
@@ -195,3 +201,4 @@ export const Comparison = Schema.Struct({
     score_deltas: JsonObject
   }))
 })
+export type Comparison = typeof Comparison.Type

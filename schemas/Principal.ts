@@ -1,4 +1,5 @@
 import { Context, Effect, Schema } from "effect"
+import { WidgetScope } from "./Auth.js"
 import { ApiKeyId, TenantId, UserId } from "./Ids.js"
 import { Role } from "./Roles.js"
 import { TenantSettings } from "./Tenant.js"
@@ -15,6 +16,8 @@ export const Principal = Schema.Struct({
   apiKeyId: Schema.optional(ApiKeyId),
   /** With an API key: a `user` key acts as its owner; a `system` key is a service principal. */
   apiKeyType: Schema.optional(Schema.Literal("user", "system")),
+  /** A chat widget key's scope: the handlers of the widget's routes keep it to these AI Employees. */
+  widget: Schema.optional(WidgetScope),
   /** Authentication methods behind a JWT (pwd, otp, sso, totp). */
   amr: Schema.Array(Schema.String),
   settings: TenantSettings,

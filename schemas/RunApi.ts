@@ -4,6 +4,7 @@ import { Conflict, NotFound, PayloadTooLarge, TooManyRequests, Unauthorized, Unp
 import { IdempotencyHeaders } from "./Idempotency.js"
 import { WebhookId, WorkflowId } from "./Ids.js"
 import { LimitOffsetParams, PageParams } from "./Pagination.js"
+import { PublicAppInfo, PublicRun } from "./PublicApp.js"
 import * as R from "./Run.js"
 import * as Security from "./Security.js"
 import * as T from "./Trace.js"
@@ -90,6 +91,23 @@ export class RunsApi extends HttpApiGroup.make("runs")
 
 /** The public surface of an AI Employee with `public_app` on: no credential. */
 export class PublicAppApi extends HttpApiGroup.make("publicApp")
+  .add(
+    HttpApiEndpoint.get("info")`/public/${workflowId}`
+      .addSuccess(PublicAppInfo)
+      .annotate(
+        OpenApi.Description,
+        "What the public app's page needs, without a credential: name, description, icon and the start node's input schema (404 unless `public_app` is on)"
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("runStatus")`/public/${workflowId}/runs/${runId}`
+      .addSuccess(PublicRun)
+      .annotate(
+        OpenApi.Description,
+        "A run started from the public app, without a credential: its status, its steps' progress and, once ended, its output. " +
+          "Only runs of this AI Employee with trigger_type app_public, while `public_app` is on (404 otherwise)."
+      )
+  )
   .add(
     HttpApiEndpoint.post("run")`/public/${workflowId}/run`
       .setPayload(R.StartRunRequest)

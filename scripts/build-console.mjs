@@ -53,6 +53,7 @@ export const buildConsole = async ({ force = false, quiet = false } = {}) => {
   const next = `${dist}.next-${process.pid}`
   const old = `${dist}.old-${process.pid}`
   await build({ configFile: path.join(consoleDir, "vite.config.ts"), logLevel: quiet ? "error" : "warn", build: { outDir: next, emptyOutDir: true } })
+  await build({ configFile: path.join(consoleDir, "vite.widget.config.ts"), logLevel: quiet ? "error" : "warn", build: { outDir: next, emptyOutDir: false } })
   precompress(next)
   writeFileSync(path.join(next, ".build-hash"), hash)
   try {

@@ -10,7 +10,8 @@ export class AuthRpcs extends RpcGroup.make(
       authorization: Schema.optional(Schema.String),
       apiKey: Schema.optional(Schema.String),
       method: Schema.String,
-      path: Schema.String
+      path: Schema.String,
+      origin: Schema.optional(Schema.String)
     },
     success: Principal,
     error: Schema.Union(Unauthorized, Forbidden)

@@ -2,7 +2,7 @@ import { Effect, Option } from "effect"
 import { randomUUID } from "node:crypto"
 import { Audit } from "../../platform/Audit.js"
 import { traced } from "../../platform/Traced.js"
-import type { OperationScope, ResourceScope } from "../../schemas/Auth.js"
+import type { OperationScope, ResourceScope, WidgetScope } from "../../schemas/Auth.js"
 import { requireAccess, requireJwt, requireRole, TENANT_ADMINS } from "../../schemas/Authorization.js"
 import { badRequest, notFound } from "../../schemas/Errors.js"
 import type { ApiKeyId } from "../../schemas/Ids.js"
@@ -24,12 +24,16 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("ApiKeys", {
       key_type: "user" | "system"
       operation_scope?: OperationScope | null | undefined
       resource_scope?: ResourceScope | null | undefined
+      widget?: WidgetScope | null | undefined
       expires_at?: Date | null | undefined
     }) =>
       Effect.gen(function*() {
         yield* requireJwt(principal)
         yield* requireAccess(principal)
         if (input.key_type === "system") yield* requireRole(principal, TENANT_ADMINS)
+        if (input.widget != null && input.key_type === "system") {
+          return yield* badRequest("INVALID_WIDGET_KEY", "A chat widget key acts as the person who made it: key_type must be user")
+        }
         if (input.expires_at != null && input.expires_at.getTime() <= Date.now()) {
           return yield* badRequest("INVALID_EXPIRY", "expires_at must be in the future")
         }
@@ -43,13 +47,14 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("ApiKeys", {
           system_role: input.key_type === "system" ? principal.role : null,
           operation_scope: input.operation_scope,
           resource_scope: input.resource_scope,
+          widget: input.widget,
           expires_at: input.expires_at
         })
         yield* audit.record(principal, {
           action: "api_key.created",
           resourceType: "api_key",
           resourceId: row.id,
-          details: { key_type: input.key_type, name: input.name }
+          details: { key_type: input.key_type, name: input.name, ...(input.widget != null ? { widget: input.widget } : {}) }
         })
         return { ...toApiKey(row), key: secret.key }
       })

@@ -3,7 +3,7 @@ import { Effect, Option, Schema } from "effect"
 import { PreparedSql } from "../../platform/PreparedSql.js"
 import { decodeRows, JsonObjectOf } from "../../platform/Rows.js"
 import { traced } from "../../platform/Traced.js"
-import { ApiKey, type OperationScope, type ResourceScope } from "../../schemas/Auth.js"
+import { ApiKey, type OperationScope, type ResourceScope, type WidgetScope } from "../../schemas/Auth.js"
 import { type ApiKeyId, TenantId } from "../../schemas/Ids.js"
 import type { PageParams } from "../../schemas/Pagination.js"
 import { pageOffset } from "../../schemas/Pagination.js"
@@ -43,7 +43,7 @@ export const toApiKey = ({ tenant_id: _t, system_role: _s, ...row }: ApiKeyRow):
 })
 
 const columns = (sql: SqlClient.SqlClient) =>
-  sql`id, tenant_id, owner_user_id, name, key_prefix, key_type, system_role, operation_scope, resource_scope,
+  sql`id, tenant_id, owner_user_id, name, key_prefix, key_type, system_role, operation_scope, resource_scope, widget,
       expires_at, revoked_at, last_used_at, created_at`
 
 /**
@@ -51,7 +51,7 @@ const columns = (sql: SqlClient.SqlClient) =>
  * one read (a prepared statement: it runs on every request authenticated by a key).
  */
 const BY_HASH = `SELECT k.id, k.tenant_id, k.owner_user_id, k.name, k.key_prefix, k.key_type, k.system_role, k.operation_scope,
-    k.resource_scope, k.expires_at, k.revoked_at, k.last_used_at, k.created_at,
+    k.resource_scope, k.widget, k.expires_at, k.revoked_at, k.last_used_at, k.created_at,
     CASE WHEN m.user_id IS NULL THEN NULL ELSE jsonb_build_object('email', u.email, 'name', u.name,
       'totp_enabled', u.totp_enabled, 'role', m.role, 'status', m.status, 'settings', t.settings) END AS owner
   FROM api_keys k
@@ -69,7 +69,7 @@ export class ApiKeysRepo extends Effect.Service<ApiKeysRepo>()("ApiKeysRepo", {
     const byHashCache = authReads.cache<Option.Option<{ key: ApiKeyRow; owner: KeyOwner | null }>>()
     // When this node last recorded a key's use: the cached row's last_used_at stays as it was read.
     const touched = new Map<string, number>()
-    const json = (v: ReadonlyArray<string> | null | undefined) => (v === null || v === undefined ? null : JSON.stringify(v))
+    const json = (v: ReadonlyArray<string> | WidgetScope | null | undefined) => (v === null || v === undefined ? null : JSON.stringify(v))
 
     const insert = (scope: Principal, key: {
       id: string
@@ -80,6 +80,7 @@ export class ApiKeysRepo extends Effect.Service<ApiKeysRepo>()("ApiKeysRepo", {
       system_role: Role | null
       operation_scope: OperationScope | null | undefined
       resource_scope: ResourceScope | null | undefined
+      widget: WidgetScope | null | undefined
       expires_at: Date | null | undefined
     }) =>
       sql`INSERT INTO api_keys ${
@@ -89,6 +90,7 @@ export class ApiKeysRepo extends Effect.Service<ApiKeysRepo>()("ApiKeysRepo", {
           owner_user_id: scope.userId,
           operation_scope: json(key.operation_scope),
           resource_scope: json(key.resource_scope),
+          widget: json(key.widget),
           expires_at: key.expires_at ?? null
         })
       } RETURNING ${columns(sql)}`.pipe(apiKeyRows).pipe(Effect.map((rows) => rows[0]), Effect.orDie)

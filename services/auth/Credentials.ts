@@ -1,7 +1,7 @@
 import { Effect, Option } from "effect"
 import { traced } from "../../platform/Traced.js"
 import type { OperationScope, ResourceScope } from "../../schemas/Auth.js"
-import type { Forbidden, Unauthorized } from "../../schemas/Errors.js"
+import { Forbidden, type Unauthorized } from "../../schemas/Errors.js"
 import { forbidden, unauthorized } from "../../schemas/Errors.js"
 import type { Principal } from "../../schemas/Principal.js"
 import { defaultTenantSettings } from "../../schemas/Tenant.js"
@@ -15,7 +15,21 @@ export interface CredentialInput {
   readonly apiKey?: string | undefined
   readonly method: string
   readonly path: string
+  /** The browser's Origin header, when a page sent the request. */
+  readonly origin?: string | undefined
 }
+
+const UUID = "[0-9a-fA-F-]{36}"
+const WIDGET_ROUTES: ReadonlyArray<readonly [string, RegExp]> = [
+  ["GET", new RegExp(`^/api/v1/chat/workflows/${UUID}$`)],
+  ["POST", /^\/api\/v1\/chat\/external\/chat$/],
+  ["GET", new RegExp(`^/api/v1/chat/runs/${UUID}/stream$`)],
+  ["POST", new RegExp(`^/api/v1/chat/messages/${UUID}/feedback$`)],
+  ["PATCH", new RegExp(`^/api/v1/chat/messages/${UUID}/feedback$`)]
+]
+
+/** The routes the chat widget calls: all a widget key reaches (schemas/Auth.ts WidgetScope). */
+export const isWidgetRoute = (method: string, path: string) => WIDGET_ROUTES.some(([m, re]) => m === method && re.test(path))
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i
 
@@ -59,7 +73,7 @@ export class Credentials extends Effect.Service<Credentials>()("Credentials", {
         } satisfies Principal
       })
 
-    const fromApiKey = (key: string, method: string, path: string): Effect.Effect<Principal, Unauthorized | Forbidden> =>
+    const fromApiKey = (key: string, method: string, path: string, origin: string | undefined): Effect.Effect<Principal, Unauthorized | Forbidden> =>
       Effect.gen(function*() {
         const row = yield* keys.byHash(hashApiKey(key))
         if (Option.isNone(row)) return yield* unauthorized("Invalid API key", "INVALID_API_KEY")
@@ -76,6 +90,12 @@ export class Credentials extends Effect.Service<Credentials>()("Credentials", {
         if (!inScope(k.operation_scope, k.resource_scope, method, path)) {
           return yield* forbidden("This API key's scope does not cover this operation")
         }
+        if (k.widget !== null && !isWidgetRoute(method, path)) {
+          return yield* forbidden("A chat widget key reaches only the chat widget's routes")
+        }
+        if (k.widget !== null && origin !== undefined && !k.widget.allowed_origins.includes(origin)) {
+          return yield* new Forbidden({ code: "WIDGET_ORIGIN_NOT_ALLOWED", message: `This chat widget key is not allowed on pages of ${origin}` })
+        }
         yield* keys.touch(k.id, k.last_used_at)
         return {
           userId: k.owner_user_id,
@@ -85,6 +105,7 @@ export class Credentials extends Effect.Service<Credentials>()("Credentials", {
           authMethod: "api_key",
           apiKeyId: k.id,
           apiKeyType: k.key_type,
+          ...(k.widget !== null ? { widget: k.widget } : {}),
           amr: [],
           settings: { ...defaultTenantSettings, ...owner.settings },
           profile: { name: owner.name, role: owner.role, status: owner.status, totp_enabled: owner.totp_enabled }
@@ -94,7 +115,7 @@ export class Credentials extends Effect.Service<Credentials>()("Credentials", {
     const authenticate = (input: CredentialInput): Effect.Effect<Principal, Unauthorized | Forbidden> => (input.authorization !== undefined
       ? fromJwt(input.authorization)
       : input.apiKey !== undefined && input.apiKey !== ""
-      ? fromApiKey(input.apiKey, input.method, input.path)
+      ? fromApiKey(input.apiKey, input.method, input.path, input.origin)
       : Effect.fail(unauthorized("Missing credential: send Authorization: Bearer <token> or X-API-Key")))
 
     return traced("Credentials", { authenticate })

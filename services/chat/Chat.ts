@@ -12,7 +12,7 @@ import type { Principal } from "../../schemas/Principal.js"
 import { AiEmployees } from "../ports/AiEmployees.js"
 import { People } from "../ports/People.js"
 import { RunAccess } from "../ports/RunAccess.js"
-import { mayFollow, ownedSession, requireImpersonationFlag, requireImpersonator } from "./ChatPolicy.js"
+import { mayFollow, ownedSession, requireImpersonationFlag, requireImpersonator, requireWidgetReach } from "./ChatPolicy.js"
 import { MessagesRepo, toMessage } from "./MessagesRepo.js"
 import { PiiVault } from "./PiiVault.js"
 import { SessionsRepo, toSession } from "./SessionsRepo.js"
@@ -156,6 +156,7 @@ export class Chat extends Effect.Service<Chat>()("Chat", {
     const embedConfig = (p: Principal, workflowId: WorkflowId) =>
       Effect.gen(function*() {
         yield* requireReader(p)
+        yield* requireWidgetReach(p, workflowId)
         const w = yield* workflows.visible(p, workflowId)
         const config = w.config
         return {

@@ -9,7 +9,7 @@ import type { TenantId } from "../../schemas/Ids.js"
 import type { Principal } from "../../schemas/Principal.js"
 import { People } from "../ports/People.js"
 import { Chat } from "./Chat.js"
-import { requireApiKey, requireImpersonationFlag } from "./ChatPolicy.js"
+import { requireApiKey, requireImpersonationFlag, requireWidgetReach } from "./ChatPolicy.js"
 import { SessionsRepo } from "./SessionsRepo.js"
 import { TurnIntake } from "./TurnIntake.js"
 
@@ -90,6 +90,7 @@ export class ExternalChat extends Effect.Service<ExternalChat>()("ExternalChat",
         if (identity === undefined) {
           return yield* unprocessable("IDENTITY_REQUIRED", "Send external_user_id, or user_context.email, to say who is chatting")
         }
+        yield* requireWidgetReach(p, body.workflow_id)
         yield* chat.chatWorkflow(p, body.workflow_id)
         const base = {
           tenant_id: p.tenantId,

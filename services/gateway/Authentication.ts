@@ -32,7 +32,7 @@ export const AuthenticationLive = Layer.effect(
         if (failure !== undefined) return yield* new Forbidden({ code: "CSRF_CHECK_FAILED", message: failure })
         authorization = `Bearer ${cookie}`
       }
-      const principal = yield* auth.verify({ authorization, apiKey, method: request.method, path: url.pathname })
+      const principal = yield* auth.verify({ authorization, apiKey, method: request.method, path: url.pathname, origin: request.headers.origin })
       // A large body is not read for a caller the endpoint would refuse anyway.
       const roles = Number(request.headers["content-length"] ?? "0") > LARGE_BODY_BYTES
         ? allowedRoles(request.method, url.pathname)

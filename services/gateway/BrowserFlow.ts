@@ -2,6 +2,7 @@ import { type HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Option } from "effect"
 import { clearedCookies, CSRF_COOKIE, CSRF_HEADER, isAllowedOrigin, sessionCookies } from "../../platform/BrowserSession.js"
 import type { AppConfigShape } from "../../platform/Config.js"
+import { isWidgetRoute } from "../auth/Credentials.js"
 
 type Settings = Pick<AppConfigShape, "publicBaseUrl" | "corsOrigins" | "accessTokenTtlSeconds" | "refreshTokenTtlSeconds">
 
@@ -69,13 +70,37 @@ const corsOrigin = (config: Settings, request: HttpServerRequest.HttpServerReque
   return origin !== undefined && config.corsOrigins.includes(origin) ? origin : undefined
 }
 
+const WIDGET_HEADERS = "Content-Type, X-API-Key, Idempotency-Key, Last-Event-ID, X-Request-Id"
+const pathOf = (request: HttpServerRequest.HttpServerRequest) => new URL(request.url, "http://gateway").pathname
+
+/**
+ * The chat widget's routes answer any page's origin, without credentials: the browser sends no
+ * cookie with them and no session is read, and the widget key itself names the origins it may be
+ * used from (403 WIDGET_ORIGIN_NOT_ALLOWED from any other).
+ */
+const widgetPreflight = (origin: string) =>
+  HttpServerResponse.empty({
+    status: 204,
+    headers: {
+      "access-control-allow-origin": origin,
+      "access-control-allow-methods": "GET, POST, PATCH",
+      "access-control-allow-headers": WIDGET_HEADERS,
+      "access-control-max-age": "600",
+      vary: "Origin"
+    }
+  })
+
 /**
  * A preflight from one of `CORS_ORIGINS` is allowed with credentials; from any other origin it is
- * refused (403), and other origins never get CORS headers, so browsers keep them out.
+ * refused (403), and other origins never get CORS headers, so browsers keep them out; but for the
+ * chat widget's routes (above).
  */
 export const preflight = (config: Settings, request: HttpServerRequest.HttpServerRequest) => {
-  if (request.method !== "OPTIONS" || request.headers["access-control-request-method"] === undefined) return undefined
+  const method = request.headers["access-control-request-method"]
+  if (request.method !== "OPTIONS" || method === undefined) return undefined
   const origin = corsOrigin(config, request)
+  const foreign = request.headers.origin
+  if (origin === undefined && foreign !== undefined && isWidgetRoute(method.toUpperCase(), pathOf(request))) return widgetPreflight(foreign)
   if (origin === undefined && !isAllowedOrigin(config, request.headers.origin ?? "", request.headers.host)) return "refused" as const
   return HttpServerResponse.empty({
     status: 204,
@@ -92,6 +117,10 @@ export const preflight = (config: Settings, request: HttpServerRequest.HttpServe
 /** CORS headers on an answer to an allowed origin. */
 export const withCors = (config: Settings, request: HttpServerRequest.HttpServerRequest, response: HttpServerResponse.HttpServerResponse) => {
   const origin = corsOrigin(config, request)
+  const foreign = request.headers.origin
+  if (origin === undefined && foreign !== undefined && isWidgetRoute(request.method, pathOf(request))) {
+    return HttpServerResponse.setHeaders(response, { "access-control-allow-origin": foreign, "access-control-expose-headers": EXPOSED, vary: "Origin" })
+  }
   return origin === undefined
     ? response
     : HttpServerResponse.setHeaders(response, {

@@ -8,6 +8,7 @@ import { traced } from "../../platform/Traced.js"
 import { RunModule } from "../../runtime/run/RunModule.js"
 import { conflict, notFound, TooManyRequests } from "../../schemas/Errors.js"
 import type { WorkflowId } from "../../schemas/Ids.js"
+import { RunStatus, StepStatus } from "../../schemas/RunLifecycle.js"
 import { acceptedRun } from "./Runs.js"
 
 /**
@@ -53,6 +54,64 @@ export class PublicApp extends Effect.Service<PublicApp>()("PublicApp", {
         return acceptedRun(run)
       })
 
-    return traced("PublicApp", { start })
+    const PublicWorkflow = Schema.Struct({
+      name: Schema.String,
+      description: Schema.NullOr(Schema.String),
+      icon: Schema.NullOr(Schema.String),
+      active_version: Schema.NullOr(Schema.Number),
+      input_schema: Schema.Unknown
+    })
+    const info = (workflowId: WorkflowId) =>
+      Effect.gen(function*() {
+        const [w] = yield* sql`
+          SELECT w.name, w.description, w.icon, w.active_version, v.dag_definition -> 'input_schema' AS input_schema
+          FROM workflows w LEFT JOIN workflow_versions v ON v.workflow_id = w.id AND v.number = w.active_version
+          WHERE w.id = ${workflowId} AND w.public_app AND w.archived_at IS NULL`.pipe(decodeRows("workflows", PublicWorkflow), Effect.orDie)
+        if (w === undefined) return yield* notFound("AI Employee")
+        return {
+          workflow_id: workflowId,
+          name: w.name,
+          ...(w.description !== null ? { description: w.description } : {}),
+          ...(w.icon !== null ? { icon: w.icon } : {}),
+          published: w.active_version !== null,
+          input_schema: w.input_schema ?? null,
+          runs_per_minute: publicAppRunsPerMinute
+        }
+      })
+
+    const PublicRunRow = Schema.Struct({
+      id: Schema.String,
+      status: RunStatus,
+      created_at: Schema.DateFromSelf,
+      finished_at: Schema.NullOr(Schema.DateFromSelf),
+      output: Schema.Unknown,
+      named_outputs: Schema.Unknown,
+      steps: Schema.Array(Schema.Struct({ node_id: Schema.String, node_name: Schema.NullOr(Schema.String), status: StepStatus }))
+    })
+    /** Read by id alone (the run names its tenant); the AI Employee must still be a public app. */
+    const runStatus = (workflowId: WorkflowId, runId: string) =>
+      Effect.gen(function*() {
+        const [r] = yield* sql`
+          SELECT r.id, r.status, r.created_at, r.finished_at, r.output, r.named_outputs,
+            COALESCE((SELECT jsonb_agg(jsonb_build_object('node_id', s.node_id, 'node_name', s.node_name, 'status', s.status)
+              ORDER BY s.position, s.started_at NULLS LAST) FROM run_steps s WHERE s.run_id = r.id), '[]') AS steps
+          FROM runs r JOIN workflows w ON w.id = r.workflow_id AND w.public_app AND w.archived_at IS NULL
+          WHERE r.id = ${runId} AND r.workflow_id = ${workflowId} AND r.trigger_type = 'app_public'`.pipe(
+          decodeRows("runs", PublicRunRow),
+          Effect.orDie
+        )
+        if (r === undefined) return yield* notFound("Run")
+        return {
+          id: r.id,
+          status: r.status,
+          created_at: r.created_at,
+          ...(r.finished_at !== null ? { finished_at: r.finished_at } : {}),
+          steps: r.steps.map((s) => ({ node_id: s.node_id, ...(s.node_name !== null ? { node_name: s.node_name } : {}), status: s.status })),
+          output: r.output ?? null,
+          named_outputs: (typeof r.named_outputs === "object" && r.named_outputs !== null ? r.named_outputs : {}) as Record<string, unknown>
+        }
+      })
+
+    return traced("PublicApp", { start, info, runStatus })
   })
 }) {}

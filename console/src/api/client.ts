@@ -1,10 +1,12 @@
 import { FetchHttpClient, HttpApi, HttpApiClient, HttpClient, HttpClientRequest, type HttpClientResponse } from "@effect/platform"
 import { Cause, Effect, Exit, ManagedRuntime, Option } from "effect"
 import { AgentsApi } from "../../../schemas/AgentApi"
-import { AuthMeApi, AuthPublicApi } from "../../../schemas/AuthApi"
+import { ApiKeysApi, AuthMeApi, AuthPublicApi } from "../../../schemas/AuthApi"
+import { ChatApi } from "../../../schemas/ChatApi"
+import { EvalApi } from "../../../schemas/EvalApi"
 import { IngestionApi } from "../../../schemas/IngestionApi"
 import { IntegrationsApi, McpServersApi } from "../../../schemas/IntegrationApi"
-import { HitlApi, RunsApi, WebhooksApi } from "../../../schemas/RunApi"
+import { HitlApi, PublicAppApi, RunsApi, WebhooksApi } from "../../../schemas/RunApi"
 import { DocumentTriggersApi, InboundEmailApi, NudgesApi, SchedulesApi } from "../../../schemas/TriggerApi"
 import { AiEmployeesApi, LlmProvidersApi, WorkflowsApi } from "../../../schemas/WorkflowApi"
 
@@ -30,6 +32,10 @@ export const ConsoleApi = HttpApi.make("builder-platform")
   .add(WebhooksApi)
   .add(DocumentTriggersApi)
   .add(InboundEmailApi)
+  .add(ChatApi)
+  .add(PublicAppApi)
+  .add(ApiKeysApi)
+  .add(EvalApi)
 
 /** What every failed call becomes in the console: the API's flat error body with its status. */
 export class ApiError extends Error {

@@ -66,9 +66,11 @@ export const Shell = () => {
           <Link to="/inbox" activeProps={{ "aria-current": "page" }}>
             Inbox {waiting > 0 && <span className="count" aria-label={`${waiting} waiting`}>{waiting}</span>}
           </Link>
+          <Link to="/chat" activeProps={{ "aria-current": "page" }}>Chat</Link>
           <Link to="/ai-employees" activeProps={{ "aria-current": "page" }}>AI Employees</Link>
           <Link to="/knowledge" activeProps={{ "aria-current": "page" }}>Knowledge</Link>
           <Link to="/agents" activeProps={{ "aria-current": "page" }}>Agents</Link>
+          <Link to="/eval" activeProps={{ "aria-current": "page" }}>Evaluation</Link>
         </nav>
         <div className="who">
           <TenantSwitcher current={user.tenant_id} />

@@ -117,9 +117,44 @@ const agents = createRoute({
   component: lazyRouteComponent(() => import("../features/agents/AgentsPage"), "AgentsPage")
 })
 
+const chat = createRoute({
+  getParentRoute: () => app,
+  path: "/chat",
+  validateSearch: pick(["employee", "session"]),
+  component: lazyRouteComponent(() => import("../features/chat/ChatPage"), "ChatPage")
+})
+
+const evaluation = createRoute({
+  getParentRoute: () => app,
+  path: "/eval",
+  validateSearch: pick(["employee", "tab"]),
+  component: lazyRouteComponent(() => import("../features/eval/EvalPage"), "EvalPage")
+})
+
+const evalRun = createRoute({
+  getParentRoute: () => app,
+  path: "/eval/runs/$runId",
+  component: lazyRouteComponent(() => import("../features/eval/EvalRunPage"), "EvalRunPage")
+})
+
+const evalCompare = createRoute({
+  getParentRoute: () => app,
+  path: "/eval/compare",
+  validateSearch: pick(["run_1", "run_2"]),
+  component: lazyRouteComponent(() => import("../features/eval/ComparePage"), "EvalComparePage")
+})
+
+// A published app's public page: no account, no session asked for.
+const publicApp = createRoute({
+  getParentRoute: () => rootRoute,
+  path: "/apps/$workflowId",
+  component: lazyRouteComponent(() => import("../features/publicApp/PublicAppPage"), "PublicAppPage")
+})
+
 const routeTree = rootRoute.addChildren([
   signIn,
-  app.addChildren([home, runs, run, inbox, employees, employee, builder, compare, knowledge, knowledgeBase, agents])
+  publicApp,
+  app.addChildren([home, runs, run, inbox, employees, employee, builder, compare, knowledge, knowledgeBase, agents, chat, evaluation, evalRun, evalCompare])
 ])
 
 export const makeRouter = (queryClient: QueryClient) => createRouter({ routeTree, context: { queryClient }, defaultPreload: "intent", scrollRestoration: true })

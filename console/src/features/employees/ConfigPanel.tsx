@@ -3,6 +3,7 @@ import { type FormEvent, useState } from "react"
 import { LlmMode, OptimizationPriority, type WorkflowConfig } from "../../../../schemas/Workflow"
 import { api } from "../../api/client"
 import { ErrorState, Query } from "../../ui/States"
+import { EmbedCard } from "../chat/EmbedCard"
 
 const lines = (text: string) => text.split("\n").map((l) => l.trim()).filter((l) => l !== "")
 
@@ -184,7 +185,9 @@ const ChatConfig = ({ id, config, disabled }: { readonly id: string; readonly co
   )
 }
 
-export const ConfigPanel = ({ id, canWrite }: { readonly id: string; readonly canWrite: boolean }) => {
+export const ConfigPanel = (
+  { id, name, chat, canWrite }: { readonly id: string; readonly name: string; readonly chat: boolean; readonly canWrite: boolean }
+) => {
   const config = useQuery({ queryKey: ["ai-employee", id, "config"], queryFn: () => api((c) => c.workflows.getConfig({ path: { id: id as never } })) })
   return (
     <Query query={config}>
@@ -192,6 +195,7 @@ export const ConfigPanel = ({ id, canWrite }: { readonly id: string; readonly ca
         <div className="settings">
           <ModelConfig id={id} config={c} disabled={!canWrite} />
           <ChatConfig id={id} config={c} disabled={!canWrite} />
+          {chat && <EmbedCard id={id} name={name} disabled={!canWrite} />}
         </div>
       )}
     </Query>

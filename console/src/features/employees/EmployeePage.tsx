@@ -75,7 +75,7 @@ export const EmployeePage = () => {
         {tab === "versions" && <VersionsPanel workflow={w} />}
         {tab === "triggers" && <TriggersPanel workflow={w} canWrite={canWrite && !w.archived} />}
         {tab === "settings" && <SettingsPanel workflow={w} canWrite={canWrite} />}
-        {tab === "configuration" && <ConfigPanel id={w.id} canWrite={canWrite && !w.archived} />}
+        {tab === "configuration" && <ConfigPanel id={w.id} name={w.name} chat={w.interaction_type === "chat"} canWrite={canWrite && !w.archived} />}
         {tab === "run" && (w.active_version === undefined
           ? <p className="muted">Publish a version to start runs.</p>
           : (

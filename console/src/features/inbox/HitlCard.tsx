@@ -43,16 +43,22 @@ const FreeText = ({ onAnswer, busy }: { readonly onAnswer: (r: unknown) => void;
 }
 
 /** One request waiting for a person: what it asks, its run and AI Employee, claim, answer, cancel. */
-export const HitlCard = (
-  { request, employee, canCancel }: { readonly request: HitlRequest; readonly employee: string | undefined; readonly canCancel: boolean }
-) => {
+export const HitlCard = ({ request, employee, canCancel, respond }: {
+  readonly request: HitlRequest
+  readonly employee: string | undefined
+  readonly canCancel: boolean
+  /** How the answer is sent, when not by /hitl/{id}/respond (a chat answers through its session). */
+  readonly respond?: (response: unknown) => Promise<unknown>
+}) => {
   const queryClient = useQueryClient()
   const refresh = () =>
     Promise.all([queryClient.invalidateQueries({ queryKey: ["hitl"] }), queryClient.invalidateQueries({ queryKey: ["run", request.run_id] })])
   const act = useMutation({
     mutationFn: (action: { readonly kind: "respond"; readonly response: unknown } | { readonly kind: "claim" } | { readonly kind: "cancel" }) =>
       action.kind === "respond"
-        ? api((c) => c.hitl.respond({ path: { request_id: request.request_id }, payload: { response: action.response } }))
+        ? respond !== undefined
+          ? respond(action.response)
+          : api((c) => c.hitl.respond({ path: { request_id: request.request_id }, payload: { response: action.response } }))
         : action.kind === "claim"
         ? api((c) => c.hitl.claim({ path: { request_id: request.request_id } }))
         : api((c) => c.hitl.cancel({ path: { request_id: request.request_id } })),

@@ -154,6 +154,11 @@ export const PublicAppCard = ({ workflow, canWrite }: { readonly workflow: Workf
         <input type="checkbox" checked={workflow.public_app} disabled={!canWrite || put.isPending} onChange={(e) => put.mutate(e.target.checked)} />{" "}
         Anyone with the link may start runs, without signing in (rate-limited per address)
       </label>
+      {workflow.public_app && (
+        <p>
+          Its page for visitors: <a href={`/apps/${workflow.id}`} target="_blank" rel="noreferrer">{`${location.origin}/apps/${workflow.id}`}</a>
+        </p>
+      )}
       {workflow.public_app && <Copyable label="Public run URL" text={example} />}
       {workflow.public_app && workflow.active_version === undefined && (
         <p className="muted small">Publish a version first: the public app runs the published one.</p>

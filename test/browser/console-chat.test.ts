@@ -1,0 +1,206 @@
+import { assert, layer } from "@effect/vitest"
+import { Effect } from "effect"
+import { createServer } from "node:http"
+import type { AddressInfo } from "node:net"
+import { browserAvailable, launchBrowser, signIn, watchedPage } from "../support/Browser.js"
+import { chatWorkflow, isTitleRequest, messagesOf } from "../support/Chat.js"
+import { adminToken } from "../support/Fixtures.js"
+import { http } from "../support/Http.js"
+import { eventually, publishedWorkflow, RunPlatformLive } from "../support/RunPlatform.js"
+import { ScriptedModel } from "../support/ScriptedModel.js"
+import { ADMIN_EMAIL, ADMIN_PASSWORD, TestPlatform } from "../support/TestPlatform.js"
+import { answererDag } from "../support/Workflows.js"
+
+// Issue 39: chat in the console, the embeddable widget on another origin, the public app page.
+
+const REPLY = ["Twenty-five ", "days ", "of ", "paid ", "leave ", "a ", "year."]
+
+const configureChat = (token: string, workflowId: string) =>
+  http("PUT", `/api/v1/workflow/workflows/${workflowId}/config`, {
+    token,
+    body: {
+      welcome_message: "Hi! Ask me about leave.",
+      welcome_buttons: [{ label: "Leave days", value: "How many days of leave do I get?" }],
+      feedback_enabled: true,
+      feedback_categories: ["wrong", "too long"]
+    }
+  }).pipe(Effect.tap((r) => assert.strictEqual(r.status, 200, r.text)))
+
+interface Site {
+  readonly origin: string
+  /** What the page holds in its body (the widget's script tag). */
+  body: string
+  readonly close: () => Promise<void>
+}
+
+/** A customer's site on another origin (localhost, where the platform is 127.0.0.1, on its own port). */
+const customerSite = Effect.acquireRelease(
+  Effect.async<Site>((resume) => {
+    const site = { body: "" } as { -readonly [K in keyof Site]: Site[K] }
+    const server = createServer((_req, res) => {
+      res.writeHead(200, { "content-type": "text/html; charset=utf-8" })
+      res.end(`<!doctype html><html><head><title>Acme support</title></head><body><h1>Acme</h1>${site.body}</body></html>`)
+    })
+    server.listen(0, "127.0.0.1", () => {
+      site.origin = `http://localhost:${(server.address() as AddressInfo).port}`
+      site.close = () => new Promise((r) => server.close(() => r()))
+      resume(Effect.succeed(site))
+    })
+  }),
+  (site) => Effect.promise(() => site.close())
+)
+
+layer(RunPlatformLive({ PUBLIC_APP_RUNS_PER_MINUTE: "2" }), { excludeTestServices: true, timeout: "120 seconds" })("the console in a browser: chat", (it) => {
+  it.scoped.skipIf(!browserAvailable)(
+    "a conversation: welcome, a suggested reply, the answer streamed, feedback with a category and a comment; rename, a new conversation, delete",
+    () =>
+      Effect.gen(function*() {
+        const token = yield* adminToken
+        const model = yield* ScriptedModel
+        const { baseUrl } = yield* TestPlatform
+        model.setScript((r) => isTitleRequest(r) ? { text: "Leave days" } : { text: "", chunks: REPLY, delayMs: 250 })
+        const workflowId = yield* chatWorkflow(token)
+        yield* configureChat(token, workflowId)
+        const browser = yield* launchBrowser
+        const { page, problems, shot } = yield* watchedPage(browser)
+        yield* signIn(page, baseUrl, ADMIN_EMAIL, ADMIN_PASSWORD)
+        yield* Effect.promise(async () => {
+          await page.getByRole("heading", { name: "Runs" }).waitFor()
+          await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Chat" }).click()
+          await page.getByText("Hi! Ask me about leave.").waitFor()
+          await page.getByRole("group", { name: "Suggested replies" }).getByRole("button", { name: "Leave days" }).click()
+          await page.getByLabel("Assistant (writing)").getByText("Twenty-five").waitFor({ timeout: 15_000 })
+        })
+        const streamed = yield* Effect.promise(() => page.getByLabel("Assistant (writing)").textContent())
+        assert.notInclude(streamed ?? "", "year.", "the answer shows while the model still writes it")
+        yield* Effect.promise(async () => {
+          await page.getByLabel("Assistant", { exact: true }).getByText("Twenty-five days of paid leave a year.").waitFor({ timeout: 20_000 })
+          await page.getByRole("button", { name: "Not helpful" }).click()
+          await page.getByRole("group", { name: "Category" }).getByRole("button", { name: "too long" }).click()
+          await page.getByLabel("Comment").fill("Say it in one word")
+          await page.getByRole("button", { name: "Save comment" }).click()
+          await page.getByText("Saved").waitFor()
+        })
+        yield* shot("chat")
+        const sessionId = new URL(page.url()).searchParams.get("session")!
+        const answer = (yield* messagesOf(token, sessionId)).find((m) => m.role === "assistant")!
+        assert.deepInclude(answer.feedback, { sentiment: "negative", category: "too long", feedback_text: "Say it in one word" })
+
+        // Rename, then a second conversation, then delete it: the first one stays.
+        yield* Effect.promise(async () => {
+          await page.getByRole("button", { name: "Rename" }).click()
+          await page.getByLabel("Title").fill("Holiday questions")
+          await page.getByRole("button", { name: "Save title" }).click()
+          await page.getByRole("heading", { name: "Holiday questions" }).waitFor()
+          await page.getByRole("button", { name: "New conversation" }).click()
+          await page.getByRole("heading", { name: "New conversation" }).waitFor()
+          page.once("dialog", (d) => void d.accept())
+          await page.getByRole("button", { name: "Delete" }).click()
+          await page.getByRole("heading", { name: "Holiday questions" }).waitFor()
+        })
+        const sessions = yield* http("GET", `/api/v1/chat/sessions?workflow_id=${workflowId}`, { token })
+        assert.deepStrictEqual(sessions.body.items.map((s: { title: string }) => s.title), ["Holiday questions"])
+        assert.deepStrictEqual(problems(), [])
+      })
+  )
+
+  it.scoped.skipIf(!browserAvailable)(
+    "the chat widget on a customer's page of another origin: configured by the embed config, a streamed answer, feedback; refused on an origin its key does not list",
+    () =>
+      Effect.gen(function*() {
+        const token = yield* adminToken
+        const model = yield* ScriptedModel
+        const { baseUrl } = yield* TestPlatform
+        model.setScript((r) => isTitleRequest(r) ? { text: "Widget" } : { text: "", chunks: REPLY, delayMs: 200 })
+        const workflowId = yield* chatWorkflow(token)
+        yield* configureChat(token, workflowId)
+        const acme = yield* customerSite
+        const other = yield* customerSite
+        const created = yield* http("POST", "/api/v1/auth/api-keys", {
+          token,
+          body: { name: "Acme widget", widget: { allowed_origins: [acme.origin], workflow_ids: [workflowId] } }
+        })
+        assert.strictEqual(created.status, 201, created.text)
+        const key = created.body.key as string
+        const tag = `<script src="${baseUrl}/widget.js" data-workflow-id="${workflowId}" data-key="${key}" async></script>`
+        acme.body = tag
+        other.body = tag
+        const browser = yield* launchBrowser
+        // The same tag copied onto a site the key does not name: the widget says so, and nothing is answered there.
+        const refused = yield* watchedPage(browser, [/^403 .*\/api\/v1\/chat\/workflows\//])
+        yield* Effect.promise(async () => {
+          await refused.page.goto(other.origin)
+          await refused.page.getByRole("button", { name: "Open the chat" }).click()
+          await refused.page.getByText(`not allowed on pages of ${other.origin}`).waitFor()
+        })
+        assert.deepStrictEqual(refused.problems(), [])
+
+        const { page, problems, shot } = yield* watchedPage(browser)
+        yield* Effect.promise(async () => {
+          await page.goto(acme.origin)
+          await page.getByRole("button", { name: "Open the chat" }).click()
+          await page.getByRole("dialog", { name: "Chat with Concierge" }).waitFor()
+          await page.getByText("Hi! Ask me about leave.").waitFor()
+          await page.getByLabel("Your message").fill("How many days of leave do I get?")
+          await page.getByRole("button", { name: "Send" }).click()
+          await page.locator("[data-role=assistant]").filter({ hasText: "Twenty-five" }).waitFor({ timeout: 15_000 })
+        })
+        const partial = yield* Effect.promise(() => page.locator("[data-role=assistant]").last().textContent())
+        assert.notInclude(partial ?? "", "year.", "tokens show as they arrive")
+        yield* Effect.promise(async () => {
+          await page.locator("[data-role=assistant]").filter({ hasText: "Twenty-five days of paid leave a year." }).waitFor({ timeout: 20_000 })
+          await page.getByRole("button", { name: "Helpful", exact: true }).click()
+          await page.getByText("Thank you for the feedback.").waitFor()
+        })
+        yield* shot("chat-widget")
+        const stored = yield* eventually(
+          Effect.map(http("GET", `/api/v1/chat/sessions?workflow_id=${workflowId}`, { token }), (r) =>
+            (r.body.items as Array<{ id: string; channel: string }>).find((s) => s.channel === "external")),
+          "the widget's session"
+        )
+        const answer = (yield* messagesOf(token, stored.id)).find((m) =>
+          m.role === "assistant"
+        )
+        assert.strictEqual(answer?.content, "Twenty-five days of paid leave a year.")
+        assert.strictEqual(answer?.feedback?.sentiment, "positive")
+        assert.deepStrictEqual(problems(), [])
+      })
+  )
+
+  it.scoped.skipIf(!browserAvailable)(
+    "the public app page, without an account: the start node's form, the run's progress and result; the rate limit told politely",
+    () =>
+      Effect.gen(function*() {
+        const token = yield* adminToken
+        const model = yield* ScriptedModel
+        const { baseUrl } = yield* TestPlatform
+        model.setScript(() => ({ text: "Twenty-five days of paid leave a year." }))
+        const workflowId = yield* publishedWorkflow(token, answererDag, { name: "Leave answers", description: "Ask about your leave." })
+        const shared = yield* http("PATCH", `/api/v1/workflow/workflows/${workflowId}`, { token, body: { public_app: true } })
+        assert.strictEqual(shared.status, 200, shared.text)
+        const browser = yield* launchBrowser
+        const { page, problems, shot } = yield* watchedPage(browser, [/^429 .*\/api\/v1\/workflow\/public\//])
+        const ask = (question: string) =>
+          Effect.promise(async () => {
+            await page.getByLabel("Question *").fill(question)
+            await page.getByRole("button", { name: "Run", exact: true }).click()
+          })
+        yield* Effect.promise(() => page.goto(`${baseUrl}/apps/${workflowId}`))
+        yield* Effect.promise(() => page.getByRole("heading", { name: "Leave answers" }).waitFor())
+        yield* ask("How many days of leave do I get?")
+        yield* Effect.promise(async () => {
+          await page.getByLabel("Result").getByText("Twenty-five days of paid leave a year.").waitFor({ timeout: 20_000 })
+          await page.getByRole("list", { name: "Progress" }).getByText("completed").first().waitFor()
+        })
+        yield* shot("public-app")
+        const runs = yield* http("GET", `/api/v1/workflow/workflows/${workflowId}/runs?trigger_type=app_public`, { token })
+        assert.strictEqual(runs.body.total, 1)
+        yield* Effect.promise(() => page.getByRole("button", { name: "Run again" }).click())
+        yield* ask("And sick days?")
+        yield* Effect.promise(() => page.getByRole("button", { name: "Run again" }).click({ timeout: 20_000 }))
+        yield* ask("And parental leave?")
+        yield* Effect.promise(() => page.getByText(/You can start another in \d+ seconds?\./).waitFor())
+        assert.deepStrictEqual(problems(), [])
+      })
+  )
+})

@@ -194,6 +194,7 @@ export const UserGroup = Schema.Struct({
   member_count: Schema.Int,
   created_at: Schema.Date
 })
+export type UserGroup = typeof UserGroup.Type
 export const CreateGroupRequest = Schema.Struct({
   name: Schema.String.pipe(Schema.trimmed(), Schema.minLength(1), Schema.maxLength(200)),
   parent_group_id: Schema.optional(Schema.NullOr(GroupId))

@@ -137,6 +137,13 @@ export class TenantsApi extends HttpApiGroup.make("tenants")
   )
   .add(HttpApiEndpoint.get("list", "/tenants").setUrlParams(PageParams).addSuccess(Page(Tenant)).addError(Forbidden))
   .add(
+    HttpApiEndpoint.get("getSettings")`/tenants/${HttpApiSchema.param("id", TenantId)}/settings`
+      .addSuccess(Tenant)
+      .addError(NotFound)
+      .addError(Forbidden)
+      .annotate(OpenApi.Description, "The tenant with its settings, for its admins (an env_admin: any tenant; anyone else: 404 for another tenant)")
+  )
+  .add(
     HttpApiEndpoint.patch("updateSettings")`/tenants/${HttpApiSchema.param("id", TenantId)}/settings`
       .setPayload(UpdateTenantSettingsRequest)
       .addSuccess(Tenant)

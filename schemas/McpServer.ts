@@ -51,6 +51,7 @@ export const McpServer = Schema.Struct({
   created_at: Schema.Date,
   updated_at: Schema.Date
 })
+export type McpServer = typeof McpServer.Type
 
 export const McpServerList = Schema.Struct({ items: Schema.Array(McpServer) })
 export const McpToolList = Schema.Struct({ items: Schema.Array(McpTool) })

@@ -86,6 +86,7 @@ export const Ticket = Schema.Struct({
   updated_at: Schema.Date,
   closed_at: Schema.NullOr(Schema.Date)
 })
+export type Ticket = typeof Ticket.Type
 
 export const TicketListParams = Schema.Struct({
   status: Schema.optional(TicketStatus),

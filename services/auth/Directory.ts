@@ -57,6 +57,15 @@ export class Directory extends Effect.Service<Directory>()("Directory", {
         }
       })
 
+    const getSettings = (principal: Principal, tenantId: TenantId) =>
+      Effect.gen(function*() {
+        if (principal.role !== "env_admin" && tenantId !== principal.tenantId) return yield* notFound("Tenant")
+        yield* requireRole(principal, TENANT_ADMINS)
+        const tenant = yield* tenants.byId(tenantId)
+        if (Option.isNone(tenant)) return yield* notFound("Tenant")
+        return tenant.value
+      })
+
     const updateSettings = (principal: Principal, tenantId: TenantId, patch: { readonly [K in keyof TenantSettings]?: TenantSettings[K] | undefined }) =>
       Effect.gen(function*() {
         // Only an env_admin sees other tenants; for everyone else another tenant does not exist.
@@ -189,6 +198,6 @@ export class Directory extends Effect.Service<Directory>()("Directory", {
         }))
       )
 
-    return traced("Directory", { createTenant, listTenants, updateSettings, createUser, listUsers, updateUser, removeUser, me, myTenants })
+    return traced("Directory", { createTenant, listTenants, getSettings, updateSettings, createUser, listUsers, updateUser, removeUser, me, myTenants })
   })
 }) {}

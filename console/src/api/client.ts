@@ -1,12 +1,13 @@
 import { FetchHttpClient, HttpApi, HttpApiClient, HttpClient, HttpClientRequest, type HttpClientResponse } from "@effect/platform"
 import { Cause, Effect, Exit, ManagedRuntime, Option } from "effect"
 import { AgentsApi } from "../../../schemas/AgentApi"
-import { ApiKeysApi, AuthMeApi, AuthPublicApi } from "../../../schemas/AuthApi"
+import { ApiKeysApi, AuditApi, AuthMeApi, AuthPublicApi, GroupsApi, TenantsApi, UsersApi } from "../../../schemas/AuthApi"
 import { ChatApi } from "../../../schemas/ChatApi"
 import { EvalApi } from "../../../schemas/EvalApi"
 import { IngestionApi } from "../../../schemas/IngestionApi"
 import { IntegrationsApi, McpServersApi } from "../../../schemas/IntegrationApi"
 import { HitlApi, PublicAppApi, RunsApi, WebhooksApi } from "../../../schemas/RunApi"
+import { TicketingApi } from "../../../schemas/TicketingApi"
 import { DocumentTriggersApi, InboundEmailApi, NudgesApi, SchedulesApi } from "../../../schemas/TriggerApi"
 import { AiEmployeesApi, LlmProvidersApi, WorkflowsApi } from "../../../schemas/WorkflowApi"
 
@@ -36,6 +37,11 @@ export const ConsoleApi = HttpApi.make("builder-platform")
   .add(PublicAppApi)
   .add(ApiKeysApi)
   .add(EvalApi)
+  .add(TicketingApi)
+  .add(UsersApi)
+  .add(GroupsApi)
+  .add(TenantsApi)
+  .add(AuditApi)
 
 /** What every failed call becomes in the console: the API's flat error body with its status. */
 export class ApiError extends Error {

@@ -1,5 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query"
 import { Link, Navigate, Outlet, useNavigate } from "@tanstack/react-router"
+import { isAtLeast } from "../../../schemas/Roles"
 import { api } from "../api/client"
 import { useSession, useTenants } from "../api/session"
 import { Empty, ErrorState, Loading } from "../ui/States"
@@ -71,6 +72,8 @@ export const Shell = () => {
           <Link to="/knowledge" activeProps={{ "aria-current": "page" }}>Knowledge</Link>
           <Link to="/agents" activeProps={{ "aria-current": "page" }}>Agents</Link>
           <Link to="/eval" activeProps={{ "aria-current": "page" }}>Evaluation</Link>
+          <Link to="/tickets" activeProps={{ "aria-current": "page" }}>Tickets</Link>
+          {isAtLeast(user.role, "user_admin") && <Link to="/admin" activeProps={{ "aria-current": "page" }}>Admin</Link>}
         </nav>
         <div className="who">
           <TenantSwitcher current={user.tenant_id} />

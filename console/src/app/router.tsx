@@ -144,6 +144,26 @@ const evalCompare = createRoute({
   component: lazyRouteComponent(() => import("../features/eval/ComparePage"), "EvalComparePage")
 })
 
+const tickets = createRoute({
+  getParentRoute: () => app,
+  path: "/tickets",
+  validateSearch: pick(["group", "scope", "status", "priority", "q", "sort", "order"]),
+  component: lazyRouteComponent(() => import("../features/tickets/TicketsPage"), "TicketsPage")
+})
+
+const ticket = createRoute({
+  getParentRoute: () => app,
+  path: "/tickets/$groupId/$ticketId",
+  component: lazyRouteComponent(() => import("../features/tickets/TicketPage"), "TicketPage")
+})
+
+const admin = createRoute({
+  getParentRoute: () => app,
+  path: "/admin",
+  validateSearch: pick(["tab"]),
+  component: lazyRouteComponent(() => import("../features/admin/AdminPage"), "AdminPage")
+})
+
 // A published app's public page: no account, no session asked for.
 const publicApp = createRoute({
   getParentRoute: () => rootRoute,
@@ -154,7 +174,26 @@ const publicApp = createRoute({
 const routeTree = rootRoute.addChildren([
   signIn,
   publicApp,
-  app.addChildren([home, runs, run, inbox, employees, employee, builder, compare, knowledge, knowledgeBase, agents, chat, evaluation, evalRun, evalCompare])
+  app.addChildren([
+    home,
+    runs,
+    run,
+    inbox,
+    employees,
+    employee,
+    builder,
+    compare,
+    knowledge,
+    knowledgeBase,
+    agents,
+    chat,
+    evaluation,
+    evalRun,
+    evalCompare,
+    tickets,
+    ticket,
+    admin
+  ])
 ])
 
 export const makeRouter = (queryClient: QueryClient) => createRouter({ routeTree, context: { queryClient }, defaultPreload: "intent", scrollRestoration: true })

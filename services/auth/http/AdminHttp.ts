@@ -17,6 +17,7 @@ export const TenantsHttp = HttpApiBuilder.group(PlatformApi, "tenants", (handler
     return handlers
       .handle("create", ({ payload }) => asCaller((p) => directory.createTenant(p, payload)))
       .handle("list", ({ urlParams }) => asCaller((p) => directory.listTenants(p, urlParams)))
+      .handle("getSettings", ({ path }) => asCaller((p) => directory.getSettings(p, path.id)))
       .handle("updateSettings", ({ path, payload }) => asCaller((p) => directory.updateSettings(p, path.id, payload)))
       .handle("getSso", ({ path }) => asCaller((p) => sso.get(p, path.id)))
       .handle("putSso", ({ path, payload }) => asCaller((p) => sso.put(p, path.id, payload)))

@@ -1,0 +1,153 @@
+import { assert, layer } from "@effect/vitest"
+import { Effect } from "effect"
+import { browserAvailable, launchBrowser, signIn, watchedPage } from "../support/Browser.js"
+import { adminToken, createMember } from "../support/Fixtures.js"
+import { http } from "../support/Http.js"
+import { mcpPeer } from "../support/McpPeer.js"
+import { RunPlatformLive } from "../support/RunPlatform.js"
+import { ADMIN_EMAIL, ADMIN_PASSWORD, TestPlatform } from "../support/TestPlatform.js"
+
+// Issue 39: tickets and administration in the console.
+
+const desk = "/api/v1/hcm-ticketing"
+
+layer(RunPlatformLive({ OUTBOUND_ALLOWED_HOSTS: "127.0.0.2" }), { excludeTestServices: true, timeout: "120 seconds" })(
+  "the console in a browser: tickets",
+  (it) => {
+    it.scoped.skipIf(!browserAvailable)(
+      "a ticket raised in a queue, commented on (public and internal), taken in progress, assigned, a sub-ticket, closed with a resolution; its timeline; my tickets",
+      () =>
+        Effect.gen(function*() {
+          const token = yield* adminToken
+          const { baseUrl } = yield* TestPlatform
+          const me = yield* http("GET", "/api/v1/auth/users/me", { token })
+          yield* http("PATCH", `/api/v1/auth/tenants/${me.body.user.tenant_id}/settings`, {
+            token,
+            body: { user_groups_enabled: true, ticketing_enabled: true }
+          })
+          const group = (yield* http("POST", "/api/v1/auth/groups", { token, body: { name: "Support" } })).body.id as string
+          const bound = yield* http("POST", `${desk}/groups/${group}/queue`, { token, body: { name: "Customer Support" } })
+          assert.strictEqual(bound.status, 201, bound.text)
+          const browser = yield* launchBrowser
+          const { page, problems, shot } = yield* watchedPage(browser)
+          yield* signIn(page, baseUrl, ADMIN_EMAIL, ADMIN_PASSWORD)
+          yield* Effect.promise(async () => {
+            await page.getByRole("heading", { name: "Runs" }).waitFor()
+            await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Tickets" }).click()
+            await page.getByRole("navigation", { name: "Queues" }).getByRole("link", { name: "Customer Support" }).click()
+            await page.getByRole("button", { name: "New ticket" }).click()
+            const form = page.getByRole("form", { name: "New ticket" })
+            await form.getByLabel("Title").fill("The printer is on fire")
+            await form.getByLabel("Description").fill("Third floor, next to the kitchen.")
+            await form.getByLabel("Priority").selectOption("HIGH")
+            await page.getByRole("button", { name: "Raise ticket" }).click()
+            await page.getByRole("heading", { name: "The printer is on fire" }).waitFor()
+            await page.getByLabel("Comment", { exact: true }).fill("Someone is on the way.")
+            await page.getByRole("button", { name: "Add comment" }).click()
+            await page.getByText("Someone is on the way.").waitFor()
+            await page.getByLabel("Comment", { exact: true }).fill("Facilities called.")
+            await page.getByLabel("Internal note (the requester does not see it)").check()
+            await page.getByRole("button", { name: "Add comment" }).click()
+            await page.getByText("internal note").waitFor()
+            await page.getByLabel("Status").selectOption("IN_PROGRESS")
+            await page.locator(".page-head .badge").getByText("in_progress").waitFor()
+            await page.getByLabel("Assignee").fill(ADMIN_EMAIL)
+            await page.getByRole("button", { name: "Assign", exact: true }).click()
+            await page.getByRole("complementary").getByText(ADMIN_EMAIL).first().waitFor()
+            await page.getByLabel("Sub-ticket title").fill("Buy a new printer")
+            await page.getByRole("button", { name: "Raise sub-ticket" }).click()
+            await page.getByRole("link", { name: /Buy a new printer/ }).waitFor()
+            await page.getByLabel("Resolution").fill("Fire put out")
+            await page.getByRole("button", { name: "Close ticket" }).click()
+            await page.getByText("Resolution: Fire put out").waitFor()
+            await page.getByRole("region", { name: "Activity" }).getByText("status IN_PROGRESS → CLOSED").waitFor()
+          })
+          yield* shot("ticket")
+          const list = yield* http("GET", `${desk}/groups/${group}/tickets?q=printer%20is`, { token })
+          const ticket = list.body.items[0]
+          assert.deepInclude(ticket, {
+            title: "The printer is on fire",
+            status: "CLOSED",
+            priority: "HIGH",
+            assignee_email: ADMIN_EMAIL,
+            resolution: "Fire put out"
+          })
+          const comments = yield* http("GET", `${desk}/groups/${group}/tickets/${ticket.id}/comments`, { token })
+          assert.deepStrictEqual(comments.body.items.map((c: { visibility: string }) => c.visibility), ["public", "internal"])
+          yield* Effect.promise(async () => {
+            await page.getByRole("link", { name: "Tickets" }).first().click()
+            await page.getByRole("link", { name: "My tickets" }).click()
+            await page.getByRole("table", { name: "My tickets" }).getByRole("link", { name: "The printer is on fire" }).waitFor()
+          })
+          assert.deepStrictEqual(problems(), [])
+        })
+    )
+
+    it.scoped.skipIf(!browserAvailable)(
+      "administration: an MCP server a builder registered reviewed and approved; an API key made (its secret shown once) and revoked; the retention set; the audit log",
+      () =>
+        Effect.gen(function*() {
+          const token = yield* adminToken
+          const { baseUrl } = yield* TestPlatform
+          const mcp = yield* mcpPeer
+          const builder = yield* createMember(token, "builder")
+          const builderToken = (yield* http("POST", "/api/v1/auth/login", { body: { email: builder.email, password: builder.password } })).body
+            .access_token as string
+          const registered = yield* http("POST", "/api/v1/integrations/mcp-servers", {
+            token: builderToken,
+            body: { name: "Echo tools", server_url: `${mcp.baseUrl}/mcp` }
+          })
+          assert.strictEqual(registered.status, 201, registered.text)
+          assert.strictEqual(registered.body.status, "pending_review")
+          const browser = yield* launchBrowser
+          const { page, problems, shot } = yield* watchedPage(browser)
+          yield* signIn(page, baseUrl, ADMIN_EMAIL, ADMIN_PASSWORD)
+          yield* Effect.promise(async () => {
+            await page.getByRole("heading", { name: "Runs" }).waitFor()
+            await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Admin" }).click()
+            await page.getByRole("tab", { name: "MCP servers" }).click()
+            const card = page.getByRole("listitem", { name: "Echo tools" })
+            await card.getByText("pending review").waitFor()
+            await card.getByRole("button", { name: "Review tools" }).click()
+            await card.getByRole("list", { name: "Tools of Echo tools" }).getByText("Echoes its text").waitFor()
+            await card.getByRole("button", { name: "Approve" }).click()
+            await card.getByText("active", { exact: true }).waitFor()
+          })
+          yield* shot("admin-mcp")
+          const approved = yield* http("GET", `/api/v1/integrations/mcp-servers/${registered.body.id}`, { token })
+          assert.strictEqual(approved.body.status, "active")
+
+          yield* Effect.promise(async () => {
+            await page.getByRole("tab", { name: "API keys" }).click()
+            await page.getByRole("form", { name: "New API key" }).getByLabel("Name").fill("Reporting")
+            await page.getByLabel("read", { exact: true }).check()
+            await page.getByLabel("workflow", { exact: true }).check()
+            await page.getByRole("button", { name: "Create key" }).click()
+            await page.getByText("Copy the key now: it is shown only once.").waitFor()
+          })
+          const secret = yield* Effect.promise(() => page.getByLabel("The new key").textContent())
+          const viaKey = yield* http("GET", "/api/v1/workflow/workflows", { apiKey: secret ?? "" })
+          assert.strictEqual(viaKey.status, 200, "the key shown works")
+          assert.strictEqual((yield* http("POST", "/api/v1/workflow/workflows", { apiKey: secret ?? "", body: { name: "x" } })).status, 403, "read only")
+          yield* Effect.promise(async () => {
+            page.once("dialog", (d) => void d.accept())
+            await page.getByRole("row", { name: /Reporting/ }).getByRole("button", { name: "Revoke" }).click()
+            await page.getByRole("row", { name: /Reporting/ }).getByText("revoked").waitFor()
+          })
+          assert.strictEqual((yield* http("GET", "/api/v1/workflow/workflows", { apiKey: secret ?? "" })).status, 401, "revoked at once")
+
+          yield* Effect.promise(async () => {
+            await page.getByRole("tab", { name: "Workspace" }).click()
+            await page.getByLabel("Keep finished runs (days)").fill("14")
+            await page.getByRole("button", { name: "Save settings" }).click()
+            await page.getByText("Settings saved").waitFor()
+            await page.getByRole("tab", { name: "Audit log" }).click()
+            await page.getByRole("table", { name: "Audit log" }).getByText("tenant.settings_updated").first().waitFor()
+          })
+          const retention = yield* http("GET", "/api/v1/workflow/retention", { token })
+          assert.strictEqual(retention.body.run_retention_days, 14)
+          assert.deepStrictEqual(problems(), [])
+        })
+    )
+  }
+)

@@ -249,6 +249,7 @@ export const SsoConfig = Schema.Struct({
   redirect_uri: Schema.String,
   updated_at: Schema.Date
 })
+export type SsoConfig = typeof SsoConfig.Type
 export const PutSsoConfigRequest = Schema.Struct({
   issuer: Schema.String.pipe(Schema.pattern(/^https?:\/\/.+/, { message: () => "issuer must be an http(s) URL" })),
   client_id: Schema.String.pipe(Schema.minLength(1)),

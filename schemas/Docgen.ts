@@ -39,6 +39,7 @@ export const Document = Schema.Struct({
   created_at: Schema.Date,
   updated_at: Schema.Date
 })
+export type Document = typeof Document.Type
 
 export const DocumentListParams = Schema.Struct({
   limit: pageSizeParam(25),
@@ -76,6 +77,7 @@ export const Version = Schema.Struct({
   created_at: Schema.Date,
   content_html: Schema.optional(Schema.String)
 })
+export type Version = typeof Version.Type
 
 export const VersionList = Schema.Struct({ items: Schema.Array(Version) })
 
@@ -123,6 +125,7 @@ export const Thread = Schema.Struct({
   comments: Schema.Array(Comment),
   created_at: Schema.Date
 })
+export type Thread = typeof Thread.Type
 
 export const ThreadCreate = Schema.Struct({
   content: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(10_000)),

@@ -3,6 +3,7 @@ import { Cause, Effect, Exit, ManagedRuntime, Option } from "effect"
 import { AgentsApi } from "../../../schemas/AgentApi"
 import { ApiKeysApi, AuditApi, AuthMeApi, AuthPublicApi, GroupsApi, TenantsApi, UsersApi } from "../../../schemas/AuthApi"
 import { ChatApi } from "../../../schemas/ChatApi"
+import { DocgenApi } from "../../../schemas/DocgenApi"
 import { EvalApi } from "../../../schemas/EvalApi"
 import { IngestionApi } from "../../../schemas/IngestionApi"
 import { IntegrationsApi, McpServersApi } from "../../../schemas/IntegrationApi"
@@ -42,6 +43,7 @@ export const ConsoleApi = HttpApi.make("builder-platform")
   .add(GroupsApi)
   .add(TenantsApi)
   .add(AuditApi)
+  .add(DocgenApi)
 
 /** What every failed call becomes in the console: the API's flat error body with its status. */
 export class ApiError extends Error {

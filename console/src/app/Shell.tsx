@@ -72,6 +72,7 @@ export const Shell = () => {
           <Link to="/knowledge" activeProps={{ "aria-current": "page" }}>Knowledge</Link>
           <Link to="/agents" activeProps={{ "aria-current": "page" }}>Agents</Link>
           <Link to="/eval" activeProps={{ "aria-current": "page" }}>Evaluation</Link>
+          <Link to="/documents" activeProps={{ "aria-current": "page" }}>Documents</Link>
           <Link to="/tickets" activeProps={{ "aria-current": "page" }}>Tickets</Link>
           {isAtLeast(user.role, "user_admin") && <Link to="/admin" activeProps={{ "aria-current": "page" }}>Admin</Link>}
         </nav>

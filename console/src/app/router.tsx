@@ -164,6 +164,25 @@ const admin = createRoute({
   component: lazyRouteComponent(() => import("../features/admin/AdminPage"), "AdminPage")
 })
 
+const documentList = createRoute({
+  getParentRoute: () => app,
+  path: "/documents",
+  component: lazyRouteComponent(() => import("../features/documents/DocumentsPage"), "DocumentsPage")
+})
+
+const documentPage = createRoute({
+  getParentRoute: () => app,
+  path: "/documents/$docId",
+  component: lazyRouteComponent(() => import("../features/documents/DocumentPage"), "DocumentPage")
+})
+
+const oauthCallback = createRoute({
+  getParentRoute: () => app,
+  path: "/integrations/oauth2/callback",
+  validateSearch: pick(["code", "state"]),
+  component: lazyRouteComponent(() => import("../features/admin/OAuthCallbackPage"), "OAuthCallbackPage")
+})
+
 // A published app's public page: no account, no session asked for.
 const publicApp = createRoute({
   getParentRoute: () => rootRoute,
@@ -192,7 +211,10 @@ const routeTree = rootRoute.addChildren([
     evalCompare,
     tickets,
     ticket,
-    admin
+    admin,
+    documentList,
+    documentPage,
+    oauthCallback
   ])
 ])
 

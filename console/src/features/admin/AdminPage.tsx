@@ -2,14 +2,25 @@ import { useNavigate, useSearch } from "@tanstack/react-router"
 import { TabPanel, Tabs } from "../../ui/Tabs"
 import { AuditTab } from "./AuditTab"
 import { GroupsTab } from "./GroupsTab"
+import { IntegrationsTab } from "./IntegrationsTab"
 import { KeysTab } from "./KeysTab"
 import { McpTab } from "./McpTab"
 import { PeopleTab } from "./PeopleTab"
+import { ProvidersTab } from "./ProvidersTab"
 import { WorkspaceTab } from "./WorkspaceTab"
 
-const TABS = ["people", "groups", "keys", "workspace", "mcp", "audit"] as const
+const TABS = ["people", "groups", "keys", "workspace", "providers", "integrations", "mcp", "audit"] as const
 type Tab = (typeof TABS)[number]
-const NAMES: Record<Tab, string> = { people: "People", groups: "Groups", keys: "API keys", workspace: "Workspace", mcp: "MCP servers", audit: "Audit log" }
+const NAMES: Record<Tab, string> = {
+  people: "People",
+  groups: "Groups",
+  keys: "API keys",
+  workspace: "Workspace",
+  providers: "Model providers",
+  integrations: "Integrations",
+  mcp: "MCP servers",
+  audit: "Audit log"
+}
 
 /** Administration of the workspace: people and groups, API keys, its settings, MCP servers under review, the audit log. */
 export const AdminPage = () => {
@@ -32,6 +43,8 @@ export const AdminPage = () => {
         {tab === "groups" && <GroupsTab />}
         {tab === "keys" && <KeysTab />}
         {tab === "workspace" && <WorkspaceTab />}
+        {tab === "providers" && <ProvidersTab />}
+        {tab === "integrations" && <IntegrationsTab />}
         {tab === "mcp" && <McpTab />}
         {tab === "audit" && <AuditTab />}
       </TabPanel>

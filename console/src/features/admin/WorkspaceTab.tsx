@@ -4,6 +4,8 @@ import type { Tenant } from "../../../../schemas/Tenant"
 import { api } from "../../api/client"
 import { useSession } from "../../api/session"
 import { ErrorState, Query } from "../../ui/States"
+import { SsoCard } from "./SsoCard"
+import { TenantsCard } from "./TenantsCard"
 
 const FLAGS = [
   ["require_totp", "Require an authenticator code (TOTP) at sign-in"],
@@ -98,5 +100,15 @@ export const WorkspaceTab = () => {
     enabled: user !== undefined,
     queryFn: () => api((c) => c.tenants.getSettings({ path: { id: user!.tenant_id } }))
   })
-  return <Query query={tenant}>{(t) => <Settings key={t.id} tenant={t} envAdmin={user?.role === "env_admin"} />}</Query>
+  return (
+    <Query query={tenant}>
+      {(t) => (
+        <>
+          <Settings key={t.id} tenant={t} envAdmin={user?.role === "env_admin"} />
+          <SsoCard tenantId={t.id} />
+          {user?.role === "env_admin" && <TenantsCard />}
+        </>
+      )}
+    </Query>
+  )
 }

@@ -203,4 +203,54 @@ layer(RunPlatformLive({ PUBLIC_APP_RUNS_PER_MINUTE: "2" }), { excludeTestService
         assert.deepStrictEqual(problems(), [])
       })
   )
+
+  it.scoped.skipIf(!browserAvailable)(
+    "a question the chat's run asks, answered inline; a conversation handed to a person shown as such",
+    () =>
+      Effect.gen(function*() {
+        const token = yield* adminToken
+        const model = yield* ScriptedModel
+        const { baseUrl } = yield* TestPlatform
+        model.setScript((r) => isTitleRequest(r) ? { text: "Plans" } : { text: `You chose: ${String(r.messages[0]?.content ?? "").replace(/^Use /, "")}` })
+        const asking = yield* chatWorkflow(token, {
+          nodes: [{
+            id: "answer",
+            type: "agent",
+            name: "Answer",
+            agent_config: { agent_type: "respond", type_version: "v1", system_prompt_template: "Use {{nodes.answer.hitl.value}}" },
+            hitl: { type: "ask_human", prompt: "Which plan?", choices: ["basic", "pro"], assignee: { role: "user" } }
+          }],
+          edges: []
+        })
+        const me = yield* http("GET", "/api/v1/auth/users/me", { token })
+        yield* http("PATCH", `/api/v1/auth/tenants/${me.body.user.tenant_id}/settings`, { token, body: { user_groups_enabled: true, ticketing_enabled: true } })
+        const group = (yield* http("POST", "/api/v1/auth/groups", { token, body: { name: "Humans" } })).body.id as string
+        yield* http("POST", `/api/v1/hcm-ticketing/groups/${group}/queue`, { token, body: { name: "Human help" } })
+        const handing = yield* chatWorkflow(token, {
+          nodes: [
+            { id: "answer", type: "agent", name: "Answer", agent_config: { agent_type: "respond", type_version: "v1", system_prompt_template: "Help" } },
+            { id: "handoff", type: "live_agent_transfer", live_agent_transfer_config: { group_id: group, summary: "Needs a person" } }
+          ],
+          edges: [{ from: "answer", to: "handoff" }]
+        })
+        const browser = yield* launchBrowser
+        const { page, problems } = yield* watchedPage(browser)
+        yield* signIn(page, baseUrl, ADMIN_EMAIL, ADMIN_PASSWORD, `/chat?employee=${asking}`)
+        yield* Effect.promise(async () => {
+          await page.getByLabel("Message", { exact: true }).fill("Upgrade me")
+          await page.getByRole("button", { name: "Send" }).click()
+          await page.getByRole("heading", { name: "Which plan?" }).waitFor({ timeout: 20_000 })
+          await page.getByRole("group", { name: "Choices" }).getByRole("button", { name: "pro" }).click()
+          await page.getByLabel("Assistant", { exact: true }).getByText("You chose: pro").waitFor({ timeout: 20_000 })
+        })
+        yield* Effect.promise(async () => {
+          await page.goto(`${baseUrl}/chat?employee=${handing}`)
+          await page.getByLabel("Message", { exact: true }).fill("I want a person")
+          await page.getByRole("button", { name: "Send" }).click()
+          await page.getByText("This conversation was handed over to a person").waitFor({ timeout: 20_000 })
+        })
+        assert.isTrue(yield* Effect.promise(() => page.getByLabel("Message", { exact: true }).isDisabled()), "no more messages to the AI Employee")
+        assert.deepStrictEqual(problems(), [])
+      })
+  )
 })

@@ -84,7 +84,7 @@ layer(RunPlatformLive({ OUTBOUND_ALLOWED_HOSTS: "127.0.0.2" }), { excludeTestSer
     )
 
     it.scoped.skipIf(!browserAvailable)(
-      "administration: an MCP server a builder registered reviewed and approved; an API key made (its secret shown once) and revoked; the retention set; the audit log; a model provider; an integration installed with a function and credentials",
+      "administration: an MCP server a builder registered reviewed and approved; an API key made (its secret shown once) and revoked; the retention set; the audit log; a model provider; an integration installed with a function and credentials; a person added, given a role, disabled",
       () =>
         Effect.gen(function*() {
           const token = yield* adminToken

@@ -4,6 +4,7 @@ import { browserAvailable, launchBrowser, signIn, watchedPage } from "../support
 import { adminToken } from "../support/Fixtures.js"
 import { http } from "../support/Http.js"
 import { RunPlatformLive } from "../support/RunPlatform.js"
+import { ScriptedModel } from "../support/ScriptedModel.js"
 import { ADMIN_EMAIL, ADMIN_PASSWORD, TestPlatform } from "../support/TestPlatform.js"
 
 // Issue 39: documents in the console: edited in the rich-text editor, commented, a save conflict, restored.
@@ -13,7 +14,7 @@ const FIRST = `<section id="leave"><h2>Leave</h2><p>Twenty days a year.</p></sec
 
 layer(RunPlatformLive(), { excludeTestServices: true, timeout: "120 seconds" })("the console in a browser: documents", (it) => {
   it.scoped.skipIf(!browserAvailable)(
-    "a document edited (its sections kept), a comment on a selection, a save conflict settled, an earlier version restored, an export",
+    "a document edited (its sections kept), a comment on a selection, a save conflict settled, the inline assistant (edit applied, a question), an earlier version restored, an export",
     () =>
       Effect.gen(function*() {
         const token = yield* adminToken
@@ -74,6 +75,29 @@ layer(RunPlatformLive(), { excludeTestServices: true, timeout: "120 seconds" })(
         const fourth = yield* http("GET", `${docs}/${id}`, { token })
         assert.include(fourth.body.content_html, "Full time: Twenty days a year.")
         yield* shot("document")
+
+        // The inline assistant rewrites the selection; the rewrite is applied in place.
+        const model = yield* ScriptedModel
+        model.setScript((r) =>
+          String(r.messages[0]?.content ?? "").startsWith("You edit part of a document")
+            ? { text: JSON.stringify({ reply: "Shorter.", replacement_text: "Ten days, paid." }) }
+            : { text: "The handbook grants ten sick days." }
+        )
+        yield* Effect.promise(async () => {
+          await page.getByLabel("Document content").getByText("Ten days.").click()
+          await page.keyboard.press("Home")
+          await page.keyboard.press("Shift+End")
+          await page.getByRole("tab", { name: "Assistant" }).click()
+          await page.getByLabel("How to change it").fill("Say it is paid")
+          await page.getByRole("button", { name: "Suggest a change" }).click()
+          await page.getByLabel("Assistant reply").getByText("Ten days, paid.").waitFor()
+          await page.getByRole("button", { name: "Apply" }).click()
+          await page.getByLabel("Document content").getByText("Ten days, paid.").waitFor()
+          await page.getByLabel("Ask about the document").check()
+          await page.getByLabel("Question").fill("How many sick days?")
+          await page.getByRole("button", { name: "Ask", exact: true }).click()
+          await page.getByLabel("Assistant reply").getByText("The handbook grants ten sick days.").waitFor()
+        })
 
         // Version 1 restored: a new latest version with its content.
         yield* Effect.promise(async () => {

@@ -15,7 +15,7 @@ layer(RunPlatformLive({ OUTBOUND_ALLOWED_HOSTS: "127.0.0.2" }), { excludeTestSer
   "the console in a browser: tickets",
   (it) => {
     it.scoped.skipIf(!browserAvailable)(
-      "a ticket raised in a queue, commented on (public and internal), taken in progress, assigned, a sub-ticket, closed with a resolution; its timeline; my tickets",
+      "a ticket raised in a queue, commented on (public and internal), taken in progress, assigned, a sub-ticket, moved to another queue, closed with a resolution; its timeline; my tickets",
       () =>
         Effect.gen(function*() {
           const token = yield* adminToken
@@ -28,6 +28,8 @@ layer(RunPlatformLive({ OUTBOUND_ALLOWED_HOSTS: "127.0.0.2" }), { excludeTestSer
           const group = (yield* http("POST", "/api/v1/auth/groups", { token, body: { name: "Support" } })).body.id as string
           const bound = yield* http("POST", `${desk}/groups/${group}/queue`, { token, body: { name: "Customer Support" } })
           assert.strictEqual(bound.status, 201, bound.text)
+          const facilities = (yield* http("POST", "/api/v1/auth/groups", { token, body: { name: "Facilities" } })).body.id as string
+          assert.strictEqual((yield* http("POST", `${desk}/groups/${facilities}/queue`, { token, body: { name: "Facilities desk" } })).status, 201)
           const browser = yield* launchBrowser
           const { page, problems, shot } = yield* watchedPage(browser)
           yield* signIn(page, baseUrl, ADMIN_EMAIL, ADMIN_PASSWORD)
@@ -57,22 +59,25 @@ layer(RunPlatformLive({ OUTBOUND_ALLOWED_HOSTS: "127.0.0.2" }), { excludeTestSer
             await page.getByLabel("Sub-ticket title").fill("Buy a new printer")
             await page.getByRole("button", { name: "Raise sub-ticket" }).click()
             await page.getByRole("link", { name: /Buy a new printer/ }).waitFor()
+            await page.getByLabel("Move to").selectOption({ label: "Facilities desk" })
+            await page.getByRole("button", { name: "Move", exact: true }).click()
+            await page.getByRole("link", { name: "queue:facilities-desk" }).waitFor()
             await page.getByLabel("Resolution").fill("Fire put out")
             await page.getByRole("button", { name: "Close ticket" }).click()
             await page.getByText("Resolution: Fire put out").waitFor()
             await page.getByRole("region", { name: "Activity" }).getByText("status IN_PROGRESS → CLOSED").waitFor()
           })
           yield* shot("ticket")
-          const list = yield* http("GET", `${desk}/groups/${group}/tickets?q=printer%20is`, { token })
+          const list = yield* http("GET", `${desk}/groups/${facilities}/tickets?q=printer%20is`, { token })
           const ticket = list.body.items[0]
           assert.deepInclude(ticket, {
             title: "The printer is on fire",
             status: "CLOSED",
             priority: "HIGH",
-            assignee_email: ADMIN_EMAIL,
+            assignee_email: null, // a move clears the assignee (02, Ticket: move)
             resolution: "Fire put out"
           })
-          const comments = yield* http("GET", `${desk}/groups/${group}/tickets/${ticket.id}/comments`, { token })
+          const comments = yield* http("GET", `${desk}/groups/${facilities}/tickets/${ticket.id}/comments`, { token })
           assert.deepStrictEqual(comments.body.items.map((c: { visibility: string }) => c.visibility), ["public", "internal"])
           yield* Effect.promise(async () => {
             await page.getByRole("link", { name: "Tickets" }).first().click()
@@ -84,7 +89,7 @@ layer(RunPlatformLive({ OUTBOUND_ALLOWED_HOSTS: "127.0.0.2" }), { excludeTestSer
     )
 
     it.scoped.skipIf(!browserAvailable)(
-      "administration: an MCP server a builder registered reviewed and approved; an API key made (its secret shown once) and revoked; the retention set; the audit log; a model provider; an integration installed with a function and credentials; a person added, given a role, disabled",
+      "administration: an MCP server a builder registered reviewed and approved; an API key made (its secret shown once) and revoked; the retention set; the audit log; a model provider; an integration installed with a function and credentials; a person added, given a role, disabled; a group with that person as its admin",
       () =>
         Effect.gen(function*() {
           const token = yield* adminToken
@@ -147,6 +152,65 @@ layer(RunPlatformLive({ OUTBOUND_ALLOWED_HOSTS: "127.0.0.2" }), { excludeTestSer
           })
           const retention = yield* http("GET", "/api/v1/workflow/retention", { token })
           assert.strictEqual(retention.body.run_retention_days, 14)
+          // A model provider of the workspace's own; an integration of the catalog installed, a function enabled, its credentials set.
+          const entry = yield* http("POST", "/api/v1/integrations/catalog", {
+            token,
+            body: {
+              name: "orders",
+              base_url: mcp.baseUrl,
+              auth: { type: "bearer" },
+              functions: [{
+                name: "place",
+                kind: "http",
+                method: "POST",
+                path: "/orders",
+                input_schema: { type: "object", properties: { item: { type: "string" } } }
+              }]
+            }
+          })
+          assert.strictEqual(entry.status, 201, entry.text)
+          yield* Effect.promise(async () => {
+            await page.getByRole("tab", { name: "Model providers" }).click()
+            await page.getByLabel("Provider name").fill("acme-llm")
+            await page.getByLabel("Base URL").fill("http://127.0.0.2:9/v1")
+            await page.getByLabel("Models (ids, comma or space separated)").fill("acme-large, acme-small")
+            await page.getByRole("button", { name: "Add provider" }).click()
+            await page.getByRole("table", { name: "Model providers" }).getByText("acme-large, acme-small").waitFor()
+            await page.getByRole("tab", { name: "Integrations" }).click()
+            await page.getByRole("button", { name: "Install orders" }).click()
+            const card = page.getByRole("listitem", { name: "orders" })
+            await card.getByRole("checkbox", { name: /place/ }).click()
+            await card.getByRole("checkbox", { name: /place/ }).and(page.locator(":checked")).waitFor()
+            await card.getByLabel("Credentials (JSON)").fill(JSON.stringify({ token: "t-123" }))
+            await card.getByRole("button", { name: "Save credentials" }).click()
+            await card.getByText("Credentials saved (sealed)").waitFor()
+          })
+          const providers = yield* http("GET", "/api/v1/workflow/llm-providers", { token })
+          assert.deepStrictEqual(providers.body.items.map((p: { name: string }) => p.name), ["acme-llm"])
+          const installs = yield* http("GET", "/api/v1/integrations/integrations", { token })
+          assert.deepInclude(installs.body.items[0], { enabled_functions: ["place"], has_agent_tool_credentials: true })
+
+          yield* Effect.promise(async () => {
+            await page.getByRole("tab", { name: "People" }).click()
+            const form = page.getByRole("form", { name: "Add a person" })
+            await form.getByLabel("Email").fill("ada@example.com")
+            await form.getByLabel("Name").fill("Ada")
+            await form.getByLabel("Role").selectOption("builder")
+            await form.getByRole("button", { name: "Add" }).click()
+            await page.getByLabel("Role of ada@example.com").selectOption("builder_admin")
+            await page.getByRole("row", { name: /ada@example.com/ }).getByRole("button", { name: "Disable" }).click()
+            await page.getByRole("row", { name: /ada@example.com/ }).getByRole("button", { name: "Enable" }).waitFor()
+            await page.getByRole("tab", { name: "Groups" }).click()
+            await page.getByLabel("Group name").fill("Night shift")
+            await page.getByRole("button", { name: "Create group" }).click()
+            await page.getByRole("button", { name: "Night shift" }).click()
+            await page.getByRole("combobox", { name: /^Add/ }).selectOption({ label: "Ada (ada@example.com)" })
+            await page.getByLabel("group admin").check()
+            await page.getByRole("button", { name: "Add", exact: true }).click()
+            await page.getByText("Ada (ada@example.com) · group admin").waitFor()
+          })
+          const people = yield* http("GET", "/api/v1/auth/users?page_size=100", { token })
+          assert.deepInclude(people.body.items.find((u: { email: string }) => u.email === "ada@example.com"), { role: "builder_admin", status: "disabled" })
           assert.deepStrictEqual(problems(), [])
         })
     )

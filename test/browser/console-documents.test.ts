@@ -3,7 +3,7 @@ import { Effect } from "effect"
 import { browserAvailable, launchBrowser, signIn, watchedPage } from "../support/Browser.js"
 import { adminToken } from "../support/Fixtures.js"
 import { http } from "../support/Http.js"
-import { RunPlatformLive } from "../support/RunPlatform.js"
+import { publishedWorkflow, RunPlatformLive } from "../support/RunPlatform.js"
 import { ScriptedModel } from "../support/ScriptedModel.js"
 import { ADMIN_EMAIL, ADMIN_PASSWORD, TestPlatform } from "../support/TestPlatform.js"
 
@@ -14,7 +14,7 @@ const FIRST = `<section id="leave"><h2>Leave</h2><p>Twenty days a year.</p></sec
 
 layer(RunPlatformLive(), { excludeTestServices: true, timeout: "120 seconds" })("the console in a browser: documents", (it) => {
   it.scoped.skipIf(!browserAvailable)(
-    "a document edited (its sections kept), a comment on a selection, a save conflict settled, the inline assistant (edit applied, a question), an earlier version restored, an export",
+    "a document edited (its sections kept), a comment on a selection, a save conflict settled, the inline assistant (edit applied, a question), an earlier version restored, a generation followed live, an export",
     () =>
       Effect.gen(function*() {
         const token = yield* adminToken
@@ -110,6 +110,46 @@ layer(RunPlatformLive(), { excludeTestServices: true, timeout: "120 seconds" })(
         const restored = yield* http("GET", `${docs}/${id}`, { token })
         assert.strictEqual(restored.body.version, 5)
         assert.notInclude(restored.body.content_html, "Thirty after five years.")
+        // Generation by an AI Employee, followed live; the document shows what it wrote.
+        const writer = yield* publishedWorkflow(token, {
+          nodes: [{
+            id: "write",
+            type: "agent",
+            agent_config: {
+              agent_type: "custom",
+              type_version: "v1",
+              system_prompt_template: "Write document {{workflow_input.document.id}}",
+              action_ids: ["docgen.update_document"]
+            }
+          }],
+          edges: []
+        }, { name: "Writer" })
+        model.setScript((r) => {
+          if (r.messages.some((m) => m.role === "tool")) return { text: "Written." }
+          const docId = /Write document (\S+)/.exec(String(r.messages[0]?.content ?? ""))?.[1] ?? ""
+          return {
+            toolCalls: [{
+              id: "w1",
+              name: "docgen_update_document",
+              arguments: JSON.stringify({
+                document_id: docId,
+                target_section_id: "sick",
+                content_html: "<h2>Sick days</h2><p>Fifteen days.</p>",
+                change_description: "sick"
+              })
+            }]
+          }
+        })
+        yield* Effect.promise(async () => {
+          await page.getByRole("tab", { name: "Generate" }).click()
+          await page.getByRole("region", { name: "Generate" }).locator("option", { hasText: "Writer" }).waitFor({ state: "attached" })
+          await page.getByRole("region", { name: "Generate" }).getByLabel("AI Employee").selectOption({ label: "Writer" })
+          await page.getByRole("button", { name: "Generate", exact: true }).click()
+          await page.getByRole("status", { name: "Generation" }).locator("p").getByText("Written.").waitFor({ timeout: 20_000 })
+          await page.getByLabel("Document content").getByText("Fifteen days.").waitFor()
+        })
+        assert.strictEqual((yield* http("GET", `${docs}/${id}`, { token })).body.version, 6, "the run wrote a version")
+        assert.isString(writer)
         yield* Effect.promise(async () => {
           await page.getByRole("button", { name: "Export (HTML)" }).click()
           await page.getByRole("link", { name: "Download the export" }).waitFor({ timeout: 20_000 })

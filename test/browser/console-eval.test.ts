@@ -15,7 +15,7 @@ const ROWS = 5
 
 layer(RunPlatformLive(), { excludeTestServices: true, timeout: "120 seconds" })("the console in a browser: evaluation", (it) => {
   it.scoped.skipIf(!browserAvailable)(
-    "a CSV uploaded and mapped, a rubric drafted from a description, a config, an evaluation followed to its charts and results, two compared",
+    "a CSV uploaded and mapped, a rubric drafted from a description, a config, an evaluation followed to its charts and results, two compared, one cancelled",
     () =>
       Effect.gen(function*() {
         const token = yield* adminToken
@@ -98,6 +98,16 @@ layer(RunPlatformLive(), { excludeTestServices: true, timeout: "120 seconds" })(
         })
         yield* shot("eval-compare")
         assert.include(yield* Effect.promise(() => page.getByRole("table", { name: "Rows compared" }).innerText()), "(0)", "same scores: no difference")
+
+        // A slow evaluation cancelled from its page while it runs.
+        model.setScript((r) => isJudge(r) ? { text: JSON.stringify(scoresOf(String(judged(r).inputs.question))), delayMs: 3000 } : { text: "a reply" })
+        const slow = yield* http("POST", `${api}/runs`, { token, body: { config_id: configs.body.items[0].id, dataset_id: datasets.body.items[0].id } })
+        yield* Effect.promise(async () => {
+          await page.goto(`${baseUrl}/eval/runs/${slow.body.id}`)
+          await page.getByRole("button", { name: "Cancel" }).click()
+          await page.locator(".page-head .badge").getByText("cancelled").waitFor()
+        })
+        assert.strictEqual((yield* untilEnded(token, slow.body.id)).status, "cancelled")
         assert.deepStrictEqual(problems(), [])
       })
   )

@@ -111,7 +111,7 @@ const Installed = ({ install, entry }: { readonly install: TenantIntegration; re
           <label key={f.name} className="check">
             <input
               type="checkbox"
-              checked={install.enabled_functions.includes(f.name)}
+              checked={toggle.isPending && toggle.variables.name === f.name ? toggle.variables.on : install.enabled_functions.includes(f.name)}
               disabled={toggle.isPending}
               onChange={(e) => toggle.mutate({ name: f.name, on: e.target.checked })}
             />{" "}

@@ -11,7 +11,7 @@ export const GeneratePanel = ({ doc, onWritten }: { readonly doc: Document; read
   const employees = useQuery({
     queryKey: ["ai-employees", "names"],
     queryFn: () => api((c) => c.workflows.list({ urlParams: { page_size: 100, archived: false } })),
-    staleTime: 60_000
+    staleTime: 0
   })
   const [workflowId, setWorkflowId] = useState(doc.workflow_id ?? "")
   const [instructions, setInstructions] = useState("")

@@ -33,10 +33,12 @@ export const TicketActions = ({ ticket }: { readonly ticket: Ticket }) => {
         : a.kind === "move"
         ? api((c) => c.ticketing.move({ path, payload: { group_id: a.group } }))
         : api((c) => c.ticketing.deleteTicket({ path })).then(() => undefined),
+    // Away from a page whose ticket is gone (deleted) or now lives in another queue first: its reads there would be 404s.
     onSuccess: async (t) => {
-      await queryClient.invalidateQueries({ queryKey: ["tickets"] })
       if (t === undefined) await navigate({ to: "/tickets", search: { group: ticket.group_id } })
       else if (t.group_id !== ticket.group_id) await navigate({ to: "/tickets/$groupId/$ticketId", params: { groupId: t.group_id, ticketId: t.id } })
+      if (t === undefined || t.group_id !== ticket.group_id) queryClient.removeQueries({ queryKey: ["tickets", "ticket", ticket.group_id, ticket.id] })
+      await queryClient.invalidateQueries({ queryKey: ["tickets"] })
     }
   })
   const closed = ticket.status === "CLOSED"

@@ -20,14 +20,22 @@ type Side = (typeof SIDES)[number]
 const NAMES: Record<Side, string> = { comments: "Comments", assistant: "Assistant", versions: "Versions", generate: "Generate" }
 
 /** A loaded version of the document, edited here until saved; a restore or "take theirs" loads another. */
-const Workspace = ({ loaded, reload }: { readonly loaded: Document; readonly reload: (d?: Document) => void }) => {
+/** What outlives a reload of the document (a restore, a generation's new version): the open side tab and the generation followed. */
+interface Kept {
+  readonly side: Side
+  readonly setSide: (s: Side) => void
+  readonly generation: string | undefined
+  readonly setGeneration: (runId: string) => void
+}
+
+const Workspace = ({ loaded, reload, kept }: { readonly loaded: Document; readonly reload: (d?: Document) => void; readonly kept: Kept }) => {
   const [doc, setDoc] = useState(loaded)
   const [html, setHtml] = useState(loaded.content_html ?? "")
   // What was last loaded or saved: the platform may normalise saved HTML, so "unsaved" compares with what was sent.
   const [baseline, setBaseline] = useState(loaded.content_html ?? "")
   const [selection, setSelection] = useState<Selection | undefined>(undefined)
   const [editor, setEditor] = useState<Editor | undefined>(undefined)
-  const [side, setSide] = useState<Side>("comments")
+  const { side, setSide } = kept
   const onReady = useCallback((e: Editor) => setEditor(e), [])
   const dirty = html !== baseline
   return (
@@ -62,7 +70,7 @@ const Workspace = ({ loaded, reload }: { readonly loaded: Document; readonly rel
             {side === "comments" && <CommentsPanel doc={doc} selection={selection} />}
             {side === "assistant" && <AssistantPanel doc={doc} selection={selection} editor={editor} />}
             {side === "versions" && <VersionsPanel doc={doc} onRestored={(d) => reload(d)} />}
-            {side === "generate" && <GeneratePanel doc={doc} onWritten={() => reload()} />}
+            {side === "generate" && <GeneratePanel doc={doc} runId={kept.generation} onStarted={kept.setGeneration} onWritten={() => reload()} />}
           </TabPanel>
         </aside>
       </div>
@@ -74,6 +82,8 @@ const Workspace = ({ loaded, reload }: { readonly loaded: Document; readonly rel
 export const DocumentPage = () => {
   const { docId } = useParams({ from: "/app/documents/$docId" })
   const queryClient = useQueryClient()
+  const [side, setSide] = useState<Side>("comments")
+  const [generation, setGeneration] = useState<string | undefined>(undefined)
   const doc = useQuery({ queryKey: ["documents", "doc", docId], queryFn: () => api((c) => c.docgen.get({ path: { id: docId } })), refetchOnWindowFocus: false })
   const reload = (d?: Document) =>
     d?.content_html !== undefined
@@ -87,7 +97,7 @@ export const DocumentPage = () => {
             <Link to="/documents">Documents</Link>
           </p>
           <h1 id="doc-title">{d.title}</h1>
-          <Workspace key={`${d.id}-${d.version}`} loaded={d} reload={reload} />
+          <Workspace key={`${d.id}-${d.version}`} loaded={d} reload={reload} kept={{ side, setSide, generation, setGeneration }} />
         </section>
       )}
     </Query>

@@ -6,7 +6,13 @@ import { useRunEvents } from "../../api/runEvents"
 import { ErrorState } from "../../ui/States"
 
 /** Generation by an AI Employee, followed live on its run's stream; the document is read again when the run ends. */
-export const GeneratePanel = ({ doc, onWritten }: { readonly doc: Document; readonly onWritten: () => void }) => {
+export const GeneratePanel = ({ doc, runId, onStarted, onWritten }: {
+  readonly doc: Document
+  /** The generation followed, kept by the page across the reload its new version causes. */
+  readonly runId: string | undefined
+  readonly onStarted: (runId: string) => void
+  readonly onWritten: () => void
+}) => {
   const queryClient = useQueryClient()
   const employees = useQuery({
     queryKey: ["ai-employees", "names"],
@@ -22,9 +28,9 @@ export const GeneratePanel = ({ doc, onWritten }: { readonly doc: Document; read
           path: { id: doc.id },
           payload: { ...(workflowId !== "" ? { workflow_id: workflowId } : {}), ...(instructions.trim() !== "" ? { instructions } : {}) }
         })
-      )
+      ),
+    onSuccess: (r) => onStarted(r.run_id)
   })
-  const runId = start.data?.run_id
   const { events, state } = useRunEvents(runId ?? "", runId !== undefined)
   const ended = events.some((e) => e.type === "run_completed" || e.type === "run_failed" || e.type === "run_cancelled")
   useEffect(() => {

@@ -105,7 +105,7 @@ layer(RunPlatformLive({ PUBLIC_APP_RUNS_PER_MINUTE: "2" }), { excludeTestService
   )
 
   it.scoped.skipIf(!browserAvailable)(
-    "the chat widget on a customer's page of another origin: configured by the embed config, a streamed answer, feedback; refused on an origin its key does not list",
+    "the chat widget on a customer's page of another origin: configured by the embed config, a streamed answer, feedback with a pill; refused on an origin its key does not list",
     () =>
       Effect.gen(function*() {
         const token = yield* adminToken
@@ -151,6 +151,8 @@ layer(RunPlatformLive({ PUBLIC_APP_RUNS_PER_MINUTE: "2" }), { excludeTestService
           await page.locator("[data-role=assistant]").filter({ hasText: "Twenty-five days of paid leave a year." }).waitFor({ timeout: 20_000 })
           await page.getByRole("button", { name: "Helpful", exact: true }).click()
           await page.getByText("Thank you for the feedback.").waitFor()
+          await page.getByRole("group", { name: "What best describes it?" }).getByRole("button", { name: "too long" }).click()
+          await page.getByRole("group", { name: "What best describes it?" }).getByRole("button", { name: "too long", pressed: true }).waitFor()
         })
         yield* shot("chat-widget")
         const stored = yield* eventually(
@@ -162,6 +164,10 @@ layer(RunPlatformLive({ PUBLIC_APP_RUNS_PER_MINUTE: "2" }), { excludeTestService
           m.role === "assistant"
         )
         assert.strictEqual(answer?.content, "Twenty-five days of paid leave a year.")
+        yield* eventually(
+          messagesOf(token, stored.id).pipe(Effect.map((m) => m.find((x) => x.role === "assistant")?.feedback?.category === "too long" ? true : undefined)),
+          "the pill's category stored"
+        )
         assert.strictEqual(answer?.feedback?.sentiment, "positive")
         assert.deepStrictEqual(problems(), [])
       })

@@ -89,7 +89,7 @@ layer(RunPlatformLive({ OUTBOUND_ALLOWED_HOSTS: "127.0.0.2" }), { excludeTestSer
     )
 
     it.scoped.skipIf(!browserAvailable)(
-      "administration: an MCP server a builder registered reviewed and approved; an API key made (its secret shown once) and revoked; the retention set; the audit log; a model provider; an integration installed with a function and credentials; a person added, given a role, disabled; a group with that person as its admin",
+      "administration: an MCP server a builder registered reviewed and approved; an API key made (its secret shown once) and revoked; the retention set; the audit log; a model provider; an integration installed with a function and credentials; a person added, given a role, disabled; a group with that person as its admin; a workspace created",
       () =>
         Effect.gen(function*() {
           const token = yield* adminToken
@@ -147,6 +147,10 @@ layer(RunPlatformLive({ OUTBOUND_ALLOWED_HOSTS: "127.0.0.2" }), { excludeTestSer
             await page.getByLabel("Keep finished runs (days)").fill("14")
             await page.getByRole("button", { name: "Save settings" }).click()
             await page.getByText("Settings saved").waitFor()
+            await page.getByLabel("Workspace name").fill("Acme")
+            await page.getByLabel("Slug").fill("acme-two")
+            await page.getByRole("button", { name: "Create workspace" }).click()
+            await page.getByRole("cell", { name: "acme-two" }).waitFor()
             await page.getByRole("tab", { name: "Audit log" }).click()
             await page.getByRole("table", { name: "Audit log" }).getByText("tenant.settings_updated").first().waitFor()
           })

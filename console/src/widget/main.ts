@@ -24,7 +24,7 @@ const mount = (base: string, workflowId: string, key: string, openAtStart: boole
   const send = el("button", { type: "submit" }, "Send")
   const form = el("form", {}, input, send)
   const panel = el("section", { class: "panel", role: "dialog", "aria-label": "Chat" }, el("header", {}, title, close), log, note, form)
-  const launcher = el("button", { class: "launcher", type: "button", "aria-label": "Open the chat", "aria-expanded": "false" }, "💬")
+  const launcher = el("button", { class: "launcher", type: "button", "aria-label": "Open the chat", "aria-expanded": "false" }, "Chat")
   panel.hidden = true
   root.append(el("style", {}, WIDGET_CSS), panel, launcher)
   document.body.append(host)

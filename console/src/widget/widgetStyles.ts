@@ -3,7 +3,7 @@ export const WIDGET_CSS = `
 :host { all: initial; font: 14px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; color: #1d2433; }
 * { box-sizing: border-box; }
 .launcher { position: fixed; right: 20px; bottom: 20px; width: 56px; height: 56px; border-radius: 50%; border: 0;
-  background: #3154d4; color: #fff; font-size: 24px; cursor: pointer; box-shadow: 0 4px 16px rgb(0 0 0 / 25%); z-index: 2147483000; }
+  background: #3154d4; color: #fff; font-size: 14px; font-weight: 600; cursor: pointer; box-shadow: 0 4px 16px rgb(0 0 0 / 25%); z-index: 2147483000; }
 .launcher:focus-visible, button:focus-visible, textarea:focus-visible { outline: 3px solid #f5b700; outline-offset: 2px; }
 .panel { position: fixed; right: 20px; bottom: 88px; width: min(380px, calc(100vw - 40px)); height: min(560px, calc(100vh - 120px));
   display: flex; flex-direction: column; background: #fff; border-radius: 12px; box-shadow: 0 8px 32px rgb(0 0 0 / 25%);

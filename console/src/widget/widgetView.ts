@@ -28,7 +28,7 @@ const feedbackRow = (line: Line, feedback: FeedbackSettings, actions: LineAction
     b.addEventListener("click", () => actions.rate(line, sentiment))
     return b
   }
-  const row = el("div", { class: "feedback" }, thumb("positive", "Helpful", "👍"), thumb("negative", "Not helpful", "👎"))
+  const row = el("div", { class: "feedback" }, thumb("positive", "Helpful", "↑"), thumb("negative", "Not helpful", "↓"))
   if (line.sentiment !== undefined && feedback.categories.length > 0) {
     const pills = el("div", { class: "pills", role: "group", "aria-label": "What best describes it?" })
     for (const category of feedback.categories) {

@@ -45,8 +45,8 @@ export const MessageFeedback = ({ message, categories }: { readonly message: Cha
   return (
     <div className="chat-feedback">
       <div role="group" aria-label="Feedback">
-        {thumb("positive", "Helpful", "👍")}
-        {thumb("negative", "Not helpful", "👎")}
+        {thumb("positive", "Helpful", "↑")}
+        {thumb("negative", "Not helpful", "↓")}
       </div>
       {current !== undefined && categories.length > 0 && (
         <div className="pills" role="group" aria-label="Category">

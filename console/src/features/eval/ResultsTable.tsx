@@ -49,7 +49,8 @@ export const ResultsTable = ({ runId, live }: { readonly runId: string; readonly
   const [page, setPage] = useState(1)
   const [open, setOpen] = useState<string | undefined>(undefined)
   const results = useQuery({
-    queryKey: ["eval", "results", runId, status, page],
+    // `live` in the key: the results are read once more when the run ends.
+    queryKey: ["eval", "results", runId, status, page, live],
     queryFn: () =>
       api((c) =>
         c.eval.results({ path: { id: runId }, urlParams: { page, page_size: PAGE, ...(status !== "" ? { status: status as typeof ResultStatus.Type } : {}) } })

@@ -1,15 +1,14 @@
-import { Bar, CartesianGrid, ComposedChart, ErrorBar, Legend, ResponsiveContainer, Scatter, Tooltip, XAxis, YAxis } from "recharts"
+import { Bar, CartesianGrid, ComposedChart, Legend, ResponsiveContainer, Scatter, Tooltip, XAxis, YAxis } from "recharts"
 import type { EvalRun } from "../../../../schemas/Eval"
 
-/** A run's aggregate scores per rubric field: the mean as a bar, p5-p95 as its whisker, the median as a dot; the same numbers in a table. */
+/** A run's aggregate scores per rubric field: the mean as a bar, the median as a dot, p5 and p95 as crosses; the same numbers in a table. */
 export const ScoreChart = ({ run }: { readonly run: EvalRun }) => {
   const data = Object.entries(run.aggregate_metrics.rubric_scores).map(([field, s]) => ({
     field,
     mean: s.mean,
     median: s.median,
     p5: s.p5,
-    p95: s.p95,
-    range: [s.mean - s.p5, s.p95 - s.mean]
+    p95: s.p95
   }))
   if (data.length === 0) return <p className="muted">No scores yet.</p>
   return (
@@ -21,10 +20,10 @@ export const ScoreChart = ({ run }: { readonly run: EvalRun }) => {
           <YAxis />
           <Tooltip />
           <Legend />
-          <Bar dataKey="mean" name="mean (whisker: p5-p95)" fill="#2f4fdb" isAnimationActive={false}>
-            <ErrorBar dataKey="range" width={8} stroke="#1c2430" />
-          </Bar>
+          <Bar dataKey="mean" name="mean" fill="#2f4fdb" isAnimationActive={false} />
           <Scatter dataKey="median" name="median" fill="#c0362c" isAnimationActive={false} />
+          <Scatter dataKey="p5" name="p5" fill="#1c2430" shape="cross" isAnimationActive={false} />
+          <Scatter dataKey="p95" name="p95" fill="#a15c00" shape="cross" isAnimationActive={false} />
         </ComposedChart>
       </ResponsiveContainer>
       <table className="grid" aria-label="Scores">

@@ -1,4 +1,4 @@
-import { Entity, Sharding } from "@effect/cluster"
+import { Entity, type ShardId, Sharding } from "@effect/cluster"
 import { SqlClient } from "@effect/sql"
 import { Cause, Context, Effect, Exit, Fiber, Layer, Option, Scope } from "effect"
 import { gaugeAdd, runsInFlight } from "../../otel/Metrics.js"
@@ -19,6 +19,11 @@ import type { RunRecord } from "./RunRecord.js"
 import type { RunState } from "./RunState.js"
 import { Versions } from "./Versions.js"
 
+interface HeldShard {
+  readonly id: ShardId.ShardId
+  readonly fence: CommitFence
+}
+
 interface Active {
   wake: boolean
   fiber: Fiber.RuntimeFiber<void, unknown> | undefined
@@ -36,6 +41,7 @@ const RunHandlersLive = Layer.unwrapEffect(Effect.gen(function*() {
     yield* Effect.context<Journal | Versions | NodeRegistry | Telemetry | RunSpans | RunEndHooks | RunEvents | TenantAdmission | SqlClient.SqlClient>()
   )
   const active = new Map<string, Active>()
+  const sharding = yield* Sharding.Sharding
   const { role, runnerLeaseSeconds } = yield* AppConfig
   // Shards whose loss this process has logged: once per loss, not once per run on it.
   const lost = new Set<string>()
@@ -65,7 +71,7 @@ const RunHandlersLive = Layer.unwrapEffect(Effect.gen(function*() {
       )
   })
 
-  const run = (runId: string, fresh: RunRecord | undefined) =>
+  const run = (runId: string, fresh: RunRecord | undefined, shard: HeldShard | undefined) =>
     Effect.gen(function*() {
       const existing = active.get(runId)
       if (existing !== undefined) {
@@ -89,19 +95,38 @@ const RunHandlersLive = Layer.unwrapEffect(Effect.gen(function*() {
         Effect.annotateLogs({ run_id: runId, ...(fresh !== undefined ? { tenant_id: fresh.tenant_id } : {}) })
       )
       yield* gaugeAdd(runsInFlight, 1)
-      const fiber = yield* Effect.fork(loop)
+      // Settled on the activation's own fiber: when the cluster takes the shard away it interrupts
+      // the handler, and nothing after an await there would run.
+      const fiber = yield* Effect.fork(loop.pipe(Effect.onExit((exit) =>
+        Effect.gen(function*() {
+          yield* gaugeAdd(runsInFlight, -1)
+          if (active.get(runId) === entry) active.delete(runId)
+          yield* settled(runId, exit, shard)
+        })
+      )))
       entry.fiber = fiber
-      const exit = yield* Fiber.await(fiber).pipe(Effect.ensuring(gaugeAdd(runsInFlight, -1)))
-      if (active.get(runId) === entry) active.delete(runId)
-      const shardLost = Exit.isFailure(exit) ? shardLostIn(exit.cause) : Option.none()
-      if (Option.isSome(shardLost)) {
-        const { address, shardId } = shardLost.value
+      yield* Fiber.await(fiber)
+    })
+
+  // A woken runner learns its loss either from a refused commit or from the cluster interrupting
+  // the shard's entities (whichever comes first after the pause): both are said the same way.
+  const settled = (runId: string, exit: Exit.Exit<void, unknown>, shard: HeldShard | undefined) =>
+    Effect.gen(function*() {
+      if (Exit.isSuccess(exit)) return
+      const refused = shardLostIn(exit.cause)
+      const lostBy = Option.isSome(refused)
+        ? refused.value
+        : Cause.isInterruptedOnly(exit.cause) && shard !== undefined && !sharding.hasShardId(shard.id)
+        ? shard.fence
+        : undefined
+      if (lostBy !== undefined) {
+        const { address, shardId } = lostBy
         if (lost.has(shardId)) return
         lost.add(shardId)
         yield* Effect.logWarning(
           `Runner ${address} lost shard ${shardId} while it was not answering (its lease ran out and another runner took it over); its runs stopped here without writing and carry on there`
         )
-      } else if (Exit.isFailure(exit) && !Cause.isInterruptedOnly(exit.cause)) {
+      } else if (!Cause.isInterruptedOnly(exit.cause)) {
         yield* Effect.logWarning(`Run ${runId} stopped on an error; the recovery sweep will take it up again`, exit.cause)
       }
     })
@@ -128,12 +153,13 @@ const RunHandlersLive = Layer.unwrapEffect(Effect.gen(function*() {
     })
 
   // Every commit of a run on a runner process is made under its shard's lease.
-  const handlers = (fence: CommitFence | undefined) => {
+  const handlers = (shard: HeldShard | undefined) => {
+    const fence = shard?.fence
     const fenced = <A, E, R>(effect: Effect.Effect<A, E, R>) => fence === undefined ? effect : Effect.locally(effect, currentFence, fence)
     return RunEntity.of({
       Run: (envelope) => {
         if (fence !== undefined) lost.delete(fence.shardId)
-        return fenced(run(envelope.payload.runId, envelope.payload.fresh))
+        return fenced(run(envelope.payload.runId, envelope.payload.fresh, shard))
       },
       Cancel: (envelope) => fenced(cancel(envelope.payload.runId))
     })
@@ -142,7 +168,12 @@ const RunHandlersLive = Layer.unwrapEffect(Effect.gen(function*() {
     Effect.all([Entity.CurrentAddress, Entity.CurrentRunnerAddress]),
     ([entity, runner]) =>
       handlers(
-        role === "runners" ? { shardId: entity.shardId.toString(), address: `${runner.host}:${runner.port}`, leaseSeconds: runnerLeaseSeconds } : undefined
+        role === "runners"
+          ? {
+            id: entity.shardId,
+            fence: { shardId: entity.shardId.toString(), address: `${runner.host}:${runner.port}`, leaseSeconds: runnerLeaseSeconds }
+          }
+          : undefined
       )
   )
   return Layer.scopedDiscard(

@@ -3,12 +3,12 @@ import { Effect, Layer } from "effect"
 import type { Page } from "playwright-core"
 import { freePort } from "../../platform/FreePort.js"
 import { currentTotp } from "../../services/auth/Totp.js"
-import { browserAvailable, launchBrowser, watchedPage } from "../support/Browser.js"
+import { browserAvailable, launchBrowser, signIn, watchedPage } from "../support/Browser.js"
 import { adminToken, createMember, uniqueEmail } from "../support/Fixtures.js"
 import { http, loginToken } from "../support/Http.js"
-import { CLIENT_ID, CLIENT_SECRET, OidcProvider } from "../support/OidcProvider.js"
+import { CLIENT_ID, CLIENT_SECRET, OidcProvider, providerLoginInBrowser } from "../support/OidcProvider.js"
 import { mailedCode, SmtpInbox } from "../support/SmtpInbox.js"
-import { TestPlatform, TestPlatformLive } from "../support/TestPlatform.js"
+import { ADMIN_EMAIL, ADMIN_PASSWORD, TestPlatform, TestPlatformLive } from "../support/TestPlatform.js"
 
 // Issue 33: every way of signing in, in a real browser: a code by mail, an authenticator app
 // (set up at sign-in when the workspace requires one), and the workspace's identity provider.
@@ -107,38 +107,55 @@ layer(Live, { excludeTestServices: true, timeout: "120 seconds" })("the console 
         const { baseUrl } = yield* TestPlatform
         const { issuer } = yield* OidcProvider
         const tenantId = (yield* http("GET", "/api/v1/auth/users/me", { token: admin })).body.user.tenant_id as string
-        const put = yield* http("PUT", `/api/v1/auth/tenants/${tenantId}/sso`, {
-          token: admin,
-          body: { issuer, client_id: CLIENT_ID, client_secret: CLIENT_SECRET, email_domains: ["sso.test"], auto_provision: true, default_role: "builder" }
-        })
-        assert.strictEqual(put.status, 200, put.text)
         const browser = yield* launchBrowser
-        const providerLogin = (page: Page, login: string) =>
-          Effect.promise(async () => {
-            await page.waitForURL((url) => url.origin === issuer)
-            await page.locator("input[name=\"login\"]").fill(login)
-            await page.locator("input[name=\"password\"]").fill("any")
-            await page.locator("button[type=\"submit\"]").click()
-            // The consent page, when the provider shows one.
-            await page.waitForURL((url) => url.origin !== issuer || url.pathname.includes("/interaction/"))
-            if (new URL(page.url()).origin === issuer) await page.locator("button[type=\"submit\"]").click()
-          })
+        // The workspace's admin sets single sign-on up in the console (no configuration yet: its read is 404).
+        const setUp = yield* watchedPage(browser, [/^404 .*\/api\/v1\/auth\/tenants\/[0-9a-f-]+\/sso$/])
+        yield* signIn(setUp.page, baseUrl, ADMIN_EMAIL, ADMIN_PASSWORD, "/admin?tab=workspace")
+        const ssoForm = setUp.page.getByRole("form", { name: "Single sign-on" })
+        yield* Effect.promise(async () => {
+          await ssoForm.getByLabel("Issuer").fill(issuer)
+          await ssoForm.getByLabel("Client id").fill(CLIENT_ID)
+          await ssoForm.getByLabel("Client secret").fill(CLIENT_SECRET)
+          await ssoForm.getByLabel("Email domains").fill("sso.test")
+          await ssoForm.getByLabel("Role of people added").selectOption("builder")
+          await ssoForm.getByLabel("Add people who sign in for the first time").check()
+          await ssoForm.getByRole("button", { name: "Save single sign-on" }).click()
+          await ssoForm.getByText("Single sign-on saved").waitFor()
+          await ssoForm.getByText(`${baseUrl}/api/v1/auth/auth/sso/callback`).waitFor()
+        })
+        const saved = yield* http("GET", `/api/v1/auth/tenants/${tenantId}/sso`, { token: admin })
+        assert.deepInclude(saved.body, {
+          issuer,
+          client_id: CLIENT_ID,
+          has_client_secret: true,
+          email_domains: ["sso.test"],
+          auto_provision: true,
+          default_role: "builder",
+          enabled: true
+        })
+        const providerLogin = (page: Page, login: string) => providerLoginInBrowser(page, issuer, login)
         const alice = yield* watchedPage(browser, [], { foreignOrigins: [issuer] })
         yield* begin(alice.page, baseUrl, "alice@sso.test")
         yield* providerLogin(alice.page, "alice@sso.test")
         yield* signedInAs(alice.page, "Name of alice@sso.test")
         assert.strictEqual(new URL(alice.page.url()).origin, baseUrl)
 
-        yield* http("PUT", `/api/v1/auth/tenants/${tenantId}/sso`, {
-          token: admin,
-          body: { issuer, client_id: CLIENT_ID, email_domains: ["sso.test"], auto_provision: false, default_role: "builder" }
+        // No longer adding people: the secret is kept when its field is left empty.
+        yield* Effect.promise(async () => {
+          await ssoForm.getByLabel("Add people who sign in for the first time").uncheck()
+          await ssoForm.getByRole("button", { name: "Save single sign-on" }).click()
+          await ssoForm.getByLabel("Client secret").and(setUp.page.getByPlaceholder("kept (type to replace)")).waitFor()
+        })
+        assert.deepInclude((yield* http("GET", `/api/v1/auth/tenants/${tenantId}/sso`, { token: admin })).body, {
+          auto_provision: false,
+          has_client_secret: true
         })
         const bob = yield* watchedPage(browser, [], { foreignOrigins: [issuer] })
         yield* begin(bob.page, baseUrl, "bob@sso.test")
         yield* providerLogin(bob.page, "bob@sso.test")
         yield* Effect.promise(() => bob.page.getByText(/Single sign-on did not complete/).waitFor())
         assert.match(bob.page.url(), /\/sign-in\?sso_error=/)
-        assert.deepStrictEqual([...alice.problems(), ...bob.problems()], [])
+        assert.deepStrictEqual([...setUp.problems(), ...alice.problems(), ...bob.problems()], [])
       })
   )
 })

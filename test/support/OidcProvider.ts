@@ -1,6 +1,7 @@
 import { Context, Effect, Layer } from "effect"
 import type { Server } from "node:http"
 import Provider from "oidc-provider"
+import type { Page } from "playwright-core"
 import { freePort } from "../../platform/FreePort.js"
 
 export const CLIENT_ID = "builder-platform"
@@ -83,4 +84,15 @@ export const signInThroughProvider = (authorizationUrl: string, login: string, i
       url = new URL(location, url).toString()
     }
     throw new Error("too many redirects")
+  })
+
+/** In a browser: the provider's development login form, then its consent page when it shows one. */
+export const providerLoginInBrowser = (page: Page, issuer: string, login: string) =>
+  Effect.promise(async () => {
+    await page.waitForURL((url) => url.origin === issuer)
+    await page.locator("input[name=\"login\"]").fill(login)
+    await page.locator("input[name=\"password\"]").fill("any")
+    await page.locator("button[type=\"submit\"]").click()
+    await page.waitForURL((url) => url.origin !== issuer || url.pathname.includes("/interaction/"))
+    if (new URL(page.url()).origin === issuer) await page.locator("button[type=\"submit\"]").click()
   })

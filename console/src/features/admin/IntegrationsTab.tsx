@@ -1,7 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query"
 import { type FormEvent, useState } from "react"
 import { Capability, type CatalogEntry, type TenantIntegration } from "../../../../schemas/Integration"
-import { api } from "../../api/client"
+import { api, ApiError } from "../../api/client"
 import { StatusBadge } from "../../ui/Bits"
 import { Empty, ErrorState, Query } from "../../ui/States"
 
@@ -54,7 +54,11 @@ const Connection = ({ install }: { readonly install: TenantIntegration }) => {
   const queryClient = useQueryClient()
   const connection = useQuery({
     queryKey: ["admin", "integrations", install.id, "connection"],
-    queryFn: () => api((c) => c.integrations.connection({ path: { id: install.id } })),
+    // None (404) is "not connected": an error would leave the last answer in place after a disconnect.
+    queryFn: () =>
+      api((c) => c.integrations.connection({ path: { id: install.id } })).catch((e: unknown) =>
+        e instanceof ApiError && e.status === 404 ? null : Promise.reject(e)
+      ),
     retry: false
   })
   const connect = useMutation({

@@ -1,6 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query"
 import { type FormEvent, useState } from "react"
 import type { SsoConfig } from "../../../../schemas/Auth"
+import { Role } from "../../../../schemas/Roles"
 import { api, ApiError } from "../../api/client"
 import { ErrorState } from "../../ui/States"
 
@@ -14,6 +15,8 @@ const SsoForm = ({ tenantId, current }: { readonly tenantId: string; readonly cu
   const [domains, setDomains] = useState(current?.email_domains.join(", ") ?? "")
   const [provision, setProvision] = useState(current?.auto_provision ?? false)
   const [enabled, setEnabled] = useState(current?.enabled ?? true)
+  const [role, setRole] = useState<typeof Role.Type>(current?.default_role ?? "user")
+  const [scopes, setScopes] = useState(current?.scopes ?? "openid email profile")
   const put = useMutation({
     mutationFn: () =>
       api((c) =>
@@ -26,12 +29,15 @@ const SsoForm = ({ tenantId, current }: { readonly tenantId: string; readonly cu
             email_domains: domainsOf(domains),
             auto_provision: provision,
             enabled,
-            scopes: current?.scopes ?? "openid email profile",
-            default_role: current?.default_role ?? "user"
+            scopes,
+            default_role: role
           }
         })
       ),
-    onSuccess: (c) => queryClient.setQueryData(["admin", "sso", tenantId], c)
+    onSuccess: (c) => {
+      setSecret("")
+      queryClient.setQueryData(["admin", "sso", tenantId], c)
+    }
   })
   const submit = (e: FormEvent) => {
     e.preventDefault()
@@ -63,6 +69,17 @@ const SsoForm = ({ tenantId, current }: { readonly tenantId: string; readonly cu
       {current !== undefined && current.email_domain_claims.length > 0 && (
         <p className="muted small">{current.email_domain_claims.map((c) => `${c.domain}: ${c.status}`).join(" · ")} (an env_admin approves a domain)</p>
       )}
+      <div className="field-row wide">
+        <label>
+          Scopes <input value={scopes} onChange={(e) => setScopes(e.target.value)} required />
+        </label>
+        <label>
+          Role of people added{" "}
+          <select value={role} onChange={(e) => setRole(e.target.value as typeof Role.Type)}>
+            {Role.literals.map((r) => <option key={r} value={r}>{r}</option>)}
+          </select>
+        </label>
+      </div>
       <label className="check">
         <input type="checkbox" checked={provision} onChange={(e) => setProvision(e.target.checked)} /> Add people who sign in for the first time
       </label>
@@ -93,5 +110,5 @@ export const SsoCard = ({ tenantId }: { readonly tenantId: string }) => {
   })
   if (sso.isPending) return null
   if (sso.error !== null) return <ErrorState error={sso.error} />
-  return <SsoForm key={sso.data?.updated_at.toString() ?? "new"} tenantId={tenantId} current={sso.data ?? undefined} />
+  return <SsoForm key={tenantId} tenantId={tenantId} current={sso.data ?? undefined} />
 }

@@ -14,6 +14,14 @@ export interface TicketFilters {
   readonly order?: string | undefined
 }
 
+// The ranks the service sorts by, in words (02: priority asc is Critical to Low).
+const ORDER_WORDS: Record<string, readonly [string, string]> = {
+  priority: ["critical first", "low first"],
+  status: ["open first", "closed first"],
+  number: ["oldest first", "newest first"],
+  updated_at: ["least recently updated first", "most recently updated first"]
+}
+
 const NewTicket = ({ groupId, done }: { readonly groupId: string; readonly done: () => void }) => {
   const queryClient = useQueryClient()
   const navigate = useNavigate()
@@ -104,25 +112,25 @@ export const TicketList = ({ groupId, filters, setFilters }: {
         }}
       >
         <label>
-          Search <input value={q} onChange={(e) => setQ(e.target.value)} placeholder="Title or description" />
+          Search <input aria-label="Search" value={q} onChange={(e) => setQ(e.target.value)} placeholder="Title or description" />
         </label>
         <label>
           Status
-          <select value={filters.status ?? ""} onChange={(e) => set("status", e.target.value)}>
+          <select aria-label="Status" value={filters.status ?? ""} onChange={(e) => set("status", e.target.value)}>
             <option value="">any</option>
             {TicketStatus.literals.map((s) => <option key={s} value={s}>{s}</option>)}
           </select>
         </label>
         <label>
           Priority
-          <select value={filters.priority ?? ""} onChange={(e) => set("priority", e.target.value)}>
+          <select aria-label="Priority" value={filters.priority ?? ""} onChange={(e) => set("priority", e.target.value)}>
             <option value="">any</option>
             {Priorities.map((p) => <option key={p} value={p}>{p}</option>)}
           </select>
         </label>
         <label>
           Sort
-          <select value={filters.sort ?? ""} onChange={(e) => set("sort", e.target.value)}>
+          <select aria-label="Sort" value={filters.sort ?? ""} onChange={(e) => set("sort", e.target.value)}>
             <option value="">newest</option>
             {sortable.map((s) => <option key={s} value={s}>{s.replace("_", " ")}</option>)}
           </select>
@@ -130,9 +138,9 @@ export const TicketList = ({ groupId, filters, setFilters }: {
         {filters.sort !== undefined && (
           <label>
             Order
-            <select value={filters.order ?? "desc"} onChange={(e) => set("order", e.target.value)}>
-              <option value="asc">ascending</option>
-              <option value="desc">descending</option>
+            <select aria-label="Order" value={filters.order ?? "desc"} onChange={(e) => set("order", e.target.value)}>
+              <option value="asc">{ORDER_WORDS[filters.sort]?.[0] ?? "ascending"}</option>
+              <option value="desc">{ORDER_WORDS[filters.sort]?.[1] ?? "descending"}</option>
             </select>
           </label>
         )}

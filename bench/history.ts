@@ -98,9 +98,9 @@ export const historyBench = Effect.scoped(Effect.gen(function*() {
   const t0 = performance.now()
   yield* generateHistory(client, { tenantId: me.tenant_id, workflowId, userId: me.id, runs: HISTORY, days: DAYS, pending: 5000 })
   const generated = (performance.now() - t0) / 1000
-  // What the retention sweep does after a day closes, for every day at once: the lists' totals then sum the counted days.
+  // What the retention sweep does after an hour closes, for every hour at once: the lists' totals then sum the counted hours.
   const c0 = performance.now()
-  yield* onDb(Effect.flatMap(RunTotals, (totals) => totals.countClosedDays(me.tenant_id)).pipe(Effect.provide(RunTotals.Default)))
+  yield* onDb(Effect.flatMap(RunTotals, (totals) => totals.countClosedHours(me.tenant_id)).pipe(Effect.provide(RunTotals.Default)))
   const counted = (performance.now() - c0) / 1000
   yield* settle
   // Minutes after the bulk write, as a history accumulated over 30 days would be: what follows 2.8 GB written at once
@@ -157,7 +157,7 @@ export const historyBench = Effect.scoped(Effect.gen(function*() {
   const gone = [...removed.values()].reduce((a, b) => a + b, 0)
   const after = yield* size
   return [
-    `run history: ${HISTORY.toLocaleString("en")} finished 3-node runs over ${DAYS} days, written in ${generated.toFixed(0)} s, its days counted in ${
+    `run history: ${HISTORY.toLocaleString("en")} finished 3-node runs over ${DAYS} days, written in ${generated.toFixed(0)} s, its hours counted in ${
       counted.toFixed(1)
     } s`,
     `  RESULT_HISTORY_THROUGHPUT empty: ${empty.text}; with the history: ${full.text}; ratio ${ratio}`,

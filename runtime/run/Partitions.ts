@@ -225,17 +225,17 @@ const lowBelow = (table: { readonly name: string; readonly key: string }, day: n
 
 /**
  * Empties `day`'s partition of every run table at once (its rows all expired; the partition stays,
- * empty, until it is the oldest). TRUNCATE fires no row trigger: the run counts of the days its
+ * empty, until it is the oldest). TRUNCATE fires no row trigger: the run counts of the hours its
  * runs were created on (the day, or a neighbour: a schedule's run carries its fire time) are marked
- * uncounted in the same transaction (run migration 0010).
+ * uncounted in the same transaction (run migration 0011).
  */
 export const truncateDay = (day: number) =>
   maintenance(Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     yield* sql.unsafe(`TRUNCATE ${RUN_TABLES.map((t) => partitionOf(t.name, day)).join(", ")}`)
-    const [from, to] = [new Date(day - DAY), new Date(day + DAY)].map((d) => d.toISOString().slice(0, 10))
-    yield* sql`UPDATE run_day_marks SET version = version + 1, counted = false WHERE day BETWEEN ${from}::date AND ${to}::date`
-    yield* sql`DELETE FROM run_day_counts WHERE day BETWEEN ${from}::date AND ${to}::date`
+    const [from, to] = [new Date(day - DAY), new Date(day + 2 * DAY)]
+    yield* sql`UPDATE run_hour_marks SET version = version + 1, counted = false WHERE hour >= ${from} AND hour < ${to}`
+    yield* sql`DELETE FROM run_hour_counts WHERE hour >= ${from} AND hour < ${to}`
   }))
 
 /** Partitions up to `DAYS_AHEAD` days after `now`'s day (stops when another process is at it). */

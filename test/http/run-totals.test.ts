@@ -10,8 +10,8 @@ import { ScriptedModel } from "../support/ScriptedModel.js"
 import { withPlatformDb } from "../support/TestPlatform.js"
 import { simpleDag } from "../support/Workflows.js"
 
-// Issue 38, point 4: the run lists' exact totals sum counted days (services/workflow/RunTotals.ts,
-// run migration 0010) instead of counting the whole history; whatever changes a past day's runs
+// Issue 38, point 4: the run lists' exact totals sum counted hours (services/workflow/RunTotals.ts,
+// run migration 0011) instead of counting the whole history; whatever changes a past hour's runs
 // shows in the next total.
 
 const DAY = 86_400_000
@@ -44,7 +44,7 @@ const copies = (template: string, list: ReadonlyArray<Copy>) =>
 
 const sqlCount = (query: string, values: ReadonlyArray<unknown>) => withPlatformDb((c) => c.query(query, [...values]).then((r) => Number(r.rows[0].n)))
 
-layer(RunPlatformLive({ RETENTION_SWEEP_SECONDS: "1" }), { excludeTestServices: true, timeout: "120 seconds" })("exact run totals from counted days", (it) => {
+layer(RunPlatformLive({ RETENTION_SWEEP_SECONDS: "1" }), { excludeTestServices: true, timeout: "120 seconds" })("exact run totals from counted hours", (it) => {
   it.effect("an AI Employee's run list and the recent list count exactly while past days' runs are counted, added, changed and removed", () =>
     Effect.gen(function*() {
       const admin = yield* adminToken
@@ -70,7 +70,7 @@ layer(RunPlatformLive({ RETENTION_SWEEP_SECONDS: "1" }), { excludeTestServices: 
       const listTotal = (query = "") =>
         http("GET", `/api/v1/workflow/workflows/${workflow}/runs?page_size=1${query}`, { token }).pipe(Effect.map((r) => r.body.total as number))
       const recentTotal = http("GET", "/api/v1/workflow/runs?limit=1", { token }).pipe(Effect.map((r) => r.body.total as number))
-      const counted = () => sqlCount("SELECT count(*) AS n FROM run_day_marks WHERE tenant_id = $1 AND counted", [tenant.id])
+      const counted = () => sqlCount("SELECT count(*) AS n FROM run_hour_marks WHERE tenant_id = $1 AND counted", [tenant.id])
       const direct = (where = "", values: ReadonlyArray<unknown> = []) =>
         sqlCount(`SELECT count(*) AS n FROM runs WHERE workflow_id = $1 AND NOT is_dry_run ${where}`, [workflow, ...values])
       const directRecent = () =>
@@ -90,25 +90,25 @@ layer(RunPlatformLive({ RETENTION_SWEEP_SECONDS: "1" }), { excludeTestServices: 
         assert.strictEqual(yield* recentTotal, yield* directRecent())
       })
 
-      // Before its days are counted (more than a list counts itself), a total counts the history.
+      // Before its hours are counted (more than a list counts itself), a total counts the history.
       yield* agree
       assert.strictEqual(yield* listTotal(), 9)
       assert.strictEqual(yield* recentTotal, 8)
-      // The sweep counts the closed days; the totals now sum their counts.
-      yield* eventually(counted().pipe(Effect.map((n) => (n >= 3 ? true : undefined))), "the closed days to be counted")
-      assert.isAbove(yield* sqlCount("SELECT count(*) AS n FROM run_day_counts WHERE tenant_id = $1", [tenant.id]), 0)
+      // The sweep counts the closed hours (every hour from the first run's, empty ones too); the totals now sum their counts.
+      yield* eventually(counted().pipe(Effect.map((n) => (n >= 72 ? true : undefined))), "the closed hours to be counted")
+      assert.isAbove(yield* sqlCount("SELECT count(*) AS n FROM run_hour_counts WHERE tenant_id = $1", [tenant.id]), 0)
       yield* agree
-      // What a total sums is the counted days' rows (a count skewed on purpose shows; put back).
+      // What a total sums is the counted hours' rows (a count skewed on purpose shows; put back).
       const skew = (by: number) =>
         withPlatformDb((c) =>
-          c.query("UPDATE run_day_counts SET runs = runs + $2, solo = solo + $2 WHERE tenant_id = $1 AND status = 'failed'", [tenant.id, by])
+          c.query("UPDATE run_hour_counts SET runs = runs + $2, solo = solo + $2 WHERE tenant_id = $1 AND status = 'failed'", [tenant.id, by])
         )
       yield* skew(100)
       assert.strictEqual(yield* listTotal(), 109)
       assert.strictEqual(yield* recentTotal, 108)
       yield* skew(-100)
 
-      // A run of a past day changes status (a paused run ends days later): its day is counted again.
+      // A run of a past day changes status (a paused run ends days later): its hour is counted again.
       yield* withPlatformDb((c) => c.query("UPDATE runs SET status = 'failed' WHERE id = $1", [ids[0]]))
       yield* agree
       assert.strictEqual(yield* listTotal("&status=failed"), 2)
@@ -122,21 +122,35 @@ layer(RunPlatformLive({ RETENTION_SWEEP_SECONDS: "1" }), { excludeTestServices: 
       yield* copies(template, [{ daysAgo: 1, session: S1 }])
       yield* agree
       assert.strictEqual(yield* recentTotal, 8)
-      // The oldest day's runs all go (expiry): that day is counted again, as empty, and the totals sum counted days again.
+      // The oldest day's runs all go (expiry): its hours are counted again, as empty, and the totals sum counted hours again.
       yield* withPlatformDb((c) =>
         c.query("DELETE FROM runs WHERE tenant_id = $1 AND created_at < $2", [tenant.id, new Date(Math.floor(midday(2).getTime() / DAY) * DAY)])
       )
       yield* agree
       yield* eventually(
-        sqlCount("SELECT count(*) AS n FROM run_day_marks WHERE tenant_id = $1 AND NOT counted", [tenant.id]).pipe(
+        sqlCount("SELECT count(*) AS n FROM run_hour_marks WHERE tenant_id = $1 AND NOT counted", [tenant.id]).pipe(
           Effect.map((n) => (n === 0 ? true : undefined))
         ),
-        "the emptied day to be counted again"
+        "the emptied hours to be counted again"
       )
       const before = yield* listTotal()
       yield* skew(100)
-      assert.strictEqual(yield* listTotal(), before + 100, "the totals sum counted days after an expiry")
+      assert.strictEqual(yield* listTotal(), before + 100, "the totals sum counted hours after an expiry")
       yield* skew(-100)
       yield* agree
+
+      // A session with more runs than the list's first read (50): it stands once, as its latest run, and the runs past it follow.
+      const S3 = crypto.randomUUID()
+      yield* copies(template, Array.from({ length: 60 }, () => ({ daysAgo: 1, session: S3 })))
+      const all = (yield* http("GET", "/api/v1/workflow/runs?limit=50", { token })).body
+      const listed = all.items.map((r: { id: string }) => r.id)
+      assert.strictEqual(new Set(listed).size, listed.length, "no entry twice")
+      assert.strictEqual(all.total, yield* directRecent())
+      assert.strictEqual(listed.length, all.total, "every entry, those past the session's runs too")
+      const s3 = all.items.filter((r: { session_id?: string }) => r.session_id === S3)
+      assert.strictEqual(s3.length, 1)
+      assert.strictEqual(s3[0].run_count, 60)
+      const tail = (yield* http("GET", `/api/v1/workflow/runs?limit=3&offset=${listed.length - 3}`, { token })).body.items.map((r: { id: string }) => r.id)
+      assert.deepStrictEqual(tail, listed.slice(-3))
     }))
 })

@@ -371,12 +371,30 @@ layer(RunPlatformLive(), { excludeTestServices: true, timeout: "60 seconds" })("
       model.setScript(() => ({ text: "hi" }))
       const id = yield* publishedWorkflow(token, { nodes: [respondNode("a")] })
       const session = "5e55e55e-0000-4000-8000-000000000001"
-      for (let i = 0; i < 3; i++) {
-        yield* http("POST", `/api/v1/workflow/workflows/${id}/run`, { token, body: { input_params: {}, session_id: session } })
+      const other = "5e55e55e-0000-4000-8000-000000000002"
+      const started: Array<string> = []
+      // Two sessions interleaved with runs of no session.
+      for (const s of [session, other, undefined, session, other, undefined, session]) {
+        const r = yield* http("POST", `/api/v1/workflow/workflows/${id}/run`, {
+          token,
+          body: { input_params: {}, ...(s !== undefined ? { session_id: s } : {}) }
+        })
+        started.push(r.body.id)
       }
       const recent = yield* http("GET", "/api/v1/workflow/runs?limit=100", { token })
       const entries = recent.body.items.filter((r: { session_id?: string }) => r.session_id === session)
       assert.strictEqual(entries.length, 1)
       assert.strictEqual(entries[0].run_count, 3)
+      assert.strictEqual(entries[0].id, started[6], "the session's latest run stands for it")
+      const ids = recent.body.items.map((r: { id: string }) => r.id)
+      assert.deepStrictEqual(ids.slice(0, 5), [started[6], started[5], started[4], started[2], ...ids.slice(4, 5)])
+      assert.strictEqual(recent.body.items[2].run_count, 2)
+      // One at a time, the pages walk the same list.
+      const paged: Array<string> = []
+      for (let offset = 0; offset < 6; offset++) {
+        paged.push((yield* http("GET", `/api/v1/workflow/runs?limit=1&offset=${offset}`, { token })).body.items[0].id)
+      }
+      assert.deepStrictEqual(paged, ids.slice(0, 6))
+      if (ids.length < 100) assert.strictEqual(recent.body.total, ids.length, "the total counts each session once")
     }))
 })

@@ -9,6 +9,7 @@ import m0007 from "./0007_partitioned_history.js"
 import m0008 from "./0008_session_index.js"
 import m0009 from "./0009_event_records.js"
 import m0010 from "./0010_day_counts.js"
+import m0011 from "./0011_hour_counts.js"
 
 /**
  * Every run table's definition. Runs after the workflow service's set (runs refer to
@@ -26,6 +27,7 @@ export const runMigrationSet: MigrationSet = {
     "0007_partitioned_history": m0007,
     "0008_session_index": m0008,
     "0009_event_records": m0009,
-    "0010_day_counts": m0010
+    "0010_day_counts": m0010,
+    "0011_hour_counts": m0011
   }
 }

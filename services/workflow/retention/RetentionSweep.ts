@@ -30,7 +30,7 @@ const detailRows = decodeRows("runs", Schema.Struct({ id: Schema.String, finishe
  * with a shorter detail period, spans and streamed tokens of runs that ended before it go; and
  * integration executions and MCP tool calls older than the retention. Counted in
  * `bp.retention.removed` and, per tenant and sweep, in the audit log (`retention.expired`). Then
- * the tenant's closed days of runs are counted for the lists' totals (RunTotals.ts).
+ * the tenant's closed hours of runs are counted for the lists' totals (RunTotals.ts).
  */
 export const RetentionSweepLive = Layer.scopedDiscard(Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
@@ -149,8 +149,8 @@ export const RetentionSweepLive = Layer.scopedDiscard(Effect.gen(function*() {
     const byDay = yield* expireWholeDays(Date.now(), config.runRetentionDays)
     for (const tenant of tenants) {
       yield* sweepTenant(tenant, byDay.get(tenant.id) ?? 0)
-      // The closed days' run counts the lists' totals sum (RunTotals.ts), counted here rather than by a list.
-      yield* totals.countClosedDays(tenant.id)
+      // The closed hours' run counts the lists' totals sum (RunTotals.ts), counted here rather than by a list.
+      yield* totals.countClosedHours(tenant.id)
     }
   }).pipe(Effect.withSpan("RetentionSweep.sweep"))
 

@@ -143,8 +143,10 @@ layer(Live, { excludeTestServices: true, timeout: "120 seconds" })("the console 
         // No longer adding people: the secret is kept when its field is left empty.
         yield* Effect.promise(async () => {
           await ssoForm.getByLabel("Add people who sign in for the first time").uncheck()
-          await ssoForm.getByRole("button", { name: "Save single sign-on" }).click()
+          await ssoForm.getByText("Single sign-on saved").waitFor({ state: "detached" })
           await ssoForm.getByLabel("Client secret").and(setUp.page.getByPlaceholder("kept (type to replace)")).waitFor()
+          await ssoForm.getByRole("button", { name: "Save single sign-on" }).click()
+          await ssoForm.getByText("Single sign-on saved").waitFor()
         })
         assert.deepInclude((yield* http("GET", `/api/v1/auth/tenants/${tenantId}/sso`, { token: admin })).body, {
           auto_provision: false,

@@ -43,8 +43,9 @@ const SsoForm = ({ tenantId, current }: { readonly tenantId: string; readonly cu
     e.preventDefault()
     put.mutate()
   }
+  // An edit makes the last "saved" stale: it goes until the next save.
   return (
-    <form className="card settings-form" onSubmit={submit} aria-label="Single sign-on">
+    <form className="card settings-form" onSubmit={submit} onChange={() => put.reset()} aria-label="Single sign-on">
       <h3>Single sign-on (OpenID Connect)</h3>
       <div className="field-row wide">
         <label>

@@ -42,6 +42,7 @@ const RunHandlersLive = Layer.unwrapEffect(Effect.gen(function*() {
   )
   const active = new Map<string, Active>()
   const sharding = yield* Sharding.Sharding
+  const sql = yield* SqlClient.SqlClient
   const { role, runnerLeaseSeconds } = yield* AppConfig
   // Shards whose loss this process has logged: once per loss, not once per run on it.
   const lost = new Set<string>()
@@ -108,6 +109,15 @@ const RunHandlersLive = Layer.unwrapEffect(Effect.gen(function*() {
       yield* Fiber.await(fiber)
     })
 
+  // A shard given up in a rebalance or at shutdown is interrupted while its lease is still this
+  // runner's (released after); one lost while frozen has gone to another runner. Unknown: held.
+  const leaseHeld = (fence: CommitFence) =>
+    sql<{ readonly held: boolean }>`SELECT EXISTS (SELECT 1 FROM cluster_locks WHERE shard_id = ${fence.shardId} AND address = ${fence.address}
+      AND acquired_at >= now() - make_interval(secs => ${fence.leaseSeconds})) AS held`.pipe(
+      Effect.map((rows) => rows[0]?.held !== false),
+      Effect.orElseSucceed(() => true)
+    )
+
   // A woken runner learns its loss either from a refused commit or from the cluster interrupting
   // the shard's entities (whichever comes first after the pause): both are said the same way.
   const settled = (runId: string, exit: Exit.Exit<void, unknown>, shard: HeldShard | undefined) =>
@@ -116,7 +126,7 @@ const RunHandlersLive = Layer.unwrapEffect(Effect.gen(function*() {
       const refused = shardLostIn(exit.cause)
       const lostBy = Option.isSome(refused)
         ? refused.value
-        : Cause.isInterruptedOnly(exit.cause) && shard !== undefined && !sharding.hasShardId(shard.id)
+        : Cause.isInterruptedOnly(exit.cause) && shard !== undefined && !sharding.hasShardId(shard.id) && !(yield* leaseHeld(shard.fence))
         ? shard.fence
         : undefined
       if (lostBy !== undefined) {

@@ -42,7 +42,7 @@ const runTablesOf = (url: string) =>
       `SELECT conrelid::regclass::text AS table_name, conname, pg_get_constraintdef(oid) AS def FROM pg_constraint
        WHERE connamespace = 'public'::regnamespace AND conrelid::regclass::text IN ${RUN_TABLES} ORDER BY 1, 2`
     ),
-    triggers: query(url, `SELECT tgname, tgrelid::regclass::text AS table_name FROM pg_trigger WHERE NOT tgisinternal ORDER BY 1`)
+    triggers: query(url, `SELECT tgname, tgrelid::regclass::text AS table_name FROM pg_trigger WHERE NOT tgisinternal ORDER BY 1, 2`)
   })
 
 layer(Layer.empty, { timeout: "120 seconds" })("the run tables' one migration set", (it) => {

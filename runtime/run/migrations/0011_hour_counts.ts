@@ -38,17 +38,17 @@ export default Effect.gen(function*() {
   yield* sql.unsafe(`
     CREATE OR REPLACE FUNCTION run_hour_changed() RETURNS trigger LANGUAGE plpgsql AS $$
     DECLARE
-      this_hour timestamptz := date_trunc('hour', now());
+      this_hour timestamptz := date_trunc('hour', now(), 'UTC');
     BEGIN
       IF TG_OP <> 'INSERT' AND OLD.created_at < this_hour AND NOT OLD.is_dry_run THEN
-        INSERT INTO run_hour_marks AS m (tenant_id, hour) VALUES (OLD.tenant_id, date_trunc('hour', OLD.created_at))
+        INSERT INTO run_hour_marks AS m (tenant_id, hour) VALUES (OLD.tenant_id, date_trunc('hour', OLD.created_at, 'UTC'))
           ON CONFLICT (tenant_id, hour) DO UPDATE SET version = m.version + 1, counted = false;
-        DELETE FROM run_hour_counts WHERE tenant_id = OLD.tenant_id AND hour = date_trunc('hour', OLD.created_at);
+        DELETE FROM run_hour_counts WHERE tenant_id = OLD.tenant_id AND hour = date_trunc('hour', OLD.created_at, 'UTC');
       END IF;
       IF TG_OP <> 'DELETE' AND NEW.created_at < this_hour AND NOT NEW.is_dry_run THEN
-        INSERT INTO run_hour_marks AS m (tenant_id, hour) VALUES (NEW.tenant_id, date_trunc('hour', NEW.created_at))
+        INSERT INTO run_hour_marks AS m (tenant_id, hour) VALUES (NEW.tenant_id, date_trunc('hour', NEW.created_at, 'UTC'))
           ON CONFLICT (tenant_id, hour) DO UPDATE SET version = m.version + 1, counted = false;
-        DELETE FROM run_hour_counts WHERE tenant_id = NEW.tenant_id AND hour = date_trunc('hour', NEW.created_at);
+        DELETE FROM run_hour_counts WHERE tenant_id = NEW.tenant_id AND hour = date_trunc('hour', NEW.created_at, 'UTC');
       END IF;
       RETURN NULL;
     END $$`)
@@ -63,13 +63,13 @@ export default Effect.gen(function*() {
   yield* sql`DROP TRIGGER IF EXISTS run_hour_updated ON runs`
   yield* sql`DROP TRIGGER IF EXISTS run_hour_deleted ON runs`
   yield* sql`CREATE TRIGGER run_hour_inserted AFTER INSERT ON runs FOR EACH ROW
-    WHEN (NEW.created_at < date_trunc('hour', now())) EXECUTE FUNCTION run_hour_changed()`
+    WHEN (NEW.created_at < date_trunc('hour', now(), 'UTC')) EXECUTE FUNCTION run_hour_changed()`
   yield* sql`CREATE TRIGGER run_hour_updated AFTER UPDATE OF status, workflow_id, trigger_type, parent_run_id, session_id, is_dry_run, created_at, tenant_id
     ON runs FOR EACH ROW
-    WHEN ((OLD.created_at < date_trunc('hour', now()) OR NEW.created_at < date_trunc('hour', now()))
+    WHEN ((OLD.created_at < date_trunc('hour', now(), 'UTC') OR NEW.created_at < date_trunc('hour', now(), 'UTC'))
       AND (OLD.status, OLD.workflow_id, OLD.trigger_type, OLD.parent_run_id, OLD.session_id, OLD.is_dry_run, OLD.created_at, OLD.tenant_id)
         IS DISTINCT FROM (NEW.status, NEW.workflow_id, NEW.trigger_type, NEW.parent_run_id, NEW.session_id, NEW.is_dry_run, NEW.created_at, NEW.tenant_id))
     EXECUTE FUNCTION run_hour_changed()`
   yield* sql`CREATE TRIGGER run_hour_deleted AFTER DELETE ON runs FOR EACH ROW
-    WHEN (OLD.created_at < date_trunc('hour', now())) EXECUTE FUNCTION run_hour_changed()`
+    WHEN (OLD.created_at < date_trunc('hour', now(), 'UTC')) EXECUTE FUNCTION run_hour_changed()`
 })

@@ -73,6 +73,23 @@ const TOP_RUNS_AFTER = `SELECT *, created_at::text AS created_at_key FROM runs W
   ORDER BY created_at DESC, id DESC LIMIT ${AFTER_BATCH}`
 const SESSION_RUNS = `SELECT session_id::text AS session_id, count(*)::int AS runs FROM runs
   WHERE tenant_id = $1 AND session_id = ANY ($2::uuid[]) AND NOT is_dry_run AND parent_run_id IS NULL GROUP BY session_id`
+/**
+ * A page far down the list ($1 tenant, $2 limit, $3 offset) in one statement: the entries before it
+ * are skipped inside PostgreSQL (an index walk probing for a later run of each session), not read
+ * out batch by batch. The same order as the walk's: a session's latest run stands for it.
+ */
+const RECENT_DEEP = `
+  SELECT r.*, CASE WHEN r.session_id IS NULL THEN 1 ELSE (SELECT count(*)::int FROM runs s
+    WHERE s.tenant_id = r.tenant_id AND s.session_id = r.session_id AND NOT s.is_dry_run AND s.parent_run_id IS NULL) END AS run_count
+  FROM runs r WHERE r.tenant_id = $1 AND NOT r.is_dry_run AND r.parent_run_id IS NULL
+    AND (r.session_id IS NULL OR NOT EXISTS (SELECT 1 FROM runs n
+      WHERE n.tenant_id = r.tenant_id AND n.session_id = r.session_id AND NOT n.is_dry_run AND n.parent_run_id IS NULL
+        AND (n.created_at > r.created_at OR (n.created_at = r.created_at AND n.id > r.id))))
+  ORDER BY r.created_at DESC, r.id DESC LIMIT $2 OFFSET $3`
+const deepRows = decodeRows("runs", Schema.extend(RunRow, Schema.Struct({ run_count: Schema.Number })))
+/** Pages ending past this many entries are read by RECENT_DEEP. */
+const WALKED = 1_000
+
 /** What the walk reads of a row before it is kept (kept rows only are decoded). */
 interface WalkedRow {
   readonly id: string
@@ -155,10 +172,17 @@ export class RunsRepo extends Effect.Service<RunsRepo>()("RunsRepo", {
         return page.map(({ created_at_key: _, ...r }) => ({ ...r, run_count: r.session_id === null ? 1 : counts.get(r.session_id) ?? 1 }))
       })
 
+    // A page past the end reads nothing: an offset far beyond the list costs its total only.
     const recent = (scope: Principal, limit: number, offset: number) =>
-      Effect.all([recentPage(scope.tenantId, limit, offset), totals.recent(scope.tenantId)], { concurrency: 2 }).pipe(
-        Effect.map(([rows, total]) => ({ rows, total }))
-      )
+      offset + limit <= WALKED
+        ? Effect.all([recentPage(scope.tenantId, limit, offset), totals.recent(scope.tenantId)], { concurrency: 2 }).pipe(
+          Effect.map(([rows, total]) => ({ rows, total }))
+        )
+        : Effect.gen(function*() {
+          const total = yield* totals.recent(scope.tenantId)
+          const rows = offset >= total ? [] : yield* prepared.query(RECENT_DEEP, [scope.tenantId, limit, offset]).pipe(deepRows, Effect.orDie)
+          return { rows, total }
+        })
 
     /** A page of the run history after `after` (created_at, id), newest or oldest first; one row more than asked tells whether more follow. */
     const history = (scope: Principal, f: {

@@ -152,5 +152,17 @@ layer(RunPlatformLive({ RETENTION_SWEEP_SECONDS: "1" }), { excludeTestServices: 
       assert.strictEqual(s3[0].run_count, 60)
       const tail = (yield* http("GET", `/api/v1/workflow/runs?limit=3&offset=${listed.length - 3}`, { token })).body.items.map((r: { id: string }) => r.id)
       assert.deepStrictEqual(tail, listed.slice(-3))
+
+      // Pages ending past the first thousand entries are read in one statement: the same list either way.
+      yield* copies(template, Array.from({ length: 1_200 }, (_, i) => ({ daysAgo: 1, ...(i % 10 === 0 ? { session: S3 } : {}) })))
+      const page = (limit: number, offset: number) =>
+        http("GET", `/api/v1/workflow/runs?limit=${limit}&offset=${offset}`, { token }).pipe(Effect.map((r) => r.body))
+      const walked = yield* page(20, 975)
+      const deep = yield* page(30, 975)
+      assert.strictEqual(walked.items.length, 20)
+      assert.deepStrictEqual(deep.items.slice(0, 20).map((r: { id: string }) => r.id), walked.items.map((r: { id: string }) => r.id))
+      assert.strictEqual(deep.total, yield* directRecent())
+      const beyond = yield* page(10, 5_000)
+      assert.deepStrictEqual([beyond.items, beyond.total], [[], deep.total])
     }))
 })

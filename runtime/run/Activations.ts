@@ -1,10 +1,11 @@
 import { Entity, type ShardId, Sharding } from "@effect/cluster"
 import { SqlClient } from "@effect/sql"
-import { Cause, Context, Effect, Exit, Fiber, Layer, Option, Scope } from "effect"
+import { Cause, Context, Effect, Exit, Fiber, Layer, Option, Schema, Scope } from "effect"
 import { gaugeAdd, runsInFlight } from "../../otel/Metrics.js"
 import { Telemetry } from "../../otel/Telemetry.js"
 import { AppConfig } from "../../platform/Config.js"
 import { isolated } from "../../platform/Isolated.js"
+import { decodeRows } from "../../platform/Rows.js"
 import { NodeFailure, NodeRegistry } from "../nodes/NodeType.js"
 import { TenantAdmission } from "./Admission.js"
 import { recordCancel } from "./Cancel.js"
@@ -18,6 +19,8 @@ import { childRunId, RunModule } from "./RunModule.js"
 import type { RunRecord } from "./RunRecord.js"
 import type { RunState } from "./RunState.js"
 import { Versions } from "./Versions.js"
+
+const heldRows = decodeRows("cluster_locks", Schema.Struct({ held: Schema.Boolean }))
 
 interface HeldShard {
   readonly id: ShardId.ShardId
@@ -112,8 +115,9 @@ const RunHandlersLive = Layer.unwrapEffect(Effect.gen(function*() {
   // A shard given up in a rebalance or at shutdown is interrupted while its lease is still this
   // runner's (released after); one lost while frozen has gone to another runner. Unknown: held.
   const leaseHeld = (fence: CommitFence) =>
-    sql<{ readonly held: boolean }>`SELECT EXISTS (SELECT 1 FROM cluster_locks WHERE shard_id = ${fence.shardId} AND address = ${fence.address}
+    sql`SELECT EXISTS (SELECT 1 FROM cluster_locks WHERE shard_id = ${fence.shardId} AND address = ${fence.address}
       AND acquired_at >= now() - make_interval(secs => ${fence.leaseSeconds})) AS held`.pipe(
+      heldRows,
       Effect.map((rows) => rows[0]?.held !== false),
       Effect.orElseSucceed(() => true)
     )

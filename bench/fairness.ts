@@ -1,11 +1,11 @@
 /**
  * Fairness across tenants (issue 37, BENCH_ONLY=fairness): tenant B starts one 3-node run every
- * second (BENCH_FAIR_PROBES, 10), first on an idle platform, then while tenant A floods
- * BENCH_FAIR_FLOOD (5000) runs over HTTP with 64 starts in flight. B's start -> completed latency
- * (from its run row) p50 and p99 in both phases, and how many of A's runs were waiting (pending)
- * when B's runs ran. TENANT_MAX_RUNS_IN_FLIGHT is the platform's default unless set;
- * BENCH_FAIR_START_RATE sets A's max_run_starts_per_second (its refused starts wait out their
- * Retry-After, as a well-behaved client does).
+ * second (BENCH_FAIR_PROBES, 10), first on an idle platform (after BENCH_FAIR_WARMUP runs, 20),
+ * then while tenant A floods BENCH_FAIR_FLOOD (5000) runs over HTTP with 64 starts in flight.
+ * B's start -> completed latency (from its run row) p50 and p99 in both phases, and how many of
+ * A's runs were waiting (pending) when B's runs ran. TENANT_MAX_RUNS_IN_FLIGHT is the platform's
+ * default unless set; BENCH_FAIR_START_RATE sets A's max_run_starts_per_second (its refused
+ * starts wait out their Retry-After plus up to a second of jitter, as a well-behaved client does).
  */
 import { Effect, Fiber } from "effect"
 import pg from "pg"
@@ -108,7 +108,8 @@ export const fairnessBench = Effect.scoped(Effect.gen(function*() {
           const r = yield* startA
           if (r.status === 202) return void started++
           if (r.status !== 429) return yield* Effect.dieMessage(`tenant A's start: ${r.status}`)
-          yield* Effect.sleep(`${Number(r.body.retry_after_seconds ?? 1)} seconds`)
+          // Retry-After, then up to a second of jitter, as well-behaved clients do (64 clients retrying in step would be a burst of their own).
+          yield* Effect.sleep(`${Number(r.body.retry_after_seconds ?? 1) * 1000 + Math.floor(Math.random() * 1000)} millis`)
         }
       }),
     { concurrency: 64, discard: true }

@@ -38,6 +38,7 @@ export interface AppConfigShape {
   readonly tenantMaxRunsInFlight: number
   /** Model calls of one tenant's runs in flight at once on a process, unless the tenant's settings say otherwise. */
   readonly tenantMaxModelCallsInFlight: number
+  readonly tenantMaxRunStartsPerSecond: Option.Option<number>
   readonly functionTimeoutSeconds: number
   readonly mcpDiscoveryTimeoutSeconds: number
   readonly databaseQueryTimeoutSeconds: number
@@ -201,6 +202,7 @@ const raw = Config.all({
   llmRateLimitWaitSeconds: positive("LLM_RATE_LIMIT_WAIT_SECONDS", 120),
   tenantMaxRunsInFlight: positive("TENANT_MAX_RUNS_IN_FLIGHT", 64),
   tenantMaxModelCallsInFlight: positive("TENANT_MAX_MODEL_CALLS_IN_FLIGHT", 32),
+  tenantMaxRunStartsPerSecond: positiveOption("TENANT_MAX_RUN_STARTS_PER_SECOND"),
   functionTimeoutSeconds: positive("FUNCTION_TIMEOUT_SECONDS", 30),
   mcpDiscoveryTimeoutSeconds: positive("MCP_DISCOVERY_TIMEOUT_SECONDS", 15),
   databaseQueryTimeoutSeconds: positive("DATABASE_QUERY_TIMEOUT_SECONDS", 60),

@@ -12,13 +12,47 @@ export interface RateDecision {
   readonly retryAfterSeconds: number
 }
 
+export interface PaceDecision {
+  readonly allowed: boolean
+  /** When refused: whole seconds until one more would be allowed (at least 1). */
+  readonly retryAfterSeconds: number
+}
+
 export interface RateLimiterShape {
   /** Counts one hit in a fixed window and says whether it stays within `limit`. */
   readonly hit: (key: string, limit: number, windowSeconds: number) => Effect.Effect<RateDecision>
+  /**
+   * A steady rate (GCRA, a token bucket of `perSecond` tokens refilled one every 1/perSecond s):
+   * up to `perSecond` at once, then one every 1/perSecond s. Unlike a fixed window it never lets
+   * the whole allowance through at each window's start, so refused callers that retry together
+   * are let in one by one instead of in bursts.
+   */
+  readonly pace: (key: string, perSecond: number) => Effect.Effect<PaceDecision>
   /** Reads the window without counting. */
   readonly peek: (key: string, limit: number) => Effect.Effect<RateDecision>
   readonly reset: (key: string) => Effect.Effect<void>
 }
+
+/** One more arrival at `now` after the theoretical arrival time `arrival` (both ms): allowed while it stays within a second's worth of tokens. */
+const paced = (arrival: number, now: number, perSecond: number) => {
+  const next = arrival + 1000 / perSecond
+  const wait = next - now - 1000
+  return wait <= 0
+    ? { allowed: true, arrival: next, decision: { allowed: true, retryAfterSeconds: 0 } }
+    : { allowed: false, arrival, decision: { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(wait / 1000)) } }
+}
+
+/** GCRA in Redis on the server's clock: ARGV[1] ms per token, ARGV[2] ms of tokens held at most; answers the ms to wait (0: allowed). */
+const PACE_SCRIPT = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local arrival = tonumber(redis.call('GET', KEYS[1]) or now)
+if arrival < now then arrival = now end
+local nextArrival = arrival + tonumber(ARGV[1])
+local wait = nextArrival - now - tonumber(ARGV[2])
+if wait > 0 then return math.ceil(wait) end
+redis.call('SET', KEYS[1], string.format('%.3f', nextArrival), 'PX', math.ceil(nextArrival - now) + 1)
+return 0`
 
 /**
  * Fixed-window counters: Redis when `REDIS_URL` is set, PostgreSQL (an unlogged table) when split
@@ -41,7 +75,18 @@ export class RateLimiter extends Context.Tag("RateLimiter")<RateLimiter, RateLim
       count,
       retryAfterSeconds: Math.max(1, Math.ceil((resetAt - Date.now()) / 1000))
     })
+    const arrivals = new Map<string, number>()
     return {
+      pace: (key, perSecond) =>
+        Effect.sync(() => {
+          const now = Date.now()
+          const next = paced(Math.max(arrivals.get(key) ?? now, now), now, perSecond)
+          if (next.allowed) arrivals.set(key, next.arrival)
+          if (arrivals.size > 100_000) {
+            for (const [k, at] of arrivals) if (at <= now) arrivals.delete(k)
+          }
+          return next.decision
+        }),
       hit: (key, limit, windowSeconds) =>
         Effect.sync(() => {
           const entry = current(key) ?? { count: 0, resetAt: Date.now() + windowSeconds * 1000 }
@@ -83,6 +128,11 @@ export class RateLimiter extends Context.Tag("RateLimiter")<RateLimiter, RateLim
         )
       const open: RateDecision = { allowed: true, count: 0, retryAfterSeconds: 0 }
       const shape: RateLimiterShape = {
+        pace: (key, perSecond) =>
+          Effect.tryPromise(async () => {
+            const wait = Number(await client.eval(PACE_SCRIPT, 1, k(key), 1000 / perSecond, 1000))
+            return wait <= 0 ? { allowed: true, retryAfterSeconds: 0 } : { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(wait / 1000)) }
+          }).pipe(failOpen<PaceDecision>({ allowed: true, retryAfterSeconds: 0 })),
         hit: (key, limit, windowSeconds) =>
           Effect.tryPromise(async () => {
             const result = await client.multi().incr(k(key)).pexpire(k(key), windowSeconds * 1000, "NX").pttl(k(key)).exec()
@@ -119,6 +169,24 @@ export class RateLimiter extends Context.Tag("RateLimiter")<RateLimiter, RateLim
       Effect.forkScoped
     )
     const shape: RateLimiterShape = {
+      pace: (key, perSecond) =>
+        // The theoretical arrival time is kept in `reset_at` (a row past it is a full bucket, as the sweep assumes);
+        // `count` says whether this one was allowed. Hot path, typed by assertion (not decoded): every paced run start.
+        sql<{ count: number; wait_ms: number }>`
+          INSERT INTO rate_limit_windows AS w (key, count, reset_at)
+          VALUES (${key}, 1, now() + make_interval(secs => ${1 / perSecond}))
+          ON CONFLICT (key) DO UPDATE SET
+            count = CASE WHEN greatest(w.reset_at, now()) <= now() + make_interval(secs => ${1 - 1 / perSecond}) THEN 1 ELSE 0 END,
+            reset_at = CASE WHEN greatest(w.reset_at, now()) <= now() + make_interval(secs => ${1 - 1 / perSecond})
+              THEN greatest(w.reset_at, now()) + make_interval(secs => ${1 / perSecond}) ELSE w.reset_at END
+          RETURNING count, (extract(epoch FROM reset_at - now()) * 1000)::float8 - ${1000 - 1000 / perSecond} AS wait_ms`.pipe(
+          Effect.map(([row]) =>
+            row === undefined || row.count === 1
+              ? { allowed: true, retryAfterSeconds: 0 }
+              : { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(row.wait_ms / 1000)) }
+          ),
+          Effect.orDie
+        ),
       hit: (key, limit, windowSeconds) =>
         // Hot path, typed by assertion (not decoded): every rate-limited request counts here.
         sql<{ count: number; ttl_ms: number }>`

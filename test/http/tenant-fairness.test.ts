@@ -58,31 +58,42 @@ layer(RunPlatformLive({ TENANT_MAX_RUNS_IN_FLIGHT: "2" }), { excludeTestServices
     }))
 })
 
-layer(RunPlatformLive(), { excludeTestServices: true, timeout: "90 seconds" })("tenant run-start rate", (it) => {
-  it.effect("past the tenant's max_run_starts_per_second a start is refused with 429 and Retry-After; other tenants start freely", () =>
+layer(RunPlatformLive({ TENANT_MAX_RUN_STARTS_PER_SECOND: "3" }), { excludeTestServices: true, timeout: "90 seconds" })("tenant run-start rate", (it) => {
+  it.effect("past the tenant's max_run_starts_per_second a start is refused with 429 and Retry-After, paced rather than windowed; the configured default applies to tenants without their own", () =>
     Effect.gen(function*() {
       const admin = yield* adminToken
       const model = yield* ScriptedModel
       model.setScript(() => ({ text: "ok" }))
-      const limited = yield* createTenant(admin, `rate-${Date.now().toString(36)}`)
-      assert.strictEqual(
-        (yield* http("PATCH", `/api/v1/auth/tenants/${limited.id}/settings`, { token: admin, body: { max_run_starts_per_second: 2 } })).status,
-        200
-      )
-      const member = yield* createMember(admin, "system_admin", { tenantId: limited.id })
-      const token = yield* loginToken(member.email, member.password)
-      const flow = yield* publishedWorkflow(token, { nodes: [respondNode("a")] })
-      const answers = yield* Effect.forEach([1, 2, 3, 4], () => http("POST", `/api/v1/workflow/workflows/${flow}/run`, { token, body: { input_params: {} } }), {
-        concurrency: "unbounded"
-      })
+      const tenantWith = (slug: string, perSecond: number) =>
+        Effect.gen(function*() {
+          const tenant = yield* createTenant(admin, `${slug}-${Date.now().toString(36)}`)
+          const set = yield* http("PATCH", `/api/v1/auth/tenants/${tenant.id}/settings`, { token: admin, body: { max_run_starts_per_second: perSecond } })
+          assert.strictEqual(set.status, 200)
+          const member = yield* createMember(admin, "system_admin", { tenantId: tenant.id })
+          const token = yield* loginToken(member.email, member.password)
+          return { token, flow: yield* publishedWorkflow(token, { nodes: [respondNode("a")] }) }
+        })
+      const start = (token: string, flow: string) => http("POST", `/api/v1/workflow/workflows/${flow}/run`, { token, body: { input_params: {} } })
+
+      const limited = yield* tenantWith("rate", 1)
+      const answers = yield* Effect.forEach([1, 2, 3, 4], () => start(limited.token, limited.flow), { concurrency: "unbounded" })
       const refused = answers.filter((r) => r.status === 429)
-      assert.isAtLeast(answers.filter((r) => r.status === 202).length, 1)
-      assert.isAtLeast(refused.length, 1, answers.map((r) => r.status).join(","))
+      assert.strictEqual(answers.filter((r) => r.status === 202).length, 1, answers.map((r) => r.status).join(","))
+      assert.strictEqual(refused.length, 3)
       assert.strictEqual(refused[0]?.body.code, "RATE_LIMITED")
-      assert.isAtLeast(Number(refused[0]?.headers.get("retry-after")), 1)
-      // The admin's own tenant has no such setting: its starts are not counted.
+      assert.strictEqual(Number(refused[0]?.headers.get("retry-after")), 1)
+      // A second later one start is allowed again, and only one: the allowance comes back a start at a time.
+      yield* Effect.sleep("1100 millis")
+      assert.strictEqual((yield* start(limited.token, limited.flow)).status, 202)
+      assert.strictEqual((yield* start(limited.token, limited.flow)).status, 429)
+
+      // The admin's own tenant has no setting of its own: the platform's default of 3 applies.
       const own = yield* publishedWorkflow(admin, { nodes: [respondNode("a")] })
-      for (let i = 0; i < 4; i++) assert.strictEqual((yield* startRun(admin, own, {})).status, 202)
+      for (let i = 0; i < 3; i++) assert.strictEqual((yield* startRun(admin, own, {})).status, 202)
+      assert.strictEqual((yield* startRun(admin, own, {})).status, 429)
+      // A tenant's own setting above the default is its own.
+      const generous = yield* tenantWith("generous", 50)
+      for (let i = 0; i < 6; i++) assert.strictEqual((yield* start(generous.token, generous.flow)).status, 202)
     }))
 })
 

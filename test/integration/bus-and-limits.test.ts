@@ -39,6 +39,26 @@ const limiterContract = (name: string, make: Effect.Effect<RateLimiterShape, nev
         yield* Effect.sleep("1100 millis")
         assert.isTrue((yield* limiter.hit(key, 1, 1)).allowed)
       })))
+
+    it.live("a pace lets the rate through at once, then one more per 1/rate s, never a new burst", () =>
+      Effect.scoped(Effect.gen(function*() {
+        const limiter = yield* make
+        const key = randomUUID()
+        for (let i = 0; i < 4; i++) assert.isTrue((yield* limiter.pace(key, 4)).allowed, `start ${i}`)
+        const over = yield* limiter.pace(key, 4)
+        assert.isFalse(over.allowed)
+        assert.strictEqual(over.retryAfterSeconds, 1)
+        // A quarter of a second later one token is back, not four: the second one is refused.
+        yield* Effect.sleep("300 millis")
+        assert.isTrue((yield* limiter.pace(key, 4)).allowed)
+        assert.isFalse((yield* limiter.pace(key, 4)).allowed)
+        // Keys are apart.
+        assert.isTrue((yield* limiter.pace(randomUUID(), 4)).allowed)
+        // Idle for a second: the whole allowance again.
+        yield* Effect.sleep("1100 millis")
+        for (let i = 0; i < 4; i++) assert.isTrue((yield* limiter.pace(key, 4)).allowed, `again ${i}`)
+        assert.isFalse((yield* limiter.pace(key, 4)).allowed)
+      })))
   })
 
 limiterContract("in-process", RateLimiter.memory)

@@ -43,22 +43,45 @@ export interface CommitRow {
 const TERMINAL = "('completed', 'failed', 'cancelled')"
 const NO_RUN = "00000000-0000-0000-0000-000000000000"
 
+/** Which parts a commit statement needs: only those its entries have rows for are in its text. */
+interface Parts {
+  readonly fence: boolean
+  readonly update: boolean
+  readonly steps: boolean
+  readonly events: boolean
+  readonly spans: boolean
+  readonly hitl: boolean
+  readonly waits: boolean
+  readonly cancelHitl: boolean
+  readonly wake: boolean
+}
+
 /**
- * The journal's one statement: the commits of any number of runs (each run at most once, and no
- * run both committed and woken), one multi-row write per kind, all or nothing. Its text never
- * changes, so every pooled connection plans it once. `en` lists the entries: a commit applies
- * when its lease still holds (`ok`) and, guarded, when its run transition applied (`good`).
+ * The journal's statement for the commits of any number of runs (each run at most once, and no
+ * run both committed and woken): one multi-row write per kind, all or nothing. `en` lists the
+ * entries: a commit applies when its lease still holds (`ok`) and, guarded, when its run
+ * transition applied (`good`). Only the parts with rows are in the text, so a node's usual
+ * commit (its step rows and events) opens no table it does not write (each part over a
+ * partitioned table costs PostgreSQL every partition's lock at each execution); the texts are a
+ * handful (one per combination of kinds), each prepared once per pooled connection. Parameters
+ * are named (`:en`) and numbered in order of first use.
  */
-const STATEMENT = `WITH en AS (
-  SELECT * FROM jsonb_to_recordset($1::jsonb) AS e(idx int, run_id uuid, tenant_id uuid, shard text, address text, lease int, guarded boolean,
+const statementText = (parts: Parts) => {
+  const ok = (column: string) => parts.fence ? `${column} IN (SELECT idx FROM ok)` : "true"
+  const good = parts.steps || parts.events || parts.spans || parts.hitl || parts.waits || parts.cancelHitl || parts.wake
+  const ctes = [
+    `en AS (
+  SELECT * FROM jsonb_to_recordset(:en::jsonb) AS e(idx int, run_id uuid, tenant_id uuid, shard text, address text, lease int, guarded boolean,
     has_update boolean, from_status text[], to_status text, set_output boolean, output jsonb, set_named boolean, named_outputs jsonb,
     set_error boolean, error text, dormant boolean, wake_done bigint, cancel_hitl boolean)
-), fence AS (
+)`,
+    parts.fence && `fence AS (
   SELECT l.shard_id, l.address FROM cluster_locks l JOIN en ON l.shard_id = en.shard AND l.address = en.address
   WHERE l.acquired_at >= now() - make_interval(secs => en.lease) FOR SHARE OF l
 ), ok AS (
   SELECT en.idx FROM en WHERE en.shard IS NULL OR EXISTS (SELECT 1 FROM fence f WHERE f.shard_id = en.shard AND f.address = en.address)
-), ru AS (
+)`,
+    parts.update && `ru AS (
   UPDATE runs r SET updated_at = now(),
     status = coalesce(en.to_status, r.status),
     started_at = CASE WHEN en.to_status = 'running' THEN coalesce(r.started_at, now()) ELSE r.started_at END,
@@ -68,61 +91,97 @@ const STATEMENT = `WITH en AS (
     named_outputs = CASE WHEN en.set_named THEN en.named_outputs ELSE r.named_outputs END,
     error = CASE WHEN en.set_error THEN en.error ELSE r.error END,
     wake_done = CASE WHEN en.wake_done IS NOT NULL THEN greatest(r.wake_done, en.wake_done) ELSE r.wake_done END
-  FROM en WHERE en.has_update AND r.id = en.run_id AND r.id BETWEEN $8::uuid AND $9::uuid
+  FROM en WHERE en.has_update AND r.id = en.run_id AND r.id BETWEEN :lo::uuid AND :hi::uuid
     AND (en.from_status IS NULL OR r.status = ANY(en.from_status))
-    AND en.idx IN (SELECT idx FROM ok)
+    AND ${ok("en.idx")}
   RETURNING en.idx, r.status, r.wake_seq
-), good AS (
+)`,
+    good && `good AS (
   SELECT en.idx, en.run_id, en.tenant_id, en.cancel_hitl FROM en
-  WHERE en.idx IN (SELECT idx FROM ok) AND (NOT en.guarded OR NOT en.has_update OR en.idx IN (SELECT idx FROM ru))
-), st AS (
+  WHERE ${ok("en.idx")} AND (NOT en.guarded OR NOT en.has_update${parts.update ? " OR en.idx IN (SELECT idx FROM ru)" : ""})
+)`,
+    parts.steps && `st AS (
   INSERT INTO run_steps (id, run_id, tenant_id, node_id, node_type, node_name, status, attempt, output, error, error_kind, error_code,
     token_usage, position, started_at, finished_at)
   SELECT v.id, g.run_id, g.tenant_id, v.node_id, v.node_type, v.node_name, v.status, v.attempt, v.output, v.error, v.error_kind, v.error_code,
     coalesce(v.token_usage, '{}'::jsonb), v.position, CASE WHEN v.started THEN now() END, CASE WHEN v.finished THEN now() END
-  FROM jsonb_to_recordset($2::jsonb) AS v(idx int, id uuid, node_id text, node_type text, node_name text, status text, attempt int,
+  FROM jsonb_to_recordset(:steps::jsonb) AS v(idx int, id uuid, node_id text, node_type text, node_name text, status text, attempt int,
     output jsonb, error text, error_kind text, error_code text, token_usage jsonb, position int, started boolean, finished boolean)
   JOIN good g ON g.idx = v.idx
   ON CONFLICT (run_id, node_id) DO UPDATE SET status = EXCLUDED.status, attempt = EXCLUDED.attempt, output = EXCLUDED.output,
     error = EXCLUDED.error, error_kind = EXCLUDED.error_kind, error_code = EXCLUDED.error_code, token_usage = EXCLUDED.token_usage,
     started_at = coalesce(EXCLUDED.started_at, run_steps.started_at), finished_at = coalesce(EXCLUDED.finished_at, run_steps.finished_at)
-), ev AS (
+)`,
+    parts.events && `ev AS (
   INSERT INTO run_events (run_id, seq, body, keyed, detail)
   SELECT g.run_id, v.seq, decode(v.body, 'base64'), v.keyed, v.detail
-  FROM jsonb_to_recordset($3::jsonb) AS v(idx int, seq bigint, body text, keyed boolean, detail boolean) JOIN good g ON g.idx = v.idx
+  FROM jsonb_to_recordset(:events::jsonb) AS v(idx int, seq bigint, body text, keyed boolean, detail boolean) JOIN good g ON g.idx = v.idx
   ON CONFLICT DO NOTHING
-), sp AS (
+)`,
+    parts.spans && `sp AS (
   INSERT INTO run_spans (run_id, span_id, tenant_id, scope, start_unix_nano, spans)
   SELECT g.run_id, v.span_id, g.tenant_id, v.scope, v.start, v.spans
-  FROM jsonb_to_recordset($4::jsonb) AS v(idx int, span_id text, scope text, start bigint, spans jsonb) JOIN good g ON g.idx = v.idx
+  FROM jsonb_to_recordset(:spans::jsonb) AS v(idx int, span_id text, scope text, start bigint, spans jsonb) JOIN good g ON g.idx = v.idx
   ON CONFLICT DO NOTHING
-), hr AS (
+)`,
+    parts.hitl && `hr AS (
   INSERT INTO hitl_requests (id, tenant_id, run_id, workflow_id, node_id, type, prompt, choices, form_schema, assignee, deferred_token)
   SELECT v.id, g.tenant_id, g.run_id, v.workflow_id, v.node_id, v.type, v.prompt, v.choices, v.form_schema, v.assignee, ''
-  FROM jsonb_to_recordset($5::jsonb) AS v(idx int, id uuid, workflow_id uuid, node_id text, type text, prompt text, choices jsonb,
+  FROM jsonb_to_recordset(:hitl::jsonb) AS v(idx int, id uuid, workflow_id uuid, node_id text, type text, prompt text, choices jsonb,
     form_schema jsonb, assignee jsonb) JOIN good g ON g.idx = v.idx
   ON CONFLICT (run_id, node_id) DO NOTHING
-), wt AS (
+)`,
+    parts.waits && `wt AS (
   INSERT INTO run_waits (run_id, node_id, kind, key, deadline)
   SELECT g.run_id, v.node_id, v.kind, v.key, v.deadline
-  FROM jsonb_to_recordset($6::jsonb) AS v(idx int, node_id text, kind text, key text, deadline timestamptz) JOIN good g ON g.idx = v.idx
+  FROM jsonb_to_recordset(:waits::jsonb) AS v(idx int, node_id text, kind text, key text, deadline timestamptz) JOIN good g ON g.idx = v.idx
   ON CONFLICT (run_id, node_id) DO UPDATE SET kind = EXCLUDED.kind, key = EXCLUDED.key, deadline = EXCLUDED.deadline,
     resolution = NULL, resolved_at = NULL
-), hc AS (
+)`,
+    parts.cancelHitl && `hc AS (
   UPDATE hitl_requests h SET status = 'cancelled', responded_at = now() FROM good g
-  WHERE g.cancel_hitl AND h.run_id = g.run_id AND h.run_id BETWEEN $8::uuid AND $9::uuid AND h.status IN ('pending', 'claimed')
+  WHERE g.cancel_hitl AND h.run_id = g.run_id AND h.run_id BETWEEN :lo::uuid AND :hi::uuid AND h.status IN ('pending', 'claimed')
   RETURNING g.idx
-), wk AS (
+)`,
+    parts.wake && `wk AS (
   UPDATE runs SET wake_seq = wake_seq + 1, updated_at = now()
-  WHERE id IN (SELECT v.run_id FROM jsonb_to_recordset($7::jsonb) AS v(idx int, run_id uuid) JOIN good g ON g.idx = v.idx)
-    AND id BETWEEN $10::uuid AND $11::uuid
-)
-SELECT en.idx, (SELECT ru.status FROM ru WHERE ru.idx = en.idx) AS status, (SELECT ru.wake_seq::float8 FROM ru WHERE ru.idx = en.idx) AS wake_seq,
-  (SELECT count(*)::int FROM hc WHERE hc.idx = en.idx) AS hitl_cancelled, en.idx IN (SELECT idx FROM ok) AS held
+  WHERE id IN (SELECT v.run_id FROM jsonb_to_recordset(:wake::jsonb) AS v(idx int, run_id uuid) JOIN good g ON g.idx = v.idx)
+    AND id BETWEEN :wakeLo::uuid AND :wakeHi::uuid
+)`
+  ].filter((part): part is string => typeof part === "string")
+  const select = `SELECT en.idx, ${
+    parts.update ?
+      "(SELECT ru.status FROM ru WHERE ru.idx = en.idx) AS status, (SELECT ru.wake_seq::float8 FROM ru WHERE ru.idx = en.idx) AS wake_seq" :
+      "NULL::text AS status, NULL::float8 AS wake_seq"
+  },
+  ${parts.cancelHitl ? "(SELECT count(*)::int FROM hc WHERE hc.idx = en.idx)" : "0"} AS hitl_cancelled, ${ok("en.idx")} AS held
 FROM en ORDER BY en.idx`
+  const names: Array<Parameter> = []
+  const text = `WITH ${ctes.join(", ")}\n${select}`.replace(/:(en|steps|events|spans|hitl|waits|wake|lo|hi|wakeLo|wakeHi)\b/g, (_, name: Parameter) => {
+    if (!names.includes(name)) names.push(name)
+    return `$${names.indexOf(name) + 1}`
+  })
+  return { text, names }
+}
 
-/** The statement's parameters for these entries: one JSON array per kind, each row tagged with its entry. */
-const parametersOf = (entries: ReadonlyArray<CommitEntry>) => {
+type Parameter = "en" | "steps" | "events" | "spans" | "hitl" | "waits" | "wake" | "lo" | "hi" | "wakeLo" | "wakeHi"
+
+const PART_KEYS = ["fence", "update", "steps", "events", "spans", "hitl", "waits", "cancelHitl", "wake"] as const
+const statements = new Map<number, ReturnType<typeof statementText>>()
+
+/** The statement for these parts, built once per combination. */
+const statementFor = (parts: Parts) => {
+  const key = PART_KEYS.reduce((bits, k, i) => (parts[k] ? bits | (1 << i) : bits), 0)
+  let statement = statements.get(key)
+  if (statement === undefined) {
+    statement = statementText(parts)
+    statements.set(key, statement)
+  }
+  return statement
+}
+
+/** The statement for these entries and its parameters: one JSON array per kind, each row tagged with its entry. */
+const statementOf = (entries: ReadonlyArray<CommitEntry>) => {
   const en: Array<unknown> = []
   const steps: Array<unknown> = []
   const events: Array<unknown> = []
@@ -174,9 +233,34 @@ const parametersOf = (entries: ReadonlyArray<CommitEntry>) => {
   // partitions those runs are in (a range of parameters prunes a generic plan; a join does not).
   const range = (ids: ReadonlyArray<string>) =>
     ids.length === 0 ? [NO_RUN, NO_RUN] : [ids.reduce((a, b) => (b < a ? b : a)), ids.reduce((a, b) => (b > a ? b : a))]
-  const committed = range(entries.map((e) => e.run.id.toLowerCase()))
-  const woken = range(entries.flatMap((e) => e.batch.wake.map((id) => id.toLowerCase())))
-  return [...[en, steps, events, spans, hitl, waits, wake].map((rows) => JSON.stringify(rows)), ...committed, ...woken]
+  const [lo, hi] = range(entries.map((e) => e.run.id.toLowerCase()))
+  const [wakeLo, wakeHi] = range(entries.flatMap((e) => e.batch.wake.map((id) => id.toLowerCase())))
+  const parts: Parts = {
+    fence: entries.some((e) => e.fence !== undefined),
+    update: entries.some((e) => e.batch.runUpdate !== undefined),
+    steps: steps.length > 0,
+    events: events.length > 0,
+    spans: spans.length > 0,
+    hitl: hitl.length > 0,
+    waits: waits.length > 0,
+    cancelHitl: entries.some((e) => e.batch.cancelHitl),
+    wake: wake.length > 0
+  }
+  const values: Record<Parameter, unknown> = {
+    en: JSON.stringify(en),
+    steps: JSON.stringify(steps),
+    events: JSON.stringify(events),
+    spans: JSON.stringify(spans),
+    hitl: JSON.stringify(hitl),
+    waits: JSON.stringify(waits),
+    wake: JSON.stringify(wake),
+    lo,
+    hi,
+    wakeLo,
+    wakeHi
+  }
+  const statement = statementFor(parts)
+  return { text: statement.text, values: statement.names.map((name) => values[name]) }
 }
 
 interface StatementRow {
@@ -188,14 +272,17 @@ interface StatementRow {
 }
 
 /**
- * Writes these entries' commits in one statement (prepared: its text is fixed) and returns each
- * entry's outcome, in order. Inside a transaction it is part of that transaction.
+ * Writes these entries' commits in one statement (prepared: one text per combination of parts)
+ * and returns each entry's outcome, in order. Inside a transaction it is part of that transaction.
  */
 export const commitAll = (sql: PreparedSql["Type"], entries: ReadonlyArray<CommitEntry>) =>
   Effect.suspend(() =>
     Effect.map(
       // Hot path: the statement's own result columns, read on every commit of every run.
-      sql.query<StatementRow>(STATEMENT, parametersOf(entries)),
+      Effect.suspend(() => {
+        const { text, values } = statementOf(entries)
+        return sql.query<StatementRow>(text, values)
+      }),
       (rows) => entries.map((_, i): CommitRow => rows[i] ?? { status: null, wake_seq: null, hitl_cancelled: 0, held: false })
     )
   )

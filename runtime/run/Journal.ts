@@ -94,7 +94,7 @@ export interface Committed {
  * did (its step row, its events, its spans, the run row), so that a node's checkpoint and its
  * events are never apart. Commits of the runs on this process are grouped (GroupCommit.ts): one
  * statement, one transaction, carries every commit that waited while the previous one was written
- * (CommitSql.ts: one multi-row write per kind, a text that never changes).
+ * (CommitSql.ts: one multi-row write per kind of row it has, one of a handful of prepared texts).
  */
 export class Journal extends Context.Tag("Journal")<Journal, {
   readonly load: (runId: string) => Effect.Effect<Journaled | undefined>

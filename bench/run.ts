@@ -11,6 +11,7 @@ import { hostileBench } from "./hostile.js"
 import { integrationsBench } from "./integrations.js"
 import { loadBench } from "./load.js"
 import { operationsBench } from "./operations.js"
+import { processesBench } from "./processes.js"
 import { runsBench } from "./runs.js"
 import { stackFloorRunsBench } from "./stackFloorRuns.js"
 import { storageBench } from "./storage.js"
@@ -32,6 +33,9 @@ const main = Effect.gen(function*() {
   }
   if (only === "history") {
     for (const line of yield* historyBench) yield* Effect.log(line)
+  }
+  if (only === "processes") {
+    for (const line of yield* processesBench) yield* Effect.log(line)
   }
   if (only === "stackfloor") {
     for (const line of yield* stackFloorRunsBench) yield* Effect.log(line)

@@ -27,6 +27,10 @@ const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32)
 const SERIAL = Number(process.env.BENCH_SERIAL ?? 30)
 
 let database: string | undefined
+/** BENCH_PLATFORM_X=v sets the platform's X (e.g. BENCH_PLATFORM_TENANT_MAX_RUNS_IN_FLIGHT=1000). */
+const platformEnv = Object.fromEntries(
+  Object.entries(process.env).flatMap(([k, v]) => (k.startsWith("BENCH_PLATFORM_") && v !== undefined ? [[k.slice("BENCH_PLATFORM_".length), v]] : []))
+)
 const trace = makePgTrace(() => database)
 
 const node = (id: string) => ({
@@ -46,7 +50,7 @@ export const runsBench = Effect.scoped(Effect.gen(function*() {
   const db = yield* benchDatabase
   database = db.name
   const model = yield* instantModel
-  const { base, token, context } = yield* benchPlatform({ DATABASE_URL: db.url, LLM_BASE_URL: model.baseUrl, LLM_MODELS: "bench-model" })
+  const { base, token, context } = yield* benchPlatform({ DATABASE_URL: db.url, LLM_BASE_URL: model.baseUrl, LLM_MODELS: "bench-model", ...platformEnv })
   const { tenantId, workflowId } = yield* publishedBenchWorkflow(base, token, threeNodeDag)
 
   const poller = new pg.Client({ connectionString: db.url })

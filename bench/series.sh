@@ -7,7 +7,11 @@
 # (`bench/seriesSummary.ts`). This machine's speed drifts by tens of per cent within minutes: only
 # ratios within one series mean anything.
 #
+# Every engine warms up the same way (WARMUP runs before the measured ones, like `bench/runs.ts`'s
+# 300): until 2026-11-27 the peers ran cold (their default), which halved DBOS's figure.
+#
 # Usage: bench/series.sh [ROUNDS]   (default 3; about two minutes a round)
+# RUNS: runs measured by every engine (default 300, each one's default); WARMUP (default 300).
 # PEERS: the peers' folder (default ../shared/bench-peers next to this checkout); they run from a
 # scratch copy (PEERS_DIR, default $TMPDIR/bp-bench-peers), installed on first use.
 set -euo pipefail
@@ -32,16 +36,19 @@ if [ ! -d "$scratch/node_modules" ]; then
       fs.writeFileSync(p, s)
     }' "$scratch"
 fi
+runs="${RUNS:-300}"
+warmup="${WARMUP:-300}"
 log="$(mktemp)"
+echo "RUNS=$runs WARMUP=$warmup" | tee -a "$log"
 results() { grep -E "RESULT|CPU" | sed 's/.*message="//; s/"$//' | tr '\n' ' '; echo; }
 for i in $(seq 1 "$rounds"); do
   echo "ROUND $i $(date +%T)" | tee -a "$log"
-  echo "ours: $(cd "$here" && BENCH_ONLY=runs node --max-semi-space-size=32 --expose-gc --import tsx bench/run.ts 2>&1 | results)" | tee -a "$log"
-  echo "oursdirect: $(cd "$here" && BENCH_START=direct BENCH_ONLY=runs node --max-semi-space-size=32 --expose-gc --import tsx bench/run.ts 2>&1 | results)" | tee -a "$log"
-  echo "stackfloor: $(cd "$here" && BENCH_ONLY=stackfloor BENCH_FLOOR_JOURNAL=1 BENCH_FLOOR_AUTH=1 node --max-semi-space-size=32 --expose-gc --import tsx bench/run.ts 2>&1 | results)" | tee -a "$log"
-  echo "floor: $(cd "$scratch" && node --import tsx floor-bench.ts 2>&1 | results)" | tee -a "$log"
-  echo "floorhttp: $(cd "$scratch" && START=http node --import tsx floor-bench.ts 2>&1 | results)" | tee -a "$log"
-  echo "floorbatched: $(cd "$scratch" && START=http node --import tsx floor-batched-bench.ts 2>&1 | results)" | tee -a "$log"
-  echo "dbos: $(cd "$scratch" && START=http node --import tsx dbos-bench.ts 2>&1 | results)" | tee -a "$log"
+  echo "ours: $(cd "$here" && BENCH_RUNS=$runs BENCH_WARMUP=$warmup BENCH_ONLY=runs node --max-semi-space-size=32 --expose-gc --import tsx bench/run.ts 2>&1 | results)" | tee -a "$log"
+  echo "oursdirect: $(cd "$here" && BENCH_START=direct BENCH_RUNS=$runs BENCH_WARMUP=$warmup BENCH_ONLY=runs node --max-semi-space-size=32 --expose-gc --import tsx bench/run.ts 2>&1 | results)" | tee -a "$log"
+  echo "stackfloor: $(cd "$here" && BENCH_RUNS=$runs BENCH_WARMUP=$warmup BENCH_ONLY=stackfloor BENCH_FLOOR_JOURNAL=1 BENCH_FLOOR_AUTH=1 node --max-semi-space-size=32 --expose-gc --import tsx bench/run.ts 2>&1 | results)" | tee -a "$log"
+  echo "floor: $(cd "$scratch" && RUNS=$runs WARMUP=$warmup node --import tsx floor-bench.ts 2>&1 | results)" | tee -a "$log"
+  echo "floorhttp: $(cd "$scratch" && RUNS=$runs WARMUP=$warmup START=http node --import tsx floor-bench.ts 2>&1 | results)" | tee -a "$log"
+  echo "floorbatched: $(cd "$scratch" && RUNS=$runs WARMUP=$warmup START=http node --import tsx floor-batched-bench.ts 2>&1 | results)" | tee -a "$log"
+  echo "dbos: $(cd "$scratch" && RUNS=$runs WARMUP=$warmup START=http node --import tsx dbos-bench.ts 2>&1 | results)" | tee -a "$log"
 done
 node --import tsx "$here/bench/seriesSummary.ts" "$log"

@@ -11,7 +11,7 @@ import { Effect, Fiber } from "effect"
 import pg from "pg"
 import { BENCH_MARK } from "./PgTrace.js"
 import { threeNodeDag } from "./runs.js"
-import { benchDatabase, benchPlatform, instantModel, json, percentile } from "./support.js"
+import { benchDatabase, benchPlatform, instantModel, json, percentile, signIn } from "./support.js"
 
 const PROBES = Number(process.env.BENCH_FAIR_PROBES ?? 10)
 const FLOOD = Number(process.env.BENCH_FAIR_FLOOD ?? 5000)
@@ -41,14 +41,7 @@ export const fairnessBench = Effect.scoped(Effect.gen(function*() {
     role: "system_admin",
     tenant_id: tenantB.id
   })
-  const login = yield* Effect.promise(() =>
-    fetch(`${base}/api/v1/auth/login`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ email: "b@example.test", password: "bench-password-b" })
-    }).then((r) => r.json() as Promise<{ access_token: string }>)
-  )
-  const tokenB = login.access_token
+  const tokenB = yield* signIn(base, "b@example.test", "bench-password-b")
   const flowA = yield* publish(token)
   if (START_RATE !== undefined) {
     const me = yield* json(base, token, "GET", "/api/v1/auth/users/me")

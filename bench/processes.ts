@@ -21,7 +21,7 @@ import pg from "pg"
 import { freePort } from "../platform/FreePort.js"
 import { postgresCpuMs, selfCpuMs } from "./Cpu.js"
 import { threeNodeDag } from "./runs.js"
-import { benchDatabase, instantModel, json, publishedBenchWorkflow } from "./support.js"
+import { benchDatabase, instantModel, json, publishedBenchWorkflow, signIn } from "./support.js"
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 3000)
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 300)
@@ -85,14 +85,7 @@ export const processesBench = Effect.scoped(Effect.gen(function*() {
   })
   const base = `http://127.0.0.1:${port}`
   while (!(yield* Effect.promise(() => fetch(`${base}/ready`).then((r) => r.ok, () => false)))) yield* Effect.sleep("200 millis")
-  const login = yield* Effect.promise(() =>
-    fetch(`${base}/api/v1/auth/login`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ email: "bench@example.test", password: "bench-password" })
-    }).then((r) => r.json() as Promise<{ access_token: string }>)
-  )
-  const token = login.access_token
+  const token = yield* signIn(base, "bench@example.test", "bench-password")
   const { workflowId } = yield* publishedBenchWorkflow(base, token, threeNodeDag)
   const poller = new pg.Client({ connectionString: db.url })
   yield* Effect.acquireRelease(Effect.promise(() => poller.connect()), () => Effect.promise(() => poller.end()))

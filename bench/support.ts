@@ -77,15 +77,18 @@ export const benchPlatform = (env: Record<string, string>) =>
       ))))
     )
     const base = `http://127.0.0.1:${port}`
-    const login = yield* Effect.promise(() =>
-      fetch(`${base}/api/v1/auth/login`, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({ email: "bench@example.test", password: "bench-password" })
-      }).then((r) => r.json() as Promise<{ access_token: string }>)
-    )
-    return { base, token: login.access_token, context }
+    return { base, token: yield* signIn(base, "bench@example.test", "bench-password"), context }
   })
+
+/** An access token for this user of the benchmark's server. */
+export const signIn = (base: string, email: string, password: string) =>
+  Effect.promise(() =>
+    fetch(`${base}/api/v1/auth/login`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ email, password })
+    }).then((r) => r.json() as Promise<{ access_token: string }>)
+  ).pipe(Effect.map((login) => login.access_token))
 
 export const percentile = (sorted: ReadonlyArray<number>, p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? 0
 

@@ -11,22 +11,15 @@
  * CPU per run of each process, of this one (load and model) and of PostgreSQL.
  */
 import { Effect } from "effect"
-import { type ChildProcess, spawn } from "node:child_process"
-import { randomBytes } from "node:crypto"
-import { mkdtempSync, readFileSync } from "node:fs"
-import { tmpdir } from "node:os"
-import * as path from "node:path"
-import { fileURLToPath } from "node:url"
+import { readFileSync } from "node:fs"
 import pg from "pg"
-import { freePort } from "../platform/FreePort.js"
 import { postgresCpuMs, selfCpuMs } from "./Cpu.js"
 import { threeNodeDag } from "./runs.js"
-import { benchDatabase, instantModel, json, publishedBenchWorkflow, signIn } from "./support.js"
+import { benchDatabase, childPlatform, instantModel, json, publishedBenchWorkflow } from "./support.js"
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 3000)
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 300)
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32)
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..")
 const SHAPE = process.env.BENCH_SHAPE === "split" ? "split" : "all"
 const RUNNERS = SHAPE === "split" ? Number(process.env.BENCH_RUNNERS ?? 1) : 0
 
@@ -37,55 +30,10 @@ const cpuOf = (pid: number) => {
   return (Number(fields[11]) + Number(fields[12])) * 10 // USER_HZ 100
 }
 
-const spawnPlatform = (env: Record<string, string>) =>
-  Effect.acquireRelease(
-    Effect.sync(() =>
-      spawn(process.execPath, ["--max-semi-space-size=32", "--import", "tsx", "services/gateway/main.ts"], {
-        cwd: ROOT,
-        env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...env },
-        stdio: ["ignore", "ignore", "inherit"]
-      })
-    ),
-    (child: ChildProcess) =>
-      Effect.async<void>((resume) => {
-        if (child.exitCode !== null) return resume(Effect.void)
-        child.once("exit", () => resume(Effect.void))
-        child.kill("SIGTERM")
-      })
-  )
-
 export const processesBench = Effect.scoped(Effect.gen(function*() {
   const db = yield* benchDatabase
   const model = yield* instantModel
-  const port = yield* freePort
-  const common = {
-    DATABASE_URL: db.url,
-    LLM_BASE_URL: model.baseUrl,
-    LLM_MODELS: "bench-model",
-    JWT_SECRET: randomBytes(32).toString("hex"),
-    CREDENTIALS_KEY: randomBytes(32).toString("base64"),
-    LOG_LEVEL: "warning"
-  }
-  const dataDir = () => mkdtempSync(path.join(tmpdir(), "bp-bench-"))
-  const runners = yield* Effect.forEach(
-    Array.from({ length: RUNNERS }),
-    () =>
-      Effect.flatMap(
-        Effect.all([freePort, freePort]),
-        ([httpPort, runnerPort]) => spawnPlatform({ ...common, ROLE: "runners", PORT: String(httpPort), RUNNER_PORT: String(runnerPort), DATA_DIR: dataDir() })
-      )
-  )
-  const front = yield* spawnPlatform({
-    ...common,
-    ROLE: SHAPE === "split" ? "gateway" : "all",
-    PORT: String(port),
-    DATA_DIR: dataDir(),
-    BOOTSTRAP_ADMIN_EMAIL: "bench@example.test",
-    BOOTSTRAP_ADMIN_PASSWORD: "bench-password"
-  })
-  const base = `http://127.0.0.1:${port}`
-  while (!(yield* Effect.promise(() => fetch(`${base}/ready`).then((r) => r.ok, () => false)))) yield* Effect.sleep("200 millis")
-  const token = yield* signIn(base, "bench@example.test", "bench-password")
+  const { base, pids, token } = yield* childPlatform({ DATABASE_URL: db.url, LLM_BASE_URL: model.baseUrl, LLM_MODELS: "bench-model" }, RUNNERS)
   const { workflowId } = yield* publishedBenchWorkflow(base, token, threeNodeDag)
   const poller = new pg.Client({ connectionString: db.url })
   yield* Effect.acquireRelease(Effect.promise(() => poller.connect()), () => Effect.promise(() => poller.end()))
@@ -98,8 +46,7 @@ export const processesBench = Effect.scoped(Effect.gen(function*() {
   yield* Effect.forEach(Array.from({ length: WARMUP }), () => start, { concurrency: CONCURRENCY, discard: true })
   yield* drain
   yield* Effect.sleep("7 seconds")
-  const children = [front, ...runners]
-  const cpu0 = children.map((c) => cpuOf(c.pid ?? 0))
+  const cpu0 = pids.map(cpuOf)
   const pg0 = postgresCpuMs()
   const self0 = selfCpuMs()
   const t0 = performance.now()
@@ -107,7 +54,7 @@ export const processesBench = Effect.scoped(Effect.gen(function*() {
   yield* drain
   const wall = (performance.now() - t0) / 1000
   const perRun = (ms: number) => (ms / RUNS).toFixed(2)
-  const cpu = children.map((c, i) => perRun(cpuOf(c.pid ?? 0) - cpu0[i]))
+  const cpu = pids.map((pid, i) => perRun(cpuOf(pid) - cpu0[i]))
   const failed = yield* count(`status <> 'completed'`)
   return [
     `durable runs in processes of their own (${

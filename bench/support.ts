@@ -1,9 +1,11 @@
 import { ConfigProvider, Effect, Layer } from "effect"
+import { type ChildProcess, spawn } from "node:child_process"
 import { randomBytes } from "node:crypto"
 import { mkdtempSync } from "node:fs"
 import { createServer, type Server } from "node:http"
 import { tmpdir } from "node:os"
 import * as path from "node:path"
+import { fileURLToPath } from "node:url"
 import pg from "pg"
 import { freePort } from "../platform/FreePort.js"
 import { PlatformLive } from "../services/gateway/Platform.js"
@@ -59,6 +61,30 @@ export const instantModel = Effect.acquireRelease(
     })
 )
 
+/**
+ * The same model in a process of its own: a benchmark whose load saturates its own process (a
+ * flood of clients) would otherwise slow the model's answers, which a real provider does not.
+ */
+export const instantModelProcess = Effect.gen(function*() {
+  const port = yield* freePort
+  const code = `const body = ${JSON.stringify(STREAM)}
+require("node:http").createServer((req, res) => {
+  req.resume()
+  req.on("end", () => {
+    res.writeHead(200, { "content-type": "text/event-stream", "content-length": Buffer.byteLength(body) })
+    res.end(body)
+  })
+}).listen(Number(process.argv[1]), "127.0.0.1", () => process.stdout.write("ready\\n"))`
+  yield* Effect.acquireRelease(
+    Effect.async<ChildProcess>((resume) => {
+      const child = spawn(process.execPath, ["-e", code, String(port)], { stdio: ["ignore", "pipe", "inherit"] })
+      child.stdout.once("data", () => resume(Effect.succeed(child)))
+    }),
+    (child) => Effect.sync(() => child.kill("SIGKILL"))
+  )
+  return { baseUrl: `http://127.0.0.1:${port}/v1` }
+})
+
 /** The platform in this process on the benchmark's database. */
 export const benchPlatform = (env: Record<string, string>) =>
   Effect.gen(function*() {
@@ -78,6 +104,55 @@ export const benchPlatform = (env: Record<string, string>) =>
     )
     const base = `http://127.0.0.1:${port}`
     return { base, token: yield* signIn(base, "bench@example.test", "bench-password"), context }
+  })
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..")
+
+const spawnPlatform = (env: Record<string, string>) =>
+  Effect.acquireRelease(
+    Effect.sync(() =>
+      spawn(process.execPath, ["--max-semi-space-size=32", "--import", "tsx", "services/gateway/main.ts"], {
+        cwd: ROOT,
+        env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", DATA_DIR: mkdtempSync(path.join(tmpdir(), "bp-bench-")), ...env },
+        stdio: ["ignore", "ignore", "inherit"]
+      })
+    ),
+    (child: ChildProcess) =>
+      Effect.async<void>((resume) => {
+        if (child.exitCode !== null) return resume(Effect.void)
+        child.once("exit", () => resume(Effect.void))
+        child.kill("SIGTERM")
+      })
+  )
+
+/**
+ * The platform in processes of its own, as in production where clients and the model provider
+ * are elsewhere: one `ROLE=all` process, or (`runners` > 0) a gateway and that many runners. Their
+ * pids (the front first), the front's address and the bootstrap admin's token.
+ */
+export const childPlatform = (env: Record<string, string>, runners = 0) =>
+  Effect.gen(function*() {
+    const port = yield* freePort
+    const common = { JWT_SECRET: randomBytes(32).toString("hex"), CREDENTIALS_KEY: randomBytes(32).toString("base64"), LOG_LEVEL: "warning", ...env }
+    const workers = yield* Effect.forEach(Array.from({ length: runners }), () =>
+      Effect.flatMap(Effect.all([freePort, freePort]), ([httpPort, runnerPort]) =>
+        spawnPlatform({ ...common, ROLE: "runners", PORT: String(httpPort), RUNNER_PORT: String(runnerPort) })))
+    const front = yield* spawnPlatform({
+      ...common,
+      ROLE: runners > 0 ? "gateway" : "all",
+      PORT: String(port),
+      BOOTSTRAP_ADMIN_EMAIL: "bench@example.test",
+      BOOTSTRAP_ADMIN_PASSWORD: "bench-password"
+    })
+    const base = `http://127.0.0.1:${port}`
+    while (
+      !(yield* Effect.promise(() =>
+        fetch(`${base}/ready`).then((r) =>
+          r.ok, () => false)
+      ))
+    ) yield* Effect.sleep("200 millis")
+    const token = yield* signIn(base, "bench@example.test", "bench-password")
+    return { base, token, pids: [front, ...workers].map((c) => c.pid ?? 0) }
   })
 
 /** An access token for this user of the benchmark's server. */

@@ -21,6 +21,11 @@ export const runsEnded = Metric.counter("bp.runs.ended", {
   incremental: true
 })
 export const runsPaused = Metric.counter("bp.runs.paused", { description: "Times runs paused (HITL, a wait), by trigger type", incremental: true })
+export const runsRecovered = Metric.counter("bp.runs.recovered", {
+  description:
+    "Runs the recovery sweep handed to the kernel again, by reason: start (unfinished when the sweep began), quiet (no news for 5 s: their process died)",
+  incremental: true
+})
 export const runsInFlight = Metric.gauge("bp.runs.in_flight", { description: "Runs active on this runner process" })
 export const nodeDuration = Metric.histogram("bp.node.duration", seconds, "Duration of node executions (seconds), by node type and outcome")
 export const journalGroupSize = Metric.histogram(

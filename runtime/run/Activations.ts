@@ -7,6 +7,7 @@ import { AppConfig } from "../../platform/Config.js"
 import { isolated } from "../../platform/Isolated.js"
 import { decodeRows } from "../../platform/Rows.js"
 import { NodeFailure, NodeRegistry } from "../nodes/NodeType.js"
+import { type ActiveRun, ActiveRuns } from "./ActiveRuns.js"
 import { TenantAdmission } from "./Admission.js"
 import { recordCancel } from "./Cancel.js"
 import { activate, StaleStart } from "./Interpreter.js"
@@ -27,11 +28,6 @@ interface HeldShard {
   readonly fence: CommitFence
 }
 
-interface Active {
-  wake: boolean
-  fiber: Fiber.RuntimeFiber<void, unknown> | undefined
-}
-
 /**
  * The run entity's handlers on the runner that owns the run. This process's active runs are
  * kept in one map: a `Run` for an active run is a wake-up, not a second activation; `Cancel`
@@ -43,14 +39,14 @@ const RunHandlersLive = Layer.unwrapEffect(Effect.gen(function*() {
   const context = Context.pick(Journal, Versions, NodeRegistry, Telemetry, RunSpans, RunEndHooks, RunEvents, TenantAdmission, SqlClient.SqlClient)(
     yield* Effect.context<Journal | Versions | NodeRegistry | Telemetry | RunSpans | RunEndHooks | RunEvents | TenantAdmission | SqlClient.SqlClient>()
   )
-  const active = new Map<string, Active>()
+  const active = yield* ActiveRuns
   const sharding = yield* Sharding.Sharding
   const sql = yield* SqlClient.SqlClient
   const { role, runnerLeaseSeconds } = yield* AppConfig
   // Shards whose loss this process has logged: once per loss, not once per run on it.
   const lost = new Set<string>()
 
-  const controls = (entry: Active) => ({
+  const controls = (entry: ActiveRun) => ({
     takeWake: () => {
       const wake = entry.wake
       entry.wake = false
@@ -82,7 +78,7 @@ const RunHandlersLive = Layer.unwrapEffect(Effect.gen(function*() {
         existing.wake = true
         return
       }
-      const entry: Active = { wake: false, fiber: undefined }
+      const entry: ActiveRun = { wake: false, fiber: undefined }
       active.set(runId, entry)
       const loop = Effect.gen(function*() {
         let from = fresh
@@ -157,7 +153,7 @@ const RunHandlersLive = Layer.unwrapEffect(Effect.gen(function*() {
     Effect.gen(function*() {
       const existing = active.get(runId)
       if (existing?.fiber !== undefined) yield* Fiber.interrupt(existing.fiber)
-      const entry: Active = { wake: false, fiber: undefined }
+      const entry: ActiveRun = { wake: false, fiber: undefined }
       active.set(runId, entry)
       return yield* recordCancelAndChildren(runId).pipe(
         Effect.provide(context),
@@ -223,6 +219,7 @@ export const RunEntityLive = isolated(
   RunEndHooks,
   RunEvents,
   TenantAdmission,
+  ActiveRuns,
   SqlClient.SqlClient,
   Sharding.Sharding,
   AppConfig

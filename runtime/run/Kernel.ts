@@ -17,6 +17,7 @@ import { ExtraNodeTypes, NodeRegistry } from "../nodes/NodeType.js"
 import type { NudgeCards } from "../nodes/NudgeCards.js"
 import type { TicketDesk } from "../nodes/TicketDesk.js"
 import { RunEntityLive } from "./Activations.js"
+import { ActiveRuns } from "./ActiveRuns.js"
 import { TenantAdmission, TenantModelCalls } from "./Admission.js"
 import { ClusterWatchLive } from "./ClusterWatch.js"
 import { Journal } from "./Journal.js"
@@ -86,7 +87,15 @@ const PlacementLive = Layer.unwrapEffect(
 export const ShardingLive = isolated(PlacementLive, AppConfig, SqlClient.SqlClient)
 
 /** What the kernel reads and writes through, besides placement. */
-const JournalLive = Layer.mergeAll(Journal.layer, Versions.layer, RunEvents.layer, RunTraceStore.layer, RunPlacement.Default, TenantAdmission.layer)
+const JournalLive = Layer.mergeAll(
+  Journal.layer,
+  Versions.layer,
+  RunEvents.layer,
+  RunTraceStore.layer,
+  RunPlacement.Default,
+  TenantAdmission.layer,
+  ActiveRuns.layer
+)
 
 /** A run's spans go into its own commits; its root span is exported at its end when spans go out over OTLP. */
 const RunSpansLive = Layer.effect(

@@ -1,18 +1,22 @@
 import { Singleton } from "@effect/cluster"
 import { SqlClient } from "@effect/sql"
-import { Effect, Schedule, Schema } from "effect"
+import { Effect, Metric, Schedule, Schema } from "effect"
+import { runsRecovered } from "../../otel/Metrics.js"
 import { decodeRows } from "../../platform/Rows.js"
+import { ActiveRuns } from "./ActiveRuns.js"
 import { RunModule } from "./RunModule.js"
 
 /** How long a run may go without news before the sweep hands it over again. */
 const STALE_SECONDS = 5
 const BATCH = 2000
+const MAX_PAGES = 10
 
 /**
  * Runs nobody carries on are handed to the kernel again, by one process of the cluster (a
  * singleton): at start every unfinished run; then every second runs with a wake-up request not
  * yet seen and timers that are due; every five seconds running or pending runs that have been
- * quiet (their process died; sending to a run that is active is a no-op).
+ * quiet (their process died), except those active on this process (waiting in their tenant's
+ * line, say).
  */
 export const RecoveryLive = Singleton.make(
   "run-recovery",
@@ -21,10 +25,12 @@ export const RecoveryLive = Singleton.make(
     const modules = yield* RunModule
     const send = (ids: ReadonlyArray<{ id: string }>) => Effect.forEach(ids, ({ id }) => modules.launch(id), { discard: true, concurrency: 16 })
 
-    const unfinished = (staleSeconds: number) =>
-      sql`SELECT id FROM runs WHERE status IN ('pending', 'running') AND NOT held AND NOT dormant
-        AND updated_at <= now() - make_interval(secs => ${staleSeconds}) ORDER BY updated_at LIMIT ${BATCH}`.pipe(
-        decodeRows("runs", Schema.Struct({ id: Schema.String }))
+    const unfinished = (staleSeconds: number, after: { readonly at: string; readonly id: string } | undefined) =>
+      sql`SELECT id, updated_at::text AS at FROM runs WHERE status IN ('pending', 'running') AND NOT held AND NOT dormant
+        AND updated_at <= now() - make_interval(secs => ${staleSeconds})
+        ${after === undefined ? sql`` : sql`AND (updated_at, id) > (${after.at}::timestamptz, ${after.id}::uuid)`}
+        ORDER BY updated_at, id LIMIT ${BATCH}`.pipe(
+        decodeRows("runs", Schema.Struct({ id: Schema.String, at: Schema.String }))
       )
     const woken = sql`SELECT id FROM runs WHERE wake_seq > wake_done
       AND status IN ('pending', 'running', 'paused') AND NOT held LIMIT ${BATCH}`.pipe(decodeRows("runs", Schema.Struct({ id: Schema.String })))
@@ -37,14 +43,35 @@ export const RecoveryLive = Singleton.make(
       decodeRows("run_waits", Schema.Struct({ id: Schema.String }))
     )
 
-    const started = yield* unfinished(0).pipe(Effect.orDie)
-    yield* send(started)
-    if (started.length > 0) yield* Effect.log(`Handed ${started.length} unfinished run(s) back to the kernel`)
+    const active = yield* ActiveRuns
+    /**
+     * Unfinished runs quiet for `staleSeconds`, oldest first, except those active here, a page at
+     * a time: thousands waiting in their tenants' lines here must not hide a lost run behind them.
+     */
+    const recover = (reason: "start" | "quiet", staleSeconds: number) =>
+      Effect.gen(function*() {
+        let after: { readonly at: string; readonly id: string } | undefined
+        let handed = 0
+        for (let page = 0; page < MAX_PAGES; page++) {
+          const rows = yield* unfinished(staleSeconds, after)
+          const lost = rows.filter(({ id }) => !active.has(id))
+          handed += lost.length
+          yield* send(lost)
+          const last = rows.at(-1)
+          if (rows.length < BATCH || last === undefined) break
+          after = last
+        }
+        if (handed > 0) yield* Metric.incrementBy(Metric.tagged(runsRecovered, "reason", reason), handed)
+        return handed
+      })
+
+    const started = yield* recover("start", 0).pipe(Effect.orDie)
+    if (started > 0) yield* Effect.log(`Handed ${started} unfinished run(s) back to the kernel`)
     const everySecond = Effect.gen(function*() {
       yield* send(yield* dueTimers)
       yield* send(yield* woken)
     }).pipe(Effect.orDie)
-    const quiet = unfinished(STALE_SECONDS).pipe(Effect.orDie, Effect.flatMap(send))
+    const quiet = recover("quiet", STALE_SECONDS).pipe(Effect.orDie)
     yield* Effect.all([
       everySecond.pipe(Effect.catchAllCause((c) => Effect.logWarning("run recovery sweep failed", c)), Effect.repeat(Schedule.spaced("1 second"))),
       quiet.pipe(Effect.catchAllCause((c) => Effect.logWarning("run recovery sweep failed", c)), Effect.repeat(Schedule.spaced(`${STALE_SECONDS} seconds`)))

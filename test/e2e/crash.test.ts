@@ -67,6 +67,9 @@ layer(ServerLive, { excludeTestServices: true, timeout: "180 seconds" })("crash 
         assert.deepStrictEqual(done1.output, { text: "b done" })
         assert.strictEqual(calls.A, 1, "the completed node A is not executed again")
         assert.strictEqual(calls.B, 2, "the interrupted node B runs again")
+        // The recovery sweep handed over the one run that was running (the paused one waits for its answer).
+        const metrics = yield* api("GET", "/metrics")
+        assert.match(metrics.text, /bp_runs_recovered_total\{[^}]*reason="start"[^}]*\} 1\b/)
 
         const pending = yield* api("GET", "/api/v1/workflow/hitl/pending", undefined, token)
         const requestId = pending.body.items.find((i: { run_id: string }) => i.run_id === run2).request_id

@@ -48,6 +48,11 @@ layer(RunPlatformLive({ TENANT_MAX_RUNS_IN_FLIGHT: "2" }), { excludeTestServices
       assert.strictEqual(set.status, 200)
       assert.strictEqual(set.body.settings.max_runs_in_flight, 3)
 
+      // Waiting in the line is quiet, not lost: past the recovery sweep's 5 s (and its next pass)
+      // none of them is handed over again.
+      yield* Effect.sleep("11 seconds")
+      const metrics = yield* http("GET", "/metrics")
+      assert.notMatch(metrics.text, /bp_runs_recovered_total\{[^}]*reason="quiet"/)
       held.release()
       const ended = []
       for (const id of runs) ended.push(yield* waitForStatus(admin, id, ["completed", "failed"]))

@@ -11,6 +11,40 @@ const STALE_SECONDS = 5
 const BATCH = 2000
 const MAX_PAGES = 10
 
+const pageRows = decodeRows("runs", Schema.Struct({ id: Schema.String, at: Schema.String }))
+
+/**
+ * Hands over the unfinished runs quiet for `staleSeconds` (not held, not waiting dormant for an
+ * answer), oldest first, except those `active` here, a page of `pageSize` at a time (keyset on
+ * `updated_at, id`, at most `maxPages`): thousands waiting in their tenants' lines here must not
+ * hide a lost run behind them. How many it handed over.
+ */
+export const handOverQuiet = (options: {
+  readonly staleSeconds: number
+  readonly active: (runId: string) => boolean
+  readonly send: (ids: ReadonlyArray<{ readonly id: string }>) => Effect.Effect<void>
+  readonly pageSize: number
+  readonly maxPages: number
+}) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    let after: { readonly at: string; readonly id: string } | undefined
+    let handed = 0
+    for (let page = 0; page < options.maxPages; page++) {
+      const rows = yield* sql`SELECT id, updated_at::text AS at FROM runs WHERE status IN ('pending', 'running') AND NOT held AND NOT dormant
+        AND updated_at <= now() - make_interval(secs => ${options.staleSeconds})
+        ${after === undefined ? sql`` : sql`AND (updated_at, id) > (${after.at}::timestamptz, ${after.id}::uuid)`}
+        ORDER BY updated_at, id LIMIT ${options.pageSize}`.pipe(pageRows)
+      const lost = rows.filter(({ id }) => !options.active(id))
+      handed += lost.length
+      yield* options.send(lost)
+      const last = rows.at(-1)
+      if (rows.length < options.pageSize || last === undefined) break
+      after = last
+    }
+    return handed
+  })
+
 /**
  * Runs nobody carries on are handed to the kernel again, by one process of the cluster (a
  * singleton): at start every unfinished run; then every second runs with a wake-up request not
@@ -25,13 +59,6 @@ export const RecoveryLive = Singleton.make(
     const modules = yield* RunModule
     const send = (ids: ReadonlyArray<{ id: string }>) => Effect.forEach(ids, ({ id }) => modules.launch(id), { discard: true, concurrency: 16 })
 
-    const unfinished = (staleSeconds: number, after: { readonly at: string; readonly id: string } | undefined) =>
-      sql`SELECT id, updated_at::text AS at FROM runs WHERE status IN ('pending', 'running') AND NOT held AND NOT dormant
-        AND updated_at <= now() - make_interval(secs => ${staleSeconds})
-        ${after === undefined ? sql`` : sql`AND (updated_at, id) > (${after.at}::timestamptz, ${after.id}::uuid)`}
-        ORDER BY updated_at, id LIMIT ${BATCH}`.pipe(
-        decodeRows("runs", Schema.Struct({ id: Schema.String, at: Schema.String }))
-      )
     const woken = sql`SELECT id FROM runs WHERE wake_seq > wake_done
       AND status IN ('pending', 'running', 'paused') AND NOT held LIMIT ${BATCH}`.pipe(decodeRows("runs", Schema.Struct({ id: Schema.String })))
     const dueTimers = sql`
@@ -44,26 +71,10 @@ export const RecoveryLive = Singleton.make(
     )
 
     const active = yield* ActiveRuns
-    /**
-     * Unfinished runs quiet for `staleSeconds`, oldest first, except those active here, a page at
-     * a time: thousands waiting in their tenants' lines here must not hide a lost run behind them.
-     */
     const recover = (reason: "start" | "quiet", staleSeconds: number) =>
-      Effect.gen(function*() {
-        let after: { readonly at: string; readonly id: string } | undefined
-        let handed = 0
-        for (let page = 0; page < MAX_PAGES; page++) {
-          const rows = yield* unfinished(staleSeconds, after)
-          const lost = rows.filter(({ id }) => !active.has(id))
-          handed += lost.length
-          yield* send(lost)
-          const last = rows.at(-1)
-          if (rows.length < BATCH || last === undefined) break
-          after = last
-        }
-        if (handed > 0) yield* Metric.incrementBy(Metric.tagged(runsRecovered, "reason", reason), handed)
-        return handed
-      })
+      handOverQuiet({ staleSeconds, active: (id) => active.has(id), send, pageSize: BATCH, maxPages: MAX_PAGES }).pipe(
+        Effect.tap((handed) => handed > 0 ? Metric.incrementBy(Metric.tagged(runsRecovered, "reason", reason), handed) : Effect.void)
+      )
 
     const started = yield* recover("start", 0).pipe(Effect.orDie)
     if (started > 0) yield* Effect.log(`Handed ${started} unfinished run(s) back to the kernel`)

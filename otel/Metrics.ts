@@ -26,6 +26,10 @@ export const runsRecovered = Metric.counter("bp.runs.recovered", {
     "Runs the recovery sweep handed to the kernel again, by reason: start (unfinished when the sweep began), quiet (no news for 5 s: their process died)",
   incremental: true
 })
+export const runsQueued = Metric.gauge("bp.runs.queued", {
+  description:
+    "Runs waiting for their tenant's slot on this runner process, by state: waiting (in memory), parked (only their id kept: launched again when a slot frees)"
+})
 export const runsInFlight = Metric.gauge("bp.runs.in_flight", { description: "Runs active on this runner process" })
 export const nodeDuration = Metric.histogram("bp.node.duration", seconds, "Duration of node executions (seconds), by node type and outcome")
 export const journalGroupSize = Metric.histogram(

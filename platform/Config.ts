@@ -36,6 +36,8 @@ export interface AppConfigShape {
   readonly llmRateLimitWaitSeconds: number
   /** Runs of one tenant active at once on a runner process, unless the tenant's settings say otherwise. */
   readonly tenantMaxRunsInFlight: number
+  /** Runs of one tenant kept waiting in memory on a runner process; more are parked (their id only) until a slot frees. */
+  readonly tenantMaxRunsWaiting: number
   /** Model calls of one tenant's runs in flight at once on a process, unless the tenant's settings say otherwise. */
   readonly tenantMaxModelCallsInFlight: number
   readonly tenantMaxRunStartsPerSecond: Option.Option<number>
@@ -201,6 +203,7 @@ const raw = Config.all({
   llmTimeoutSeconds: positive("LLM_TIMEOUT_SECONDS", 120),
   llmRateLimitWaitSeconds: positive("LLM_RATE_LIMIT_WAIT_SECONDS", 120),
   tenantMaxRunsInFlight: positive("TENANT_MAX_RUNS_IN_FLIGHT", 64),
+  tenantMaxRunsWaiting: positive("TENANT_MAX_RUNS_WAITING", 1000),
   tenantMaxModelCallsInFlight: positive("TENANT_MAX_MODEL_CALLS_IN_FLIGHT", 32),
   tenantMaxRunStartsPerSecond: positiveOption("TENANT_MAX_RUN_STARTS_PER_SECOND"),
   functionTimeoutSeconds: positive("FUNCTION_TIMEOUT_SECONDS", 30),

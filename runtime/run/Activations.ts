@@ -46,7 +46,15 @@ const RunHandlersLive = Layer.unwrapEffect(Effect.gen(function*() {
   // Shards whose loss this process has logged: once per loss, not once per run on it.
   const lost = new Set<string>()
 
-  const controls = (entry: ActiveRun) => ({
+  const controls = (runId: string, entry: ActiveRun) => ({
+    // A parked run's entry stays (the sweep leaves it alone) until its line launches it again.
+    parking: {
+      runId,
+      relaunch: Effect.suspend(() => {
+        if (active.get(runId) === entry) active.delete(runId)
+        return modules.launch(runId)
+      })
+    },
     takeWake: () => {
       const wake = entry.wake
       entry.wake = false
@@ -83,11 +91,15 @@ const RunHandlersLive = Layer.unwrapEffect(Effect.gen(function*() {
       const loop = Effect.gen(function*() {
         let from = fresh
         for (;;) {
-          const result = yield* Effect.scoped(activate(runId, controls(entry), from)).pipe(
+          const result = yield* Effect.scoped(activate(runId, controls(runId, entry), from)).pipe(
             Effect.catchSomeDefect((defect) => defect instanceof StaleStart ? Option.some(Effect.succeed("again" as const)) : Option.none())
           )
           from = undefined
-          if (result === "idle" && !controls(entry).takeWake()) return
+          if (result === "parked") {
+            entry.parked = true
+            return
+          }
+          if (result === "idle" && !controls(runId, entry).takeWake()) return
         }
       }).pipe(
         Effect.mapInputContext((_: Context.Context<never>) => context),
@@ -100,11 +112,13 @@ const RunHandlersLive = Layer.unwrapEffect(Effect.gen(function*() {
       const fiber = yield* Effect.fork(loop.pipe(Effect.onExit((exit) =>
         Effect.gen(function*() {
           yield* gaugeAdd(runsInFlight, -1)
-          if (active.get(runId) === entry) active.delete(runId)
+          // A parked run's entry is all that stays of it here: not its finished fiber.
+          if (entry.parked === true) entry.fiber = undefined
+          else if (active.get(runId) === entry) active.delete(runId)
           yield* settled(runId, exit, shard)
         })
       )))
-      entry.fiber = fiber
+      entry.fiber = entry.parked === true ? undefined : fiber
       yield* Fiber.await(fiber)
     })
 

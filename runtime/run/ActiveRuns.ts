@@ -1,9 +1,11 @@
 import { Context, type Fiber, Layer } from "effect"
 
-/** A run active on this process: its activation running, or waiting for a slot of its tenant. */
+/** A run active on this process: its activation running, or waiting (or parked) for a slot of its tenant. */
 export interface ActiveRun {
   wake: boolean
   fiber: Fiber.RuntimeFiber<void, unknown> | undefined
+  /** Waiting for its tenant's slot outside memory: its tenant's line launches it again (Admission). */
+  parked?: boolean
 }
 
 /**

@@ -2,7 +2,7 @@ import { Cause, Data, Effect, Fiber, Queue } from "effect"
 import { isTerminal } from "../../schemas/RunLifecycle.js"
 import { settleSkips } from "../dag/Plan.js"
 import type { NodeFailure } from "../nodes/NodeType.js"
-import { TenantAdmission } from "./Admission.js"
+import { type Parking, TenantAdmission } from "./Admission.js"
 import { Batch } from "./Batch.js"
 import { endRun } from "./Ending.js"
 import { Journal } from "./Journal.js"
@@ -14,7 +14,8 @@ import { RunState } from "./RunState.js"
 import { runnableVersion, Versions } from "./Versions.js"
 
 /** How an activation ended: the run ended or waits (`idle`), or a wake-up came in meanwhile (`again`). */
-export type Activation = "idle" | "again"
+/** `parked`: the run waits for its tenant's slot outside memory and is launched again when one frees (Admission). */
+export type Activation = "idle" | "again" | "parked"
 
 export interface ActivationControls {
   /** Takes a wake-up request that arrived while this activation was going on. */
@@ -27,6 +28,8 @@ export interface ActivationControls {
     input: Record<string, unknown>,
     nodeId: string
   ) => Effect.Effect<string, NodeFailure>
+  /** When given, a run past its tenant's waiting runs is parked, to come back through `relaunch`. */
+  readonly parking?: Parking | undefined
 }
 
 const emptyVersion = runnableVersion({}, {}, new Map())
@@ -63,11 +66,16 @@ export const activate = (runId: string, controls: ActivationControls, fresh?: Ru
     const lock = yield* Effect.makeSemaphore(1)
     const state = new RunState(loaded, version ?? emptyVersion)
     // A slot of the tenant's runs in flight for this activation; a run that must wait says so once on its stream.
-    yield* admission.enter(state.run.tenant_id, (limit) =>
-      state.status !== "pending" ? Effect.void : Effect.suspend(() => {
-        const batch = new Batch().event("run_queued", { status: "pending", reason: "tenant_runs_in_flight", limit }, "run_queued", undefined)
-        return Effect.zipRight(journal.commit(state.run, batch, state.sequence(batch)), events.notify(runId))
-      }))
+    const admitted = yield* admission.enter(
+      state.run.tenant_id,
+      (limit) =>
+        state.status !== "pending" || state.eventKeys.has("run_queued") ? Effect.void : Effect.suspend(() => {
+          const batch = new Batch().event("run_queued", { status: "pending", reason: "tenant_runs_in_flight", limit }, "run_queued", undefined)
+          return Effect.zipRight(journal.commit(state.run, batch, state.sequence(batch)), events.notify(runId))
+        }),
+      controls.parking
+    )
+    if (admitted === "parked") return "parked"
     /** Nodes running on forked fibers: while there are some, commits take turns (their event numbers stay in commit order). */
     let running = 0
 

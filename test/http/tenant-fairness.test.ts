@@ -8,60 +8,71 @@ import { heldReply, ScriptedModel } from "../support/ScriptedModel.js"
 import { respondNode } from "../support/Workflows.js"
 
 // Issue 37, point 2: a tenant's runs in flight are limited; the rest wait in pending, visibly,
-// and start in arrival order, while another tenant's runs start at once.
-layer(RunPlatformLive({ TENANT_MAX_RUNS_IN_FLIGHT: "2" }), { excludeTestServices: true, timeout: "90 seconds" })("tenant fairness", (it) => {
-  it.effect("runs over the tenant's limit wait in pending (run_queued) and start in order; another tenant is not held up; only an env_admin sets a limit", () =>
-    Effect.gen(function*() {
-      const admin = yield* adminToken
-      const model = yield* ScriptedModel
-      const held = heldReply()
-      model.setScript((r) => (JSON.stringify(r.messages).includes("tenant B") ? { text: "b" } : { hold: held.promise, text: "a" }))
-      const flooded = yield* publishedWorkflow(admin, { nodes: [respondNode("a", "tenant A")] })
-      const runs: Array<string> = []
-      for (let i = 0; i < 5; i++) runs.push((yield* startRun(admin, flooded, {})).body.id as string)
-      yield* eventually(Effect.sync(() => (model.inFlight() === 2 ? true : undefined)), "two of the tenant's runs at the model")
-      yield* Effect.sleep("300 millis")
-      assert.strictEqual(model.inFlight(), 2, "no third run of the tenant started")
-      for (const id of runs.slice(2)) {
-        const queued = yield* readStreamUntil(admin, id, (e) => e.data.type === "run_queued", () => true)
-        assert.deepInclude(queued.events.find((e) => e.data.type === "run_queued")?.data, { status: "pending", reason: "tenant_runs_in_flight", limit: 2 })
-        assert.strictEqual((yield* http("GET", `/api/v1/workflow/runs/${id}`, { token: admin })).body.status, "pending")
-      }
+// and start in arrival order, while another tenant's runs start at once. Past the runs kept
+// waiting in memory (2 here) a run is parked: only its id stays until a slot frees.
+layer(RunPlatformLive({ TENANT_MAX_RUNS_IN_FLIGHT: "2", TENANT_MAX_RUNS_WAITING: "2" }), { excludeTestServices: true, timeout: "90 seconds" })(
+  "tenant fairness",
+  (it) => {
+    it.effect("runs over the tenant's limit wait in pending (run_queued) or parked and start in order; another tenant is not held up; only an env_admin sets a limit", () =>
+      Effect.gen(function*() {
+        const admin = yield* adminToken
+        const model = yield* ScriptedModel
+        const held = heldReply()
+        model.setScript((r) => (JSON.stringify(r.messages).includes("tenant B") ? { text: "b" } : { hold: held.promise, text: "a" }))
+        const flooded = yield* publishedWorkflow(admin, { nodes: [respondNode("a", "tenant A")] })
+        const runs: Array<string> = []
+        for (let i = 0; i < 5; i++) runs.push((yield* startRun(admin, flooded, {})).body.id as string)
+        yield* eventually(Effect.sync(() => (model.inFlight() === 2 ? true : undefined)), "two of the tenant's runs at the model")
+        yield* Effect.sleep("300 millis")
+        assert.strictEqual(model.inFlight(), 2, "no third run of the tenant started")
+        for (const id of runs.slice(2)) {
+          const queued = yield* readStreamUntil(admin, id, (e) => e.data.type === "run_queued", () => true)
+          assert.deepInclude(queued.events.find((e) => e.data.type === "run_queued")?.data, { status: "pending", reason: "tenant_runs_in_flight", limit: 2 })
+          assert.strictEqual((yield* http("GET", `/api/v1/workflow/runs/${id}`, { token: admin })).body.status, "pending")
+        }
+        // Two wait in memory, the fifth is parked.
+        const queued = yield* http("GET", "/metrics")
+        assert.match(queued.text, /bp_runs_queued\{[^}]*state="waiting"[^}]*\} 2\b/)
+        assert.match(queued.text, /bp_runs_queued\{[^}]*state="parked"[^}]*\} 1\b/)
 
-      // Another tenant's run starts and completes while the first tenant's wait.
-      const other = yield* createTenant(admin, `fair-${Date.now().toString(36)}`)
-      const otherAdmin = yield* createMember(admin, "system_admin", { tenantId: other.id })
-      const otherToken = yield* loginToken(otherAdmin.email, otherAdmin.password)
-      const otherFlow = yield* publishedWorkflow(otherToken, { nodes: [respondNode("b", "tenant B")] })
-      const otherRun = yield* startRun(otherToken, otherFlow, {})
-      assert.strictEqual((yield* waitForStatus(otherToken, otherRun.body.id, ["completed", "failed"])).status, "completed")
-      assert.strictEqual(model.inFlight(), 2)
+        // Another tenant's run starts and completes while the first tenant's wait.
+        const other = yield* createTenant(admin, `fair-${Date.now().toString(36)}`)
+        const otherAdmin = yield* createMember(admin, "system_admin", { tenantId: other.id })
+        const otherToken = yield* loginToken(otherAdmin.email, otherAdmin.password)
+        const otherFlow = yield* publishedWorkflow(otherToken, { nodes: [respondNode("b", "tenant B")] })
+        const otherRun = yield* startRun(otherToken, otherFlow, {})
+        assert.strictEqual((yield* waitForStatus(otherToken, otherRun.body.id, ["completed", "failed"])).status, "completed")
+        assert.strictEqual(model.inFlight(), 2)
 
-      // A tenant's share is the operator's to set: its own admin may not; the env_admin may.
-      const me = (yield* http("GET", "/api/v1/auth/users/me", { token: admin })).body.user.tenant_id as string
-      const tenantAdmin = yield* createMember(admin, "system_admin")
-      const tenantAdminToken = yield* loginToken(tenantAdmin.email, tenantAdmin.password)
-      const path = `/api/v1/auth/tenants/${me}/settings`
-      assert.strictEqual((yield* http("PATCH", path, { token: tenantAdminToken, body: { max_runs_in_flight: 100 } })).status, 403)
-      assert.strictEqual((yield* http("PATCH", path, { token: admin, body: { max_runs_in_flight: 0 } })).status, 400)
-      const set = yield* http("PATCH", path, { token: admin, body: { max_runs_in_flight: 3 } })
-      assert.strictEqual(set.status, 200)
-      assert.strictEqual(set.body.settings.max_runs_in_flight, 3)
+        // A tenant's share is the operator's to set: its own admin may not; the env_admin may.
+        const me = (yield* http("GET", "/api/v1/auth/users/me", { token: admin })).body.user.tenant_id as string
+        const tenantAdmin = yield* createMember(admin, "system_admin")
+        const tenantAdminToken = yield* loginToken(tenantAdmin.email, tenantAdmin.password)
+        const path = `/api/v1/auth/tenants/${me}/settings`
+        assert.strictEqual((yield* http("PATCH", path, { token: tenantAdminToken, body: { max_runs_in_flight: 100 } })).status, 403)
+        assert.strictEqual((yield* http("PATCH", path, { token: admin, body: { max_runs_in_flight: 0 } })).status, 400)
+        const set = yield* http("PATCH", path, { token: admin, body: { max_runs_in_flight: 3 } })
+        assert.strictEqual(set.status, 200)
+        assert.strictEqual(set.body.settings.max_runs_in_flight, 3)
 
-      // Waiting in the line is quiet, not lost: past the recovery sweep's 5 s (and its next pass)
-      // none of them is handed over again.
-      yield* Effect.sleep("11 seconds")
-      const metrics = yield* http("GET", "/metrics")
-      assert.notMatch(metrics.text, /bp_runs_recovered_total\{[^}]*reason="quiet"/)
-      held.release()
-      const ended = []
-      for (const id of runs) ended.push(yield* waitForStatus(admin, id, ["completed", "failed"]))
-      assert.deepStrictEqual(ended.map((r) => r.status), ["completed", "completed", "completed", "completed", "completed"])
-      // The waiting runs started in the order they arrived.
-      const started = ended.slice(2).map((r) => Date.parse(r.started_at as string))
-      assert.deepStrictEqual([...started].sort((a, b) => a - b), started)
-    }))
-})
+        // Waiting in the line is quiet, not lost: past the recovery sweep's 5 s (and its next pass)
+        // none of them is handed over again.
+        yield* Effect.sleep("11 seconds")
+        const metrics = yield* http("GET", "/metrics")
+        assert.notMatch(metrics.text, /bp_runs_recovered_total\{[^}]*reason="quiet"/)
+        held.release()
+        const ended = []
+        for (const id of runs) ended.push(yield* waitForStatus(admin, id, ["completed", "failed"]))
+        assert.deepStrictEqual(ended.map((r) => r.status), ["completed", "completed", "completed", "completed", "completed"])
+        const drained = yield* http("GET", "/metrics")
+        assert.match(drained.text, /bp_runs_queued\{[^}]*state="parked"[^}]*\} 0\b/)
+        assert.match(drained.text, /bp_runs_queued\{[^}]*state="waiting"[^}]*\} 0\b/)
+        // The waiting runs (the parked one included) started in the order they arrived.
+        const started = ended.slice(2).map((r) => Date.parse(r.started_at as string))
+        assert.deepStrictEqual([...started].sort((a, b) => a - b), started)
+      }))
+  }
+)
 
 layer(RunPlatformLive({ TENANT_MAX_RUN_STARTS_PER_SECOND: "3" }), { excludeTestServices: true, timeout: "90 seconds" })("tenant run-start rate", (it) => {
   it.effect("past the tenant's max_run_starts_per_second a start is refused with 429 and Retry-After, a second later one more is allowed; the configured default applies to tenants without their own (pacing itself: bus-and-limits.test.ts)", () =>

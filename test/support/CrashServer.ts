@@ -17,45 +17,50 @@ export class Server extends Context.Tag("CrashServer")<Server, {
   readonly start: () => Effect.Effect<void>
   readonly kill: () => Effect.Effect<void>
 }>() {}
-export const ServerLive = Layer.scoped(
-  Server,
-  Effect.gen(function*() {
-    const db = yield* testDatabase
-    const model = yield* ScriptedModel
-    const port = yield* freePort
-    const env: Record<string, string> = {
-      ...platformEnv("crash", db.url, model.baseUrl),
-      PORT: String(port),
-      DATA_DIR: mkdtempSync(path.join(tmpdir(), "bp-crash-")),
-      EVAL_LEASE_SECONDS: "2",
-      EVAL_CONCURRENCY: "4"
-    }
-    delete env.REDIS_URL
-    let child: ChildProcess | undefined
-    const baseUrl = `http://127.0.0.1:${port}`
-    const start = () =>
-      Effect.gen(function*() {
-        if (child !== undefined && child.exitCode === null && child.signalCode === null) return
-        child = spawn(process.execPath, ["--import", "tsx", "services/gateway/main.ts"], { env, stdio: "ignore" })
-        // By time, not tries (a start beside the suite on two cores can take 20 s); a second a try (a probe can hang).
-        for (const until = Date.now() + 90_000; Date.now() < until;) {
-          const ok = yield* Effect.promise(() => fetch(`${baseUrl}/health`, { signal: AbortSignal.timeout(1000) }).then((r) => r.ok, () => false))
-          if (ok) return
-          if (child.exitCode !== null) return yield* Effect.dieMessage(`server exited while starting (code ${child.exitCode})`)
-          yield* sleep(100)
-        }
-        return yield* Effect.dieMessage("server did not start")
-      })
-    const kill = () =>
-      Effect.async<void>((resume) => {
-        if (child === undefined || child.exitCode !== null) return resume(Effect.void)
-        child.once("exit", () => resume(Effect.void))
-        child.kill("SIGKILL")
-      })
-    yield* Effect.addFinalizer(() => kill())
-    return { baseUrl, databaseUrl: db.url, start, kill }
-  })
-).pipe(Layer.provideMerge(ScriptedModel.layer))
+/** The crash server with settings of the test's own on top of the usual ones. */
+export const serverLiveWith = (extra: Record<string, string>) =>
+  Layer.scoped(
+    Server,
+    Effect.gen(function*() {
+      const db = yield* testDatabase
+      const model = yield* ScriptedModel
+      const port = yield* freePort
+      const env: Record<string, string> = {
+        ...platformEnv("crash", db.url, model.baseUrl),
+        PORT: String(port),
+        DATA_DIR: mkdtempSync(path.join(tmpdir(), "bp-crash-")),
+        EVAL_LEASE_SECONDS: "2",
+        EVAL_CONCURRENCY: "4",
+        ...extra
+      }
+      delete env.REDIS_URL
+      let child: ChildProcess | undefined
+      const baseUrl = `http://127.0.0.1:${port}`
+      const start = () =>
+        Effect.gen(function*() {
+          if (child !== undefined && child.exitCode === null && child.signalCode === null) return
+          child = spawn(process.execPath, ["--import", "tsx", "services/gateway/main.ts"], { env, stdio: "ignore" })
+          // By time, not tries (a start beside the suite on two cores can take 20 s); a second a try (a probe can hang).
+          for (const until = Date.now() + 90_000; Date.now() < until;) {
+            const ok = yield* Effect.promise(() => fetch(`${baseUrl}/health`, { signal: AbortSignal.timeout(1000) }).then((r) => r.ok, () => false))
+            if (ok) return
+            if (child.exitCode !== null) return yield* Effect.dieMessage(`server exited while starting (code ${child.exitCode})`)
+            yield* sleep(100)
+          }
+          return yield* Effect.dieMessage("server did not start")
+        })
+      const kill = () =>
+        Effect.async<void>((resume) => {
+          if (child === undefined || child.exitCode !== null) return resume(Effect.void)
+          child.once("exit", () => resume(Effect.void))
+          child.kill("SIGKILL")
+        })
+      yield* Effect.addFinalizer(() => kill())
+      return { baseUrl, databaseUrl: db.url, start, kill }
+    })
+  ).pipe(Layer.provideMerge(ScriptedModel.layer))
+
+export const ServerLive = serverLiveWith({})
 
 export const apiOf = (baseUrl: string) => (method: string, p: string, body?: unknown, token?: string) =>
   request(baseUrl, method, p, { ...(body !== undefined ? { body } : {}), ...(token !== undefined ? { token } : {}) })

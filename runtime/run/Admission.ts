@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { Context, Deferred, Effect, Exit, Layer, Metric, Schema, type Scope } from "effect"
+import { Context, Deferred, Effect, Exit, Layer, Metric, Schedule, Schema, type Scope } from "effect"
 import { gaugeAdd, runsQueued } from "../../otel/Metrics.js"
 import { AppConfig } from "../../platform/Config.js"
 import { decodeRows } from "../../platform/Rows.js"
@@ -19,6 +19,9 @@ export interface Parking {
   readonly runId: string
   readonly relaunch: Effect.Effect<void>
 }
+
+/** How often a line with free slots, no one waiting and parked runs launches one of them. */
+const STRANDED_CHECK = "5 seconds"
 
 /** How long a tenant's limit is read from its settings before it is read again. */
 const LIMIT_TTL_MS = 5_000
@@ -132,6 +135,17 @@ const makeTenantLines = (
           })
         ))
 
+    // Parked runs move up as slots free. Should one launched again never arrive (its read failed),
+    // a line could be left with free slots, no one waiting and runs parked: every few seconds such
+    // a line launches one more (one that arrives late only joins the waiting ones).
+    const stranded = Effect.forEach(
+      lines,
+      ([tenantId, line]) =>
+        line.parked.length > 0 && line.waiting.length === 0 && line.inFlight < (limits.get(tenantId)?.limit ?? fallback) ? unpark(line) : Effect.void,
+      { discard: true }
+    )
+    yield* Effect.forkScoped(Effect.repeat(stranded, Schedule.spaced(STRANDED_CHECK)))
+
     return { enter } satisfies { readonly enter: Enter }
   })
 
@@ -150,10 +164,10 @@ export class TenantAdmission extends Context.Tag("TenantAdmission")<TenantAdmiss
   /** No limit (the kernel's property tests). */
   static readonly none = Layer.succeed(TenantAdmission, { enter: () => Effect.succeed("entered" as const) })
 
-  static readonly layer = Layer.effect(TenantAdmission, makeTenantLines("max_runs_in_flight", (c) => c.tenantMaxRunsInFlight, true))
+  static readonly layer = Layer.scoped(TenantAdmission, makeTenantLines("max_runs_in_flight", (c) => c.tenantMaxRunsInFlight, true))
 }
 
 /** Model calls of a tenant's runs in flight at once on this process (`max_model_calls_in_flight`, else TENANT_MAX_MODEL_CALLS_IN_FLIGHT). */
 export class TenantModelCalls extends Context.Tag("TenantModelCalls")<TenantModelCalls, { readonly enter: Enter }>() {
-  static readonly layer = Layer.effect(TenantModelCalls, makeTenantLines("max_model_calls_in_flight", (c) => c.tenantMaxModelCallsInFlight, false))
+  static readonly layer = Layer.scoped(TenantModelCalls, makeTenantLines("max_model_calls_in_flight", (c) => c.tenantMaxModelCallsInFlight, false))
 }

@@ -1,0 +1,53 @@
+import { assert, layer } from "@effect/vitest"
+import { Effect, Exit, Fiber, Layer, Scope } from "effect"
+import { randomUUID } from "node:crypto"
+import { DatabaseLive } from "../../platform/Database.js"
+import { TenantAdmission } from "../../runtime/run/Admission.js"
+import { eventually } from "../support/RunPlatform.js"
+import { testDatabase } from "../support/TestDatabase.js"
+import { configLayer } from "../support/UnitLayers.js"
+
+const AdmissionLive = Layer.unwrapScoped(
+  Effect.map(testDatabase, (db) =>
+    TenantAdmission.layer.pipe(
+      Layer.provide(DatabaseLive),
+      Layer.provide(configLayer({ DATABASE_URL: db.url, TENANT_MAX_RUNS_IN_FLIGHT: "1", TENANT_MAX_RUNS_WAITING: "1" }))
+    ))
+).pipe(Layer.orDie)
+
+// A tenant's line with one slot and one run kept waiting: later runs are parked and launched again
+// one per freed slot; a relaunch that never arrives does not leave the rest parked for good.
+layer(AdmissionLive, { timeout: "60 seconds", excludeTestServices: true })("tenant line parking", (it) => {
+  it.effect("past the waiting runs a run is parked; each freed slot relaunches one; a line left with free slots and parked runs relaunches one within seconds", () =>
+    Effect.gen(function*() {
+      const admission = yield* TenantAdmission
+      const tenant = randomUUID()
+      const relaunched: Array<string> = []
+      const queued: Array<string> = []
+      const enter = (runId: string, scope: Scope.Scope) =>
+        admission.enter(tenant, () => Effect.sync(() => void queued.push(runId)), { runId, relaunch: Effect.sync(() => void relaunched.push(runId)) }).pipe(
+          Scope.extend(scope)
+        )
+      const first = yield* Scope.make()
+      assert.strictEqual(yield* enter("r1", first), "entered")
+      const second = yield* Scope.make()
+      const waiting = yield* Effect.fork(enter("r2", second))
+      yield* eventually(Effect.sync(() => (queued.includes("r2") ? true : undefined)), "r2 waits")
+      for (const id of ["r3", "r4", "r5"]) assert.strictEqual(yield* enter(id, yield* Scope.make()), "parked", id)
+      assert.deepStrictEqual(queued, ["r2", "r3", "r4", "r5"], "each said once that it waits")
+
+      // r1 ends: r2 takes its slot, r3 is launched again (and, here, never comes back).
+      yield* Scope.close(first, Exit.void)
+      assert.strictEqual(yield* Fiber.join(waiting), "entered")
+      yield* eventually(Effect.sync(() => (relaunched.length === 1 ? true : undefined)), "r3 relaunched")
+      // r2 ends: no one waits, r4 is launched again (and never comes back either): r5 would be stranded.
+      yield* Scope.close(second, Exit.void)
+      yield* eventually(Effect.sync(() => (relaunched.length === 2 ? true : undefined)), "r4 relaunched")
+      assert.deepStrictEqual(relaunched, ["r3", "r4"])
+      yield* eventually(Effect.sync(() => (relaunched.length === 3 ? true : undefined)), "r5 relaunched by the line's check", 12_000)
+      assert.deepStrictEqual(relaunched, ["r3", "r4", "r5"])
+
+      // A promoted run (relaunched) that arrives joins the line instead of parking again: here it finds a free slot.
+      assert.strictEqual(yield* enter("r5", yield* Scope.make()), "entered")
+    }))
+})

@@ -32,14 +32,14 @@ type Enter = (
   parking?: Parking
 ) => Effect.Effect<"entered" | "parked", never, Scope.Scope>
 
+const waitingGauge = Metric.tagged(runsQueued, "state", "waiting")
+const parkedGauge = Metric.tagged(runsQueued, "state", "parked")
+
 /**
  * Per-tenant lines on this process: at most the tenant's limit (its `setting`, else the
  * platform's default) hold a slot at once; the others wait in their tenant's own line, first come
  * first served, so one tenant's flood holds up only its own work. A slot is held for a scope.
  */
-const waitingGauge = Metric.tagged(runsQueued, "state", "waiting")
-const parkedGauge = Metric.tagged(runsQueued, "state", "parked")
-
 const makeTenantLines = (
   setting: "max_runs_in_flight" | "max_model_calls_in_flight",
   defaultLimit: (config: AppConfig["Type"]) => number,

@@ -13,8 +13,11 @@ import type { Journaled, RunRecord } from "./RunRecord.js"
 import { RunState } from "./RunState.js"
 import { runnableVersion, Versions } from "./Versions.js"
 
-/** How an activation ended: the run ended or waits (`idle`), or a wake-up came in meanwhile (`again`). */
-/** `parked`: the run waits for its tenant's slot outside memory and is launched again when one frees (Admission). */
+/**
+ * How an activation ended: the run ended or waits (`idle`), a wake-up came in meanwhile (`again`),
+ * or it waits for its tenant's slot outside memory and is launched again when one frees (`parked`,
+ * Admission).
+ */
 export type Activation = "idle" | "again" | "parked"
 
 export interface ActivationControls {

@@ -29,6 +29,7 @@ const connect = (options: pg.PoolConfig, queryTimeoutSeconds: number) =>
           connectionTimeoutMillis: Duration.toMillis(CONNECT_TIMEOUT),
           // A statement with no answer (a half-open connection, a server gone silent) fails after this.
           query_timeout: queryTimeoutSeconds * 1000,
+          onConnect: withoutBackendCancel,
           ...options
         })
         pool.on("error", () => {})
@@ -53,6 +54,22 @@ interface PoolClientInternals {
   _getActiveQuery?: () => unknown
   connection?: { stream?: { destroy: () => void } }
 }
+
+/**
+ * @effect/sql-pg stops an interrupted statement with `pg_cancel_backend(<pid>)` sent on another
+ * connection, but hands the client back to the pool as soon as the statement answers, which can be
+ * before the cancel arrives: PostgreSQL then cancels what that backend runs next, another request's
+ * statement (a 500 for a request that did nothing wrong; Effect-TS/effect#8068). Without a process id
+ * the library sends no cancel and hands the client back at once; `discardIfBusy` closes it (its
+ * statement still runs) and PostgreSQL stops the abandoned statement when it finds the connection
+ * closed (`client_connection_check_interval`, PostgreSQL 14 on; an older server runs it to its end).
+ */
+const withoutBackendCancel = (client: pg.ClientBase) => {
+  ;(client as unknown as { processID: number | null | undefined }).processID = undefined
+  // The pool hands the client out once this settles; a server before 14 refuses the setting.
+  return client.query(`SET client_connection_check_interval = ${CONNECTION_CHECK_MS}`).then(() => undefined, () => undefined)
+}
+const CONNECTION_CHECK_MS = 1000
 
 /**
  * A client handed back while its statement still runs (it timed out, or the fiber that ran it was

@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { Context, Deferred, Effect, Exit, Layer, Metric, Schedule, Schema, type Scope } from "effect"
+import { Clock, Context, Deferred, Effect, Exit, Layer, Metric, Schedule, Schema, type Scope } from "effect"
 import { gaugeAdd, runsQueued } from "../../otel/Metrics.js"
 import { AppConfig } from "../../platform/Config.js"
 import { decodeRows } from "../../platform/Rows.js"
@@ -10,8 +10,11 @@ interface Line {
   readonly waiting: Array<Deferred.Deferred<void>>
   /** Runs past the waiting ones, in arrival order: only their relaunch is kept (an id's worth of memory). */
   readonly parked: Array<Parking>
-  /** Parked runs relaunched: on arrival they join `waiting` instead of parking again. */
-  readonly promoted: Set<string>
+  /**
+   * Parked runs relaunched, with when: on arrival they join `waiting` instead of parking again. One
+   * that never arrives (cancelled meanwhile, its shard moved) is forgotten after PROMOTED_TTL_MS.
+   */
+  readonly promoted: Map<string, number>
 }
 
 /** How a run that may be parked comes back: its id and what launches it again. */
@@ -22,6 +25,9 @@ export interface Parking {
 
 /** How often a line with free slots, no one waiting and parked runs launches one of them. */
 const STRANDED_CHECK = "5 seconds"
+
+/** How long a relaunched run is expected; one arriving later may be parked again (in line, not lost). */
+const PROMOTED_TTL_MS = 60_000
 
 /** How long a tenant's limit is read from its settings before it is read again. */
 const LIMIT_TTL_MS = 5_000
@@ -69,17 +75,17 @@ const makeTenantLines = (
     const lineOf = (tenantId: string) => {
       const known = lines.get(tenantId)
       if (known !== undefined) return known
-      const line: Line = { inFlight: 0, waiting: [], parked: [], promoted: new Set() }
+      const line: Line = { inFlight: 0, waiting: [], parked: [], promoted: new Map() }
       lines.set(tenantId, line)
       return line
     }
 
     /** For each slot that frees, one parked run is launched again, to join the waiting ones. */
     const unpark = (line: Line) =>
-      Effect.suspend(() => {
+      Effect.flatMap(Clock.currentTimeMillis, (now) => {
         const next = line.parked.shift()
         if (next === undefined) return Effect.void
-        line.promoted.add(next.runId)
+        line.promoted.set(next.runId, now)
         return Effect.zipRight(count(parkedGauge, -1), Effect.asVoid(Effect.forkDaemon(next.relaunch)))
       })
 
@@ -141,7 +147,13 @@ const makeTenantLines = (
     const stranded = Effect.forEach(
       lines,
       ([tenantId, line]) =>
-        line.parked.length > 0 && line.waiting.length === 0 && line.inFlight < (limits.get(tenantId)?.limit ?? fallback) ? unpark(line) : Effect.void,
+        Effect.flatMap(Clock.currentTimeMillis, (now) => {
+          const expired = now - PROMOTED_TTL_MS
+          for (const [runId, at] of line.promoted) if (at < expired) line.promoted.delete(runId)
+          return line.parked.length > 0 && line.waiting.length === 0 && line.inFlight < (limits.get(tenantId)?.limit ?? fallback)
+            ? unpark(line)
+            : Effect.void
+        }),
       { discard: true }
     )
     yield* Effect.forkScoped(Effect.repeat(stranded, Schedule.spaced(STRANDED_CHECK)))

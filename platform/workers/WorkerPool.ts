@@ -19,7 +19,7 @@ type Output<F> = F extends (input: never) => infer O ? Awaited<O> : never
 const taskModules = new Set<string>()
 
 /**
- * `workerTask<typeof import("./X.js"), "fn">(new URL("./X.ts", import.meta.url), "fn")`: the
+ * `workerTask<typeof import("./X.js"), "fn">(new URL("./X.js", import.meta.url), "fn")`: the
  * task's types come from the module (a type-only import, so this process never loads it).
  */
 export const workerTask = <M extends TaskModule, K extends keyof M & string>(module: URL, fn: K): WorkerTask<Input<M[K]>, Output<M[K]>> => {

@@ -1,14 +1,20 @@
 // The entry of every thread of the worker pool (WorkerPool.ts). It is plain JavaScript so that a
-// thread starts without a loader; the task's own module (TypeScript) is imported through tsx.
+// thread starts without a loader. A task's module is named by its `.js` file: compiled
+// (dist/server), it is imported as it is; in the sources, only the `.ts` file is there and tsx
+// imports it.
+import { existsSync } from "node:fs"
+import { fileURLToPath } from "node:url"
 import { workerData } from "node:worker_threads"
-import { tsImport } from "tsx/esm/api"
 
 const modules = new Map()
+
+const importModule = async (module) =>
+  existsSync(fileURLToPath(module)) ? import(module) : (await import("tsx/esm/api")).tsImport(module, import.meta.url)
 
 const load = (module) => {
   let loaded = modules.get(module)
   if (loaded === undefined) {
-    loaded = tsImport(module, import.meta.url)
+    loaded = importModule(module)
     modules.set(module, loaded)
   }
   return loaded

@@ -3,8 +3,8 @@ import type * as HtmlTasks from "./HtmlTasks.js"
 import type * as OfficeTasks from "./OfficeTasks.js"
 
 /** Docgen's work on tenant files and markup, run by the worker pool. */
-const html = new URL("./HtmlTasks.ts", import.meta.url)
-const office = new URL("./OfficeTasks.ts", import.meta.url)
+const html = new URL("./HtmlTasks.js", import.meta.url)
+const office = new URL("./OfficeTasks.js", import.meta.url)
 
 export const DocgenTasks = {
   sanitize: workerTask<typeof HtmlTasks, "sanitizeHtml">(html, "sanitizeHtml"),

@@ -14,7 +14,7 @@ import type { Principal } from "../../schemas/Principal.js"
 import { AiEmployees } from "../ports/AiEmployees.js"
 import type * as CsvTask from "./CsvTask.js"
 
-const csvTask = workerTask<typeof CsvTask, "parseDataset">(new URL("./CsvTask.ts", import.meta.url), "parseDataset")
+const csvTask = workerTask<typeof CsvTask, "parseDataset">(new URL("./CsvTask.js", import.meta.url), "parseDataset")
 
 export const MAX_DATASET_BYTES = 5 * 1024 * 1024
 export const MAX_DATASET_ROWS = 10_000

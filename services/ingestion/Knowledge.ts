@@ -31,8 +31,8 @@ const smallText = (bytes: Uint8Array) => {
   return { text, hash: createHash("sha256").update(text).digest("hex"), chunks: chunkText(text) }
 }
 
-const readTask = workerTask<typeof ExtractTask, "readDocument">(new URL("./ExtractTask.ts", import.meta.url), "readDocument")
-const chunkTask = workerTask<typeof ExtractTask, "chunk">(new URL("./ExtractTask.ts", import.meta.url), "chunk")
+const readTask = workerTask<typeof ExtractTask, "readDocument">(new URL("./ExtractTask.js", import.meta.url), "readDocument")
+const chunkTask = workerTask<typeof ExtractTask, "chunk">(new URL("./ExtractTask.js", import.meta.url), "chunk")
 
 /** Knowledge bases: documents in, extracted, chunked and indexed; ranked search out. */
 export class Knowledge extends Effect.Service<Knowledge>()("Knowledge", {

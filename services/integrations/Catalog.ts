@@ -13,7 +13,7 @@ import { CatalogRepo } from "./CatalogRepo.js"
 import type * as OpenApiTask from "./OpenApiTask.js"
 
 const MAX_SPEC_BYTES = 5 * 1024 * 1024
-const importTask = workerTask<typeof OpenApiTask, "importOpenApi">(new URL("./OpenApiTask.ts", import.meta.url), "importOpenApi")
+const importTask = workerTask<typeof OpenApiTask, "importOpenApi">(new URL("./OpenApiTask.js", import.meta.url), "importOpenApi")
 
 /** The catalog: entries everyone sees, entries administrators author or import from OpenAPI. */
 export class Catalog extends Effect.Service<Catalog>()("Catalog", {

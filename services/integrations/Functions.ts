@@ -68,7 +68,7 @@ const SCRIPT_MEMORY_BYTES = 32 * 1024 * 1024
 const SCRIPT_CPU_MS = 2_000
 /** Past its CPU limit a script is interrupted by QuickJS itself; this stops its thread if even that fails. */
 const SCRIPT_HARD_LIMIT_MS = SCRIPT_CPU_MS + 3_000
-const scriptTask = workerTask<typeof ScriptTask, "runScript">(new URL("./ScriptTask.ts", import.meta.url), "runScript")
+const scriptTask = workerTask<typeof ScriptTask, "runScript">(new URL("./ScriptTask.js", import.meta.url), "runScript")
 
 /** Who calls, for credentials (a user's OAuth connection) and the record. */
 export interface Caller {

@@ -5,7 +5,7 @@ import * as net from "node:net"
 import { tmpdir } from "node:os"
 import * as path from "node:path"
 import { freePort } from "../../platform/FreePort.js"
-import { exited, sleep, startProcess, waitHealthy } from "../support/Processes.js"
+import { exited, platformArgs, sleep, startProcess, waitHealthy } from "../support/Processes.js"
 import { platformEnv, processPlatform, waitTerminal } from "../support/ProcessPlatform.js"
 import { ScriptedModel } from "../support/ScriptedModel.js"
 import { ADMIN_URL, testDatabase } from "../support/TestDatabase.js"
@@ -79,7 +79,7 @@ describe("a database outage", () => {
       const base = `http://127.0.0.1:${port}`
       const dataDir = mkdtempSync(path.join(tmpdir(), "bp-outage-"))
       chmodSync(dataDir, 0o755)
-      const started = startProcess(process.execPath, ["--import", "tsx", "services/gateway/main.ts"], {
+      const started = startProcess(process.execPath, [...platformArgs], {
         cwd: repo,
         env: {
           PATH: process.env.PATH ?? "/usr/bin:/bin",

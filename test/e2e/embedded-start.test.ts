@@ -6,10 +6,11 @@ import * as http from "node:http"
 import { tmpdir } from "node:os"
 import * as path from "node:path"
 import { freePort } from "../../platform/FreePort.js"
+import { platformArgs } from "../support/Processes.js"
 
 const sleep = (ms: number) => Effect.promise(() => new Promise((r) => setTimeout(r, ms)))
 
-/** `npm start` (node --import tsx services/gateway/main.ts) as a user runs it: no DATABASE_URL, no REDIS_URL, nothing but a data directory. */
+/** `npm start` (node dist/server/services/gateway/main.js) as a user runs it: no DATABASE_URL, no REDIS_URL, nothing but a data directory. */
 const start = (dataDir: string, port: number) => {
   const env: Record<string, string> = {}
   for (const [k, v] of Object.entries(process.env)) {
@@ -22,7 +23,7 @@ const start = (dataDir: string, port: number) => {
     BOOTSTRAP_ADMIN_PASSWORD: "first-admin-password",
     SHUTDOWN_GRACE_SECONDS: "5"
   })
-  const child = spawn(process.execPath, ["--import", "tsx", "services/gateway/main.ts"], { env, stdio: ["ignore", "pipe", "pipe"] })
+  const child = spawn(process.execPath, [...platformArgs], { env, stdio: ["ignore", "pipe", "pipe"] })
   let output = ""
   child.stdout?.on("data", (d: Buffer) => (output += d.toString()))
   child.stderr?.on("data", (d: Buffer) => (output += d.toString()))

@@ -6,6 +6,7 @@ import { tmpdir } from "node:os"
 import * as path from "node:path"
 import { freePort } from "../../platform/FreePort.js"
 import { request } from "../support/Http.js"
+import { platformArgs } from "../support/Processes.js"
 import { platformEnv } from "../support/ProcessPlatform.js"
 import { ScriptedModel } from "../support/ScriptedModel.js"
 import { testDatabase } from "../support/TestDatabase.js"
@@ -17,7 +18,7 @@ const sleep = (ms: number) => Effect.promise(() => new Promise((r) => setTimeout
 const spawnPlatform = (env: Record<string, string>) =>
   Effect.acquireRelease(
     Effect.gen(function*() {
-      const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", "services/gateway/main.ts"], { env, stdio: "inherit" })
+      const child: ChildProcess = spawn(process.execPath, [...platformArgs], { env, stdio: "inherit" })
       const base = `http://127.0.0.1:${env.PORT}`
       for (let i = 0; i < 300; i++) {
         const ok = yield* Effect.promise(() => fetch(`${base}/health`, { signal: AbortSignal.timeout(1000) }).then((r) => r.ok, () => false))

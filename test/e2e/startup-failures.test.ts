@@ -5,14 +5,14 @@ import * as net from "node:net"
 import { tmpdir, userInfo } from "node:os"
 import * as path from "node:path"
 import { freePort } from "../../platform/FreePort.js"
-import { exec, exited, probe, sleep, type Started, startProcess, waitHealthy } from "../support/Processes.js"
+import { exec, exited, platformArgs, probe, sleep, type Started, startProcess, waitHealthy } from "../support/Processes.js"
 import { ADMIN_URL, testDatabase } from "../support/TestDatabase.js"
 
 const repo = path.resolve(import.meta.dirname, "../..")
 
 /** The platform as `npm start` runs it, with only this environment. */
 const platform = (env: Record<string, string>) =>
-  startProcess(process.execPath, ["--import", "tsx", "services/gateway/main.ts"], {
+  startProcess(process.execPath, [...platformArgs], {
     cwd: repo,
     env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/tmp", ...env }
   })

@@ -5,6 +5,7 @@ import { tmpdir } from "node:os"
 import * as path from "node:path"
 import { freePort } from "../../platform/FreePort.js"
 import { request } from "./Http.js"
+import { platformArgs } from "./Processes.js"
 import { platformEnv } from "./ProcessPlatform.js"
 import { sleep } from "./RunPlatform.js"
 import { ScriptedModel } from "./ScriptedModel.js"
@@ -39,7 +40,7 @@ export const serverLiveWith = (extra: Record<string, string>) =>
       const start = () =>
         Effect.gen(function*() {
           if (child !== undefined && child.exitCode === null && child.signalCode === null) return
-          child = spawn(process.execPath, ["--import", "tsx", "services/gateway/main.ts"], { env, stdio: "ignore" })
+          child = spawn(process.execPath, [...platformArgs], { env, stdio: "ignore" })
           // By time, not tries (a start beside the suite on two cores can take 20 s); a second a try (a probe can hang).
           for (const until = Date.now() + 90_000; Date.now() < until;) {
             const ok = yield* Effect.promise(() => fetch(`${baseUrl}/health`, { signal: AbortSignal.timeout(1000) }).then((r) => r.ok, () => false))

@@ -64,6 +64,9 @@ export default async function setup() {
   // The console the gateway serves (and the browser tests drive), built from its sources when they changed.
   const { buildConsole } = await import("../../scripts/build-console.mjs")
   if ((await buildConsole({ quiet: true })).built) say("built the console")
+  // The platform's processes run from its compiled tree, as npm start runs them.
+  const { buildServer } = await import("../../scripts/build-server.mjs")
+  if ((await buildServer()).built) say("compiled the platform")
   const chromium = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium"
   if (existsSync(chromium)) {
     process.env.TEST_CHROMIUM_PATH = chromium

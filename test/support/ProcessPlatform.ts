@@ -2,6 +2,7 @@ import { Effect } from "effect"
 import { type ChildProcess, spawn } from "node:child_process"
 import { randomBytes } from "node:crypto"
 import { type HttpResult, request, type RequestOptions } from "./Http.js"
+import { platformArgs } from "./Processes.js"
 
 const sleep = (ms: number) => Effect.promise(() => new Promise((r) => setTimeout(r, ms)))
 
@@ -58,7 +59,7 @@ export const processPlatform = (env: Record<string, string>) =>
     }
     const baseUrl = `http://127.0.0.1:${env.PORT}`
     const start = Effect.gen(function*() {
-      child = spawn(process.execPath, ["--import", "tsx", "services/gateway/main.ts"], { env, stdio: ["ignore", "pipe", "pipe"] })
+      child = spawn(process.execPath, [...platformArgs], { env, stdio: ["ignore", "pipe", "pipe"] })
       child.stdout?.on("data", keep)
       child.stderr?.on("data", keep)
       // By time, not tries: a start beside the rest of the suite on two cores can take over 20 s.

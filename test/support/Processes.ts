@@ -1,8 +1,12 @@
 import { Effect } from "effect"
 import { type ChildProcess, execFile, spawn } from "node:child_process"
 import { promisify } from "node:util"
+import { serverEntry } from "../../scripts/build-server.mjs"
 
 export const exec = promisify(execFile)
+/** node's arguments for the platform as npm start runs it: its compiled tree (the test setup compiles it). */
+export const platformArgs: ReadonlyArray<string> = ["--enable-source-maps", serverEntry]
+
 export const sleep = (ms: number) => Effect.promise(() => new Promise((r) => setTimeout(r, ms)))
 
 export interface Started {

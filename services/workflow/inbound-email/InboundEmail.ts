@@ -16,7 +16,7 @@ import { WorkflowsRepo } from "../WorkflowsRepo.js"
 import type * as MailTask from "./MailTask.js"
 import type { StoredMail } from "./MailTask.js"
 
-const mailTask = workerTask<typeof MailTask, "readMail">(new URL("./MailTask.ts", import.meta.url), "readMail")
+const mailTask = workerTask<typeof MailTask, "readMail">(new URL("./MailTask.js", import.meta.url), "readMail")
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 

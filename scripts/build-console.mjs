@@ -3,10 +3,11 @@
 // run by npm install (prepare), npm start (prestart) and the test setup. A hash of what the build
 // reads (the console's sources, the API contract in schemas/, the lockfile) is kept in dist.
 import { createHash } from "node:crypto"
-import { existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs"
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { brotliCompressSync, constants, gzipSync } from "node:zlib"
+import { swapIn } from "./swap-in.mjs"
 
 const root = path.join(path.dirname(fileURLToPath(import.meta.url)), "..")
 const consoleDir = path.join(root, "console")
@@ -48,27 +49,13 @@ export const buildConsole = async ({ force = false, quiet = false } = {}) => {
   if (!force && existsSync(stamp) && readFileSync(stamp, "utf8") === hash) return { built: false }
   const { build } = await import("vite")
   const started = Date.now()
-  // Built beside dist and swapped in whole: two builds at once (npm start beside npm test) never
-  // leave a half-written dist, and a running gateway keeps what it read.
+  // Built beside dist and swapped in whole.
   const next = `${dist}.next-${process.pid}`
-  const old = `${dist}.old-${process.pid}`
   await build({ configFile: path.join(consoleDir, "vite.config.ts"), logLevel: quiet ? "error" : "warn", build: { outDir: next, emptyOutDir: true } })
   await build({ configFile: path.join(consoleDir, "vite.widget.config.ts"), logLevel: quiet ? "error" : "warn", build: { outDir: next, emptyOutDir: false } })
   precompress(next)
   writeFileSync(path.join(next, ".build-hash"), hash)
-  try {
-    renameSync(dist, old)
-  } catch (error) {
-    if (error?.code !== "ENOENT") throw error
-  }
-  try {
-    renameSync(next, dist)
-  } catch (error) {
-    // Another build swapped its dist in first: the same sources, so keep that one.
-    if (!existsSync(dist)) throw error
-    rmSync(next, { recursive: true, force: true })
-  }
-  rmSync(old, { recursive: true, force: true })
+  swapIn(next, dist)
   const size = shellSize()
   if (!quiet) console.log(`console built in ${((Date.now() - started) / 1000).toFixed(1)} s; the shell's JavaScript is ${(size / 1024).toFixed(1)} KiB gzipped`)
   return { built: true, shellBytes: size }

@@ -6,9 +6,10 @@
 // half of a start's CPU. Each file keeps its place in the tree (the JavaScript beside where its
 // source would be) so that paths relative to a module hold; console/ is linked in for the same reason.
 import { createHash } from "node:crypto"
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
+import { swapIn } from "./swap-in.mjs"
 
 const root = path.join(path.dirname(fileURLToPath(import.meta.url)), "..")
 const SOURCES = ["schemas", "platform", "runtime", "otel", "services", "client"]
@@ -37,10 +38,8 @@ export const buildServer = async ({ force = false } = {}) => {
   const hash = sourceHash(list)
   if (!force && existsSync(stamp) && readFileSync(stamp, "utf8") === hash) return { built: false }
   const { build } = await import("esbuild")
-  // Built beside dist/server and swapped in whole, as the console's build is: a start beside a
-  // test run never reads a half-written tree.
+  // Built beside dist/server and swapped in whole.
   const next = `${serverDist}.next-${process.pid}`
-  const old = `${serverDist}.old-${process.pid}`
   rmSync(next, { recursive: true, force: true })
   await build({
     entryPoints: list.filter((f) => f.endsWith(".ts")),
@@ -62,19 +61,7 @@ export const buildServer = async ({ force = false } = {}) => {
   }
   symlinkSync(path.join("..", "..", "console"), path.join(next, "console"))
   writeFileSync(path.join(next, ".build-hash"), hash)
-  try {
-    renameSync(serverDist, old)
-  } catch (error) {
-    if (error?.code !== "ENOENT") throw error
-  }
-  try {
-    renameSync(next, serverDist)
-  } catch (error) {
-    // Another build swapped its tree in first: the same sources, so keep that one.
-    if (!existsSync(serverDist)) throw error
-    rmSync(next, { recursive: true, force: true })
-  }
-  rmSync(old, { recursive: true, force: true })
+  swapIn(next, serverDist)
   return { built: true }
 }
 

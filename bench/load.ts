@@ -21,7 +21,7 @@ import * as path from "node:path"
 import pg from "pg"
 import { freePort } from "../platform/FreePort.js"
 import { type EventRow, storedEvents } from "../runtime/run/RunEvents.js"
-import { benchDatabase, instantModel, json, percentile } from "./support.js"
+import { benchDatabase, instantModel, json, percentile, platformArgs } from "./support.js"
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32)
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5)
@@ -116,7 +116,7 @@ export const loadBench = Effect.scoped(Effect.gen(function*() {
   const port = yield* freePort
   const barePort = yield* freePort
   const base = `http://127.0.0.1:${port}`
-  yield* child(["--max-semi-space-size=32", "--import", "tsx", "services/gateway/main.ts"], {
+  yield* child([...platformArgs], {
     DATABASE_URL: db.url,
     PORT: String(port),
     HOST: "127.0.0.1",

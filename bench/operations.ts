@@ -15,7 +15,7 @@ import { tmpdir } from "node:os"
 import * as path from "node:path"
 import pg from "pg"
 import { freePort } from "../platform/FreePort.js"
-import { benchDatabase, instantModel, json, percentile } from "./support.js"
+import { benchDatabase, instantModel, json, percentile, platformArgs } from "./support.js"
 
 const ROUNDS = Number(process.env.BENCH_OPERATIONS_ROUNDS ?? 3)
 const RUNS = 30
@@ -25,7 +25,7 @@ const answers = (url: string) => Effect.promise(() => fetch(url, { signal: Abort
 
 const spawnPlatform = (env: Record<string, string>) =>
   Effect.acquireRelease(
-    Effect.sync(() => spawn(process.execPath, ["--import", "tsx", "services/gateway/main.ts"], { env: { ...process.env, ...env }, stdio: "ignore" })),
+    Effect.sync(() => spawn(process.execPath, [...platformArgs], { env: { ...process.env, ...env }, stdio: "ignore" })),
     (child: ChildProcess) => Effect.sync(() => child.kill("SIGKILL"))
   )
 

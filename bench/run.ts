@@ -1,5 +1,6 @@
 /** `npm run bench`: every benchmark, one after the other. Figures go in bench/README.md. */
 import { Effect, Logger, LogLevel } from "effect"
+import { buildServer } from "../scripts/build-server.mjs"
 import { chatBench } from "./chat.js"
 import { consoleBench } from "./console.js"
 import { evalBench } from "./eval.js"
@@ -21,6 +22,8 @@ import { triggersBench } from "./triggers.js"
 const only = process.env.BENCH_ONLY
 
 const main = Effect.gen(function*() {
+  // The platform's processes run compiled, as npm start runs them.
+  yield* Effect.promise(() => buildServer())
   if (only === undefined || only === "gateway") yield* gatewayBench
   if (only === undefined || only === "runs") {
     for (const line of yield* runsBench) yield* Effect.log(line)

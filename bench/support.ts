@@ -8,6 +8,7 @@ import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import pg from "pg"
 import { freePort } from "../platform/FreePort.js"
+import { serverEntry } from "../scripts/build-server.mjs"
 import { PlatformLive } from "../services/gateway/Platform.js"
 
 export const ADMIN_URL = process.env.BENCH_DATABASE_ADMIN_URL ?? "postgres://postgres@127.0.0.1:5432/postgres"
@@ -108,10 +109,13 @@ export const benchPlatform = (env: Record<string, string>) =>
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..")
 
+/** node's arguments for the platform as npm start runs it (compiled by bench/run.ts before any bench). */
+export const platformArgs: ReadonlyArray<string> = ["--max-semi-space-size=32", "--enable-source-maps", serverEntry]
+
 const spawnPlatform = (env: Record<string, string>) =>
   Effect.acquireRelease(
     Effect.sync(() =>
-      spawn(process.execPath, ["--max-semi-space-size=32", "--import", "tsx", "services/gateway/main.ts"], {
+      spawn(process.execPath, [...platformArgs], {
         cwd: ROOT,
         env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", DATA_DIR: mkdtempSync(path.join(tmpdir(), "bp-bench-")), ...env },
         stdio: ["ignore", "ignore", "inherit"]

@@ -1,7 +1,7 @@
 // The entry of every thread of the worker pool (WorkerPool.ts). It is plain JavaScript so that a
 // thread starts without a loader. A task's module is named by its `.js` file: compiled
-// (dist/server), it is imported as it is; in the sources, only the `.ts` file is there and tsx
-// imports it.
+// (dist/server), it is imported as it is; in the sources only the `.ts` file is there, and tsx
+// imports it (as it imports a module named by its `.ts` file).
 import { existsSync } from "node:fs"
 import { fileURLToPath } from "node:url"
 import { workerData } from "node:worker_threads"
@@ -9,7 +9,7 @@ import { workerData } from "node:worker_threads"
 const modules = new Map()
 
 const importModule = async (module) =>
-  existsSync(fileURLToPath(module)) ? import(module) : (await import("tsx/esm/api")).tsImport(module, import.meta.url)
+  /\.m?js$/.test(module) && existsSync(fileURLToPath(module)) ? import(module) : (await import("tsx/esm/api")).tsImport(module, import.meta.url)
 
 const load = (module) => {
   let loaded = modules.get(module)

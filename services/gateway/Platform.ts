@@ -85,13 +85,25 @@ const HandlersLive = Layer.mergeAll(
   TicketingHttpLive
 )
 
-/** The API, its OpenAPI document naming this deployment's address (PUBLIC_BASE_URL) as its server. */
-const ApiLive = Layer.unwrapEffect(
-  Effect.map(
-    AppConfig,
-    (config) => HttpApiBuilder.api(PlatformApi.annotate(OpenApi.Servers, [{ url: config.publicBaseUrl, description: "This deployment (PUBLIC_BASE_URL)" }]))
-  )
-).pipe(
+/** The API as this deployment serves it: its OpenAPI document names PUBLIC_BASE_URL as its server. One object per address, so the document is derived once. */
+const deploymentApis = new Map<string, typeof PlatformApi>()
+const deploymentApi = (publicBaseUrl: string) => {
+  let api = deploymentApis.get(publicBaseUrl)
+  if (api === undefined) {
+    api = PlatformApi.annotate(OpenApi.Servers, [{ url: publicBaseUrl, description: "This deployment (PUBLIC_BASE_URL)" }])
+    deploymentApis.set(publicBaseUrl, api)
+  }
+  return api
+}
+
+/**
+ * Derives the OpenAPI document (/api/v1/openapi.json, /docs) before the listener opens: a second or
+ * two of CPU on a small machine, which, once the listener is open, would leave the requests of a
+ * starting platform unanswered instead of answered 503. OpenApi.fromApi keeps it by API object.
+ */
+const OpenApiDocumentLive = Layer.effectDiscard(Effect.map(AppConfig, (config) => OpenApi.fromApi(deploymentApi(config.publicBaseUrl))))
+
+const ApiLive = Layer.unwrapEffect(Effect.map(AppConfig, (config) => HttpApiBuilder.api(deploymentApi(config.publicBaseUrl)))).pipe(
   Layer.provide(HandlersLive),
   Layer.provide(AuthenticationLive),
   Layer.provide(AuthClientLive)
@@ -121,6 +133,7 @@ export const PlatformLive = GatewayLive.pipe(
   Layer.provide(TracingLive),
   Layer.provide(MigratedDatabaseLive),
   Layer.provide(ListenerLive),
+  Layer.provide(OpenApiDocumentLive),
   Layer.provide(AppConfig.layer),
   // Built untraced: background loops (pollers, sweeps, leases) make no traces while idle. Requests
   // are traced when spans are exported (serveGateway), runs always, and loops where they do work.

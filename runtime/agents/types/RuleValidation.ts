@@ -1,4 +1,5 @@
 import { Effect, Either, Schema } from "effect"
+import { WorkerPool } from "../../../platform/workers/WorkerPool.js"
 import { Condition } from "../../../schemas/Dag.js"
 import { asRecord } from "../../../schemas/Records.js"
 import { holds } from "../../dag/Conditions.js"
@@ -28,6 +29,7 @@ const show = (u: unknown) => (u === undefined ? "nothing" : JSON.stringify(u))
 export const ruleValidation = Effect.gen(function*() {
   const kit = yield* AgentKit
   const files = yield* GeneratedFiles
+  const pool = yield* WorkerPool
 
   const judge = (call: Parameters<AgentTypeRun>[0], rules: ReadonlyArray<Rule>) =>
     Effect.gen(function*() {
@@ -105,7 +107,9 @@ export const ruleValidation = Effect.gen(function*() {
       const results = rows.map(({ passed, reason, rule_id }) => ({ rule_id, passed, reason }))
       if (call.agentConfig.type_config?.report !== true) return { output: { passed, results }, usage }
       const title = typeof call.agentConfig.type_config.report_title === "string" ? call.agentConfig.type_config.report_title : "Rule validation"
-      const bytes = yield* ruleReport(title, passed, rows)
+      const bytes = yield* ruleReport(pool, call.tenantId, title, passed, rows).pipe(
+        Effect.mapError((e) => new NodeFailure({ kind: "dependency", code: e.code, message: `The rule_validation report could not be written: ${e.message}` }))
+      )
       const reportFileId = yield* files.save({
         tenantId: call.tenantId,
         filename: `${title.replace(/[^\w .-]/g, "_").slice(0, 80)}.xlsx`,

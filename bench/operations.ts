@@ -135,6 +135,8 @@ export const operationsBench = Effect.gen(function*() {
     `cold start, gateway + 3 runners at once on an empty database: all four live in median ${median(starts.map((s) => s[0]))} ms ` +
       `(${starts.map((s) => s[0]).join(", ")}), gateway ready in ${median(starts.map((s) => s[1]))} ms (${starts.map((s) => s[1]).join(", ")})`
   )
+  // BENCH_OPERATIONS_COLD_ONLY=1: only the cold start (to compare how the processes start).
+  if (process.env.BENCH_OPERATIONS_COLD_ONLY === "1") return lines
   for (const lease of [15, 5]) {
     const rounds = yield* Effect.forEach(Array.from({ length: ROUNDS }), () => takeover(lease))
     lines.push(

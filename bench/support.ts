@@ -109,8 +109,13 @@ export const benchPlatform = (env: Record<string, string>) =>
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..")
 
-/** node's arguments for the platform as npm start runs it (compiled by bench/run.ts before any bench). */
-export const platformArgs: ReadonlyArray<string> = ["--max-semi-space-size=32", "--enable-source-maps", serverEntry]
+/**
+ * node's arguments for the platform as npm start runs it (compiled by bench/run.ts before any
+ * bench); BENCH_FROM_SOURCES=1 runs the TypeScript through tsx instead, for comparison.
+ */
+export const platformArgs: ReadonlyArray<string> = process.env.BENCH_FROM_SOURCES === "1"
+  ? ["--max-semi-space-size=32", "--import", "tsx", path.join(ROOT, "services", "gateway", "main.ts")]
+  : ["--max-semi-space-size=32", "--enable-source-maps", serverEntry]
 
 const spawnPlatform = (env: Record<string, string>) =>
   Effect.acquireRelease(

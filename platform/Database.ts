@@ -16,7 +16,7 @@ const CONNECT_TIMEOUT = Duration.seconds(5)
  * The pool behind the SQL client, ours so that the run journal can use named prepared statements
  * on it (see PreparedSql); a first `SELECT 1` proves the server answers.
  */
-const connect = (options: pg.PoolConfig, queryTimeoutSeconds: number) =>
+const connect = (options: pg.PoolConfig, timeouts: Timeouts) =>
   Effect.gen(function*() {
     const pool = yield* Effect.acquireRelease(
       Effect.sync(() => {
@@ -28,8 +28,8 @@ const connect = (options: pg.PoolConfig, queryTimeoutSeconds: number) =>
           idleTimeoutMillis: 5 * 60_000,
           connectionTimeoutMillis: Duration.toMillis(CONNECT_TIMEOUT),
           // A statement with no answer (a half-open connection, a server gone silent) fails after this.
-          query_timeout: queryTimeoutSeconds * 1000,
-          onConnect: withoutBackendCancel,
+          query_timeout: timeouts.querySeconds * 1000,
+          onConnect: (client) => configureSession(client, timeouts),
           ...options
         })
         pool.on("error", () => {})
@@ -64,12 +64,25 @@ interface PoolClientInternals {
  * statement still runs) and PostgreSQL stops the abandoned statement when it finds the connection
  * closed (`client_connection_check_interval`, PostgreSQL 14 on; an older server runs it to its end).
  */
-const withoutBackendCancel = (client: pg.ClientBase) => {
+const configureSession = async (client: pg.ClientBase, timeouts: Timeouts) => {
   ;(client as unknown as { processID: number | null | undefined }).processID = undefined
-  // The pool hands the client out once this settles; a server before 14 refuses the setting.
-  return client.query(`SET client_connection_check_interval = ${CONNECTION_CHECK_MS}`).then(() => undefined, () => undefined)
+  // The pool hands the client out once these settle; a server before 14 refuses the first.
+  await client.query(`SET client_connection_check_interval = ${CONNECTION_CHECK_MS}`).catch(() => undefined)
+  await client.query(`SET idle_in_transaction_session_timeout = ${timeouts.idleInTransactionSeconds * 1000}`).catch(() => undefined)
 }
 const CONNECTION_CHECK_MS = 1000
+
+/**
+ * `querySeconds`: a statement with no answer fails after it. `idleInTransactionSeconds` (the
+ * runners' lease): PostgreSQL ends a session left inside a transaction without a statement for
+ * longer, so that a process that stopped (frozen, a VM paused) mid-transaction does not keep its
+ * row locks: a schedule it was firing, a claim, a run's rows stay theirs to take. The platform
+ * holds no transaction open across anything but its own statements.
+ */
+interface Timeouts {
+  readonly querySeconds: number
+  readonly idleInTransactionSeconds: number
+}
 
 /**
  * A client handed back while its statement still runs (it timed out, or the fiber that ran it was
@@ -111,11 +124,11 @@ const classify = (url: Redacted.Redacted) => (error: SqlError) => {
   }
 }
 
-const connectUrl = (url: Redacted.Redacted, timeoutSeconds: number, queryTimeoutSeconds: number) =>
+const connectUrl = (url: Redacted.Redacted, timeoutSeconds: number, timeouts: Timeouts) =>
   retryStartup({
     what: `PostgreSQL at ${describe(url).address}`,
     timeoutSeconds,
-    attempt: connect({ connectionString: Redacted.value(url) }, queryTimeoutSeconds),
+    attempt: connect({ connectionString: Redacted.value(url) }, timeouts),
     classify: classify(url),
     giveUp: (reason) =>
       `PostgreSQL at ${describe(url).address} did not answer within ${timeoutSeconds} s (${reason}): ` +
@@ -125,12 +138,13 @@ const connectUrl = (url: Redacted.Redacted, timeoutSeconds: number, queryTimeout
 const ConnectionLive = Layer.scopedContext(
   Effect.gen(function*() {
     const config = yield* AppConfig
+    const timeouts: Timeouts = { querySeconds: config.databaseQueryTimeoutSeconds, idleInTransactionSeconds: config.runnerLeaseSeconds }
     return Option.isSome(config.databaseUrl)
-      ? yield* connectUrl(config.databaseUrl.value, config.startupTimeoutSeconds, config.databaseQueryTimeoutSeconds)
+      ? yield* connectUrl(config.databaseUrl.value, config.startupTimeoutSeconds, timeouts)
       : yield* Effect.flatMap(
         embeddedDatabase(config),
         (db) =>
-          connect({ host: db.host, port: db.port, user: db.user, password: db.password, database: db.database }, config.databaseQueryTimeoutSeconds).pipe(
+          connect({ host: db.host, port: db.port, user: db.user, password: db.password, database: db.database }, timeouts).pipe(
             Effect.orDie
           )
       )

@@ -14,6 +14,8 @@ import { sharedBusEnv } from "../support/TestServices.js"
 const sleep = (ms: number) => Effect.promise(() => new Promise((r) => setTimeout(r, ms)))
 
 const RUNS = 90
+/** The runners' lease: shards, and the row locks of a transaction a frozen runner left open, are taken over after it. */
+const LEASE_SECONDS = 6
 
 const step = (id: string) => ({
   id,
@@ -40,7 +42,7 @@ layer(ScriptedModel.layer, { excludeTestServices: true, timeout: "240 seconds" }
         const common: Record<string, string> = {
           ...platformEnv("scale", db.url, model.baseUrl),
           ...sharedBusEnv(`bptest:${db.name}:`),
-          RUNNER_LEASE_SECONDS: "6"
+          RUNNER_LEASE_SECONDS: String(LEASE_SECONDS)
         }
         const runnerProcess = () =>
           Effect.gen(function*() {
@@ -132,7 +134,12 @@ layer(ScriptedModel.layer, { excludeTestServices: true, timeout: "240 seconds" }
         const times = ticks.map((r) => Date.parse(r.scheduled_fire_time)).sort((a, b) => a - b)
         assert.isAtLeast(times.length, 3)
         assert.strictEqual(new Set(times).size, times.length, "no fire time has two runs")
-        assert.deepStrictEqual(times.slice(1).map((t, i) => t - times[i]).filter((gap) => gap !== 1000), [], "one run every second")
+        // One run every second. A runner frozen while it was firing the schedule holds its row until
+        // PostgreSQL ends its transaction (after the lease); fires older than CATCH_UP_MS by then are
+        // dropped as missed: one gap at most, no longer than the lease and a claim round.
+        const gaps = times.slice(1).map((t, i) => t - times[i]).filter((gap) => gap !== 1000)
+        assert.isAtMost(gaps.length, 1, `one run every second: ${gaps.join(", ")}`)
+        for (const gap of gaps) assert.isAtMost(gap, (LEASE_SECONDS + 2) * 1000, "a gap no longer than the lease")
         for (const tick of ticks) assert.strictEqual((yield* waitTerminal(api, token, tick.id, 60_000)).status, "completed")
         // Every run above completed while the runner was still frozen: its shards went to the others.
         // It had runs in flight; their interrupted nodes ran again there.

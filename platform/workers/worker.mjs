@@ -21,10 +21,13 @@ const load = (module) => {
 }
 
 // A warm pool (WORKER_WARM_THREADS) names every task module: loading them now spares the first
-// task of each kind the wait. A module that fails to load is forgotten, so its task reports why.
-for (const module of workerData?.preload ?? []) {
-  load(module).catch(() => modules.delete(module))
+// task of each kind the wait. One at a time, so that a task arriving meanwhile waits for its own
+// module and at most one other, not for all of them loading at once. A module that fails to load
+// is forgotten, so its task reports why.
+const preload = async (list) => {
+  for (const module of list) await load(module).catch(() => modules.delete(module))
 }
+void preload(workerData?.preload ?? [])
 
 /** Runs `fn` of `module` on `input`; a refusal (TaskRefusal) comes back as a value, anything else as an error. */
 export default async function runTask({ module, fn, input }) {

@@ -71,6 +71,16 @@ const stop = (started: Started) =>
     assert.isTrue(stoppedCleanly(started), started.output())
   })
 
+/**
+ * `npm start` in the clone, stopped at the end of the test however it ends: a failed assertion
+ * left the platform and its embedded PostgreSQL running (and holding port 8080) after the suite.
+ */
+const npmStart = (app: string, env: Record<string, string>, user?: { readonly uid: number; readonly gid: number }) =>
+  Effect.acquireRelease(
+    Effect.sync(() => startProcess("npm", ["start"], { cwd: app, env, ...user })),
+    (started) => signalGroup(started, "SIGTERM").pipe(Effect.zipRight(exited(started)), Effect.catchAllCause(() => Effect.void))
+  )
+
 /** The README's quick-start commands, run as written (bash, in the clone) against the running platform. */
 const runQuickStart = (dir: string, base: string, env: Record<string, string>) =>
   Effect.promise(async () => {
@@ -86,7 +96,7 @@ const runQuickStart = (dir: string, base: string, env: Record<string, string>) =
 const dataOf = (dir: string) => path.join(dir, ".data")
 
 describe("a newcomer's first start from a fresh clone", () => {
-  it.live(
+  it.scopedLive(
     "root or not, from a private (0700) directory: clone, install, npm start, the README's first steps, restart keeps the data",
     () =>
       Effect.gen(function*() {
@@ -99,7 +109,7 @@ describe("a newcomer's first start from a fresh clone", () => {
         const base = `http://127.0.0.1:${port}`
         const env = { ...baseEnv(process.env.HOME ?? root), ...(needsPort ? { PORT: String(port) } : {}) }
 
-        const first = startProcess("npm", ["start"], { cwd: app, env })
+        const first = yield* npmStart(app, env)
         const seen = yield* waitHealthy(base, first)
         // Connecting during startup is answered (503 until ready) or refused, never left hanging.
         assert.notInclude(seen, "timeout", first.output())
@@ -118,7 +128,7 @@ describe("a newcomer's first start from a fresh clone", () => {
         assert.include(quick, "25 days of paid leave")
         yield* stop(first)
 
-        const second = startProcess("npm", ["start"], { cwd: app, env })
+        const second = yield* npmStart(app, env)
         yield* waitHealthy(base, second)
         yield* waitForOutput(second, "Builder Platform is ready")
         assert.strictEqual(yield* login(base, password), 200, "the data survived the restart")
@@ -138,7 +148,7 @@ describe("a newcomer's first start from a fresh clone", () => {
     400_000
   )
 
-  it.live.runIf(userInfo().uid === 0)("as a normal user (nobody) in a private directory of theirs", () =>
+  it.scopedLive.runIf(userInfo().uid === 0)("as a normal user (nobody) in a private directory of theirs", () =>
     Effect.gen(function*() {
       const { stdout } = yield* Effect.promise(() => exec("id", ["-u", "nobody"]))
       const uid = Number(stdout.trim())
@@ -155,13 +165,13 @@ describe("a newcomer's first start from a fresh clone", () => {
       const port = yield* freePort
       const base = `http://127.0.0.1:${port}`
       const env = { ...baseEnv(root), PORT: String(port) }
-      const first = startProcess("npm", ["start"], { cwd: app, env, uid, gid })
+      const first = yield* npmStart(app, env, { uid, gid })
       yield* waitHealthy(base, first)
       const password = readFileSync(path.join(dataOf(app), "initial-admin-password"), "utf8").trim()
       assert.strictEqual(yield* login(base, password), 200)
       assert.strictEqual(statSync(path.join(dataOf(app), "pg", "PG_VERSION")).uid, uid, "the cluster is the user's own, in DATA_DIR/pg")
       yield* stop(first)
-      const second = startProcess("npm", ["start"], { cwd: app, env, uid, gid })
+      const second = yield* npmStart(app, env, { uid, gid })
       yield* waitHealthy(base, second)
       assert.strictEqual(yield* login(base, password), 200)
       yield* stop(second)

@@ -127,118 +127,122 @@ interface Anomaly {
 }
 
 layer(RunPlatformLive({ TRUST_PROXY: "true", WORKER_WARM_THREADS: "1" }), { excludeTestServices: true, timeout: "300 seconds" })("contract fuzzing", (it) => {
-  it.effect(`every operation of the OpenAPI document, ${PER_OPERATION} generated requests each (seed ${SEED}): no 500, every error documented, no injection reaching SQL`, () =>
-    Effect.gen(function*() {
-      const { baseUrl } = yield* TestPlatform
-      let token = yield* adminToken
-      const doc = yield* Effect.promise(() =>
-        fetch(`${baseUrl}/api/v1/openapi.json`).then((r) =>
-          r.json() as Promise<{ paths: Record<string, Record<string, Operation>>; components: { schemas: Record<string, JsonSchema> } }>
+  it.effect(
+    `every operation of the OpenAPI document, ${PER_OPERATION} generated requests each (seed ${SEED}): no 500, every error documented, no injection reaching SQL`,
+    () =>
+      Effect.gen(function*() {
+        const { baseUrl } = yield* TestPlatform
+        let token = yield* adminToken
+        const doc = yield* Effect.promise(() =>
+          fetch(`${baseUrl}/api/v1/openapi.json`).then((r) =>
+            r.json() as Promise<{ paths: Record<string, Record<string, Operation>>; components: { schemas: Record<string, JsonSchema> } }>
+          )
         )
-      )
-      const operations = Object.entries(doc.paths).flatMap(([path, item]) =>
-        Object.entries(item).filter(([method]) => ["get", "post", "put", "patch", "delete"].includes(method)).map(([method, op]) => ({
-          path,
-          method: method.toUpperCase(),
-          op
-        }))
-      ).sort((a, b) => Number(SIGN_IN.test(a.path)) - Number(SIGN_IN.test(b.path)))
-      assert.isAbove(operations.length, 200, "the document lists the platform's operations")
-      const codes = new Set<string>(ErrorCodes)
-      const anomalies: Array<Anomaly> = []
-      let sent = 0
-      const histogram = new Map<number, number>()
-      // Ids of the resources earlier answers created or listed, so that later requests reach real
-      // rows; the fuzzer's own user and tenant are kept out (it would lock itself out).
-      const me = JSON.parse(
-        yield* Effect.promise(() => fetch(`${baseUrl}/api/v1/auth/users/me`, { headers: { authorization: `Bearer ${token}` } }).then((r) => r.text()))
-      )
-      const own = new Set<string>([me.user.id, me.user.tenant_id])
-      const pool: Array<string> = []
-      const harvest = (text: string) => {
-        const found = ((): unknown => {
-          try {
-            return JSON.parse(text)
-          } catch {
-            return undefined
-          }
-        })()
-        const records = typeof found === "object" && found !== null
-          ? [found, ...Object.values(found).flatMap((v) => (Array.isArray(v) ? v.slice(0, 3) : []))]
-          : []
-        for (const r of records) {
-          const id = (r as Record<string, unknown>).id
-          if (typeof id === "string" && !own.has(id) && !pool.includes(id)) pool.push(id)
-        }
-        if (pool.length > 300) pool.splice(0, pool.length - 300)
-      }
-      const pathValue = (schema: JsonSchema | undefined) =>
-        fc.oneof(
-          { weight: pool.length > 0 ? 4 : 0, arbitrary: pool.length > 0 ? fc.constantFrom(...pool) : fc.uuid() },
-          { weight: 2, arbitrary: fc.uuid() },
-          { weight: 1, arbitrary: valuesOf(schema, doc.components.schemas) },
-          { weight: 1, arbitrary: fc.constantFrom(...INJECTIONS) }
+        const operations = Object.entries(doc.paths).flatMap(([path, item]) =>
+          Object.entries(item).filter(([method]) => ["get", "post", "put", "patch", "delete"].includes(method)).map(([method, op]) => ({
+            path,
+            method: method.toUpperCase(),
+            op
+          }))
+        ).sort((a, b) => Number(SIGN_IN.test(a.path)) - Number(SIGN_IN.test(b.path)))
+        assert.isAbove(operations.length, 200, "the document lists the platform's operations")
+        const codes = new Set<string>(ErrorCodes)
+        const anomalies: Array<Anomaly> = []
+        let sent = 0
+        const histogram = new Map<number, number>()
+        // Ids of the resources earlier answers created or listed, so that later requests reach real
+        // rows; the fuzzer's own user and tenant are kept out (it would lock itself out).
+        const me = JSON.parse(
+          yield* Effect.promise(() => fetch(`${baseUrl}/api/v1/auth/users/me`, { headers: { authorization: `Bearer ${token}` } }).then((r) => r.text()))
         )
-      for (const [index, { path, method, op }] of operations.entries()) {
-        const params = op.parameters ?? []
-        const bodySchema = op.requestBody?.content["application/json"]?.schema
-        const request = fc.record({
-          path: fc.record(Object.fromEntries(params.filter((p) => p.in === "path").map((p) => [p.name, pathValue(p.schema)]))),
-          query: fc.record(Object.fromEntries(params.filter((p) => p.in === "query").map((p) => [p.name, valuesOf(p.schema, doc.components.schemas)])), {
-            requiredKeys: []
-          }),
-          body: bodySchema !== undefined ? valuesOf(bodySchema, doc.components.schemas) : fc.constant(undefined)
-        })
-        for (const sample of fc.sample(request, { numRuns: PER_OPERATION, seed: SEED + index })) {
-          const url = new URL(baseUrl + path.replace(/\{([^}]+)\}/g, (_, name: string) => encodeURIComponent(asText(sample.path[name]) || "x")))
-          for (const [k, v] of Object.entries(sample.query)) if (v !== undefined) url.searchParams.set(k, asText(v))
-          const started = Date.now()
-          const answer = yield* Effect.promise(async () => {
-            const response = await fetch(url, {
-              method,
-              redirect: "manual",
-              headers: {
-                authorization: `Bearer ${token}`,
-                "x-forwarded-for": `10.${index % 250}.${sent % 250}.${(sent >> 8) % 250 + 1}`,
-                ...(sample.body !== undefined ? { "content-type": "application/json" } : {})
-              },
-              ...(sample.body !== undefined ? { body: JSON.stringify(sample.body) } : {}),
-              signal: AbortSignal.timeout(20_000)
-            })
-            // A stream that opens is not read to its end.
-            const text = String(response.headers.get("content-type") ?? "").includes("event-stream")
-              ? (await response.body?.cancel(), "")
-              : await response.text()
-            return { status: response.status, text, ms: Date.now() - started }
-          })
-          sent++
-          if (answer.status < 300) harvest(answer.text)
-          histogram.set(answer.status, (histogram.get(answer.status) ?? 0) + 1)
-          const line = `${method} ${url.pathname}${url.search} ${sample.body !== undefined ? JSON.stringify(sample.body).slice(0, 300) : ""}`
-          const anomaly = (why: string) => anomalies.push({ request: line, status: answer.status, why, body: answer.text.slice(0, 300) })
-          if (answer.status >= 500 && answer.status !== 501 && answer.status !== 503) anomaly("a 5xx")
-          if (answer.ms > 2_500) anomaly(`answered in ${answer.ms} ms`)
-          if (answer.status >= 400) {
-            const body = ((): Record<string, unknown> | undefined => {
-              try {
-                return JSON.parse(answer.text) as Record<string, unknown>
-              } catch {
-                return undefined
-              }
-            })()
-            if (body === undefined || typeof body.message !== "string" || typeof body.request_id !== "string" || !codes.has(String(body.code))) {
-              anomaly("an undocumented error body")
+        const own = new Set<string>([me.user.id, me.user.tenant_id])
+        const pool: Array<string> = []
+        const harvest = (text: string) => {
+          const found = ((): unknown => {
+            try {
+              return JSON.parse(text)
+            } catch {
+              return undefined
             }
+          })()
+          const records = typeof found === "object" && found !== null
+            ? [found, ...Object.values(found).flatMap((v) => (Array.isArray(v) ? v.slice(0, 3) : []))]
+            : []
+          for (const r of records) {
+            const id = (r as Record<string, unknown>).id
+            if (typeof id === "string" && !own.has(id) && !pool.includes(id)) pool.push(id)
           }
-          if (answer.status === 401 && !SIGN_IN.test(path)) token = yield* adminToken
+          if (pool.length > 300) pool.splice(0, pool.length - 300)
         }
-      }
-      const statuses = JSON.stringify(Object.fromEntries([...histogram].sort(([a], [b]) => a - b)))
-      assert.deepStrictEqual(anomalies.slice(0, 15), [], `seed ${SEED}: ${anomalies.length} anomalies in ${sent} requests (statuses ${statuses})`)
-      assert.isAbove(
-        (histogram.get(200) ?? 0) + (histogram.get(201) ?? 0),
-        sent / 20,
-        `enough requests pass validation to reach the services (statuses ${statuses})`
-      )
-    }))
+        const pathValue = (schema: JsonSchema | undefined) =>
+          fc.oneof(
+            { weight: pool.length > 0 ? 4 : 0, arbitrary: pool.length > 0 ? fc.constantFrom(...pool) : fc.uuid() },
+            { weight: 2, arbitrary: fc.uuid() },
+            { weight: 1, arbitrary: valuesOf(schema, doc.components.schemas) },
+            { weight: 1, arbitrary: fc.constantFrom(...INJECTIONS) }
+          )
+        for (const [index, { path, method, op }] of operations.entries()) {
+          const params = op.parameters ?? []
+          const bodySchema = op.requestBody?.content["application/json"]?.schema
+          const request = fc.record({
+            path: fc.record(Object.fromEntries(params.filter((p) => p.in === "path").map((p) => [p.name, pathValue(p.schema)]))),
+            query: fc.record(Object.fromEntries(params.filter((p) => p.in === "query").map((p) => [p.name, valuesOf(p.schema, doc.components.schemas)])), {
+              requiredKeys: []
+            }),
+            body: bodySchema !== undefined ? valuesOf(bodySchema, doc.components.schemas) : fc.constant(undefined)
+          })
+          for (const sample of fc.sample(request, { numRuns: PER_OPERATION, seed: SEED + index })) {
+            const url = new URL(baseUrl + path.replace(/\{([^}]+)\}/g, (_, name: string) => encodeURIComponent(asText(sample.path[name]) || "x")))
+            for (const [k, v] of Object.entries(sample.query)) if (v !== undefined) url.searchParams.set(k, asText(v))
+            const started = Date.now()
+            const answer = yield* Effect.promise(async () => {
+              const response = await fetch(url, {
+                method,
+                redirect: "manual",
+                headers: {
+                  authorization: `Bearer ${token}`,
+                  "x-forwarded-for": `10.${index % 250}.${sent % 250}.${(sent >> 8) % 250 + 1}`,
+                  ...(sample.body !== undefined ? { "content-type": "application/json" } : {})
+                },
+                ...(sample.body !== undefined ? { body: JSON.stringify(sample.body) } : {}),
+                signal: AbortSignal.timeout(20_000)
+              })
+              // A stream that opens is not read to its end.
+              const text = String(response.headers.get("content-type") ?? "").includes("event-stream")
+                ? (await response.body?.cancel(), "")
+                : await response.text()
+              return { status: response.status, text, ms: Date.now() - started }
+            })
+            sent++
+            if (answer.status < 300) harvest(answer.text)
+            histogram.set(answer.status, (histogram.get(answer.status) ?? 0) + 1)
+            const line = `${method} ${url.pathname}${url.search} ${sample.body !== undefined ? JSON.stringify(sample.body).slice(0, 300) : ""}`
+            const anomaly = (why: string) => anomalies.push({ request: line, status: answer.status, why, body: answer.text.slice(0, 300) })
+            if (answer.status >= 500 && answer.status !== 501 && answer.status !== 503) anomaly("a 5xx")
+            if (answer.ms > 2_500) anomaly(`answered in ${answer.ms} ms`)
+            if (answer.status >= 400) {
+              const body = ((): Record<string, unknown> | undefined => {
+                try {
+                  return JSON.parse(answer.text) as Record<string, unknown>
+                } catch {
+                  return undefined
+                }
+              })()
+              if (body === undefined || typeof body.message !== "string" || typeof body.request_id !== "string" || !codes.has(String(body.code))) {
+                anomaly("an undocumented error body")
+              }
+            }
+            if (answer.status === 401 && !SIGN_IN.test(path)) token = yield* adminToken
+          }
+        }
+        const statuses = JSON.stringify(Object.fromEntries([...histogram].sort(([a], [b]) => a - b)))
+        assert.deepStrictEqual(anomalies.slice(0, 15), [], `seed ${SEED}: ${anomalies.length} anomalies in ${sent} requests (statuses ${statuses})`)
+        assert.isAbove(
+          (histogram.get(200) ?? 0) + (histogram.get(201) ?? 0),
+          sent / 20,
+          `enough requests pass validation to reach the services (statuses ${statuses})`
+        )
+      }),
+    180_000
+  )
 })

@@ -9,7 +9,7 @@ import type { HttpResult } from "../support/Http.js"
 import { platformEnv, processPlatform, waitTerminal } from "../support/ProcessPlatform.js"
 import { parseSse } from "../support/Runs.js"
 import { ScriptedModel } from "../support/ScriptedModel.js"
-import { testDatabase } from "../support/TestDatabase.js"
+import { migratedDatabase } from "../support/TestDatabase.js"
 
 const sleep = (ms: number) => Effect.promise(() => new Promise((r) => setTimeout(r, ms)))
 
@@ -55,7 +55,7 @@ layer(ScriptedModel.layer, { excludeTestServices: true, timeout: "240 seconds" }
     `SIGKILL at random points during ${RUNS} mixed runs (branches, approvals, child runs), ${KILLS} times: every run finishes, no committed node runs again, no event twice`,
     () =>
       Effect.gen(function*() {
-        const db = yield* testDatabase
+        const db = yield* migratedDatabase
         const model = yield* ScriptedModel
         let epoch = 0
         const calls = new Map<string, Array<number>>()

@@ -9,7 +9,7 @@ import { parse } from "yaml"
 import { freePort } from "../../platform/FreePort.js"
 import { apiOf, platformEnv } from "../support/ProcessPlatform.js"
 import { ScriptedModel } from "../support/ScriptedModel.js"
-import { testDatabase } from "../support/TestDatabase.js"
+import { migratedDatabase } from "../support/TestDatabase.js"
 
 const root = path.join(import.meta.dirname, "..", "..")
 const sleep = (ms: number) => Effect.promise(() => new Promise((r) => setTimeout(r, ms)))
@@ -82,7 +82,7 @@ layer(ScriptedModel.layer, { excludeTestServices: true, timeout: "120 seconds" }
     "the image's ENTRYPOINT and CMD as PID 1 of a new PID namespace: SIGTERM drains (a run in flight, an open stream) within the grace period",
     () =>
       Effect.gen(function*() {
-        const db = yield* testDatabase
+        const db = yield* migratedDatabase
         const model = yield* ScriptedModel
         model.setScript(() => ({ text: "slow", delayMs: 30_000 }))
         const port = yield* freePort

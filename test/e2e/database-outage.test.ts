@@ -8,7 +8,7 @@ import { freePort } from "../../platform/FreePort.js"
 import { exited, platformArgs, sleep, startProcess, waitHealthy } from "../support/Processes.js"
 import { platformEnv, processPlatform, waitTerminal } from "../support/ProcessPlatform.js"
 import { ScriptedModel } from "../support/ScriptedModel.js"
-import { ADMIN_URL, testDatabase } from "../support/TestDatabase.js"
+import { ADMIN_URL, migratedDatabase } from "../support/TestDatabase.js"
 
 const repo = path.resolve(import.meta.dirname, "../..")
 
@@ -45,7 +45,7 @@ const forwarder = (port: number) => {
 
 /** The suite's database behind a forwarder that the test can cut. */
 const proxiedDatabase = Effect.gen(function*() {
-  const db = new URL((yield* testDatabase).url)
+  const db = new URL((yield* migratedDatabase).url)
   const pgPort = yield* freePort
   db.host = `127.0.0.1:${pgPort}`
   const proxy = forwarder(pgPort)

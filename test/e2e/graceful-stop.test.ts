@@ -6,7 +6,7 @@ import * as path from "node:path"
 import { freePort } from "../../platform/FreePort.js"
 import { platformEnv, processPlatform } from "../support/ProcessPlatform.js"
 import { ScriptedModel } from "../support/ScriptedModel.js"
-import { testDatabase } from "../support/TestDatabase.js"
+import { migratedDatabase } from "../support/TestDatabase.js"
 
 const STREAMS = 200
 /** Long enough that streams ended at its end, not at once, cannot pass for ended at once on a loaded machine. */
@@ -22,7 +22,7 @@ layer(ScriptedModel.layer, { excludeTestServices: true, timeout: "120 seconds" }
   it.scoped(`SIGTERM with ${STREAMS} open streams: no in-flight request is dropped, the streams end at once, the process exits within the grace period`, () =>
     Effect.gen(function*() {
       const model = yield* ScriptedModel
-      const { url } = yield* testDatabase
+      const { url } = yield* migratedDatabase
       const port = yield* freePort
       const platform = yield* processPlatform({
         ...platformEnv("stop", url, model.baseUrl),

@@ -8,7 +8,7 @@ import { faultProxy } from "../support/FaultProxy.js"
 import { platformEnv, processPlatform, waitTerminal } from "../support/ProcessPlatform.js"
 import { ownRedis } from "../support/RedisServer.js"
 import { ScriptedModel } from "../support/ScriptedModel.js"
-import { testDatabase } from "../support/TestDatabase.js"
+import { migratedDatabase } from "../support/TestDatabase.js"
 import { redisServerAvailable } from "../support/TestServices.js"
 import { respondNode } from "../support/Workflows.js"
 
@@ -27,7 +27,7 @@ layer(ScriptedModel.layer, { excludeTestServices: true, timeout: "150 seconds" }
   it.scoped("latency, stalls, resets and half-open connections to the model, Redis and PostgreSQL", () =>
     Effect.gen(function*() {
       const model = yield* ScriptedModel
-      const db = yield* testDatabase
+      const db = yield* migratedDatabase
       const dbUrl = new URL(db.url)
       const modelUrl = new URL(model.baseUrl)
       const pgProxy = yield* faultProxy({ host: dbUrl.hostname, port: Number(dbUrl.port || 5432) })

@@ -7,7 +7,7 @@ import * as path from "node:path"
 import { freePort } from "../../platform/FreePort.js"
 import { platformEnv, processPlatform, waitTerminal } from "../support/ProcessPlatform.js"
 import { ScriptedModel } from "../support/ScriptedModel.js"
-import { testDatabase } from "../support/TestDatabase.js"
+import { migratedDatabase } from "../support/TestDatabase.js"
 
 const sleep = (ms: number) => Effect.promise(() => new Promise((r) => setTimeout(r, ms)))
 
@@ -53,7 +53,7 @@ const spansOf = (received: ReadonlyArray<Received>) =>
 layer(ScriptedModel.layer, { excludeTestServices: true, timeout: "120 seconds" })("operations", (it) => {
   it.scoped("metrics, JSON logs and OTLP traces an operator can use: per-role service name, no idle traces, no content, request linked to run, failures logged", () =>
     Effect.gen(function*() {
-      const db = yield* testDatabase
+      const db = yield* migratedDatabase
       const model = yield* ScriptedModel
       model.setScript(() => ({ text: "secret model output", delayMs: 50 }))
       const otlpPort = yield* freePort

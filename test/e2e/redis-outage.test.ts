@@ -10,7 +10,7 @@ import { platformEnv, processPlatform, waitTerminal } from "../support/ProcessPl
 import { ownRedis } from "../support/RedisServer.js"
 import { parseSse } from "../support/Runs.js"
 import { ScriptedModel } from "../support/ScriptedModel.js"
-import { testDatabase } from "../support/TestDatabase.js"
+import { migratedDatabase } from "../support/TestDatabase.js"
 import { redisServerAvailable } from "../support/TestServices.js"
 import { respondNode } from "../support/Workflows.js"
 
@@ -30,7 +30,7 @@ layer(ScriptedModel.layer, { excludeTestServices: true, timeout: "150 seconds" }
     () =>
       Effect.gen(function*() {
         const model = yield* ScriptedModel
-        const { url } = yield* testDatabase
+        const { url } = yield* migratedDatabase
         const redis = yield* ownRedis
         const port = yield* freePort
         const platform = yield* processPlatform({

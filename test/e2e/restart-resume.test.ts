@@ -6,7 +6,7 @@ import * as path from "node:path"
 import { freePort } from "../../platform/FreePort.js"
 import { platformEnv, processPlatform, waitTerminal } from "../support/ProcessPlatform.js"
 import { ScriptedModel } from "../support/ScriptedModel.js"
-import { testDatabase } from "../support/TestDatabase.js"
+import { migratedDatabase } from "../support/TestDatabase.js"
 import { respondNode } from "../support/Workflows.js"
 
 const RUNS = 100
@@ -21,7 +21,7 @@ layer(ScriptedModel.layer, { excludeTestServices: true, timeout: "150 seconds" }
   it.scoped(`${RUNS} paused runs resume after a full restart and after a SIGKILL`, () =>
     Effect.gen(function*() {
       const model = yield* ScriptedModel
-      const { url } = yield* testDatabase
+      const { url } = yield* migratedDatabase
       const port = yield* freePort
       const platform = yield* processPlatform({
         ...platformEnv("resume", url, model.baseUrl),

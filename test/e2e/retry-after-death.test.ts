@@ -9,7 +9,7 @@ import { freePort } from "../../platform/FreePort.js"
 import type { HttpResult } from "../support/Http.js"
 import { platformEnv, processPlatform } from "../support/ProcessPlatform.js"
 import { ScriptedModel } from "../support/ScriptedModel.js"
-import { testDatabase } from "../support/TestDatabase.js"
+import { migratedDatabase } from "../support/TestDatabase.js"
 import { respondNode } from "../support/Workflows.js"
 
 const PER_KIND = 24
@@ -29,7 +29,7 @@ layer(ScriptedModel.layer, { excludeTestServices: true, timeout: "150 seconds" }
     () =>
       Effect.gen(function*() {
         const model = yield* ScriptedModel
-        const db = yield* testDatabase
+        const db = yield* migratedDatabase
         model.setScript((r) => ({ text: `re ${r.messages.at(-1)?.content ?? ""}`.slice(0, 40), delayMs: 20 }))
         const platform = yield* processPlatform({
           ...platformEnv("retry", db.url, model.baseUrl),

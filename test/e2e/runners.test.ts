@@ -9,7 +9,7 @@ import { request } from "../support/Http.js"
 import { platformArgs } from "../support/Processes.js"
 import { platformEnv } from "../support/ProcessPlatform.js"
 import { ScriptedModel } from "../support/ScriptedModel.js"
-import { testDatabase } from "../support/TestDatabase.js"
+import { migratedDatabase } from "../support/TestDatabase.js"
 import { sharedBusEnv } from "../support/TestServices.js"
 import { respondNode } from "../support/Workflows.js"
 
@@ -33,7 +33,7 @@ const spawnPlatform = (env: Record<string, string>) =>
 layer(ScriptedModel.layer, { excludeTestServices: true, timeout: "120 seconds" })("separate runner processes", (it) => {
   it.scoped("ROLE=gateway sends runs to a ROLE=runners process; cancel reaches the run on its runner", () =>
     Effect.gen(function*() {
-      const db = yield* testDatabase
+      const db = yield* migratedDatabase
       const model = yield* ScriptedModel
       const common: Record<string, string> = {
         ...platformEnv("split", db.url, model.baseUrl),

@@ -10,7 +10,7 @@ import { request } from "../support/Http.js"
 import { ParkNode } from "../support/ParkNode.js"
 import { parseSse } from "../support/Runs.js"
 import { ScriptedModel } from "../support/ScriptedModel.js"
-import { testDatabase } from "../support/TestDatabase.js"
+import { migratedDatabase } from "../support/TestDatabase.js"
 import { ADMIN_EMAIL, ADMIN_PASSWORD, servePlatform } from "../support/TestPlatform.js"
 import { respondNode } from "../support/Workflows.js"
 
@@ -44,7 +44,7 @@ type Platform = Effect.Effect.Success<ReturnType<typeof platformIn>>
 
 /** A platform on a fresh database whose model answers "ok", noting each call's system prompt. */
 const answeringOk = Effect.gen(function*() {
-  const db = yield* testDatabase
+  const db = yield* migratedDatabase
   const model = yield* ScriptedModel
   const calls: Array<string> = []
   model.setScript((r) => {
@@ -160,7 +160,7 @@ layer(ScriptedModel.layer, { excludeTestServices: true, timeout: "120 seconds" }
 
   it.scoped("a timer set before a restart fires after it, with no process running when it was due", () =>
     Effect.gen(function*() {
-      const db = yield* testDatabase
+      const db = yield* migratedDatabase
       const model = yield* ScriptedModel
       model.setScript(() => ({ text: "ok" }))
       const first = yield* Scope.make()

@@ -9,7 +9,7 @@ import { platformArgs } from "./Processes.js"
 import { platformEnv } from "./ProcessPlatform.js"
 import { sleep } from "./RunPlatform.js"
 import { ScriptedModel } from "./ScriptedModel.js"
-import { testDatabase } from "./TestDatabase.js"
+import { migratedDatabase } from "./TestDatabase.js"
 
 /** The platform as a separate process that the test can SIGKILL and start again. */
 export class Server extends Context.Tag("CrashServer")<Server, {
@@ -23,7 +23,7 @@ export const serverLiveWith = (extra: Record<string, string>) =>
   Layer.scoped(
     Server,
     Effect.gen(function*() {
-      const db = yield* testDatabase
+      const db = yield* migratedDatabase
       const model = yield* ScriptedModel
       const port = yield* freePort
       const env: Record<string, string> = {

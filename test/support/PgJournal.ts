@@ -7,12 +7,12 @@ import { Journal } from "../../runtime/run/Journal.js"
 import { RunEvents } from "../../runtime/run/RunEvents.js"
 import { migrateAll } from "../../services/gateway/Migrations.js"
 import type { JournalBackend } from "./KernelHarness.js"
-import { testDatabase } from "./TestDatabase.js"
+import { migratedDatabase } from "./TestDatabase.js"
 import { configLayer } from "./UnitLayers.js"
 
 /** The product's PostgreSQL journal and run events on a migrated database of the suite's own. */
 export const PgJournalLive = Layer.unwrapScoped(
-  Effect.map(testDatabase, (db) =>
+  Effect.map(migratedDatabase, (db) =>
     Layer.effectDiscard(migrateAll).pipe(
       Layer.provideMerge(
         Layer.mergeAll(Journal.layer, RunEvents.layer).pipe(Layer.provide(Layer.effect(EventBus, EventBus.memory)), Layer.provideMerge(DatabaseLive))

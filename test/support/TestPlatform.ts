@@ -7,7 +7,7 @@ import pg from "pg"
 import { freePort } from "../../platform/FreePort.js"
 import { ExtraNodeTypes, type NodeDefinition } from "../../runtime/nodes/NodeType.js"
 import { PlatformLive } from "../../services/gateway/Platform.js"
-import { testDatabase } from "./TestDatabase.js"
+import { migratedDatabase } from "./TestDatabase.js"
 import { redisAvailable, testRedisUrl } from "./TestServices.js"
 
 export const ADMIN_EMAIL = "admin@acme.test"
@@ -43,7 +43,7 @@ export const TestPlatformLive = (
   Layer.scoped(
     TestPlatform,
     Effect.gen(function*() {
-      const db = yield* testDatabase
+      const db = yield* migratedDatabase
       const port = options.env?.PORT ?? String(yield* freePort)
       const env: Record<string, string> = {
         DATABASE_URL: db.url,

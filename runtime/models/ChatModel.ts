@@ -243,25 +243,17 @@ export class ChatModel extends Context.Tag("ChatModel")<ChatModel, ChatModelShap
           })
         const began = performance.now()
         return go(3, 250).pipe(Effect.onExit((exit) => {
+          const model = modelLabel(request.model)
           const timed = Metric.update(
-            modelDuration.pipe(
-              Metric.tagged("gen_ai.request.model", modelLabel(request.model)),
-              Metric.tagged("outcome", exit._tag === "Success" ? "ok" : "error")
-            ),
+            modelDuration(["gen_ai.request.model", model], ["outcome", exit._tag === "Success" ? "ok" : "error"]),
             (performance.now() - began) / 1000
           )
           if (exit._tag !== "Success") return timed
           const usage = exit.value.usage
           return Effect.all([
             timed,
-            Metric.update(
-              modelTokens.pipe(Metric.tagged("gen_ai.request.model", modelLabel(request.model)), Metric.tagged("gen_ai.token.type", "input")),
-              usage.prompt_tokens
-            ),
-            Metric.update(
-              modelTokens.pipe(Metric.tagged("gen_ai.request.model", modelLabel(request.model)), Metric.tagged("gen_ai.token.type", "output")),
-              usage.completion_tokens
-            )
+            Metric.update(modelTokens(["gen_ai.request.model", model], ["gen_ai.token.type", "input"]), usage.prompt_tokens),
+            Metric.update(modelTokens(["gen_ai.request.model", model], ["gen_ai.token.type", "output"]), usage.completion_tokens)
           ], { discard: true })
         }))
       }

@@ -75,11 +75,11 @@ const countTransition = (run: JournalRun, update: Batch["runUpdate"], status: Ru
   const trigger = run.trigger_type ?? "unknown"
   if (status === "running") {
     return update.from?.includes("pending") === true
-      ? Metric.update(runsStarted.pipe(Metric.tagged("trigger_type", trigger)), 1)
+      ? Metric.update(runsStarted(["trigger_type", trigger]), 1)
       : Effect.void
   }
-  if (status === "paused") return Metric.update(runsPaused.pipe(Metric.tagged("trigger_type", trigger)), 1)
-  if (isTerminal(status)) return Metric.update(runsEnded.pipe(Metric.tagged("trigger_type", trigger), Metric.tagged("status", status)), 1)
+  if (status === "paused") return Metric.update(runsPaused(["trigger_type", trigger]), 1)
+  if (isTerminal(status)) return Metric.update(runsEnded(["trigger_type", trigger], ["status", status]), 1)
   return Effect.void
 }
 

@@ -205,10 +205,7 @@ export const runNode = (node: NodeEnvelope, env: NodeEnv) =>
       Effect.either
     )
     yield* Metric.update(
-      nodeDuration.pipe(
-        Metric.tagged("node.type", node.type),
-        Metric.tagged("outcome", Either.isLeft(result) ? "failed" : result.right._tag === "Wait" ? "waiting" : "completed")
-      ),
+      nodeDuration(["node.type", node.type], ["outcome", Either.isLeft(result) ? "failed" : result.right._tag === "Wait" ? "waiting" : "completed"]),
       (performance.now() - began) / 1000
     )
     cut()

@@ -18,11 +18,7 @@ export const observed = <R>(app: HttpApp.Default<never, R>, accessLog: boolean):
         const route = routeTemplate(request.method, pathOf(request.url))
         const status = String(response.status)
         const recorded = Metric.update(
-          httpServerDuration.pipe(
-            Metric.tagged("http.request.method", request.method),
-            Metric.tagged("http.route", route),
-            Metric.tagged("http.response.status_code", status)
-          ),
+          httpServerDuration(["http.request.method", request.method], ["http.route", route], ["http.response.status_code", status]),
           seconds
         )
         if (!accessLog) return recorded

@@ -16,6 +16,19 @@ import { createWorkflow, publish, saveDag } from "../support/Workflows.js"
 
 const node = (page: Page, id: string) => page.locator(`.step-node[data-node-id="${id}"]`)
 
+/**
+ * Selects a node by clicking it on the canvas until its panel shows: a click that lands while the
+ * canvas moves (the problems list appearing under it) can select the node beside it.
+ */
+const selectNode = async (page: Page, id: string, name: string) => {
+  const panel = page.getByRole("complementary", { name: `Node ${name}` })
+  for (let attempt = 0; attempt < 3 && !(await panel.isVisible()); attempt++) {
+    await node(page, id).click()
+    await panel.waitFor({ timeout: 5_000 }).catch(() => undefined)
+  }
+  await panel.waitFor()
+}
+
 /** Types into the instructions and picks the first reference offered after `{{`. */
 const instructions = async (page: Page, before: string, typed: string, pick: string) => {
   const field = page.getByLabel("Instructions *")
@@ -110,7 +123,7 @@ layer(RunPlatformLive(), { excludeTestServices: true, timeout: "180 seconds" })(
         })
         // Fixed with the reference offered for the upstream step, then published.
         yield* Effect.promise(async () => {
-          await node(page, "step_2").click()
+          await selectNode(page, "step_2", "Polish")
           await instructions(page, "Polish ", "{{nodes.st", "nodes.step.output.text")
           assert.strictEqual(await page.getByLabel("Instructions *").inputValue(), "Polish {{nodes.step.output.text}}")
           await page.getByRole("button", { name: "Publish" }).click()

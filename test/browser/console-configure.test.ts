@@ -5,7 +5,7 @@ import { existsSync } from "node:fs"
 import { browserAvailable, launchBrowser, signIn, watchedPage } from "../support/Browser.js"
 import { adminToken } from "../support/Fixtures.js"
 import { http } from "../support/Http.js"
-import { publishedWorkflow, RunPlatformLive } from "../support/RunPlatform.js"
+import { eventually, publishedWorkflow, RunPlatformLive } from "../support/RunPlatform.js"
 import { ScriptedModel } from "../support/ScriptedModel.js"
 import { ADMIN_EMAIL, ADMIN_PASSWORD, TestPlatform } from "../support/TestPlatform.js"
 import { answererDag } from "../support/Workflows.js"
@@ -114,7 +114,11 @@ layer(RunPlatformLive(), { excludeTestServices: true, timeout: "180 seconds" })(
           await page.getByRole("region", { name: "Public app" }).getByLabel(/Anyone with the link/).click()
           await page.getByLabel("Public run URL").getByText(`/public/${id}/run`).waitFor()
         })
-        assert.isTrue((yield* http("GET", `/api/v1/workflow/workflows/${id}`, { token })).body.public_app)
+        // The card shows the URL as the box is ticked (optimistically); the change reaches the server after it.
+        yield* eventually(
+          Effect.map(http("GET", `/api/v1/workflow/workflows/${id}`, { token }), (r) => (r.body.public_app === true ? true : undefined)),
+          "the public app switched on"
+        )
 
         // Details, models, clone, archive and restore.
         yield* Effect.promise(async () => {

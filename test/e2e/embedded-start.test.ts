@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { spawn } from "node:child_process"
-import { chmodSync, existsSync, mkdtempSync } from "node:fs"
+import { chmodSync, existsSync, mkdtempSync, rmSync } from "node:fs"
 import * as http from "node:http"
 import { tmpdir } from "node:os"
 import * as path from "node:path"
@@ -108,5 +108,7 @@ describe("npm start with no configuration", () => {
       assert.notInclude(second.output(), "Created bootstrap admin")
       second.child.kill("SIGINT")
       assert.strictEqual(yield* exited(second), 0, second.output())
+      // The cluster (about 65 MB) goes with the directory.
+      rmSync(dataDir, { recursive: true, force: true })
     }), 180_000)
 })

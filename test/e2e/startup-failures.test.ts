@@ -1,6 +1,7 @@
-import { assert, describe, it } from "@effect/vitest"
+import { afterAll, assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { chmodSync, mkdtempSync, writeFileSync } from "node:fs"
+import { rm } from "node:fs/promises"
 import * as net from "node:net"
 import { tmpdir, userInfo } from "node:os"
 import * as path from "node:path"
@@ -17,10 +18,15 @@ const platform = (env: Record<string, string>) =>
     env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/tmp", ...env }
   })
 
-/** Reachable by `postgres` when we run as root, so a cluster made here stays here (and goes with the directory). */
+const madeDirs: Array<string> = []
+// A directory still mounted (the disk-full case's tmpfs, unmounted lazily) is left where it is.
+afterAll(() => Promise.all(madeDirs.map((dir) => rm(dir, { recursive: true, force: true }).catch(() => undefined))))
+
+/** Reachable by `postgres` when we run as root, so a cluster made here stays here (and goes with the directory, after the file). */
 const dataDir = () => {
   const dir = mkdtempSync(path.join(tmpdir(), "bp-fail-"))
   chmodSync(dir, 0o755)
+  madeDirs.push(dir)
   return dir
 }
 

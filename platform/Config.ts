@@ -106,6 +106,8 @@ export interface AppConfigShape {
   readonly retentionSweepSeconds: number
   /** How long a node serves a token's membership or a key's owner from memory (0: read on every request). */
   readonly authCacheSeconds: number
+  /** scrypt's N for new password hashes is 2 to this power (15 by default; lower only for test suites). */
+  readonly passwordHashCost: number
 }
 
 const invalid = (name: string, message: string) => Either.left(ConfigError.InvalidData([name], message))
@@ -265,6 +267,10 @@ const raw = Config.all({
   authCacheSeconds: Config.integer("AUTH_CACHE_SECONDS").pipe(
     Config.validate({ message: "must be zero or more", validation: (n) => n >= 0 }),
     Config.withDefault(5)
+  ),
+  passwordHashCost: Config.integer("PASSWORD_HASH_COST").pipe(
+    Config.validate({ message: "must be an integer from 10 to 16", validation: (n) => n >= 10 && n <= 16 }),
+    Config.withDefault(15)
   ),
   shutdownGraceSeconds: Config.integer("SHUTDOWN_GRACE_SECONDS").pipe(
     Config.validate({ message: "must be zero or more", validation: (n) => n >= 0 }),

@@ -13,6 +13,7 @@ import { GroupsRepo } from "./GroupsRepo.js"
 import { ApiKeysHttp, AuthMeHttp } from "./http/AccountHttp.js"
 import { AuditHttp, GroupsHttp, TenantsHttp, UsersHttp } from "./http/AdminHttp.js"
 import { AuthPublicHttp } from "./http/PublicHttp.js"
+import { Passwords } from "./Passwords.js"
 import { PeopleLive } from "./PeopleLive.js"
 import { SecondFactor } from "./SecondFactor.js"
 import { Sessions } from "./Sessions.js"
@@ -33,7 +34,7 @@ export const AuthLive = Layer.mergeAll(SecondFactor.Default, Directory.Default, 
   Layer.provideMerge(Layer.mergeAll(SsoDomains.Default, SsoClients.Default)),
   Layer.provideMerge(Sessions.Default),
   Layer.provideMerge(
-    Layer.mergeAll(Tokens.Default, TenantsRepo.Default, UsersRepo.Default, ApiKeysRepo.Default, GroupsRepo.Default, SignInThrottle.Default)
+    Layer.mergeAll(Passwords.Default, Tokens.Default, TenantsRepo.Default, UsersRepo.Default, ApiKeysRepo.Default, GroupsRepo.Default, SignInThrottle.Default)
   )
 )
 

@@ -4,7 +4,7 @@ import { randomBytes, randomUUID } from "node:crypto"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import { AppConfig } from "../../platform/Config.js"
-import { hashPassword } from "./Passwords.js"
+import { Passwords } from "./Passwords.js"
 import { TenantsRepo } from "./TenantsRepo.js"
 import { UsersRepo } from "./UsersRepo.js"
 
@@ -31,6 +31,7 @@ const generated = () => randomBytes(18).toString("base64url")
 export const bootstrapAdmin = Effect.gen(function*() {
   const config = yield* AppConfig
   const users = yield* UsersRepo
+  const passwords = yield* Passwords
   const tenants = yield* TenantsRepo
   const sql = yield* SqlClient.SqlClient
   return yield* sql.withTransaction(Effect.gen(function*() {
@@ -49,7 +50,7 @@ export const bootstrapAdmin = Effect.gen(function*() {
           )
       }))
     )
-    const user = yield* users.insertUser({ id: randomUUID(), email, name: "Administrator", password_hash: yield* hashPassword(password) })
+    const user = yield* users.insertUser({ id: randomUUID(), email, name: "Administrator", password_hash: yield* passwords.hash(password) })
     if (Option.isNone(user)) return Option.none<FirstAdmin>()
     yield* users.addMembership(tenant.id, user.value.id, "env_admin")
     if (Option.isSome(configured)) {

@@ -12,18 +12,19 @@ import type { Principal } from "../../schemas/Principal.js"
 import type { Role } from "../../schemas/Roles.js"
 import { isAtLeast } from "../../schemas/Roles.js"
 import type { TenantSettings } from "../../schemas/Tenant.js"
-import { hashPassword } from "./Passwords.js"
+import { Passwords } from "./Passwords.js"
 import { TenantsRepo } from "./TenantsRepo.js"
 import { UsersRepo } from "./UsersRepo.js"
 
 /** Tenants, users and memberships. */
 export class Directory extends Effect.Service<Directory>()("Directory", {
-  dependencies: [TenantsRepo.Default, UsersRepo.Default],
+  dependencies: [Passwords.Default, TenantsRepo.Default, UsersRepo.Default],
   effect: Effect.gen(function*() {
     const tenants = yield* TenantsRepo
     const users = yield* UsersRepo
     const audit = yield* Audit
     const config = yield* AppConfig
+    const passwords = yield* Passwords
 
     const createTenant = (principal: Principal, input: { name: string; slug: string }) =>
       Effect.gen(function*() {
@@ -105,7 +106,7 @@ export class Directory extends Effect.Service<Directory>()("Directory", {
         }
         const existing = yield* users.byEmail(input.email)
         const user = Option.isSome(existing) ? existing.value : yield* Effect.gen(function*() {
-          const password_hash = input.password === undefined ? null : yield* hashPassword(input.password)
+          const password_hash = input.password === undefined ? null : yield* passwords.hash(input.password)
           const inserted = yield* users.insertUser({ id: randomUUID(), email: input.email, name: input.name, password_hash })
           return yield* Option.match(inserted, {
             onSome: Effect.succeed,

@@ -4,7 +4,7 @@ import { traced } from "../../platform/Traced.js"
 import type { LoginResponse, LoginResult } from "../../schemas/Auth.js"
 import { unauthorized } from "../../schemas/Errors.js"
 import type { Principal } from "../../schemas/Principal.js"
-import { DUMMY_HASH, verifyPassword } from "./Passwords.js"
+import { Passwords } from "./Passwords.js"
 import { SignInThrottle } from "./SignInThrottle.js"
 import type { TokenType } from "./Tokens.js"
 import { Tokens } from "./Tokens.js"
@@ -15,12 +15,13 @@ export { throttled, WINDOW_SECONDS as LOGIN_WINDOW_SECONDS } from "./SignInThrot
 
 /** Turns a verified identity into tokens: the one place that decides between full and partial auth. */
 export class Sessions extends Effect.Service<Sessions>()("Sessions", {
-  dependencies: [SignInThrottle.Default, Tokens.Default, UsersRepo.Default],
+  dependencies: [Passwords.Default, SignInThrottle.Default, Tokens.Default, UsersRepo.Default],
   effect: Effect.gen(function*() {
     const users = yield* UsersRepo
     const tokens = yield* Tokens
     const throttle = yield* SignInThrottle
     const audit = yield* Audit
+    const passwords = yield* Passwords
 
     const toUser = (user: UserRow, m: MembershipRow) => ({
       id: user.id,
@@ -77,15 +78,16 @@ export class Sessions extends Effect.Service<Sessions>()("Sessions", {
         const subject = `login:${input.email.toLowerCase()}`
         yield* throttle.guard(subject)
         const user = yield* users.byEmail(input.email)
-        const hash = Option.match(user, { onNone: () => DUMMY_HASH, onSome: (u) => u.password_hash ?? DUMMY_HASH })
-        const passwordOk = yield* verifyPassword(input.password, hash)
-        const membership = Option.isSome(user) && passwordOk && hash !== DUMMY_HASH
+        const hash = Option.match(user, { onNone: () => passwords.dummy, onSome: (u) => u.password_hash ?? passwords.dummy })
+        const passwordOk = yield* passwords.verify(input.password, hash)
+        const membership = Option.isSome(user) && passwordOk && hash !== passwords.dummy
           ? yield* pickMembership(user.value, input.tenant)
           : Option.none<MembershipRow>()
         if (Option.isNone(user) || Option.isNone(membership)) {
           return yield* throttle.failed(subject, unauthorized("Invalid email or password", "INVALID_CREDENTIALS"))
         }
         yield* throttle.succeeded(subject)
+        if (passwords.outdated(hash)) yield* users.replacePasswordHash(user.value.id, hash, yield* passwords.hash(input.password))
         return yield* issue(user.value, membership.value, ["pwd"])
       })
 

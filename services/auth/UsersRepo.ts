@@ -135,6 +135,14 @@ export class UsersRepo extends Effect.Service<UsersRepo>()("UsersRepo", {
         Effect.orDie
       )
 
+    /** A password hash made again (other parameters), unless the password changed meanwhile. */
+    const replacePasswordHash = (userId: string, previous: string, next: string) =>
+      sql`UPDATE users SET password_hash = ${next} WHERE id = ${userId} AND password_hash = ${previous}`.pipe(
+        Effect.asVoid,
+        Effect.orDie,
+        changed
+      )
+
     const setTotp = (userId: string, secretEnc: string | null, enabled: boolean) =>
       sql`UPDATE users SET totp_secret_enc = ${secretEnc}, totp_enabled = ${enabled}, totp_last_step = NULL
         WHERE id = ${userId}`.pipe(Effect.asVoid, Effect.orDie, changed)
@@ -223,6 +231,7 @@ export class UsersRepo extends Effect.Service<UsersRepo>()("UsersRepo", {
       memberships,
       addMembership,
       touchLogin,
+      replacePasswordHash,
       setTotp,
       enableTotp,
       consumeTotpStep,

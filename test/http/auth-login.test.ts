@@ -1,8 +1,9 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
+import { randomBytes, scryptSync } from "node:crypto"
 import { adminToken, createMember, createTenant, uniqueEmail } from "../support/Fixtures.js"
 import { http, login, loginToken } from "../support/Http.js"
-import { ADMIN_EMAIL, ADMIN_PASSWORD, TestPlatformLive } from "../support/TestPlatform.js"
+import { ADMIN_EMAIL, ADMIN_PASSWORD, TestPlatformLive, withPlatformDb } from "../support/TestPlatform.js"
 
 layer(TestPlatformLive(), { excludeTestServices: true })("auth: sign-in and tokens", (it) => {
   it.effect("login returns tokens and the user; the access token works", () =>
@@ -152,5 +153,27 @@ layer(TestPlatformLive(), { excludeTestServices: true })("auth: sign-in and toke
       assert.strictEqual(removed.status, 204)
       assert.strictEqual((yield* http("GET", "/api/v1/auth/users/me", { token })).status, 401)
       assert.strictEqual((yield* http("GET", "/api/v1/auth/users/me", { apiKey: key.body.key })).status, 401)
+    }))
+
+  it.effect("a password hashed at another cost is hashed again at the configured one when its owner signs in", () =>
+    Effect.gen(function*() {
+      const admin = yield* adminToken
+      const member = yield* createMember(admin, "user")
+      const salt = randomBytes(16)
+      const older = `scrypt$2048$8$1$${salt.toString("base64")}$${
+        scryptSync(member.password, salt, 32, { N: 2048, r: 8, p: 1, maxmem: 64 * 1024 * 1024 }).toString("base64")
+      }`
+      const storedHash = withPlatformDb((c) =>
+        c.query("SELECT password_hash FROM users WHERE id = $1", [member.id]).then((r) => String(r.rows[0].password_hash))
+      )
+      yield* withPlatformDb((c) => c.query("UPDATE users SET password_hash = $1 WHERE id = $2", [older, member.id]))
+      assert.strictEqual((yield* login(member.email, "not-the-password")).status, 401)
+      assert.strictEqual(yield* storedHash, older, "a failed sign-in changes nothing")
+      assert.strictEqual((yield* login(member.email, member.password)).status, 200)
+      const renewed = yield* storedHash
+      // The suites' platforms run at PASSWORD_HASH_COST=10.
+      assert.match(renewed, /^scrypt\$1024\$8\$3\$/)
+      assert.strictEqual((yield* login(member.email, member.password)).status, 200)
+      assert.strictEqual(yield* storedHash, renewed, "a current hash is left as it is")
     }))
 })

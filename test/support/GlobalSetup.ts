@@ -74,6 +74,9 @@ export default async function setup() {
   // on demand: a warm thread loads every task module, about a second of CPU a process, and the
   // suite starts dozens. `fresh-clone` starts with an empty environment, so with the default.
   process.env.WORKER_WARM_THREADS ??= "0"
+  // The suites sign in and create users hundreds of times: scrypt at its lowest cost (2^10 instead
+  // of 2^15, milliseconds instead of a third of a second of CPU each). `fresh-clone` keeps the default.
+  process.env.PASSWORD_HASH_COST ??= "10"
   await Effect.runPromise(Scope.addFinalizer(scope, Effect.sync(() => removeLeftovers(runTmp))))
   const explicit = process.env.TEST_DATABASE_ADMIN_URL
   if (explicit !== undefined) {

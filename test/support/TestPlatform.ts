@@ -63,6 +63,8 @@ export const TestPlatformLive = (
         SHUTDOWN_GRACE_SECONDS: "1",
         // Dozens of platforms start in a run of the suite; each would load every task module.
         WORKER_WARM_THREADS: "0",
+        // Hundreds of sign-ins and new users in a run of the suite, each a third of a second of CPU at the default cost.
+        PASSWORD_HASH_COST: "10",
         ...(options.redis === false || !redisAvailable ? {} : { REDIS_URL: testRedisUrl, REDIS_KEY_PREFIX: `bptest:${db.name}:` }),
         ...options.env
       }

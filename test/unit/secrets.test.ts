@@ -1,28 +1,52 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Either } from "effect"
+import { Effect, Either, Exit, Layer } from "effect"
 import { scryptSync } from "node:crypto"
+import { AppConfig } from "../../platform/Config.js"
 import { CredentialsCipher } from "../../platform/CredentialsCipher.js"
 import { generateApiKey, hashApiKey } from "../../services/auth/ApiKeySecret.js"
-import { hashPassword, verifyPassword } from "../../services/auth/Passwords.js"
+import { Passwords } from "../../services/auth/Passwords.js"
 import { currentTotp, matchTotp, newTotpSecret } from "../../services/auth/Totp.js"
 import { configLayer } from "../support/UnitLayers.js"
+
+const passwordsWith = (env: Record<string, string>) => Passwords.Default.pipe(Layer.provide(configLayer(env)))
 
 describe("passwords", () => {
   it.effect("scrypt hashes verify the right password only, with a fresh salt each time", () =>
     Effect.gen(function*() {
-      const a = yield* hashPassword("s3cret-pass")
-      const b = yield* hashPassword("s3cret-pass")
+      const passwords = yield* Passwords
+      const a = yield* passwords.hash("s3cret-pass")
+      const b = yield* passwords.hash("s3cret-pass")
       assert.notStrictEqual(a, b)
       assert.match(a, /^scrypt\$32768\$8\$3\$/)
-      assert.isTrue(yield* verifyPassword("s3cret-pass", a))
-      assert.isFalse(yield* verifyPassword("s3cret-pasS", a))
-      assert.isFalse(yield* verifyPassword("s3cret-pass", "plain-text"))
+      assert.isTrue(yield* passwords.verify("s3cret-pass", a))
+      assert.isFalse(yield* passwords.verify("s3cret-pasS", a))
+      assert.isFalse(yield* passwords.verify("s3cret-pass", "plain-text"))
+      assert.isFalse(passwords.outdated(a))
       // A hash stored with the earlier parameters (p=1) still verifies: each hash carries its own.
       const salt = Buffer.alloc(16, 7)
       const earlier = `scrypt$32768$8$1$${salt.toString("base64")}$${
         scryptSync("s3cret-pass", salt, 32, { N: 32768, r: 8, p: 1, maxmem: 64 * 1024 * 1024 }).toString("base64")
       }`
-      assert.isTrue(yield* verifyPassword("s3cret-pass", earlier))
+      assert.isTrue(yield* passwords.verify("s3cret-pass", earlier))
+      assert.isTrue(passwords.outdated(earlier), "made again at the next sign-in")
+    }).pipe(Effect.provide(passwordsWith({}))))
+
+  it.effect("PASSWORD_HASH_COST sets N for new hashes and the unknown-email check; hashes of any cost still verify", () =>
+    Effect.gen(function*() {
+      const strong = yield* Effect.provide(Effect.flatMap(Passwords, (p) => p.hash("s3cret-pass")), passwordsWith({}))
+      const passwords = yield* Effect.provide(Passwords, passwordsWith({ PASSWORD_HASH_COST: "10" }))
+      const light = yield* passwords.hash("s3cret-pass")
+      assert.match(light, /^scrypt\$1024\$8\$3\$/)
+      assert.match(passwords.dummy, /^scrypt\$1024\$8\$3\$/)
+      assert.isTrue(yield* passwords.verify("s3cret-pass", light))
+      assert.isTrue(yield* passwords.verify("s3cret-pass", strong))
+      assert.isFalse(yield* passwords.verify("s3cret-pass", passwords.dummy))
+      assert.deepStrictEqual([passwords.outdated(strong), passwords.outdated(light)], [true, false])
+      for (const bad of ["9", "17", "fifteen", "12.5"]) {
+        const exit = yield* Effect.exit(Effect.provide(AppConfig, configLayer({ PASSWORD_HASH_COST: bad })))
+        assert.isTrue(Exit.isFailure(exit), bad)
+        assert.include(String(exit), "PASSWORD_HASH_COST", bad)
+      }
     }))
 })
 

@@ -3,7 +3,7 @@ import { Effect, Either, Layer } from "effect"
 import { exportJWK, SignJWT } from "jose"
 import { createHmac, generateKeyPairSync, randomBytes } from "node:crypto"
 import { generateApiKey } from "../../services/auth/ApiKeySecret.js"
-import { hashPassword, SCRYPT_PARAMS } from "../../services/auth/Passwords.js"
+import { Passwords, SCRYPT_PARAMS } from "../../services/auth/Passwords.js"
 import { AUDIENCE, ISSUER, Tokens } from "../../services/auth/Tokens.js"
 import { configLayer } from "../support/UnitLayers.js"
 
@@ -78,7 +78,7 @@ describe("token attacks (RFC 8725)", () => {
       // OWASP Password Storage Cheat Sheet, scrypt: N=2^17 p=1, or its equal settings with r=8.
       const owasp = [[2 ** 17, 1], [2 ** 16, 2], [2 ** 15, 3], [2 ** 14, 5], [2 ** 13, 10]] as const
       assert.isTrue(owasp.some(([n, p]) => SCRYPT_PARAMS.N >= n && SCRYPT_PARAMS.p >= p) && SCRYPT_PARAMS.r >= 8, JSON.stringify(SCRYPT_PARAMS))
-      const stored = yield* hashPassword("correct horse battery staple")
+      const stored = yield* (yield* Passwords).hash("correct horse battery staple")
       const [scheme, n, r, p, salt] = stored.split("$")
       assert.deepStrictEqual(
         [scheme, Number(n), Number(r), Number(p)],
@@ -86,7 +86,7 @@ describe("token attacks (RFC 8725)", () => {
         "stored hashes carry the parameters"
       )
       assert.isAtLeast(Buffer.from(salt, "base64").length, 16, "a salt of at least 128 bits")
-      assert.notStrictEqual(stored, yield* hashPassword("correct horse battery staple"), "salted: the same password hashes differently")
+      assert.notStrictEqual(stored, yield* (yield* Passwords).hash("correct horse battery staple"), "salted: the same password hashes differently")
 
       const keys = Array.from({ length: 200 }, () => generateApiKey().key)
       assert.strictEqual(new Set(keys).size, keys.length)
@@ -94,5 +94,5 @@ describe("token attacks (RFC 8725)", () => {
       // Every position varies across keys: the bytes come from a CSPRNG, not a counter or a clock.
       const bytes = keys.map((k) => Buffer.from(k.slice(4), "base64url"))
       for (let i = 0; i < 16; i++) assert.isAbove(new Set(bytes.map((b) => b[i])).size, 100, `byte ${i} varies`)
-    }))
+    }).pipe(Effect.provide(Passwords.Default.pipe(Layer.provide(configLayer())))))
 })

@@ -44,6 +44,12 @@ const bundleEntry = async (build, tree) => {
     sourcemap: "inline",
     sourcesContent: false,
     logLevel: "error",
+    // effect reads a stack trace while its modules initialise (to learn whether function names
+    // survive), which made Node parse the whole bundle's source map: a quarter of a second of
+    // every start. No module needs a trace while the bundle evaluates; the limit is restored
+    // before the platform's program runs, and a trace printed later is mapped as before.
+    banner: { js: "const __bundleStackTraceLimit = Error.stackTraceLimit; Error.stackTraceLimit = 0;" },
+    footer: { js: "Error.stackTraceLimit = __bundleStackTraceLimit;" },
     plugins: [{
       name: "platform-bundle",
       setup(b) {

@@ -12,11 +12,13 @@ import { traced } from "../../platform/Traced.js"
 export const SCRYPT_PARAMS = { N: 32768, r: 8, p: 3 } as const
 const DEFAULT_PASSWORD_HASH_COST = Math.log2(SCRYPT_PARAMS.N)
 const KEYLEN = 32
+// scrypt's table is 128 * r * N bytes: 64 MiB at the highest cost allowed (2^16, r=8), with room
+// to spare; a stored hash asking for more is refused instead of allocated.
+const MAXMEM = 96 * 1024 * 1024
 
 const derive = (password: string, salt: Buffer, n: number, r: number, p: number) =>
   Effect.async<Buffer>((resume) => {
-    // Twice what scrypt needs (128 * r * N for its table), so any stored hash of ours verifies.
-    scrypt(password, salt, KEYLEN, { N: n, r, p, maxmem: 256 * r * n + 1024 * r * p }, (error, key) => {
+    scrypt(password, salt, KEYLEN, { N: n, r, p, maxmem: MAXMEM }, (error, key) => {
       resume(error === null ? Effect.succeed(key) : Effect.die(error))
     })
   })

@@ -42,6 +42,10 @@ describe("passwords", () => {
       assert.isTrue(yield* passwords.verify("s3cret-pass", strong))
       assert.isFalse(yield* passwords.verify("s3cret-pass", passwords.dummy))
       assert.deepStrictEqual([passwords.outdated(strong), passwords.outdated(light)], [true, false])
+      const highest = yield* Effect.provide(Passwords, passwordsWith({ PASSWORD_HASH_COST: "16" }))
+      const heavy = yield* highest.hash("s3cret-pass")
+      assert.match(heavy, /^scrypt\$65536\$8\$3\$/)
+      assert.isTrue(yield* passwords.verify("s3cret-pass", heavy), "the highest cost allowed fits scrypt's memory cap")
       for (const bad of ["9", "17", "fifteen", "12.5"]) {
         const exit = yield* Effect.exit(Effect.provide(AppConfig, configLayer({ PASSWORD_HASH_COST: bad })))
         assert.isTrue(Exit.isFailure(exit), bad)

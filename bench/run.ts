@@ -16,6 +16,7 @@ import { processesBench } from "./processes.js"
 import { runsBench } from "./runs.js"
 import { stackFloorRunsBench } from "./stackFloorRuns.js"
 import { storageBench } from "./storage.js"
+import { streamsBench } from "./streams.js"
 import { ticketingBench } from "./ticketing.js"
 import { triggersBench } from "./triggers.js"
 
@@ -63,6 +64,9 @@ const main = Effect.gen(function*() {
   }
   if (only === undefined || only === "hostile") {
     for (const line of yield* hostileBench) yield* Effect.log(line)
+  }
+  if (only === undefined || only === "streams") {
+    for (const line of yield* streamsBench) yield* Effect.log(line)
   }
   if (only === undefined || only === "chat") {
     for (const line of yield* chatBench) yield* Effect.log(line)

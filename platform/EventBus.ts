@@ -1,4 +1,4 @@
-import { Context, Effect, Layer, Option, PubSub, Queue, Runtime, Stream } from "effect"
+import { Context, Effect, Layer, Option, Queue, Runtime, Stream } from "effect"
 import { AppConfig } from "./Config.js"
 import { postgresBus } from "./PostgresBus.js"
 import { connectRedis, RedisConnection } from "./Redis.js"
@@ -13,17 +13,34 @@ export interface EventBusShape {
 
 /**
  * Cross-node fan-out: Redis pub/sub when `REDIS_URL` is set, PostgreSQL LISTEN/NOTIFY for split
- * processes without Redis (`EVENT_BUS`), else one process's PubSub.
+ * processes without Redis (`EVENT_BUS`), else one process's own channels.
  */
 export class EventBus extends Context.Tag("EventBus")<EventBus, EventBusShape>() {
-  static readonly memory: Effect.Effect<EventBusShape> = Effect.gen(function*() {
-    const hub = yield* PubSub.unbounded<{ channel: string; message: string }>()
+  /** One process's channels: a publish reaches only its channel's subscribers. */
+  static readonly memory: Effect.Effect<EventBusShape> = Effect.sync(() => {
+    const channels = new Map<string, Set<Queue.Queue<string>>>()
     return {
-      publish: (channel, message) => PubSub.publish(hub, { channel, message }).pipe(Effect.asVoid),
+      publish: (channel, message) =>
+        Effect.sync(() => {
+          channels.get(channel)?.forEach((queue) => void Queue.unsafeOffer(queue, message))
+        }),
       subscribe: (channel) =>
-        Stream.fromPubSub(hub).pipe(
-          Stream.filter((e) => e.channel === channel),
-          Stream.map((e) => e.message)
+        Stream.unwrapScoped(
+          Effect.gen(function*() {
+            const queue = yield* Effect.acquireRelease(Queue.unbounded<string>(), (queue) =>
+              Effect.zipRight(
+                Effect.sync(() => {
+                  const set = channels.get(channel)
+                  set?.delete(queue)
+                  if (set?.size === 0) channels.delete(channel)
+                }),
+                Queue.shutdown(queue)
+              ))
+            const set = channels.get(channel) ?? new Set()
+            set.add(queue)
+            channels.set(channel, set)
+            return Stream.fromQueue(queue)
+          })
         )
     }
   })

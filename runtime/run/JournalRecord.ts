@@ -44,8 +44,21 @@ const DICTIONARY_1 = Buffer.from(
   ].join("")
 )
 
+// A SHA-256 each: every event of a node is written and read back with its step's id, and streams
+// reopened by the hundred read the same runs' records again and again.
+const stepIds = new Map<string, string>()
+const STEP_IDS_KEPT = 4096
+
 /** The id of a node's step in a run: derived from both, so the journal need not store it with every event. */
-export const derivedStepId = (runId: string, nodeId: string) => derivedUuidV7(uuidV7Time(runId) ?? 0, `step:${runId}:${nodeId}`)
+export const derivedStepId = (runId: string, nodeId: string) => {
+  const key = `${runId}:${nodeId}`
+  const known = stepIds.get(key)
+  if (known !== undefined) return known
+  if (stepIds.size >= STEP_IDS_KEPT) stepIds.clear()
+  const id = derivedUuidV7(uuidV7Time(runId) ?? 0, `step:${key}`)
+  stepIds.set(key, id)
+  return id
+}
 
 interface StoredRecordEvent {
   readonly t: string

@@ -1,5 +1,5 @@
 import { Effect, Layer } from "effect"
-import { isTerminal, type RunStatus, type StepStatus } from "../../schemas/RunLifecycle.js"
+import { isFinalEvent, isTerminal, type RunStatus, type StepStatus } from "../../schemas/RunLifecycle.js"
 import type { Batch } from "./Batch.js"
 import { type Committed, Journal, type JournalRun } from "./Journal.js"
 import { RunEvents, type StoredEvent } from "./RunEvents.js"
@@ -212,6 +212,11 @@ export class MemoryJournalStore {
   after(runId: string, seq: number): ReadonlyArray<StoredEvent> {
     return this.events(runId).filter((e) => e.seq > seq).map(({ payload, seq, type }) => ({ seq, type, payload }))
   }
+
+  endedBy(runId: string, seq: number): boolean {
+    const last = this.events(runId).at(-1)
+    return last !== undefined && last.seq <= seq && isFinalEvent(last.type)
+  }
 }
 
 /** The journal and the run events over one in-memory store. */
@@ -224,6 +229,7 @@ export const memoryJournalLayer = (store: MemoryJournalStore) =>
     }),
     Layer.succeed(RunEvents, {
       after: (runId, seq) => Effect.sync(() => store.after(runId, seq)),
+      endedBy: (runId, seq) => Effect.sync(() => store.endedBy(runId, seq)),
       notify: () => Effect.void
     })
   )

@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Context, Effect, Either, Layer, Schema } from "effect"
 import { EventBus } from "../../platform/EventBus.js"
-import { RunStreamEvent } from "../../schemas/RunLifecycle.js"
+import { isFinalEvent, RunStreamEvent } from "../../schemas/RunLifecycle.js"
 import { decodeRecord, type RecordEvent } from "./JournalRecord.js"
 
 export interface StoredEvent {
@@ -48,6 +48,8 @@ export const runChannel = (runId: string) => `run:${runId}`
  */
 export class RunEvents extends Context.Tag("RunEvents")<RunEvents, {
   readonly after: (runId: string, seq: number) => Effect.Effect<ReadonlyArray<StoredEvent>>
+  /** The run's last event is its final one (run_completed, ...), numbered `seq` or lower. */
+  readonly endedBy: (runId: string, seq: number) => Effect.Effect<boolean>
   readonly notify: (runId: string) => Effect.Effect<void>
 }>() {
   static readonly layer = Layer.effect(
@@ -60,6 +62,15 @@ export class RunEvents extends Context.Tag("RunEvents")<RunEvents, {
           // Hot path, typed by assertion (not decoded): every stream's poll reads here, up to thousands of events a run; each event is checked against RunStreamEvent as it is sent (RunFeeds).
           sql<EventRow>`SELECT seq, type, payload, body FROM run_events WHERE run_id = ${runId} AND seq > ${seq} ORDER BY seq`.pipe(
             Effect.map((rows) => storedEvents(runId, rows).filter((e) => e.seq > seq).map((e) => ({ seq: e.seq, type: e.type, payload: e.payload }))),
+            Effect.orDie
+          ),
+        endedBy: (runId, seq) =>
+          // Hot path, typed by assertion (not decoded): read by a stream reopened at its run's last event.
+          sql<EventRow>`SELECT seq, type, payload, body FROM run_events WHERE run_id = ${runId} ORDER BY seq DESC LIMIT 1`.pipe(
+            Effect.map((rows) => {
+              const last = storedEvents(runId, rows).at(-1)
+              return last !== undefined && last.seq <= seq && isFinalEvent(last.type)
+            }),
             Effect.orDie
           ),
         notify: (runId) => bus.publish(runChannel(runId), "more")

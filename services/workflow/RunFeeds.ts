@@ -1,4 +1,5 @@
-import { Effect, Fiber, Option, PubSub, type Scope, Stream } from "effect"
+import { Effect, Fiber, Option, Queue, type Scope, Stream } from "effect"
+import { Draining } from "../../platform/Draining.js"
 import { EventBus } from "../../platform/EventBus.js"
 import { traced } from "../../platform/Traced.js"
 import { eventJson, runChannel, RunEvents, type StoredEvent } from "../../runtime/run/RunEvents.js"
@@ -30,10 +31,17 @@ const batchOf = (runId: string, events: ReadonlyArray<StoredEvent>): FeedBatch =
   }
 }
 
+const KEEP_ALIVE = encoder.encode(": keep-alive\n\n")
+const KEEP_ALIVE_EVERY = "15 seconds"
+const LINGER = "5 seconds"
+
+/** What a follower's queue carries: the run's events, or a comment that keeps the connection open. */
+type Delivery = FeedBatch | "keep-alive"
+type Follower = Queue.Queue<Delivery>
+
 interface Feed {
-  readonly hub: PubSub.PubSub<FeedBatch>
   readonly reader: Fiber.RuntimeFiber<void>
-  followers: number
+  readonly followers: Set<Follower>
 }
 
 /**
@@ -41,76 +49,126 @@ interface Feed {
  * notification (or every second) it reads the events after the last it read, once, and hands the
  * batch to all followers. Without it every open stream read the table on every notification, so
  * a run with many followers cost that many queries per node.
+ *
+ * Each follower is a queue of its own. The keep-alive comments of every open stream come from one
+ * loop, and the process's drain ends them all by shutting their queues: merging a timer and the
+ * drain into each stream (`Stream.merge`, `Stream.interruptWhen`) cost about a third of a
+ * stream's opening and of every batch it sent.
  */
 export class RunFeeds extends Effect.Service<RunFeeds>()("RunFeeds", {
-  effect: Effect.gen(function*() {
+  scoped: Effect.gen(function*() {
     const events = yield* RunEvents
     const bus = yield* EventBus
+    const draining = yield* Draining
     const feeds = new Map<string, Feed>()
+    const open = new Set<Follower>()
+    let drained = false
 
-    const read = (runId: string, from: number, hub: PubSub.PubSub<FeedBatch>) =>
+    yield* Effect.forkScoped(
+      Effect.sync(() => open.forEach((follower) => void Queue.unsafeOffer(follower, "keep-alive"))).pipe(
+        Effect.delay(KEEP_ALIVE_EVERY),
+        Effect.forever
+      )
+    )
+    yield* Effect.forkScoped(Effect.zipRight(
+      draining.started,
+      Effect.suspend(() => {
+        drained = true
+        return Effect.forEach(open, Queue.shutdown, { discard: true })
+      })
+    ))
+
+    const read = (runId: string, from: number, followers: ReadonlySet<Follower>) =>
       Stream.make(undefined).pipe(
         Stream.concat(Stream.merge(bus.subscribe(runChannel(runId)), Stream.tick("1 second"))),
         Stream.runFoldEffect(from, (position, _trigger) =>
-          Effect.flatMap(events.after(runId, position), (batch) => {
+          // A read that failed (the database away a moment) is tried again on the next tick; the
+          // reader must outlive it, or its followers would wait for events that never come.
+          Effect.flatMap(Effect.catchAllDefect(events.after(runId, position), () => Effect.succeed([])), (batch) => {
             if (batch.length === 0) return Effect.succeed(position)
             const feed = batchOf(runId, batch)
+            followers.forEach((follower) => void Queue.unsafeOffer(follower, feed))
             const warn = feed.unreadable.length === 0
               ? Effect.void
               : Effect.logWarning(`Run ${runId}: events not described by RunStreamEvent, sent as stored: ${feed.unreadable.join(", ")}`)
-            return warn.pipe(Effect.zipRight(PubSub.publish(hub, feed)), Effect.as(batch.at(-1)!.seq))
+            return Effect.as(warn, batch.at(-1)!.seq)
           })),
         Effect.asVoid
       )
 
-    /** The run's feed, for as long as the scope lasts; the first follower starts it at `from`. */
-    const join = (runId: string, from: number): Effect.Effect<PubSub.PubSub<FeedBatch>, never, Scope.Scope> =>
+    // A feed outlives its last follower a little: a client that lost its connection comes back within
+    // seconds (EventSource's retry) and finds the reader running instead of starting one again.
+    const closeLater = (runId: string, feed: Feed) =>
+      Effect.delay(
+        Effect.suspend(() => {
+          if (feed.followers.size > 0 || feeds.get(runId) !== feed) return Effect.void
+          feeds.delete(runId)
+          return Fiber.interrupt(feed.reader)
+        }),
+        LINGER
+      )
+
+    /** A follower of the run's feed, for as long as the scope lasts; the first one starts the feed's reader at `from`. */
+    const join = (runId: string, from: number): Effect.Effect<Follower, never, Scope.Scope> =>
       Effect.acquireRelease(
         Effect.gen(function*() {
+          const follower = yield* Queue.unbounded<Delivery>()
+          open.add(follower)
+          // Joined while the drain went by: it ends at once like the others.
+          if (drained) yield* Queue.shutdown(follower)
           const known = feeds.get(runId)
           if (known !== undefined) {
-            known.followers++
-            return known
+            known.followers.add(follower)
+            return follower
           }
-          const hub = yield* PubSub.unbounded<FeedBatch>()
+          const followers = new Set([follower])
           // Forked from acquire, which is uninterruptible: the reader must not inherit that.
-          const feed: Feed = {
-            hub,
-            reader: yield* Effect.forkDaemon(Effect.interruptible(read(runId, from, hub)).pipe(Effect.withTracerEnabled(false))),
-            followers: 1
-          }
-          feeds.set(runId, feed)
-          return feed
+          const reader = yield* Effect.forkDaemon(Effect.interruptible(read(runId, from, followers)).pipe(Effect.withTracerEnabled(false)))
+          feeds.set(runId, { reader, followers })
+          return follower
         }),
-        (feed) =>
+        (follower) =>
           Effect.suspend(() => {
-            feed.followers--
-            if (feed.followers > 0) return Effect.void
-            feeds.delete(runId)
-            return Effect.zipRight(Fiber.interrupt(feed.reader), PubSub.shutdown(feed.hub))
+            open.delete(follower)
+            const feed = feeds.get(runId)
+            feed?.followers.delete(follower)
+            const unfollowed = feed !== undefined && feed.followers.size === 0
+            return Effect.zipRight(Queue.shutdown(follower), unfollowed ? Effect.asVoid(Effect.forkDaemon(closeLater(runId, feed))) : Effect.void)
           })
-      ).pipe(Effect.map((feed) => feed.hub))
+      )
 
     /**
      * Every event of the run after `lastEventId`, once and in order, as SSE text, up to its last
-     * event: the caller subscribes to the run's feed first, then reads what came before from the
-     * table, then takes from the feed only what is newer than that, so nothing falls between the two.
+     * event, with a keep-alive comment at the start and every 15 seconds; it ends early when the
+     * process begins to stop (a client resumes elsewhere with Last-Event-ID). What is stored is read
+     * first: a run that has ended is answered from it alone (and a stream reopened after its last
+     * event ends at once). Otherwise the caller joins the run's feed, reads once more what was stored
+     * meanwhile, and then takes from the feed only what is newer than that, so nothing falls between.
      */
-    const after = (runId: string, lastEventId: number): Stream.Stream<FeedBatch> =>
+    const after = (runId: string, lastEventId: number): Stream.Stream<Uint8Array> =>
       Stream.unwrapScoped(Effect.gen(function*() {
-        const hub = yield* join(runId, lastEventId)
-        const live = yield* PubSub.subscribe(hub)
-        const backlog = yield* events.after(runId, lastEventId)
-        let last = backlog.at(-1)?.seq ?? lastEventId
-        const newer = (batch: FeedBatch): Option.Option<FeedBatch> => {
-          if (batch.last <= last) return Option.none()
-          const fresh = batch.events[0].seq > last ? batch : batchOf(runId, batch.events.filter((e) => e.seq > last))
+        if (drained) return Stream.empty
+        const stored = yield* events.after(runId, lastEventId)
+        const backlog = stored.length > 0 ? batchOf(runId, stored) : undefined
+        if (backlog?.final === true) return Stream.make(backlog.bytes)
+        if (backlog === undefined && (yield* events.endedBy(runId, lastEventId))) return Stream.empty
+        let last = backlog?.last ?? lastEventId
+        const follower = yield* join(runId, last)
+        const meanwhile = yield* events.after(runId, last)
+        const caught = meanwhile.length > 0 ? batchOf(runId, meanwhile) : undefined
+        last = caught?.last ?? last
+        const newer = (delivery: Delivery): Option.Option<FeedBatch | Uint8Array> => {
+          if (delivery === "keep-alive") return Option.some(KEEP_ALIVE)
+          if (delivery.last <= last) return Option.none()
+          const fresh = delivery.events[0].seq > last ? delivery : batchOf(runId, delivery.events.filter((e) => e.seq > last))
           last = fresh.last
           return Option.some(fresh)
         }
-        return Stream.fromIterable(backlog.length > 0 ? [batchOf(runId, backlog)] : []).pipe(
-          Stream.concat(Stream.fromQueue(live).pipe(Stream.filterMap(newer))),
-          Stream.takeUntil((batch) => batch.final)
+        const first = [backlog, caught].filter((b) => b !== undefined)
+        return Stream.fromIterable<FeedBatch | Uint8Array>(first.length > 0 ? first : [KEEP_ALIVE]).pipe(
+          Stream.concat(Stream.fromQueue(follower).pipe(Stream.filterMap(newer))),
+          Stream.takeUntil((item) => !(item instanceof Uint8Array) && item.final),
+          Stream.map((item) => item instanceof Uint8Array ? item : item.bytes)
         )
       }))
 

@@ -24,8 +24,9 @@ export const readStream = (token: string, runId: string, options: { lastEventId?
         headers,
         signal: AbortSignal.timeout(options.timeoutMs ?? 20_000)
       })
-      const text = await res.text().catch(() => "")
-      return { status: res.status, contentType: res.headers.get("content-type"), events: parseSse(text) }
+      // `ended`: the server closed the stream (a timeout leaves it false).
+      const body = await res.text().then((text) => ({ text, ended: true }), () => ({ text: "", ended: false }))
+      return { status: res.status, contentType: res.headers.get("content-type"), events: parseSse(body.text), ended: body.ended }
     }))
 
 /**

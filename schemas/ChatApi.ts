@@ -50,6 +50,7 @@ export class ChatApi extends HttpApiGroup.make("chat")
   .add(
     HttpApiEndpoint.get("stream")`/runs/${HttpApiSchema.param("run_id", Schema.UUID)}/stream`
       .addSuccess(HttpApiSchema.Text({ contentType: "text/event-stream" }))
+      .addSuccess(HttpApiSchema.NoContent)
       .annotate(
         OpenApi.Description,
         "The run's events for chat clients and external visitors: the same events, ids and Last-Event-ID resume as " +

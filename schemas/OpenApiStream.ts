@@ -6,7 +6,7 @@ type Json = Record<string, unknown>
 const STREAM_NOTE = "Server-Sent Events: each `data:` line is one `RunStreamEvent` (components/schemas/RunStreamEvent: every event " +
   "type with its payload), its `id:` the event's number (resume with Last-Event-ID); the stream ends after run_completed, " +
   "run_failed, run_cancelled or run_skipped; reopened at or after that event (as EventSource does once the server closes it), " +
-  "it sends nothing and closes. A `: keep-alive` comment comes first when nothing else is sent at once, then every 15 s; " +
+  "it is answered 204 No Content, which tells an EventSource to stop reconnecting. A `: keep-alive` comment comes first when nothing else is sent at once, then every 15 s; " +
   "when the process stops, the stream ends (resume elsewhere with Last-Event-ID)."
 
 /** Every event on the wire also names its run (the SSE encoder adds `run_id` to the stored payload). */

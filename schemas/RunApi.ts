@@ -44,6 +44,7 @@ export class RunsApi extends HttpApiGroup.make("runs")
   .add(
     HttpApiEndpoint.get("stream")`/runs/${runId}/stream`
       .addSuccess(HttpApiSchema.Text({ contentType: "text/event-stream" }))
+      .addSuccess(HttpApiSchema.NoContent)
   )
   .add(
     HttpApiEndpoint.get("externalToolSnapshots")`/runs/${runId}/external-tool-snapshots`

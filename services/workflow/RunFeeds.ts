@@ -141,17 +141,23 @@ export class RunFeeds extends Effect.Service<RunFeeds>()("RunFeeds", {
      * Every event of the run after `lastEventId`, once and in order, as SSE text, up to its last
      * event, with a keep-alive comment at the start and every 15 seconds; it ends early when the
      * process begins to stop (a client resumes elsewhere with Last-Event-ID). What is stored is read
-     * first: a run that has ended is answered from it alone (and a stream reopened after its last
-     * event ends at once). Otherwise the caller joins the run's feed, reads once more what was stored
-     * meanwhile, and then takes from the feed only what is newer than that, so nothing falls between.
+     * first: a run that has ended is answered from it alone, and `None` says that it ended at or
+     * before `lastEventId` (nothing more will come). Otherwise the stream joins the run's feed,
+     * reads once more what was stored meanwhile, and then takes from the feed only what is newer
+     * than that, so nothing falls between the two.
      */
-    const after = (runId: string, lastEventId: number): Stream.Stream<Uint8Array> =>
-      Stream.unwrapScoped(Effect.gen(function*() {
-        if (drained) return Stream.empty
+    const after = (runId: string, lastEventId: number): Effect.Effect<Option.Option<Stream.Stream<Uint8Array>>> =>
+      Effect.gen(function*() {
+        if (drained) return Option.some(Stream.empty)
         const stored = yield* events.after(runId, lastEventId)
         const backlog = stored.length > 0 ? batchOf(runId, stored) : undefined
-        if (backlog?.final === true) return Stream.make(backlog.bytes)
-        if (backlog === undefined && (yield* events.endedBy(runId, lastEventId))) return Stream.empty
+        if (backlog?.final === true) return Option.some(Stream.make(backlog.bytes))
+        if (backlog === undefined && (yield* events.endedBy(runId, lastEventId))) return Option.none()
+        return Option.some(live(runId, lastEventId, backlog))
+      })
+
+    const live = (runId: string, lastEventId: number, backlog: FeedBatch | undefined): Stream.Stream<Uint8Array> =>
+      Stream.unwrapScoped(Effect.gen(function*() {
         let last = backlog?.last ?? lastEventId
         const follower = yield* join(runId, last)
         const meanwhile = yield* events.after(runId, last)

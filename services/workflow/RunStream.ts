@@ -1,5 +1,5 @@
 import { HttpServerResponse } from "@effect/platform"
-import { Effect, Stream } from "effect"
+import { Effect, Option, Stream } from "effect"
 import { gaugeAdd, sseOpen } from "../../otel/Metrics.js"
 import { traced } from "../../platform/Traced.js"
 import type { Principal } from "../../schemas/Principal.js"
@@ -19,10 +19,14 @@ export class RunStream extends Effect.Service<RunStream>()("RunStream", {
     const runs = yield* Runs
     const feeds = yield* RunFeeds
 
-    /** The stream of a run the caller was already found allowed to follow. */
+    /**
+     * The stream of a run the caller was already found allowed to follow; 204 when the run ended at
+     * or before `lastEventId`, which tells an EventSource to stop reconnecting (WHATWG HTML, 9.2).
+     */
     const follow = (run: { readonly id: string }, lastEventId: number) =>
-      Effect.sync(() => {
-        const counted = Stream.unwrap(Effect.as(gaugeAdd(sseOpen, 1), feeds.after(run.id, lastEventId))).pipe(Stream.ensuring(gaugeAdd(sseOpen, -1)))
+      Effect.map(feeds.after(run.id, lastEventId), (stream) => {
+        if (Option.isNone(stream)) return HttpServerResponse.empty({ status: 204 })
+        const counted = Stream.unwrap(Effect.as(gaugeAdd(sseOpen, 1), stream.value)).pipe(Stream.ensuring(gaugeAdd(sseOpen, -1)))
         return HttpServerResponse.stream(counted, {
           contentType: "text/event-stream",
           headers: { "cache-control": "no-cache", "x-accel-buffering": "no", connection: "keep-alive" }

@@ -73,9 +73,10 @@ layer(Live, { excludeTestServices: true, timeout: "60 seconds" })("runs", (it) =
       const resumed = yield* readStream(token, r.body.id, { lastEventId: ids[1] })
       assert.deepStrictEqual(resumed.events.map((e) => e.id), ids.slice(2))
       assert.isTrue(resumed.ended)
-      // Reopened at its last event (as EventSource does after the server closes it): nothing more, and it closes.
+      // Reopened at its last event (as EventSource does after the server closes it): 204, which
+      // tells an EventSource to stop reconnecting, rather than a stream that waits for nothing.
       const reopened = yield* readStream(token, r.body.id, { lastEventId: ids.at(-1)!, timeoutMs: 10_000 })
-      assert.strictEqual(reopened.status, 200)
+      assert.strictEqual(reopened.status, 204)
       assert.deepStrictEqual(reopened.events, [])
       assert.isTrue(reopened.ended, "the stream of an ended run closes instead of waiting for events that never come")
     }))

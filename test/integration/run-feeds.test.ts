@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Context, Effect, Fiber, Layer, Stream, TestClock, TestContext, TestServices } from "effect"
+import { Context, Effect, Fiber, Layer, Option, Stream, TestClock, TestContext, TestServices } from "effect"
 import { Draining } from "../../platform/Draining.js"
 import { EventBus } from "../../platform/EventBus.js"
 import { uuidV7 } from "../../platform/TimedId.js"
@@ -31,7 +31,14 @@ const keepAlivesAndDrain = (clock: TestClock.TestClock) =>
     const feeds = yield* RunFeeds
     const draining = yield* Draining
     const received: Array<string> = []
-    const follow = () => Effect.fork(Stream.runForEach(feeds.after(uuidV7(), 0), (bytes) => Effect.sync(() => void received.push(text(bytes)))))
+    const follow = () =>
+      Effect.fork(Stream.runForEach(
+        Stream.unwrap(Effect.map(
+          feeds.after(uuidV7(), 0),
+          Option.getOrElse(() => Stream.empty)
+        )),
+        (bytes) => Effect.sync(() => void received.push(text(bytes)))
+      ))
     const first = yield* follow()
     const second = yield* follow()
     yield* settle

@@ -72,6 +72,8 @@ export const makeWidgetApi = (base: string, key: string) => {
           credentials: "omit",
           signal
         }).catch(() => undefined)
+        // The run ended at or before `last`: nothing more will come.
+        if (response?.status === 204) break
         if (response?.body == null || !response.ok) {
           await new Promise((resolve) => setTimeout(resolve, 500 * (attempt + 1)))
           continue

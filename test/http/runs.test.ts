@@ -79,6 +79,12 @@ layer(Live, { excludeTestServices: true, timeout: "60 seconds" })("runs", (it) =
       assert.strictEqual(reopened.status, 204)
       assert.deepStrictEqual(reopened.events, [])
       assert.isTrue(reopened.ended, "the stream of an ended run closes instead of waiting for events that never come")
+      // An id no stream sent replays everything: not a number, negative, or beyond what a bigint or a double holds exactly.
+      for (const bogus of [-3, "abc", "1e999", "99999999999999999999999", "9007199254740993"]) {
+        const replayed = yield* readStream(token, r.body.id, { lastEventId: bogus, timeoutMs: 10_000 })
+        assert.strictEqual(replayed.status, 200, String(bogus))
+        assert.deepStrictEqual(replayed.events.map((e) => e.id), ids, String(bogus))
+      }
     }))
 
   it.effect("input_params are validated against the start node's input_schema; unpublished is 409", () =>

@@ -15,7 +15,7 @@ export const parseSse = (text: string): Array<SseEvent> =>
   })
 
 /** Reads a run's stream until the server closes it (or the time runs out). */
-export const readStream = (token: string, runId: string, options: { lastEventId?: number; timeoutMs?: number; path?: string } = {}) =>
+export const readStream = (token: string, runId: string, options: { lastEventId?: number | string; timeoutMs?: number; path?: string } = {}) =>
   Effect.flatMap(TestPlatform, (platform) =>
     Effect.promise(async () => {
       const headers: Record<string, string> = { authorization: `Bearer ${token}`, accept: "text/event-stream" }

@@ -74,14 +74,18 @@ export type CreatedRun = Omit<InsertedRun, "input_params"> & {
 /**
  * For a `create` inside an effect that may instead replay an earlier answer (an Idempotency-Key):
  * `keep` remembers the run this request created; `launch` hands the answer's run to the kernel,
- * with its fresh record only when it is the one created here.
+ * with its fresh record when it is the one created here. A replayed answer's run is handed over
+ * only while it is still pending (the first request died before it did): a run that went on needs
+ * nothing, and handing it over would cost an activation and a read of its journal per replay.
  */
 export const createdHere = () => {
   const box: { run?: CreatedRun } = {}
   return {
     keep: <E, R>(self: Effect.Effect<CreatedRun, E, R>) => Effect.tap(self, (run) => Effect.sync(() => (box.run = run))),
     launch: (modules: RunModule["Type"], runId: string) =>
-      box.run !== undefined && box.run.id === runId ? modules.launchCreated(box.run) : modules.launch(runId)
+      box.run !== undefined && box.run.id === runId
+        ? modules.launchCreated(box.run)
+        : Effect.flatMap(modules.statuses([runId]), (statuses) => statuses.get(runId) === "pending" ? modules.launch(runId) : Effect.void)
   }
 }
 

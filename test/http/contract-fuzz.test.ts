@@ -219,7 +219,9 @@ layer(RunPlatformLive({ TRUST_PROXY: "true", WORKER_WARM_THREADS: "1" }), { excl
             const line = `${method} ${url.pathname}${url.search} ${sample.body !== undefined ? JSON.stringify(sample.body).slice(0, 300) : ""}`
             const anomaly = (why: string) => anomalies.push({ request: line, status: answer.status, why, body: answer.text.slice(0, 300) })
             if (answer.status >= 500 && answer.status !== 501 && answer.status !== 503) anomaly("a 5xx")
-            if (answer.ms > 2_500) anomaly(`answered in ${answer.ms} ms`)
+            // A hang, not a speed figure (speed lives in bench/): a spec parsed on the worker pool once
+            // took 3.3 s beside the whole suite on two cores.
+            if (answer.ms > 10_000) anomaly(`answered in ${answer.ms} ms`)
             if (answer.status >= 400) {
               const body = ((): Record<string, unknown> | undefined => {
                 try {

@@ -52,6 +52,16 @@ export const Conversation = ({ session }: { readonly session: ChatSession }) => 
   useEffect(() => {
     end.current?.scrollIntoView({ block: "end" })
   }, [items.length, run.text])
+  // A turn can end before the page sees it running (a fast run, or one queued at the last read):
+  // then no stream says so, and the session (handed over to a person, say) is read again here.
+  const turns = messages.data === undefined ? undefined : items.map((m) => m.status).join()
+  const seenTurns = useRef<string | undefined>(undefined)
+  useEffect(() => {
+    if (turns === undefined || seenTurns.current === turns) return
+    const first = seenTurns.current === undefined
+    seenTurns.current = turns
+    if (!first && active === undefined) void queryClient.invalidateQueries({ queryKey: ["chat", "session", session.id] })
+  }, [turns, active, session.id, queryClient])
   const ask = (content: string) => {
     if (content.trim() === "" || send.isPending) return
     send.mutate(content.trim(), { onSuccess: () => setDraft("") })

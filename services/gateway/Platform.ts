@@ -85,25 +85,16 @@ const HandlersLive = Layer.mergeAll(
   TicketingHttpLive
 )
 
-/** The API as this deployment serves it: its OpenAPI document names PUBLIC_BASE_URL as its server. One object per address, so the document is derived once. */
-const deploymentApis = new Map<string, typeof PlatformApi>()
-const deploymentApi = (publicBaseUrl: string) => {
-  let api = deploymentApis.get(publicBaseUrl)
-  if (api === undefined) {
-    api = PlatformApi.annotate(OpenApi.Servers, [{ url: publicBaseUrl, description: "This deployment (PUBLIC_BASE_URL)" }])
-    deploymentApis.set(publicBaseUrl, api)
-  }
-  return api
-}
-
 /**
  * Derives the OpenAPI document (/api/v1/openapi.json, /docs) before the listener opens: a second or
  * two of CPU on a small machine, which, once the listener is open, would leave the requests of a
- * starting platform unanswered instead of answered 503. OpenApi.fromApi keeps it by API object.
+ * starting platform unanswered instead of answered 503. OpenApi.fromApi keeps it by API object, so
+ * the one API object serves every deployment in a process (the server it names is added where the
+ * document is served).
  */
-const OpenApiDocumentLive = Layer.effectDiscard(Effect.map(AppConfig, (config) => OpenApi.fromApi(deploymentApi(config.publicBaseUrl))))
+const OpenApiDocumentLive = Layer.effectDiscard(Effect.sync(() => OpenApi.fromApi(PlatformApi)))
 
-const ApiLive = Layer.unwrapEffect(Effect.map(AppConfig, (config) => HttpApiBuilder.api(deploymentApi(config.publicBaseUrl)))).pipe(
+const ApiLive = HttpApiBuilder.api(PlatformApi).pipe(
   Layer.provide(HandlersLive),
   Layer.provide(AuthenticationLive),
   Layer.provide(AuthClientLive)

@@ -9,6 +9,7 @@ import {
   HttpServer,
   HttpServerRequest,
   HttpServerResponse,
+  OpenApi,
   Path
 } from "@effect/platform"
 import type { HttpApp } from "@effect/platform"
@@ -210,11 +211,22 @@ export const serveGateway = Effect.gen(function*() {
   )
 })
 
+/** The OpenAPI document naming this deployment (PUBLIC_BASE_URL) as its server; derived once a process. */
+const OpenApiJsonLive = HttpApiBuilder.Router.use((router) =>
+  Effect.gen(function*() {
+    const { publicBaseUrl } = yield* AppConfig
+    const { openapi, info, ...rest } = OpenApi.fromApi(PlatformApi)
+    const document = { openapi, info, servers: [{ url: publicBaseUrl, description: "This deployment (PUBLIC_BASE_URL)" }], ...rest }
+    const response = yield* Effect.orDie(HttpServerResponse.json(document))
+    yield* router.get("/api/v1/openapi.json", Effect.succeed(response))
+  })
+)
+
 export const ApiRouterLive = Layer.mergeAll(
   HttpApiBuilder.Router.Live,
   HttpApiBuilder.Middleware.layer,
   HttpApiScalar.layer({ path: "/docs" }),
-  HttpApiBuilder.middlewareOpenApi({ path: "/api/v1/openapi.json" })
+  OpenApiJsonLive
 )
 
 export { PlatformApi }

@@ -240,7 +240,7 @@ layer(RunPlatformLive({ PUBLIC_APP_RUNS_PER_MINUTE: "2" }), { excludeTestService
           edges: [{ from: "answer", to: "handoff" }]
         })
         const browser = yield* launchBrowser
-        const { page, problems } = yield* watchedPage(browser, [/^503 .*\/stream$/])
+        const { page, problems, shot } = yield* watchedPage(browser, [/^503 .*\/stream$/])
         yield* signIn(page, baseUrl, ADMIN_EMAIL, ADMIN_PASSWORD, `/chat?employee=${asking}`)
         yield* Effect.promise(async () => {
           await page.getByLabel("Message", { exact: true }).fill("Upgrade me")
@@ -257,8 +257,11 @@ layer(RunPlatformLive({ PUBLIC_APP_RUNS_PER_MINUTE: "2" }), { excludeTestService
           await page.getByLabel("Message", { exact: true }).fill("I want a person")
           await page.getByRole("button", { name: "Send" }).click()
           await page.getByText("This conversation was handed over to a person").waitFor({ timeout: 20_000 })
+          // The list of conversations learns it too (and the title the first answer gave it).
+          await page.getByRole("link", { name: /Plans.*with a person/ }).waitFor({ timeout: 20_000 })
         })
         assert.isTrue(yield* Effect.promise(() => page.getByLabel("Message", { exact: true }).isDisabled()), "no more messages to the AI Employee")
+        yield* shot("chat-handover")
         assert.deepStrictEqual(problems(), [])
       })
   )

@@ -53,14 +53,17 @@ export const Conversation = ({ session }: { readonly session: ChatSession }) => 
     end.current?.scrollIntoView({ block: "end" })
   }, [items.length, run.text])
   // A turn can end before the page sees it running (a fast run, or one queued at the last read):
-  // then no stream says so, and the session (handed over to a person, say) is read again here.
+  // then no stream says so. The session and the list of sessions (a title given, a handover to a
+  // person) are read again here whenever a turn ends.
   const turns = messages.data === undefined ? undefined : items.map((m) => m.status).join()
   const seenTurns = useRef<string | undefined>(undefined)
   useEffect(() => {
     if (turns === undefined || seenTurns.current === turns) return
     const first = seenTurns.current === undefined
     seenTurns.current = turns
-    if (!first && active === undefined) void queryClient.invalidateQueries({ queryKey: ["chat", "session", session.id] })
+    if (first || active !== undefined) return
+    void queryClient.invalidateQueries({ queryKey: ["chat", "session", session.id] })
+    void queryClient.invalidateQueries({ queryKey: ["chat", "sessions"] })
   }, [turns, active, session.id, queryClient])
   const ask = (content: string) => {
     if (content.trim() === "" || send.isPending) return

@@ -27,9 +27,8 @@ export const useChatRun = (runId: string | undefined, sessionId: string, onUnsav
     const source = new EventSource(`/api/v1/chat/runs/${runId}/stream`)
     const seen = new Set<number>()
     const refresh = () => {
+      // The session and the list of sessions are read again by the conversation once its turns change.
       void queryClient.invalidateQueries({ queryKey: ["chat", "messages", sessionId] })
-      void queryClient.invalidateQueries({ queryKey: ["chat", "session", sessionId] })
-      void queryClient.invalidateQueries({ queryKey: ["chat", "sessions"] })
     }
     source.onmessage = (message: MessageEvent<string>) => {
       const id = Number(message.lastEventId)

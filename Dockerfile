@@ -11,7 +11,8 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund --ignore-scripts
 COPY . .
-RUN node scripts/build-console.mjs && node scripts/build-server.mjs
+# The fixes of patches/ to bundled packages (npm's postinstall does this outside the image).
+RUN npx patch-package && node scripts/build-console.mjs && node scripts/build-server.mjs
 
 # Only what the platform runs with.
 FROM ${NODE_IMAGE} AS runtime-deps

@@ -6,6 +6,7 @@
  * A's runs were waiting (pending) when B's runs ran. TENANT_MAX_RUNS_IN_FLIGHT is the platform's
  * default unless set; BENCH_FAIR_START_RATE sets A's max_run_starts_per_second (its refused
  * starts wait out their Retry-After plus up to a second of jitter, as a well-behaved client does).
+ * OVERLOAD_LOOP_LAG_MS is passed to the platform (0: no fair shares under overload).
  * BENCH_FAIR_PROCESS=1 runs the platform and the model each in a process of its own, so that the
  * flood's 64 clients share neither's thread, as in production.
  */
@@ -27,7 +28,8 @@ export const fairnessBench = Effect.scoped(Effect.gen(function*() {
     DATABASE_URL: db.url,
     LLM_BASE_URL: model.baseUrl,
     LLM_MODELS: "bench-model",
-    ...(process.env.TENANT_MAX_RUNS_IN_FLIGHT !== undefined ? { TENANT_MAX_RUNS_IN_FLIGHT: process.env.TENANT_MAX_RUNS_IN_FLIGHT } : {})
+    ...(process.env.TENANT_MAX_RUNS_IN_FLIGHT !== undefined ? { TENANT_MAX_RUNS_IN_FLIGHT: process.env.TENANT_MAX_RUNS_IN_FLIGHT } : {}),
+    ...(process.env.OVERLOAD_LOOP_LAG_MS !== undefined ? { OVERLOAD_LOOP_LAG_MS: process.env.OVERLOAD_LOOP_LAG_MS } : {})
   }
   const { base, token } = OWN_PROCESS ? yield* childPlatform(env) : yield* benchPlatform(env)
   const publish = (as: string) =>
@@ -100,6 +102,7 @@ export const fairnessBench = Effect.scoped(Effect.gen(function*() {
 
   const idle = yield* probe
   let started = 0
+  let refused = 0
   const flood = yield* Effect.forEach(
     Array.from({ length: FLOOD }, (_, i) => i),
     () =>
@@ -108,6 +111,7 @@ export const fairnessBench = Effect.scoped(Effect.gen(function*() {
           const r = yield* startA
           if (r.status === 202) return void started++
           if (r.status !== 429) return yield* Effect.dieMessage(`tenant A's start: ${r.status}`)
+          refused++
           // Retry-After, then up to a second of jitter, as well-behaved clients do (64 clients retrying in step would be a burst of their own).
           yield* Effect.sleep(`${r.retryAfter * 1000 + Math.floor(Math.random() * 1000)} millis`)
         }
@@ -117,13 +121,14 @@ export const fairnessBench = Effect.scoped(Effect.gen(function*() {
   yield* Effect.sleep("2 seconds")
   const flooded = yield* probe
   const startedDuring = started
+  const refusedDuring = refused
   yield* Fiber.interrupt(flood)
   return [
     `fairness: tenant B starts a 3-node run every second, idle and while tenant A floods ${FLOOD} runs (64 starts in flight)`,
     `  idle: B p50 ${idle.p50.toFixed(1)} ms, p99 ${idle.p99.toFixed(1)} ms`,
     `  RESULT_FAIRNESS flooded: B p50 ${flooded.p50.toFixed(1)} ms, p99 ${flooded.p99.toFixed(1)} ms (${
       (flooded.p99 / idle.p99).toFixed(2)
-    }x idle p99); A's runs started by then ${startedDuring}, at most ${flooded.waiting} of them waiting in pending`,
+    }x idle p99); A's runs started by then ${startedDuring} (${refusedDuring} starts refused), at most ${flooded.waiting} of them waiting in pending`,
     `  B's flooded runs in order (ms): ${flooded.inOrder}`
   ]
 }))

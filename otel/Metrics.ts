@@ -57,6 +57,13 @@ export const runsQueued = Metric.gauge("bp.runs.queued", {
   description:
     "Runs waiting for their tenant's slot on this runner process, by state: waiting (in memory), parked (only their id kept: launched again when a slot frees)"
 })
+export const runStartsRefused = counterBy(
+  "bp.run_starts.refused",
+  "Run starts refused with 429, by reason: rate (the tenant's max_run_starts_per_second), busy (its fair share while this process is overloaded)"
+)
+export const runStartsSharedRate = Metric.gauge("bp.run_starts.shared_rate", {
+  description: "Starts a second each tenant may make while this process is overloaded and several tenants start runs (0: no pacing)"
+})
 export const runsInFlight = Metric.gauge("bp.runs.in_flight", { description: "Runs active on this runner process" })
 export const nodeDuration = histogramBy("bp.node.duration", seconds, "Duration of node executions (seconds), by node type and outcome")
 export const journalGroupSize = Metric.histogram(

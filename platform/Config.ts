@@ -41,6 +41,8 @@ export interface AppConfigShape {
   /** Model calls of one tenant's runs in flight at once on a process, unless the tenant's settings say otherwise. */
   readonly tenantMaxModelCallsInFlight: number
   readonly tenantMaxRunStartsPerSecond: Option.Option<number>
+  /** The event loop's mean lateness (ms) past which this process paces the run starts of tenants above their fair share (0: never). */
+  readonly overloadLoopLagMs: number
   readonly functionTimeoutSeconds: number
   readonly mcpDiscoveryTimeoutSeconds: number
   readonly databaseQueryTimeoutSeconds: number
@@ -208,6 +210,10 @@ const raw = Config.all({
   tenantMaxRunsWaiting: positive("TENANT_MAX_RUNS_WAITING", 1000),
   tenantMaxModelCallsInFlight: positive("TENANT_MAX_MODEL_CALLS_IN_FLIGHT", 32),
   tenantMaxRunStartsPerSecond: positiveOption("TENANT_MAX_RUN_STARTS_PER_SECOND"),
+  overloadLoopLagMs: Config.integer("OVERLOAD_LOOP_LAG_MS").pipe(
+    Config.validate({ message: "must be zero or more", validation: (n) => n >= 0 }),
+    Config.withDefault(5)
+  ),
   functionTimeoutSeconds: positive("FUNCTION_TIMEOUT_SECONDS", 30),
   mcpDiscoveryTimeoutSeconds: positive("MCP_DISCOVERY_TIMEOUT_SECONDS", 15),
   databaseQueryTimeoutSeconds: positive("DATABASE_QUERY_TIMEOUT_SECONDS", 60),

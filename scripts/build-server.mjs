@@ -84,8 +84,11 @@ const sources = () => SOURCES.flatMap((dir) => files(path.join(root, dir))).sort
 
 const sourceHash = (list) => {
   const hash = createHash("sha256")
-  // This script too: a change to how the tree is built builds it again.
-  for (const file of [...list, path.join(root, "tsconfig.json"), path.join(root, "package-lock.json"), fileURLToPath(import.meta.url)]) {
+  // This script too: a change to how the tree is built builds it again; and the patches applied
+  // to bundled packages (patches/, by patch-package at install).
+  const patches = path.join(root, "patches")
+  const patchFiles = existsSync(patches) ? files(patches).sort() : []
+  for (const file of [...list, ...patchFiles, path.join(root, "tsconfig.json"), path.join(root, "package-lock.json"), fileURLToPath(import.meta.url)]) {
     hash.update(path.relative(root, file)).update(readFileSync(file))
   }
   return hash.digest("hex")

@@ -24,7 +24,9 @@ export const platformEnv = (name: string, databaseUrl: string, modelBaseUrl: str
   BOOTSTRAP_ADMIN_EMAIL: `${name}@admin.test`,
   BOOTSTRAP_ADMIN_PASSWORD: `${name}-admin-password`,
   LLM_BASE_URL: modelBaseUrl,
-  LLM_MODELS: "test-model"
+  LLM_MODELS: "test-model",
+  // Two cores running the suite keep every loop late: fair shares under overload have their own test (start-shares).
+  OVERLOAD_LOOP_LAG_MS: "0"
 })
 
 /** JSON calls on a platform at `baseUrl`. */

@@ -33,6 +33,7 @@ export class RunStartRate extends Effect.Service<RunStartRate>()("RunStartRate",
       const lag = yield* loopLag
       yield* Effect.suspend(() => {
         share.tick(lag.take(), Date.now())
+        lag.watch(share.contended())
         return Metric.set(runStartsSharedRate, share.rate() ?? 0)
       }).pipe(Effect.repeat(Schedule.spaced(TICK)), Effect.withTracerEnabled(false), Effect.forkScoped)
     }

@@ -38,6 +38,8 @@ export interface StartShare {
   readonly admit: (tenant: string, now: number) => ShareDecision
   /** The rate (starts a second) every tenant's starts are paced at now; undefined: none. */
   readonly rate: () => number | undefined
+  /** Whether more than one tenant started runs lately: only then is the loop's lateness worth watching. */
+  readonly contended: () => boolean
   /** At each tick: the loop's mean lateness (ms) since the last. */
   readonly tick: (lateMs: number, now: number) => void
 }
@@ -111,5 +113,5 @@ export const makeStartShare = (settings: ShareSettings): StartShare => {
     }
   }
 
-  return { admit, tick, rate: () => (active < 2 ? undefined : shared) }
+  return { admit, tick, rate: () => (active < 2 ? undefined : shared), contended: () => active >= 2 }
 }

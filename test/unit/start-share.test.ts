@@ -19,6 +19,7 @@ describe("fair shares of run starts", () => {
     assert.strictEqual(burst(share, "a", 300, 0, 1000), 300)
     for (let t = 1000; t <= 3000; t += 100) share.tick(50, t)
     assert.isUndefined(share.rate())
+    assert.isFalse(share.contended(), "the loop's lateness is not even watched")
     assert.strictEqual(burst(share, "a", 300, 3000, 1000), 300)
   })
 
@@ -28,6 +29,7 @@ describe("fair shares of run starts", () => {
     burst(share, "b", 300, 0, 1000)
     for (let t = 1000; t <= 3000; t += 100) share.tick(LATE - 1, t)
     assert.isUndefined(share.rate())
+    assert.isTrue(share.contended())
   })
 
   it("late with two tenants: the flooding one is held to half its last second, then less at each late tick; the quiet one is never refused", () => {

@@ -33,10 +33,13 @@ export interface RateLimiterShape {
   readonly reset: (key: string) => Effect.Effect<void>
 }
 
-/** One more arrival at `now` after the theoretical arrival time `arrival` (both ms): allowed while it stays within a second's worth of tokens. */
-const paced = (arrival: number, now: number, perSecond: number) => {
+/**
+ * GCRA: one more arrival at `now` after the theoretical arrival time `arrival` (both ms), allowed
+ * while it stays within `burstMs` worth of tokens (a second's by default).
+ */
+export const paced = (arrival: number, now: number, perSecond: number, burstMs = 1000) => {
   const next = arrival + 1000 / perSecond
-  const wait = next - now - 1000
+  const wait = next - now - burstMs
   return wait <= 0
     ? { allowed: true, arrival: next, decision: { allowed: true, retryAfterSeconds: 0 } }
     : { allowed: false, arrival, decision: { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(wait / 1000)) } }

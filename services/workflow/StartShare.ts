@@ -1,3 +1,5 @@
+import { paced } from "../../platform/RateLimiter.js"
+
 /**
  * Fair shares of run starts while a process is overloaded (max-min fairness, adapted like TCP's
  * congestion window): when the event loop runs late and more than one tenant is starting runs,
@@ -63,10 +65,10 @@ export const makeStartShare = (settings: ShareSettings): StartShare => {
     lastStart.set(tenant, now)
     const rate = active < 2 ? undefined : shared
     if (rate !== undefined) {
-      const at = Math.max(due.get(tenant) ?? now, now)
-      const ahead = at - now - settings.burstMs
-      if (ahead > 0) return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(ahead / 1000)) }
-      due.set(tenant, at + 1000 / rate)
+      // At least one start's worth of burst (and a millisecond against rounding): a tenant that has waited its turn gets one.
+      const next = paced(Math.max(due.get(tenant) ?? now, now), now, rate, Math.max(settings.burstMs, 1000 / rate + 1))
+      if (!next.allowed) return next.decision
+      due.set(tenant, next.arrival)
     }
     started(tenant, now)
     return allowed

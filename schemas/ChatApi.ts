@@ -1,7 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import * as C from "./Chat.js"
-import { Conflict, Unprocessable } from "./Errors.js"
+import { Conflict, TooManyRequests, Unprocessable } from "./Errors.js"
 import { IdempotencyHeaders } from "./Idempotency.js"
 import { ChatMessageId, ChatSessionId, WorkflowId } from "./Ids.js"
 import { HitlRequest } from "./Run.js"
@@ -32,6 +32,7 @@ export class ChatApi extends HttpApiGroup.make("chat")
       .setPayload(C.SendMessageRequest)
       .setHeaders(IdempotencyHeaders)
       .addSuccess(C.MessageAccepted, { status: 202 })
+      .addError(TooManyRequests)
       .annotate(
         OpenApi.Description,
         "Stores the message and starts a run of the chat AI Employee with the whole conversation. While the session's previous " +
@@ -39,7 +40,9 @@ export class ChatApi extends HttpApiGroup.make("chat")
           "messages are answered one at a time, in the order they arrived. The assistant message is written when the run ends; " +
           "follow it on /chat/runs/{run_id}/stream (an `assistant_message` event precedes `run_completed`). `is_dry_run`: no tool " +
           "side effects and no assistant message stored. `user_context` and `impersonation_request` need the tenant flag " +
-          "`chat_impersonation` (else 403)."
+          "`chat_impersonation` (else 403)." +
+          " Each message starts a run, so it is paced as POST /workflow/workflows/{id}/run is (the tenant's max_run_starts_per_second, " +
+          "fair shares while the platform is overloaded): past that, 429 RATE_LIMITED with Retry-After and nothing is stored."
       )
   )
   .add(
@@ -90,10 +93,13 @@ export class ChatApi extends HttpApiGroup.make("chat")
       .setPayload(C.ExternalTriggerRequest)
       .setHeaders(IdempotencyHeaders)
       .addSuccess(C.MessageAccepted, { status: 202 })
+      .addError(TooManyRequests)
       .annotate(
         OpenApi.Description,
         "API key only. `bearer_token` (a user's access token) names the user; their session for this channel (and " +
-          "`conversation_id`) is found or created and their identity is passed to the run as `user_context`."
+          "`conversation_id`) is found or created and their identity is passed to the run as `user_context`." +
+          " Each message starts a run, so it is paced as POST /workflow/workflows/{id}/run is (the tenant's max_run_starts_per_second, " +
+          "fair shares while the platform is overloaded): past that, 429 RATE_LIMITED with Retry-After and nothing is stored."
       )
   )
   .add(
@@ -101,11 +107,14 @@ export class ChatApi extends HttpApiGroup.make("chat")
       .setPayload(C.ExternalChatRequest)
       .setHeaders(IdempotencyHeaders)
       .addSuccess(C.MessageAccepted, { status: 202 })
+      .addError(TooManyRequests)
       .annotate(
         OpenApi.Description,
         "API key only. The visitor is `external_user_id`, else `user_context.email` (422 IDENTITY_REQUIRED with neither); " +
           "it is not verified. `conversation_id` threads turns into one session; without it each call is a single-shot exchange. " +
-          "The assistant message is written when the run ends: poll the run or follow /chat/runs/{run_id}/stream."
+          "The assistant message is written when the run ends: poll the run or follow /chat/runs/{run_id}/stream." +
+          " Each message starts a run, so it is paced as POST /workflow/workflows/{id}/run is (the tenant's max_run_starts_per_second, " +
+          "fair shares while the platform is overloaded): past that, 429 RATE_LIMITED with Retry-After and nothing is stored."
       )
   )
   .addError(Conflict)

@@ -1,7 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import * as D from "./Docgen.js"
-import { Conflict, NotImplemented, PayloadTooLarge, Unprocessable } from "./Errors.js"
+import { Conflict, NotImplemented, PayloadTooLarge, TooManyRequests, Unprocessable } from "./Errors.js"
 import { IntFromString } from "./QueryParams.js"
 import * as Security from "./Security.js"
 
@@ -52,10 +52,12 @@ export class DocgenApi extends HttpApiGroup.make("docgen")
     HttpApiEndpoint.post("generate")`/documents/${id}/generate`
       .setPayload(D.GenerateRequest)
       .addSuccess(D.GenerateResponse, { status: 202 })
+      .addError(TooManyRequests)
       .annotate(
         OpenApi.Description,
         "Runs the request's workflow_id, else the document's (422 DOCGEN_NO_WORKFLOW), as the caller, with the document, section and " +
-          "instructions as input; the run writes back through the docgen.update_document tool; follow it at stream_url"
+          "instructions as input; the run writes back through the docgen.update_document tool; follow it at stream_url. Paced as " +
+          "POST /workflow/workflows/{id}/run is: past the tenant's run-start rate or fair share, 429 RATE_LIMITED with Retry-After"
       )
   )
   .add(HttpApiEndpoint.get("threads")`/documents/${id}/comments/threads`.addSuccess(D.ThreadList))

@@ -26,7 +26,8 @@ export class RunsApi extends HttpApiGroup.make("runs")
         "Starts a run of the active version (202, pending). A tenant whose settings set max_run_starts_per_second gets 429 " +
           "RATE_LIMITED with Retry-After past that rate (dry runs count too). While the process is overloaded (OVERLOAD_LOOP_LAG_MS) " +
           "and several tenants start runs, each tenant's starts are paced at one shared rate: a tenant asking for more gets the " +
-          "same 429 RATE_LIMITED with Retry-After, one asking for less is never refused, a tenant alone never is."
+          "same 429 RATE_LIMITED with Retry-After, one asking for less is never refused, a tenant alone never is. Chat messages and " +
+          "document generation start runs too and count against the same rate and share."
       )
   )
   .add(

@@ -40,16 +40,19 @@ export class ChatFeedback extends Effect.Service<ChatFeedback>()("ChatFeedback",
     const runFeedbackWorkflow = (p: Principal, workflowId: WorkflowId | null, session: SessionRow, row: MessageRow) =>
       Effect.gen(function*() {
         if (workflowId === null) return {}
-        const started = yield* runs.start(p, workflowId, {
-          sentiment: row.sentiment,
-          category: row.feedback_category ?? "",
-          feedback_text: row.feedback_text ?? "",
-          message_id: row.id,
-          message: row.content,
-          session_id: session.id,
-          chat_workflow_id: session.workflow_id,
-          chat_run_id: row.run_id ?? ""
-        }, "feedback").pipe(Effect.either)
+        const started = yield* runs.admitStart(p).pipe(
+          Effect.zipRight(runs.start(p, workflowId, {
+            sentiment: row.sentiment,
+            category: row.feedback_category ?? "",
+            feedback_text: row.feedback_text ?? "",
+            message_id: row.id,
+            message: row.content,
+            session_id: session.id,
+            chat_workflow_id: session.workflow_id,
+            chat_run_id: row.run_id ?? ""
+          }, "feedback")),
+          Effect.either
+        )
         if (started._tag === "Left") return { feedback_workflow_error: started.left.message }
         yield* messages.setFeedbackRun(row.id, started.right.id)
         return { run_id: started.right.id }

@@ -8,6 +8,7 @@ import { conflict } from "../../schemas/Errors.js"
 import type { WorkflowId } from "../../schemas/Ids.js"
 import type { Principal } from "../../schemas/Principal.js"
 import { AiEmployees } from "../ports/AiEmployees.js"
+import { RunAccess } from "../ports/RunAccess.js"
 import { ChatTurns } from "./ChatTurns.js"
 import { PiiVault } from "./PiiVault.js"
 import type { SessionRow } from "./SessionsRepo.js"
@@ -36,6 +37,7 @@ export class TurnIntake extends Effect.Service<TurnIntake>()("TurnIntake", {
     const vault = yield* PiiVault
     const idempotency = yield* Idempotency
     const modules = yield* RunModule
+    const runs = yield* RunAccess
 
     const post = (t: Turn) =>
       Effect.gen(function*() {
@@ -45,6 +47,8 @@ export class TurnIntake extends Effect.Service<TurnIntake>()("TurnIntake", {
           return yield* conflict("NOT_PUBLISHED", "This AI Employee has no published version to chat with")
         }
         const version = workflow.active_version
+        // Every message starts a run (at once or after the turn before it): paced as run starts are.
+        yield* runs.admitStart(t.principal)
         const accept = Effect.gen(function*() {
           const session = yield* t.session
           if (session.status === "transferred") {

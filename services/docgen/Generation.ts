@@ -34,6 +34,7 @@ export class Generation extends Effect.Service<Generation>()("Generation", {
         if (workflowId === null) {
           return yield* unprocessable("DOCGEN_NO_WORKFLOW", "Name the AI Employee to write with (workflow_id), or bind one to the document")
         }
+        yield* runs.admitStart(principal)
         const sections = yield* workers.run(DocgenTasks.sections, { html: doc.content_html }, { tenantId: principal.tenantId }).pipe(
           Effect.mapError((e) => taskError(e, "VALIDATION_ERROR", "content_html"))
         )

@@ -7,6 +7,7 @@ import { RunAccess } from "../ports/RunAccess.js"
 import { Hitl } from "./Hitl.js"
 import { Runs } from "./Runs.js"
 import { RunsRepo } from "./RunsRepo.js"
+import { RunStartRate } from "./RunStartRate.js"
 import { RunStream } from "./RunStream.js"
 import { VersionsRepo } from "./VersionsRepo.js"
 import { configOf, WorkflowsRepo } from "./WorkflowsRepo.js"
@@ -49,8 +50,10 @@ export const RunAccessLive = Layer.effect(
     const repo = yield* RunsRepo
     const stream = yield* RunStream
     const hitl = yield* Hitl
+    const rate = yield* RunStartRate
     return {
       get: (principal, runId) => repo.get(principal, runId),
+      admitStart: rate.check,
       follow: stream.follow,
       start: (principal, workflowId, input, triggerType, options) =>
         runs.start(principal, workflowId, { input_params: input }, {

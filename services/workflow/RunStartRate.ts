@@ -47,9 +47,13 @@ export class RunStartRate extends Effect.Service<RunStartRate>()("RunStartRate",
         const limit = principal.settings.max_run_starts_per_second ?? fallback
         if (limit !== undefined) {
           const decision = yield* limiter.pace(`run-starts:${principal.tenantId}`, limit)
-          if (!decision.allowed) return yield* refuse("rate", `This workspace may start ${limit} runs per second`, decision.retryAfterSeconds)
+          if (!decision.allowed) {
+            return yield* refuse("rate", `This workspace may start ${limit} run${limit === 1 ? "" : "s"} a second`, decision.retryAfterSeconds)
+          }
         }
-        if (share === undefined) return
+        if (share === undefined) {
+          return
+        }
         const decision = share.admit(principal.tenantId, Date.now())
         if (decision.allowed) return
         return yield* refuse(

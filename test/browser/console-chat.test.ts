@@ -1,11 +1,11 @@
 import { assert, layer } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, Fiber } from "effect"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 import { browserAvailable, launchBrowser, signIn, watchedPage } from "../support/Browser.js"
 import { chatWorkflow, isTitleRequest, messagesOf } from "../support/Chat.js"
-import { adminToken } from "../support/Fixtures.js"
-import { http } from "../support/Http.js"
+import { adminToken, createMember, createTenant } from "../support/Fixtures.js"
+import { http, loginToken } from "../support/Http.js"
 import { eventually, publishedWorkflow, RunPlatformLive } from "../support/RunPlatform.js"
 import { ScriptedModel } from "../support/ScriptedModel.js"
 import { ADMIN_EMAIL, ADMIN_PASSWORD, TestPlatform } from "../support/TestPlatform.js"
@@ -262,6 +262,55 @@ layer(RunPlatformLive({ PUBLIC_APP_RUNS_PER_MINUTE: "2" }), { excludeTestService
         })
         assert.isTrue(yield* Effect.promise(() => page.getByLabel("Message", { exact: true }).isDisabled()), "no more messages to the AI Employee")
         yield* shot("chat-handover")
+        assert.deepStrictEqual(problems(), [])
+      })
+  )
+
+  it.scoped.skipIf(!browserAvailable)(
+    "a message refused by the workspace's run-start rate: told so with a countdown, the draft kept, Send held back until it may go",
+    () =>
+      Effect.gen(function*() {
+        const admin = yield* adminToken
+        const model = yield* ScriptedModel
+        const { baseUrl } = yield* TestPlatform
+        model.setScript((r) => isTitleRequest(r) ? { text: "Leave" } : { text: "Twenty-five days." })
+        const tenant = yield* createTenant(admin, `chat-rate-${Date.now().toString(36)}`)
+        const limited = yield* http("PATCH", `/api/v1/auth/tenants/${tenant.id}/settings`, { token: admin, body: { max_run_starts_per_second: 1 } })
+        assert.strictEqual(limited.status, 200, limited.text)
+        const member = yield* createMember(admin, "system_admin", { tenantId: tenant.id })
+        const token = yield* loginToken(member.email, member.password)
+        const workflowId = yield* chatWorkflow(token)
+        const browser = yield* launchBrowser
+        const { page, problems, shot } = yield* watchedPage(browser, [/^429 .*\/api\/v1\/chat\/sessions\/[^/]+\/messages$/])
+        yield* signIn(page, baseUrl, member.email, member.password, `/chat?employee=${workflowId}`)
+        const message = page.getByLabel("Message", { exact: true })
+        const sendButton = page.getByRole("button", { name: "Send" })
+        yield* Effect.promise(() => message.waitFor())
+        // Another client of the workspace takes every start as it comes back (a start for an AI
+        // Employee that does not exist still counts), so the page's message meets the limit.
+        const taker = yield* http("POST", `/api/v1/workflow/workflows/${crypto.randomUUID()}/run`, { token, body: { input_params: {} } }).pipe(
+          Effect.zipRight(Effect.sleep("10 millis")),
+          Effect.forever,
+          Effect.forkScoped
+        )
+        yield* Effect.sleep("100 millis")
+        yield* Effect.promise(async () => {
+          await message.fill("How many days of leave?")
+          await sendButton.click()
+          await page.getByText(/^Not sent: This workspace may start 1 run a second\. Your message is kept\. You can try again in 1 second\.$/).waitFor()
+          assert.isTrue(await sendButton.isDisabled(), "Send waits out the Retry-After")
+        })
+        yield* Fiber.interrupt(taker)
+        assert.strictEqual(yield* Effect.promise(() => message.inputValue()), "How many days of leave?")
+        yield* shot("chat-start-refused")
+        yield* Effect.promise(async () => {
+          await page.getByText("You can try again now.").waitFor({ timeout: 5_000 })
+          await sendButton.click()
+          await page.getByLabel("Assistant", { exact: true }).getByText("Twenty-five days.").waitFor({ timeout: 20_000 })
+        })
+        assert.strictEqual(yield* Effect.promise(() => message.inputValue()), "")
+        const sessionId = new URL(page.url()).searchParams.get("session")!
+        assert.deepStrictEqual((yield* messagesOf(token, sessionId)).map((m) => m.content), ["How many days of leave?", "Twenty-five days."])
         assert.deepStrictEqual(problems(), [])
       })
   )

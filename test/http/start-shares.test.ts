@@ -1,5 +1,6 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
+import { apiKey, chatWorkflow } from "../support/Chat.js"
 import { adminToken, createMember, createTenant } from "../support/Fixtures.js"
 import { http, loginToken } from "../support/Http.js"
 import { eventually, publishedWorkflow, RunPlatformLive } from "../support/RunPlatform.js"
@@ -37,6 +38,15 @@ layer(RunPlatformLive({ OVERLOAD_LOOP_LAG_MS: "3" }), { excludeTestServices: tru
       const quietToken = yield* loginToken(member.email, member.password)
       const quiet = yield* publishedWorkflow(quietToken, { nodes: [respondNode("b")] })
       const floodOf = (n: number) => Effect.forEach(Array.from({ length: n }), () => startRun(admin, flood, {}), { concurrency: 6 })
+      // External chat starts a run with each single-shot message: no way around the shares.
+      const chat = yield* chatWorkflow(admin)
+      const key = yield* apiKey(admin)
+      const chatFloodOf = (n: number) =>
+        Effect.forEach(
+          Array.from({ length: n }),
+          (_, i) => http("POST", "/api/v1/chat/external/chat", { apiKey: key, body: { workflow_id: chat, external_user_id: `visitor-${i}`, message: "hi" } }),
+          { concurrency: 6 }
+        )
 
       const started: Array<string> = []
       const quietRuns: Array<string> = []
@@ -61,12 +71,18 @@ layer(RunPlatformLive({ OVERLOAD_LOOP_LAG_MS: "3" }), { excludeTestServices: tru
         assert.match(refused[0]?.body.message, /busy/)
         assert.isAtLeast(Number(refused[0]?.headers.get("retry-after")), 1)
         started.push(...paced.filter((r) => r.status === 202).map((r) => r.body.id as string))
+        const chatted = yield* chatFloodOf(40)
+        const chatRefused = chatted.filter((r) => r.status === 429)
+        assert.isAbove(chatRefused.length, 0, chatted.map((r) => r.status).join(","))
+        assert.strictEqual(chatRefused.length + chatted.filter((r) => r.status === 202).length, chatted.length)
+        assert.match(chatRefused[0]?.body.message, /busy/)
+        started.push(...chatted.filter((r) => r.status === 202).map((r) => r.body.run_id as string))
         const second = yield* startRun(quietToken, quiet, {})
         quietLast = Date.now()
         assert.strictEqual(second.status, 202, "the quiet tenant asks for less than the shared rate")
         quietRuns.push(second.body.id)
         const metrics = yield* http("GET", "/metrics")
-        assert.match(metrics.text, new RegExp(`bp_run_starts_refused_total\\{[^}]*reason="busy"[^}]*\\} ${refused.length}\\b`))
+        assert.match(metrics.text, new RegExp(`bp_run_starts_refused_total\\{[^}]*reason="busy"[^}]*\\} ${refused.length + chatRefused.length}\\b`))
       }))
 
       // The other tenant quiet for 10 s (its starts no longer count), the first is alone again: the

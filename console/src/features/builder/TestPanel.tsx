@@ -1,7 +1,7 @@
 import { Link } from "@tanstack/react-router"
 import { Json, shortId, StatusBadge } from "../../ui/Bits"
 import { SchemaForm } from "../../ui/SchemaForm"
-import { ErrorState } from "../../ui/States"
+import { ActionError } from "../../ui/TryLater"
 import type { Finding } from "./Canvas"
 import type { Json as JsonValue } from "./dagDoc"
 
@@ -66,7 +66,7 @@ export const TestPanel = ({ inputSchema, run, busy, error, onRun }: {
       busy={busy}
       onSubmit={onRun}
     />
-    {error !== null && error !== undefined && <ErrorState error={error} />}
+    {error !== null && error !== undefined && <ActionError error={error} />}
   </aside>
 )
 

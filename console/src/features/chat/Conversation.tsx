@@ -3,6 +3,7 @@ import { type FormEvent, type KeyboardEvent, useCallback, useEffect, useRef, use
 import type { ChatSession } from "../../../../schemas/Chat"
 import { api } from "../../api/client"
 import { ErrorState, Loading } from "../../ui/States"
+import { retryAfterOf, TryLater, useCountdown } from "../../ui/TryLater"
 import { HitlCard } from "../inbox/HitlCard"
 import { embedQuery, messagesQuery } from "./chatApi"
 import { MessageView } from "./MessageView"
@@ -49,6 +50,9 @@ export const Conversation = ({ session }: { readonly session: ChatSession }) => 
         queryClient.invalidateQueries({ queryKey: ["chat", "sessions"] })
       ])
   })
+  // Refused for now (the workspace's start rate, or its share of a busy platform): the draft is
+  // kept and Send waits out the Retry-After.
+  const wait = useCountdown(retryAfterOf(send.error))
   useEffect(() => {
     end.current?.scrollIntoView({ block: "end" })
   }, [items.length, run.text])
@@ -66,7 +70,7 @@ export const Conversation = ({ session }: { readonly session: ChatSession }) => 
     void queryClient.invalidateQueries({ queryKey: ["chat", "sessions"] })
   }, [turns, active, session.id, queryClient])
   const ask = (content: string) => {
-    if (content.trim() === "" || send.isPending) return
+    if (content.trim() === "" || send.isPending || wait > 0) return
     send.mutate(content.trim(), { onSuccess: () => setDraft("") })
   }
   const submit = (e: FormEvent) => {
@@ -104,7 +108,7 @@ export const Conversation = ({ session }: { readonly session: ChatSession }) => 
       {transferred && <p className="banner" role="status">This conversation was handed over to a person: the AI Employee answers no more here.</p>}
       {buttons.length > 0 && active === undefined && (
         <div className="quick-replies" role="group" aria-label="Suggested replies">
-          {buttons.map((b) => <button key={b.value} type="button" onClick={() => ask(b.value)} disabled={send.isPending}>{b.label}</button>)}
+          {buttons.map((b) => <button key={b.value} type="button" onClick={() => ask(b.value)} disabled={send.isPending || wait > 0}>{b.label}</button>)}
         </div>
       )}
       <div ref={end} />
@@ -124,10 +128,10 @@ export const Conversation = ({ session }: { readonly session: ChatSession }) => 
           <label className="check">
             <input type="checkbox" checked={dryRun} onChange={(e) => setDryRun(e.target.checked)} /> Dry run
           </label>
-          <button type="submit" className="primary" disabled={send.isPending || draft.trim() === "" || transferred}>Send</button>
+          <button type="submit" className="primary" disabled={send.isPending || wait > 0 || draft.trim() === "" || transferred}>Send</button>
         </div>
       </form>
-      {send.error !== null && <ErrorState error={send.error} />}
+      {send.error !== null && <TryLater error={send.error} left={wait} refused="Not sent" kept="Your message is kept." />}
     </div>
   )
 }

@@ -7,6 +7,7 @@ import { StatusBadge, When } from "../../ui/Bits"
 import { SchemaForm } from "../../ui/SchemaForm"
 import { ErrorState, Loading } from "../../ui/States"
 import { TabPanel, Tabs } from "../../ui/Tabs"
+import { ActionError } from "../../ui/TryLater"
 import { TriggersPanel } from "../triggers/TriggersPanel"
 import { VersionsPanel } from "../versions/VersionsPanel"
 import { ConfigPanel } from "./ConfigPanel"
@@ -81,7 +82,7 @@ export const EmployeePage = () => {
           : (
             <>
               <SchemaForm schema={dag.inputSchema} submitLabel="Start run" busy={start.isPending} onSubmit={(values) => start.mutate(values)} />
-              {start.error !== null && <ErrorState error={start.error} />}
+              {start.error !== null && <ActionError error={start.error} />}
             </>
           ))}
       </TabPanel>

@@ -4,25 +4,14 @@ import { useEffect, useState } from "react"
 import { api, ApiError } from "../../api/client"
 import { SchemaForm } from "../../ui/SchemaForm"
 import { ErrorState, Loading } from "../../ui/States"
+import { retryAfterOf, useCountdown } from "../../ui/TryLater"
 import { PublicRunView } from "./PublicRunView"
 import "./publicApp.css"
 
-/** Seconds left before the visitor may start another run, counted down in place. */
-const useCountdown = (seconds: number | undefined) => {
-  const [left, setLeft] = useState(seconds ?? 0)
-  useEffect(() => {
-    setLeft(seconds ?? 0)
-    if (seconds === undefined) return
-    const timer = setInterval(() => setLeft((s) => Math.max(0, s - 1)), 1000)
-    return () => clearInterval(timer)
-  }, [seconds])
-  return left
-}
-
 const StartError = ({ error }: { readonly error: Error }) => {
-  const limited = error instanceof ApiError && error.status === 429
-  const left = useCountdown(limited ? error.retryAfterSeconds ?? 60 : undefined)
-  if (!limited) return <ErrorState error={error} />
+  const wait = retryAfterOf(error)
+  const left = useCountdown(wait)
+  if (wait === undefined) return <ErrorState error={error} />
   return (
     <p className="notice" role="status">
       {left > 0

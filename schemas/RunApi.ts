@@ -26,8 +26,8 @@ export class RunsApi extends HttpApiGroup.make("runs")
         "Starts a run of the active version (202, pending). A tenant whose settings set max_run_starts_per_second gets 429 " +
           "RATE_LIMITED with Retry-After past that rate (dry runs count too). While the process is overloaded (OVERLOAD_LOOP_LAG_MS) " +
           "and several tenants start runs, each tenant's starts are paced at one shared rate: a tenant asking for more gets the " +
-          "same 429 RATE_LIMITED with Retry-After, one asking for less is never refused, a tenant alone never is. Chat messages and " +
-          "document generation start runs too and count against the same rate and share."
+          "same 429 RATE_LIMITED with Retry-After, one asking for less is never refused, a tenant alone never is. Chat messages, " +
+          "document generation, webhook deliveries and public app runs start runs too and count against the same rate and share."
       )
   )
   .add(
@@ -120,7 +120,8 @@ export class PublicAppApi extends HttpApiGroup.make("publicApp")
         OpenApi.Description,
         "Starts a run of the AI Employee's active version without a credential (trigger_type app_public) when its " +
           "`public_app` is on (404 otherwise). Rate-limited per client address (PUBLIC_APP_RUNS_PER_MINUTE, 429 with " +
-          "Retry-After); input_params are checked against the input schema as on the run endpoint."
+          "Retry-After); input_params are checked against the input schema as on the run endpoint. The tenant's run starts are paced " +
+          "as on POST /workflows/{id}/run too (its max_run_starts_per_second, fair shares under overload: 429 RATE_LIMITED with Retry-After)."
       )
   )
   .addError(NotFound)
@@ -155,7 +156,9 @@ export class WebhookDeliveryApi extends HttpApiGroup.make("webhookDelivery")
           "with the webhook's secret>` (401 INVALID_SIGNATURE otherwise, nothing started) starts a run of the active version with " +
           "the body as input_params (trigger_type webhook). `X-Webhook-Id` makes a delivery idempotent: a redelivery answers the " +
           "run the first one started with the identical answer (within 24 hours; another body with the same id is 422 " +
-          "IDEMPOTENCY_KEY_REUSED). Rate-limited per webhook (WEBHOOK_DELIVERIES_PER_MINUTE)."
+          "IDEMPOTENCY_KEY_REUSED). Rate-limited per webhook (WEBHOOK_DELIVERIES_PER_MINUTE), and paced with the tenant's other run " +
+          "starts as on POST /workflows/{id}/run (its max_run_starts_per_second, fair shares under overload): 429 RATE_LIMITED with " +
+          "Retry-After, nothing started."
       )
   )
   .addError(Unauthorized)

@@ -7,9 +7,10 @@ import { decodeRows } from "../../platform/Rows.js"
 import { traced } from "../../platform/Traced.js"
 import { RunModule } from "../../runtime/run/RunModule.js"
 import { conflict, notFound, TooManyRequests } from "../../schemas/Errors.js"
-import type { WorkflowId } from "../../schemas/Ids.js"
+import { TenantId, type WorkflowId } from "../../schemas/Ids.js"
 import { RunStatus, StepStatus } from "../../schemas/RunLifecycle.js"
 import { acceptedRun } from "./Runs.js"
+import { RunStartRate } from "./RunStartRate.js"
 
 /**
  * Runs started from an AI Employee's public app: no credential, so no principal; the AI Employee
@@ -21,6 +22,7 @@ export class PublicApp extends Effect.Service<PublicApp>()("PublicApp", {
     const sql = yield* SqlClient.SqlClient
     const modules = yield* RunModule
     const limiter = yield* RateLimiter
+    const startRate = yield* RunStartRate
     const { publicAppRunsPerMinute } = yield* AppConfig
 
     const start = (workflowId: WorkflowId, body: { readonly input_params: Record<string, unknown> }) =>
@@ -37,10 +39,11 @@ export class PublicApp extends Effect.Service<PublicApp>()("PublicApp", {
         const [workflow] = yield* sql`
           SELECT tenant_id, name, active_version FROM workflows
           WHERE id = ${workflowId} AND public_app AND archived_at IS NULL`.pipe(
-          decodeRows("workflows", Schema.Struct({ tenant_id: Schema.String, name: Schema.String, active_version: Schema.NullOr(Schema.Number) }))
+          decodeRows("workflows", Schema.Struct({ tenant_id: TenantId, name: Schema.String, active_version: Schema.NullOr(Schema.Number) }))
         ).pipe(Effect.orDie)
         if (workflow === undefined) return yield* notFound("AI Employee")
         if (workflow.active_version === null) return yield* conflict("NOT_PUBLISHED", "This AI Employee has no published version to run")
+        yield* startRate.checkTenant(workflow.tenant_id)
         const run = yield* modules.start({
           tenantId: workflow.tenant_id,
           workflowId,

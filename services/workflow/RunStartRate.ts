@@ -1,23 +1,27 @@
-import { Effect, Metric, Option, Schedule } from "effect"
+import { SqlClient } from "@effect/sql"
+import { Effect, Metric, Option, Schedule, Schema } from "effect"
 import { runStartsRefused, runStartsSharedRate } from "../../otel/Metrics.js"
 import { AppConfig } from "../../platform/Config.js"
 import { loopLag } from "../../platform/LoopLag.js"
 import { RateLimiter } from "../../platform/RateLimiter.js"
+import { decodeRows } from "../../platform/Rows.js"
 import { traced } from "../../platform/Traced.js"
 import { TooManyRequests } from "../../schemas/Errors.js"
+import type { TenantId } from "../../schemas/Ids.js"
 import type { Principal } from "../../schemas/Principal.js"
 import { defaultShareSettings, makeStartShare } from "./StartShare.js"
 
 const TICK = "100 millis"
+const SETTING_TTL_MS = 5_000
 
 /**
- * A tenant's rate of run starts through the run endpoints. Its own (`max_run_starts_per_second` in
- * its settings, set by an env_admin; TENANT_MAX_RUN_STARTS_PER_SECOND for tenants without one):
- * past it the start is refused with 429 and Retry-After, so a flood costs the platform a refusal
- * rather than a run. Paced, not windowed: up to the limit at once, then one start every 1/limit s,
- * so a flood's admitted starts arrive evenly instead of as a burst at each second's start that
- * every other tenant's runs would queue behind. No limit, no lookup: the setting comes with the
- * caller's principal.
+ * A tenant's rate of run starts: at a caller's request (the run endpoints, chat messages, document
+ * generation, feedback workflows) and without one (webhook deliveries, public app runs). Its own
+ * (`max_run_starts_per_second` in its settings, set by an env_admin; TENANT_MAX_RUN_STARTS_PER_SECOND
+ * for tenants without one): past it the start is refused with 429 and Retry-After, so a flood costs
+ * the platform a refusal rather than a run. Paced, not windowed: up to the limit at once, then one
+ * start every 1/limit s, so a flood's admitted starts arrive evenly instead of as a burst at each
+ * second's start that every other tenant's runs would queue behind.
  *
  * And its fair share while this process is overloaded (its event loop later than
  * OVERLOAD_LOOP_LAG_MS) and other tenants start runs too (`StartShare`): paced in this process,
@@ -27,6 +31,7 @@ export class RunStartRate extends Effect.Service<RunStartRate>()("RunStartRate",
   scoped: Effect.gen(function*() {
     const limiter = yield* RateLimiter
     const config = yield* AppConfig
+    const sql = yield* SqlClient.SqlClient
     const fallback = Option.getOrUndefined(config.tenantMaxRunStartsPerSecond)
     const share = config.overloadLoopLagMs > 0 ? makeStartShare(defaultShareSettings(config.overloadLoopLagMs)) : undefined
     if (share !== undefined) {
@@ -42,19 +47,16 @@ export class RunStartRate extends Effect.Service<RunStartRate>()("RunStartRate",
         Metric.increment(runStartsRefused(["reason", reason])),
         new TooManyRequests({ code: "RATE_LIMITED", message, retry_after_seconds: retryAfterSeconds })
       )
-    const check = (principal: Principal) =>
+    const admit = (tenantId: string, limit: number | undefined) =>
       Effect.gen(function*() {
-        const limit = principal.settings.max_run_starts_per_second ?? fallback
         if (limit !== undefined) {
-          const decision = yield* limiter.pace(`run-starts:${principal.tenantId}`, limit)
+          const decision = yield* limiter.pace(`run-starts:${tenantId}`, limit)
           if (!decision.allowed) {
             return yield* refuse("rate", `This workspace may start ${limit} run${limit === 1 ? "" : "s"} a second`, decision.retryAfterSeconds)
           }
         }
-        if (share === undefined) {
-          return
-        }
-        const decision = share.admit(principal.tenantId, Date.now())
+        if (share === undefined) return
+        const decision = share.admit(tenantId, Date.now())
         if (decision.allowed) return
         return yield* refuse(
           "busy",
@@ -62,6 +64,26 @@ export class RunStartRate extends Effect.Service<RunStartRate>()("RunStartRate",
           decision.retryAfterSeconds
         )
       })
-    return traced("RunStartRate", { check })
+
+    // Starts without a caller (a webhook's delivery, a public app's visitor) name only their
+    // tenant: its setting is read, and kept a few seconds.
+    const settings = new Map<string, { readonly limit: number | undefined; readonly at: number }>()
+    const limitOf = (tenantId: string) =>
+      Effect.suspend(() => {
+        const known = settings.get(tenantId)
+        if (known !== undefined && Date.now() - known.at < SETTING_TTL_MS) return Effect.succeed(known.limit)
+        return sql`SELECT (settings->>'max_run_starts_per_second')::int AS max FROM tenants WHERE id = ${tenantId}`.pipe(
+          decodeRows("tenants", Schema.Struct({ max: Schema.NullOr(Schema.Number) })),
+          Effect.map((rows) => rows[0]?.max ?? fallback),
+          Effect.orElseSucceed(() => known?.limit ?? fallback),
+          Effect.tap((limit) => Effect.sync(() => settings.set(tenantId, { limit, at: Date.now() })))
+        )
+      })
+
+    /** A start at a caller's request: the caller's principal carries its tenant's setting. */
+    const check = (principal: Principal) => admit(principal.tenantId, principal.settings.max_run_starts_per_second ?? fallback)
+    /** A start for a tenant without a caller of it. */
+    const checkTenant = (tenantId: TenantId) => Effect.flatMap(limitOf(tenantId), (limit) => admit(tenantId, limit))
+    return traced("RunStartRate", { check, checkTenant })
   })
 }) {}

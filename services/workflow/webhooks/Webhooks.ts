@@ -17,6 +17,7 @@ import { TenantId, WebhookId, WorkflowId } from "../../../schemas/Ids.js"
 import type { Principal } from "../../../schemas/Principal.js"
 import { isRecord } from "../../../schemas/Records.js"
 import { WebhookAccepted } from "../../../schemas/Webhook.js"
+import { RunStartRate } from "../RunStartRate.js"
 import { WorkflowsRepo } from "../WorkflowsRepo.js"
 
 export const MAX_DELIVERY_BYTES = 1024 * 1024
@@ -57,6 +58,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("Webhooks", {
     const workflows = yield* WorkflowsRepo
     const cipher = yield* CredentialsCipher
     const limiter = yield* RateLimiter
+    const startRate = yield* RunStartRate
     const modules = yield* RunModule
     const idempotency = yield* Idempotency
     const config = yield* AppConfig
@@ -138,6 +140,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("Webhooks", {
             retry_after_seconds: decision.retryAfterSeconds
           })
         }
+        yield* startRate.checkTenant(row.tenant_id)
         const input = yield* Effect.try(() => JSON.parse(body.toString("utf8")) as unknown).pipe(
           Effect.orElseSucceed(() => undefined)
         )

@@ -1,5 +1,6 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
+import { createHmac } from "node:crypto"
 import { answerOf, apiKey, chatWorkflow, isTitleRequest, messagesOf, newSession, send } from "../support/Chat.js"
 import { adminToken, createMember, createTenant } from "../support/Fixtures.js"
 import { http, loginToken } from "../support/Http.js"
@@ -8,9 +9,10 @@ import { waitForStatus } from "../support/Runs.js"
 import { ScriptedModel } from "../support/ScriptedModel.js"
 import { respondNode } from "../support/Workflows.js"
 
-// Issue 37, point 2: every way a caller starts a run is paced as the run endpoints are, so a
-// flood cannot go around a tenant's start rate (or the fair shares, start-shares.test.ts) through
-// chat or document generation. A refusal is 429 RATE_LIMITED with Retry-After and writes nothing.
+// Issue 37, point 2: every way a tenant's runs are started on request is paced as the run
+// endpoints are, so a flood cannot go around a tenant's start rate (or the fair shares,
+// start-shares.test.ts) through chat, document generation, webhooks or the public app. A refusal
+// is 429 RATE_LIMITED with Retry-After and writes nothing.
 const refusedCount = Effect.map(
   http("GET", "/metrics"),
   (m) => Number(/^bp_run_starts_refused_total\{[^}]*reason="rate"[^}]*\} (\d+)$/m.exec(m.text)?.[1] ?? "0")
@@ -29,7 +31,7 @@ const assertRefused = (
 const nextStart = Effect.sleep("1100 millis")
 
 layer(RunPlatformLive(), { excludeTestServices: true, timeout: "90 seconds" })("run-start rate beyond the run endpoints", (it) => {
-  it.effect("chat messages (console and external), document generation and feedback workflows count against max_run_starts_per_second; a refused message is not stored", () =>
+  it.effect("chat messages (console and external), document generation, feedback workflows, webhook deliveries and public app runs count against max_run_starts_per_second; a refused message is not stored", () =>
     Effect.gen(function*() {
       const admin = yield* adminToken
       const model = yield* ScriptedModel
@@ -91,8 +93,27 @@ layer(RunPlatformLive(), { excludeTestServices: true, timeout: "90 seconds" })("
       assert.isUndefined(again.body.run_id)
       assert.match(again.body.feedback_workflow_error, /may start 1 run a second/)
 
-      assert.strictEqual((yield* refusedCount) - before, 5)
-      for (const id of [generated.body.run_id, rated.body.run_id]) {
+      // Without a caller: a webhook's deliveries and a public app's visitors start the tenant's runs too.
+      yield* nextStart
+      const hook = (yield* http("POST", `/api/v1/workflow/workflows/${triage}/webhooks`, { token })).body
+      const delivery = JSON.stringify({ sentiment: "neutral" })
+      const deliver = http("POST", new URL(hook.url).pathname, {
+        rawBody: delivery,
+        headers: { "content-type": "application/json", "x-signature-256": `sha256=${createHmac("sha256", hook.secret).update(delivery).digest("hex")}` }
+      })
+      const delivered = yield* deliver
+      assert.strictEqual(delivered.status, 202, delivered.text)
+      assertRefused(yield* deliver)
+
+      yield* nextStart
+      assert.strictEqual((yield* http("PATCH", `/api/v1/workflow/workflows/${triage}`, { token, body: { public_app: true } })).status, 200)
+      const visit = http("POST", `/api/v1/workflow/public/${triage}/run`, { body: { input_params: {} } })
+      const visited = yield* visit
+      assert.strictEqual(visited.status, 202, visited.text)
+      assertRefused(yield* visit)
+
+      assert.strictEqual((yield* refusedCount) - before, 7)
+      for (const id of [generated.body.run_id, rated.body.run_id, delivered.body.run_id, visited.body.id]) {
         assert.strictEqual((yield* waitForStatus(token, id, ["completed", "failed"])).status, "completed")
       }
     }))

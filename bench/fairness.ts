@@ -8,7 +8,8 @@
  * starts wait out their Retry-After plus up to a second of jitter, as a well-behaved client does).
  * OVERLOAD_LOOP_LAG_MS is passed to the platform (0: no fair shares under overload).
  * BENCH_FAIR_PROCESS=1 runs the platform and the model each in a process of its own, so that the
- * flood's 64 clients share neither's thread, as in production.
+ * flood's 64 clients share neither's thread, as in production; BENCH_FAIR_RUNNERS=n splits it into
+ * a gateway and n runner processes (their event bus PostgreSQL's LISTEN/NOTIFY).
  */
 import { Effect, Fiber } from "effect"
 import pg from "pg"
@@ -19,7 +20,8 @@ import { benchDatabase, benchPlatform, childPlatform, instantModel, instantModel
 const PROBES = Number(process.env.BENCH_FAIR_PROBES ?? 10)
 const FLOOD = Number(process.env.BENCH_FAIR_FLOOD ?? 5000)
 const START_RATE = process.env.BENCH_FAIR_START_RATE || undefined
-const OWN_PROCESS = process.env.BENCH_FAIR_PROCESS === "1"
+const RUNNERS = Number(process.env.BENCH_FAIR_RUNNERS ?? 0)
+const OWN_PROCESS = process.env.BENCH_FAIR_PROCESS === "1" || RUNNERS > 0
 
 export const fairnessBench = Effect.scoped(Effect.gen(function*() {
   const db = yield* benchDatabase
@@ -31,7 +33,7 @@ export const fairnessBench = Effect.scoped(Effect.gen(function*() {
     ...(process.env.TENANT_MAX_RUNS_IN_FLIGHT !== undefined ? { TENANT_MAX_RUNS_IN_FLIGHT: process.env.TENANT_MAX_RUNS_IN_FLIGHT } : {}),
     ...(process.env.OVERLOAD_LOOP_LAG_MS !== undefined ? { OVERLOAD_LOOP_LAG_MS: process.env.OVERLOAD_LOOP_LAG_MS } : {})
   }
-  const { base, token } = OWN_PROCESS ? yield* childPlatform(env) : yield* benchPlatform(env)
+  const { base, token } = OWN_PROCESS ? yield* childPlatform(env, RUNNERS) : yield* benchPlatform(env)
   const publish = (as: string) =>
     Effect.gen(function*() {
       const w = yield* json(base, as, "POST", "/api/v1/workflow/workflows", { name: "Fair" })

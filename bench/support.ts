@@ -150,16 +150,22 @@ const spawnPlatform = (env: Record<string, string>) =>
 export const childPlatform = (env: Record<string, string>, runners = 0) =>
   Effect.gen(function*() {
     const port = yield* freePort
-    const common = { JWT_SECRET: randomBytes(32).toString("hex"), CREDENTIALS_KEY: randomBytes(32).toString("base64"), LOG_LEVEL: "warning", ...env }
+    // Every process knows the first admin: whichever reaches an empty database first creates it.
+    const common = {
+      JWT_SECRET: randomBytes(32).toString("hex"),
+      CREDENTIALS_KEY: randomBytes(32).toString("base64"),
+      LOG_LEVEL: "warning",
+      BOOTSTRAP_ADMIN_EMAIL: "bench@example.test",
+      BOOTSTRAP_ADMIN_PASSWORD: "bench-password",
+      ...env
+    }
     const workers = yield* Effect.forEach(Array.from({ length: runners }), () =>
       Effect.flatMap(Effect.all([freePort, freePort]), ([httpPort, runnerPort]) =>
         spawnPlatform({ ...common, ROLE: "runners", PORT: String(httpPort), RUNNER_PORT: String(runnerPort) })))
     const front = yield* spawnPlatform({
       ...common,
       ROLE: runners > 0 ? "gateway" : "all",
-      PORT: String(port),
-      BOOTSTRAP_ADMIN_EMAIL: "bench@example.test",
-      BOOTSTRAP_ADMIN_PASSWORD: "bench-password"
+      PORT: String(port)
     })
     const base = `http://127.0.0.1:${port}`
     while (

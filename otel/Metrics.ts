@@ -64,6 +64,10 @@ export const runStartsRefused = counterBy(
 export const runStartsSharedRate = Metric.gauge("bp.run_starts.shared_rate", {
   description: "Starts a second each tenant may make while this process is overloaded and several tenants start runs (0: no pacing)"
 })
+export const runnersLoopLag = Metric.gauge("bp.runners.loop_lag", {
+  description:
+    "On a process that accepts run starts for runner processes: how late (ms) the latest runner's event loop runs, as the runners report it (0: all on time)"
+})
 export const runsInFlight = Metric.gauge("bp.runs.in_flight", { description: "Runs active on this runner process" })
 export const nodeDuration = histogramBy("bp.node.duration", seconds, "Duration of node executions (seconds), by node type and outcome")
 export const journalGroupSize = Metric.histogram(

@@ -27,6 +27,7 @@ import { RecoveryLive } from "./Recovery.js"
 import type { RunEndHooks } from "./RunEndHooks.js"
 import { RunEvents } from "./RunEvents.js"
 import { RunModule } from "./RunModule.js"
+import { RunnerLoadLive } from "./RunnerLoad.js"
 import { Versions } from "./Versions.js"
 
 /** The model provider and the agent types on it: shared by agent nodes and the agents API. */
@@ -114,7 +115,7 @@ const RunSpansLive = Layer.effect(
  * built-in ones and those of ExtraNodeTypes.
  */
 export const kernelLive = <A, E, R>(hooks: Layer.Layer<RunEndHooks | A, E, R>) =>
-  Layer.mergeAll(RunEntityLive, RecoveryLive, ClusterWatchLive).pipe(
+  Layer.mergeAll(RunEntityLive, RecoveryLive, ClusterWatchLive, RunnerLoadLive).pipe(
     Layer.provideMerge(Layer.unwrapEffect(
       Effect.map(ExtraNodeTypes, (extra) =>
         NodeRegistry.layer<AgentRunner | Mailer | ManagedSchedules | NudgeCards | MailIntegrations | TicketDesk>([...BuiltinNodes, ...extra]))

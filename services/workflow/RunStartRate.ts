@@ -1,8 +1,8 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Metric, Option, Schedule, Schema } from "effect"
-import { runStartsRefused, runStartsSharedRate } from "../../otel/Metrics.js"
+import { runnersLoopLag, runStartsRefused, runStartsSharedRate } from "../../otel/Metrics.js"
 import { AppConfig } from "../../platform/Config.js"
-import { loopLag } from "../../platform/LoopLag.js"
+import { loopLag, runnersLag } from "../../platform/LoopLag.js"
 import { RateLimiter } from "../../platform/RateLimiter.js"
 import { decodeRows } from "../../platform/Rows.js"
 import { traced } from "../../platform/Traced.js"
@@ -36,10 +36,18 @@ export class RunStartRate extends Effect.Service<RunStartRate>()("RunStartRate",
     const share = config.overloadLoopLagMs > 0 ? makeStartShare(defaultShareSettings(config.overloadLoopLagMs)) : undefined
     if (share !== undefined) {
       const lag = yield* loopLag
+      // A split deployment's gateway starts runs that runner processes run: it is overloaded when
+      // they are, and they say so (RunnerLoad). In one process, that process's loop is the runners'.
+      const runners = config.role === "gateway" || config.role === "services" ? yield* runnersLag : undefined
       yield* Effect.suspend(() => {
-        share.tick(lag.take(), Date.now())
+        const now = Date.now()
+        const remote = runners?.worst(now) ?? 0
+        share.tick(Math.max(lag.take(), remote), now)
         lag.watch(share.contended())
-        return Metric.set(runStartsSharedRate, share.rate() ?? 0)
+        return Effect.zipRight(
+          Metric.set(runStartsSharedRate, share.rate() ?? 0),
+          runners === undefined ? Effect.void : Metric.set(runnersLoopLag, remote)
+        )
       }).pipe(Effect.repeat(Schedule.spaced(TICK)), Effect.withTracerEnabled(false), Effect.forkScoped)
     }
     const refuse = (reason: "rate" | "busy", message: string, retryAfterSeconds: number) =>

@@ -1,34 +1,12 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
-import { type ChildProcess, spawn } from "node:child_process"
-import { mkdtempSync } from "node:fs"
-import { tmpdir } from "node:os"
-import * as path from "node:path"
-import { freePort } from "../../platform/FreePort.js"
-import { request } from "../support/Http.js"
-import { platformArgs } from "../support/Processes.js"
-import { platformEnv } from "../support/ProcessPlatform.js"
+import { platformEnv, splitPlatform } from "../support/ProcessPlatform.js"
 import { ScriptedModel } from "../support/ScriptedModel.js"
 import { migratedDatabase } from "../support/TestDatabase.js"
 import { sharedBusEnv } from "../support/TestServices.js"
 import { respondNode } from "../support/Workflows.js"
 
 const sleep = (ms: number) => Effect.promise(() => new Promise((r) => setTimeout(r, ms)))
-
-const spawnPlatform = (env: Record<string, string>) =>
-  Effect.acquireRelease(
-    Effect.gen(function*() {
-      const child: ChildProcess = spawn(process.execPath, [...platformArgs], { env, stdio: "inherit" })
-      const base = `http://127.0.0.1:${env.PORT}`
-      for (let i = 0; i < 300; i++) {
-        const ok = yield* Effect.promise(() => fetch(`${base}/health`, { signal: AbortSignal.timeout(1000) }).then((r) => r.ok, () => false))
-        if (ok) return { child, base }
-        yield* sleep(100)
-      }
-      return yield* Effect.dieMessage(`platform (${env.ROLE}) did not start`)
-    }),
-    ({ child }) => Effect.sync(() => child.kill("SIGKILL"))
-  )
 
 layer(ScriptedModel.layer, { excludeTestServices: true, timeout: "120 seconds" })("separate runner processes", (it) => {
   it.scoped("ROLE=gateway sends runs to a ROLE=runners process; cancel reaches the run on its runner", () =>
@@ -39,21 +17,8 @@ layer(ScriptedModel.layer, { excludeTestServices: true, timeout: "120 seconds" }
         ...platformEnv("split", db.url, model.baseUrl),
         ...sharedBusEnv(`bptest:${db.name}:`)
       }
-      yield* spawnPlatform({
-        ...common,
-        ROLE: "runners",
-        PORT: String(yield* freePort),
-        RUNNER_PORT: String(yield* freePort),
-        DATA_DIR: mkdtempSync(path.join(tmpdir(), "bp-runner-"))
-      })
-      const gateway = yield* spawnPlatform({
-        ...common,
-        ROLE: "gateway",
-        PORT: String(yield* freePort),
-        DATA_DIR: mkdtempSync(path.join(tmpdir(), "bp-gateway-"))
-      })
-      const api = (method: string, p: string, body?: unknown, token?: string) =>
-        request(gateway.base, method, p, { ...(body !== undefined ? { body } : {}), ...(token !== undefined ? { token } : {}) })
+      const { gateway } = yield* splitPlatform(common)
+      const api = gateway.api
       const token = (yield* api("POST", "/api/v1/auth/login", { email: "split@admin.test", password: "split-admin-password" })).body
         .access_token as string
       const w = yield* api("POST", "/api/v1/workflow/workflows", { name: "Split" }, token)

@@ -1,6 +1,10 @@
 import { Effect } from "effect"
 import { type ChildProcess, spawn } from "node:child_process"
 import { randomBytes } from "node:crypto"
+import { mkdtempSync } from "node:fs"
+import { tmpdir } from "node:os"
+import * as path from "node:path"
+import { freePort } from "../../platform/FreePort.js"
 import { type HttpResult, request, type RequestOptions } from "./Http.js"
 import { platformArgs } from "./Processes.js"
 
@@ -89,4 +93,25 @@ export const processPlatform = (env: Record<string, string>) =>
     /** What the process wrote to stdout and stderr (its last megabyte). */
     const output = () => logs
     return { baseUrl, api: apiOf(baseUrl), start, kill, signal, exited, output }
+  })
+
+/** A split deployment: a `ROLE=runners` process, then a `ROLE=gateway` process in front of it, on the same settings. */
+export const splitPlatform = (common: Record<string, string>) =>
+  Effect.gen(function*() {
+    const runner = yield* processPlatform({
+      ...common,
+      ROLE: "runners",
+      PORT: String(yield* freePort),
+      RUNNER_PORT: String(yield* freePort),
+      DATA_DIR: mkdtempSync(path.join(tmpdir(), "bp-runner-"))
+    })
+    yield* runner.start
+    const gateway = yield* processPlatform({
+      ...common,
+      ROLE: "gateway",
+      PORT: String(yield* freePort),
+      DATA_DIR: mkdtempSync(path.join(tmpdir(), "bp-gateway-"))
+    })
+    yield* gateway.start
+    return { runner, gateway }
   })

@@ -117,8 +117,10 @@ const RunSpansLive = Layer.effect(
 export const kernelLive = <A, E, R>(hooks: Layer.Layer<RunEndHooks | A, E, R>) =>
   Layer.mergeAll(RunEntityLive, RecoveryLive, ClusterWatchLive, RunnerLoadLive).pipe(
     Layer.provideMerge(Layer.unwrapEffect(
-      Effect.map(ExtraNodeTypes, (extra) =>
-        NodeRegistry.layer<AgentRunner | Mailer | ManagedSchedules | NudgeCards | MailIntegrations | TicketDesk>([...BuiltinNodes, ...extra]))
+      Effect.map(
+        ExtraNodeTypes,
+        (extra) => NodeRegistry.layer<AgentRunner | Mailer | ManagedSchedules | NudgeCards | MailIntegrations | TicketDesk>([...BuiltinNodes, ...extra])
+      )
     )),
     Layer.provideMerge(hooks),
     Layer.provideMerge(AgentsLive),

@@ -6,6 +6,7 @@ import { loopLag, runnersLag } from "../../platform/LoopLag.js"
 import { RateLimiter } from "../../platform/RateLimiter.js"
 import { decodeRows } from "../../platform/Rows.js"
 import { traced } from "../../platform/Traced.js"
+import { makeTtlCache } from "../../platform/TtlCache.js"
 import { TooManyRequests } from "../../schemas/Errors.js"
 import type { TenantId } from "../../schemas/Ids.js"
 import type { Principal } from "../../schemas/Principal.js"
@@ -75,18 +76,15 @@ export class RunStartRate extends Effect.Service<RunStartRate>()("RunStartRate",
 
     // Starts without a caller (a webhook's delivery, a public app's visitor) name only their
     // tenant: its setting is read, and kept a few seconds.
-    const settings = new Map<string, { readonly limit: number | undefined; readonly at: number }>()
+    const settings = makeTtlCache<number | undefined>({ ttlMs: SETTING_TTL_MS, capacity: 10_000 })
     const limitOf = (tenantId: string) =>
-      Effect.suspend(() => {
-        const known = settings.get(tenantId)
-        if (known !== undefined && Date.now() - known.at < SETTING_TTL_MS) return Effect.succeed(known.limit)
-        return sql`SELECT (settings->>'max_run_starts_per_second')::int AS max FROM tenants WHERE id = ${tenantId}`.pipe(
+      settings.get(
+        tenantId,
+        sql`SELECT (settings->>'max_run_starts_per_second')::int AS max FROM tenants WHERE id = ${tenantId}`.pipe(
           decodeRows("tenants", Schema.Struct({ max: Schema.NullOr(Schema.Number) })),
-          Effect.map((rows) => rows[0]?.max ?? fallback),
-          Effect.orElseSucceed(() => known?.limit ?? fallback),
-          Effect.tap((limit) => Effect.sync(() => settings.set(tenantId, { limit, at: Date.now() })))
+          Effect.map((rows) => rows[0]?.max ?? fallback)
         )
-      })
+      ).pipe(Effect.orElseSucceed(() => fallback))
 
     /** A start at a caller's request: the caller's principal carries its tenant's setting. */
     const check = (principal: Principal) => admit(principal.tenantId, principal.settings.max_run_starts_per_second ?? fallback)

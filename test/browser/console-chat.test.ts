@@ -9,7 +9,7 @@ import { http, loginToken } from "../support/Http.js"
 import { eventually, publishedWorkflow, RunPlatformLive } from "../support/RunPlatform.js"
 import { ScriptedModel } from "../support/ScriptedModel.js"
 import { ADMIN_EMAIL, ADMIN_PASSWORD, TestPlatform } from "../support/TestPlatform.js"
-import { answererDag } from "../support/Workflows.js"
+import { answererDag, respondNode } from "../support/Workflows.js"
 
 // Issue 39: chat in the console, the embeddable widget on another origin, the public app page.
 
@@ -267,7 +267,7 @@ layer(RunPlatformLive({ PUBLIC_APP_RUNS_PER_MINUTE: "2" }), { excludeTestService
   )
 
   it.scoped.skipIf(!browserAvailable)(
-    "a message refused by the workspace's run-start rate: told so with a countdown, the draft kept, Send held back until it may go",
+    "a message refused by the workspace's run-start rate: told so with a countdown, the draft kept, Send held back until it may go; the run tab the same",
     () =>
       Effect.gen(function*() {
         const admin = yield* adminToken
@@ -281,19 +281,23 @@ layer(RunPlatformLive({ PUBLIC_APP_RUNS_PER_MINUTE: "2" }), { excludeTestService
         const token = yield* loginToken(member.email, member.password)
         const workflowId = yield* chatWorkflow(token)
         const browser = yield* launchBrowser
-        const { page, problems, shot } = yield* watchedPage(browser, [/^429 .*\/api\/v1\/chat\/sessions\/[^/]+\/messages$/])
+        const { page, problems, shot } = yield* watchedPage(browser, [
+          /^429 .*\/api\/v1\/chat\/sessions\/[^/]+\/messages$/,
+          /^429 .*\/api\/v1\/workflow\/workflows\/[^/]+\/run$/
+        ])
         yield* signIn(page, baseUrl, member.email, member.password, `/chat?employee=${workflowId}`)
         const message = page.getByLabel("Message", { exact: true })
         const sendButton = page.getByRole("button", { name: "Send" })
         yield* Effect.promise(() => message.waitFor())
         // Another client of the workspace takes every start as it comes back (a start for an AI
         // Employee that does not exist still counts), so the page's message meets the limit.
-        const taker = yield* http("POST", `/api/v1/workflow/workflows/${crypto.randomUUID()}/run`, { token, body: { input_params: {} } }).pipe(
+        const takeStarts = http("POST", `/api/v1/workflow/workflows/${crypto.randomUUID()}/run`, { token, body: { input_params: {} } }).pipe(
           Effect.zipRight(Effect.sleep("10 millis")),
           Effect.forever,
-          Effect.forkScoped
+          Effect.forkScoped,
+          Effect.tap(() => Effect.sleep("100 millis"))
         )
-        yield* Effect.sleep("100 millis")
+        const taker = yield* takeStarts
         yield* Effect.promise(async () => {
           await message.fill("How many days of leave?")
           await sendButton.click()
@@ -311,6 +315,24 @@ layer(RunPlatformLive({ PUBLIC_APP_RUNS_PER_MINUTE: "2" }), { excludeTestService
         assert.strictEqual(yield* Effect.promise(() => message.inputValue()), "")
         const sessionId = new URL(page.url()).searchParams.get("session")!
         assert.deepStrictEqual((yield* messagesOf(token, sessionId)).map((m) => m.content), ["How many days of leave?", "Twenty-five days."])
+
+        // The AI Employee's run tab says the same of a run it could not start.
+        const flow = yield* publishedWorkflow(token, { nodes: [respondNode("a")] })
+        yield* Effect.promise(() => page.goto(`${baseUrl}/ai-employees/${flow}?tab=run`))
+        const startButton = page.getByRole("button", { name: "Start run" })
+        yield* Effect.promise(() => startButton.waitFor())
+        const again = yield* takeStarts
+        yield* Effect.promise(async () => {
+          await startButton.click()
+          await page.getByText(/^Not started: This workspace may start 1 run a second\. You can try again in 1 second\.$/).waitFor()
+        })
+        yield* Fiber.interrupt(again)
+        yield* shot("run-start-refused")
+        yield* Effect.promise(async () => {
+          await page.getByText("You can try again now.").waitFor({ timeout: 5_000 })
+          await startButton.click()
+          await page.waitForURL(/\/runs\//)
+        })
         assert.deepStrictEqual(problems(), [])
       })
   )

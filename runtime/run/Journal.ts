@@ -4,6 +4,7 @@ import { Context, Data, Effect, FiberRef, Layer, Metric, Option, Schema } from "
 import { runsEnded, runsPaused, runsStarted } from "../../otel/Metrics.js"
 import { PreparedSql } from "../../platform/PreparedSql.js"
 import { uuidV7Floor, uuidV7Time } from "../../platform/TimedId.js"
+import { retryTransient } from "../../platform/Transient.js"
 import { isTerminal, type RunStatus } from "../../schemas/RunLifecycle.js"
 import type { Batch } from "./Batch.js"
 import { commitAll, type CommitEntry, type CommitFence, type JournalRun } from "./CommitSql.js"
@@ -54,12 +55,6 @@ const withKeys = (runId: string, row: Record<string, unknown>) =>
 const childIds = (runId: string): [string, string] => {
   const at = uuidV7Time(runId)
   return at === undefined ? ["00000000-0000-0000-0000-000000000000", "ffffffff-ffff-ffff-ffff-ffffffffffff"] : [uuidV7Floor(at), uuidV7Floor(at + 1)]
-}
-
-/** A deadlock or serialization failure: the statement was rolled back and may simply run again. */
-const isTransient = (error: SqlError) => {
-  const code = (error.cause as { readonly code?: unknown } | undefined)?.code
-  return code === "40P01" || code === "40001"
 }
 
 export type { CommitFence, JournalRun }
@@ -130,7 +125,7 @@ export class Journal extends Context.Tag("Journal")<Journal, {
 
         // Two writers' statements may lock the same runs in opposite orders (a commit and a wake-up): PostgreSQL
         // then aborts one of them, which is written again.
-        const again = <A>(effect: Effect.Effect<A, SqlError>) => Effect.retry(effect, { times: 3, while: isTransient })
+        const again = retryTransient
         const many = (entries: ReadonlyArray<CommitEntry>) => again(commitAll(sql, entries))
         const one = (entry: CommitEntry) => again(Effect.map(commitAll(sql, [entry]), (rows) => rows[0]))
         const submit = yield* makeGroupCommit({

@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Equal, Option } from "effect"
 import { traced } from "../../platform/Traced.js"
+import { retryTransient } from "../../platform/Transient.js"
 import { blocksPublish } from "../../runtime/dag/Validate.js"
 import { requireBuilder, requireReader } from "../../schemas/Authorization.js"
 import type { DagDefinition } from "../../schemas/Dag.js"
@@ -59,12 +60,14 @@ export class Publishing extends Effect.Service<Publishing>()("Publishing", {
       Effect.gen(function*() {
         yield* visible(principal, id)
         yield* requireBuilder(principal)
-        return yield* sql.withTransaction(Effect.gen(function*() {
+        // A deadlock's victim (a run's insert or the day's partition split holding what it waits
+        // for) is rolled back whole, and tried again.
+        return yield* retryTransient(sql.withTransaction(Effect.gen(function*() {
           const row = yield* workflows.lock(principal, id).pipe(Effect.orDie)
           if (Option.isNone(row) || row.value.archived_at !== null) return yield* Effect.fail(notFound("AI Employee"))
           yield* requireEditable(row.value)
           return yield* body(row.value)
-        })).pipe(Effect.catchTag("SqlError", Effect.die))
+        }))).pipe(Effect.catchTag("SqlError", Effect.die))
       })
 
     const versionOf = (principal: Principal, id: string, number: number) =>

@@ -325,6 +325,7 @@ layer(RunPlatformLive({ PUBLIC_APP_RUNS_PER_MINUTE: "2" }), { excludeTestService
         yield* Effect.promise(async () => {
           await startButton.click()
           await page.getByText(/^Not started: This workspace may start 1 run a second\. You can try again in 1 second\.$/).waitFor()
+          assert.isTrue(await startButton.isDisabled(), "Start run waits out the Retry-After")
         })
         yield* Fiber.interrupt(again)
         yield* shot("run-start-refused")

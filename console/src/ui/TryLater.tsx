@@ -42,9 +42,3 @@ export const TryLater = ({ error, left, refused = "Not started", kept }: {
     </p>
   )
 }
-
-/** An action's error, counting down by itself when it is a refusal to start now. */
-export const ActionError = ({ error }: { readonly error: unknown }) => {
-  const left = useCountdown(retryAfterOf(error))
-  return <TryLater error={error} left={left} />
-}

@@ -1,7 +1,7 @@
 import { Link } from "@tanstack/react-router"
 import { Json, shortId, StatusBadge } from "../../ui/Bits"
 import { SchemaForm } from "../../ui/SchemaForm"
-import { ActionError } from "../../ui/TryLater"
+import { retryAfterOf, TryLater, useCountdown } from "../../ui/TryLater"
 import type { Finding } from "./Canvas"
 import type { Json as JsonValue } from "./dagDoc"
 
@@ -45,30 +45,34 @@ export const TestPanel = ({ inputSchema, run, busy, error, onRun }: {
   readonly busy: boolean
   readonly error: unknown
   readonly onRun: (input: JsonValue) => void
-}) => (
-  <aside className="side-panel" aria-label="Test">
-    <header>
-      <h2>Test the draft</h2>
-      <span className="muted">A dry run: no tool with side effects is called</span>
-    </header>
-    {run !== undefined && (
-      <p className="run-line">
-        {run.is_dry_run ? "Dry run" : "Run"} <Link to="/runs/$runId" params={{ runId: run.id }} className="mono">{shortId(run.id)}</Link> of version{" "}
-        {run.version} <StatusBadge status={run.status} />
-        {run.error !== undefined && <span className="error-text">{run.error}</span>}
-      </p>
-    )}
-    <SchemaForm
-      key={run?.id ?? "new"}
-      schema={inputSchema}
-      initial={run?.input_params}
-      submitLabel={run !== undefined ? "Run the draft with this input" : "Run the draft"}
-      busy={busy}
-      onSubmit={onRun}
-    />
-    {error !== null && error !== undefined && <ActionError error={error} />}
-  </aside>
-)
+}) => {
+  // A dry run refused for now (the workspace's start rate, or its share of a busy platform) waits out its Retry-After.
+  const wait = useCountdown(retryAfterOf(error))
+  return (
+    <aside className="side-panel" aria-label="Test">
+      <header>
+        <h2>Test the draft</h2>
+        <span className="muted">A dry run: no tool with side effects is called</span>
+      </header>
+      {run !== undefined && (
+        <p className="run-line">
+          {run.is_dry_run ? "Dry run" : "Run"} <Link to="/runs/$runId" params={{ runId: run.id }} className="mono">{shortId(run.id)}</Link> of version{" "}
+          {run.version} <StatusBadge status={run.status} />
+          {run.error !== undefined && <span className="error-text">{run.error}</span>}
+        </p>
+      )}
+      <SchemaForm
+        key={run?.id ?? "new"}
+        schema={inputSchema}
+        initial={run?.input_params}
+        submitLabel={run !== undefined ? "Run the draft with this input" : "Run the draft"}
+        busy={busy || wait > 0}
+        onSubmit={onRun}
+      />
+      {error !== null && error !== undefined && <TryLater error={error} left={wait} />}
+    </aside>
+  )
+}
 
 /** A step of the run shown on the canvas: what it was given and what it gave (or why it failed). */
 export const StepInRun = ({ detail }: { readonly detail: { readonly input?: unknown; readonly output?: unknown; readonly error?: string } }) => (

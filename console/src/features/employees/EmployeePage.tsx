@@ -7,7 +7,7 @@ import { StatusBadge, When } from "../../ui/Bits"
 import { SchemaForm } from "../../ui/SchemaForm"
 import { ErrorState, Loading } from "../../ui/States"
 import { TabPanel, Tabs } from "../../ui/Tabs"
-import { ActionError } from "../../ui/TryLater"
+import { retryAfterOf, TryLater, useCountdown } from "../../ui/TryLater"
 import { TriggersPanel } from "../triggers/TriggersPanel"
 import { VersionsPanel } from "../versions/VersionsPanel"
 import { ConfigPanel } from "./ConfigPanel"
@@ -33,6 +33,8 @@ export const EmployeePage = () => {
       api((c) => c.runs.run({ path: { id: employeeId as never }, payload: { input_params: input }, headers: {} })),
     onSuccess: (run) => navigate({ to: "/runs/$runId", params: { runId: run.id }, search: { tab: "steps" } })
   })
+  // A start refused for now (the workspace's start rate, or its share of a busy platform) waits out its Retry-After.
+  const wait = useCountdown(retryAfterOf(start.error))
   if (employee.isPending) return <Loading label="Loading the AI Employee" />
   if (employee.error !== null) return <ErrorState error={employee.error} retry={() => void employee.refetch()} />
   const w = employee.data
@@ -81,8 +83,8 @@ export const EmployeePage = () => {
           ? <p className="muted">Publish a version to start runs.</p>
           : (
             <>
-              <SchemaForm schema={dag.inputSchema} submitLabel="Start run" busy={start.isPending} onSubmit={(values) => start.mutate(values)} />
-              {start.error !== null && <ActionError error={start.error} />}
+              <SchemaForm schema={dag.inputSchema} submitLabel="Start run" busy={start.isPending || wait > 0} onSubmit={(values) => start.mutate(values)} />
+              {start.error !== null && <TryLater error={start.error} left={wait} />}
             </>
           ))}
       </TabPanel>

@@ -2,6 +2,7 @@ import { assert, layer } from "@effect/vitest"
 import { Effect, Fiber } from "effect"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
+import type { Locator } from "playwright-core"
 import { browserAvailable, launchBrowser, signIn, watchedPage } from "../support/Browser.js"
 import { chatWorkflow, isTitleRequest, messagesOf } from "../support/Chat.js"
 import { adminToken, createMember, createTenant } from "../support/Fixtures.js"
@@ -289,23 +290,49 @@ layer(RunPlatformLive({ PUBLIC_APP_RUNS_PER_MINUTE: "2" }), { excludeTestService
         const message = page.getByLabel("Message", { exact: true })
         const sendButton = page.getByRole("button", { name: "Send" })
         yield* Effect.promise(() => message.waitFor())
-        // Another client of the workspace takes every start as it comes back (a start for an AI
-        // Employee that does not exist still counts), so the page's message meets the limit.
-        const takeStarts = http("POST", `/api/v1/workflow/workflows/${crypto.randomUUID()}/run`, { token, body: { input_params: {} } }).pipe(
-          Effect.zipRight(Effect.sleep("10 millis")),
-          Effect.forever,
-          Effect.forkScoped,
-          Effect.tap(() => Effect.sleep("100 millis"))
-        )
+        // Other clients of the workspace take every start as it comes back (a start for an AI
+        // Employee that does not exist still counts), so the page's start almost always meets the
+        // limit; when it lands in the moment between, it is tried again.
+        const takeStarts = Effect.forEach(
+          [1, 2, 3, 4],
+          () => http("POST", `/api/v1/workflow/workflows/${crypto.randomUUID()}/run`, { token, body: { input_params: {} } }).pipe(Effect.forever),
+          { concurrency: "unbounded" }
+        ).pipe(Effect.forkScoped, Effect.tap(() => Effect.sleep("200 millis")))
+        /** Clicks `button` until the refusal shows (at most three times), `recover` after a start that went through. */
+        const refusedOnClick = (button: Locator, refusal: Locator, started: () => Promise<unknown>, recover: () => Promise<unknown>) =>
+          Effect.promise(async () => {
+            for (let attempt = 1;; attempt++) {
+              await button.click()
+              const outcome = await Promise.race([
+                refusal.waitFor({ timeout: 15_000 }).then(() => "refused" as const, () => "neither" as const),
+                started().then(() => "started" as const, () => "neither" as const)
+              ])
+              if (outcome === "refused") return
+              if (outcome === "neither" || attempt === 3) throw new Error(`the start was not refused (attempt ${attempt}: ${outcome})`)
+              await recover()
+            }
+          })
         const taker = yield* takeStarts
-        yield* Effect.promise(async () => {
-          await message.fill("How many days of leave?")
-          await sendButton.click()
-          await page.getByText(/^Not sent: This workspace may start 1 run a second\. Your message is kept\. You can try again in 1 second\.$/).waitFor()
-          assert.isTrue(await sendButton.isDisabled(), "Send waits out the Retry-After")
-        })
+        const question = "How many days of leave?"
+        yield* Effect.promise(() => message.fill(question))
+        yield* refusedOnClick(
+          sendButton,
+          page.getByText(/^Not sent: This workspace may start 1 run a second\. Your message is kept\. You can try again in 1 second\.$/),
+          async () => {
+            // Sent: the composer is emptied.
+            for (const until = Date.now() + 15_000; Date.now() < until; await new Promise((r) => setTimeout(r, 50))) {
+              if ((await message.inputValue()) === "") return
+            }
+            throw new Error("the message stayed in the composer")
+          },
+          async () => {
+            await page.getByLabel("Assistant (writing)").waitFor({ state: "detached", timeout: 20_000 })
+            await message.fill(question)
+          }
+        )
+        assert.isTrue(yield* Effect.promise(() => sendButton.isDisabled()), "Send waits out the Retry-After")
         yield* Fiber.interrupt(taker)
-        assert.strictEqual(yield* Effect.promise(() => message.inputValue()), "How many days of leave?")
+        assert.strictEqual(yield* Effect.promise(() => message.inputValue()), question)
         yield* shot("chat-start-refused")
         yield* Effect.promise(async () => {
           await page.getByText("You can try again now.").waitFor({ timeout: 5_000 })
@@ -314,7 +341,8 @@ layer(RunPlatformLive({ PUBLIC_APP_RUNS_PER_MINUTE: "2" }), { excludeTestService
         })
         assert.strictEqual(yield* Effect.promise(() => message.inputValue()), "")
         const sessionId = new URL(page.url()).searchParams.get("session")!
-        assert.deepStrictEqual((yield* messagesOf(token, sessionId)).map((m) => m.content), ["How many days of leave?", "Twenty-five days."])
+        // The question once more, then its answer (an exchange before them only if a try went through).
+        assert.deepStrictEqual((yield* messagesOf(token, sessionId)).map((m) => m.content).slice(-2), [question, "Twenty-five days."])
 
         // The AI Employee's run tab says the same of a run it could not start.
         const flow = yield* publishedWorkflow(token, { nodes: [respondNode("a")] })
@@ -322,11 +350,16 @@ layer(RunPlatformLive({ PUBLIC_APP_RUNS_PER_MINUTE: "2" }), { excludeTestService
         const startButton = page.getByRole("button", { name: "Start run" })
         yield* Effect.promise(() => startButton.waitFor())
         const again = yield* takeStarts
-        yield* Effect.promise(async () => {
-          await startButton.click()
-          await page.getByText(/^Not started: This workspace may start 1 run a second\. You can try again in 1 second\.$/).waitFor()
-          assert.isTrue(await startButton.isDisabled(), "Start run waits out the Retry-After")
-        })
+        yield* refusedOnClick(
+          startButton,
+          page.getByText(/^Not started: This workspace may start 1 run a second\. You can try again in 1 second\.$/),
+          () => page.waitForURL(/\/runs\//, { timeout: 15_000 }),
+          async () => {
+            await page.goto(`${baseUrl}/ai-employees/${flow}?tab=run`)
+            await startButton.waitFor()
+          }
+        )
+        assert.isTrue(yield* Effect.promise(() => startButton.isDisabled()), "Start run waits out the Retry-After")
         yield* Fiber.interrupt(again)
         yield* shot("run-start-refused")
         yield* Effect.promise(async () => {

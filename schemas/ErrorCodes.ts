@@ -172,7 +172,10 @@ export const ErrorCatalogue = {
   NOT_IMPLEMENTED: [501, "A documented option the platform does not offer (export as pdf or pptx, the AI outline)"],
   INTERNAL_ERROR: [500, "An unexpected failure; the request_id finds it in the logs"],
   BACKEND_UNAVAILABLE: [503, "A connected queue's system timed out, failed (5xx) or throttled the connection; retry after Retry-After"],
-  UNAVAILABLE: [503, "The service cannot answer now (a dependency is down); retry after Retry-After"],
+  UNAVAILABLE: [
+    503,
+    "The service cannot answer now (a dependency is down, or the request's transaction lost a deadlock to a concurrent one and saved nothing); retry after Retry-After"
+  ],
   STARTING: [503, "The process is starting (migrations, bootstrap); retry in a moment"],
   DATABASE_UNAVAILABLE: [503, "PostgreSQL cannot be reached; retry after Retry-After"],
   SHUTTING_DOWN: [503, "The process is draining before it stops; retry on another"],

@@ -79,25 +79,56 @@ export const partitionOf = (table: string, day: number) => `${table}_p${dayName(
 const nameRows = decodeRows("pg_class", Schema.Struct({ name: Schema.String }))
 const lockRows = decodeRows("pg_locks", Schema.Struct({ locked: Schema.Boolean }))
 
+const isCode = (code: string) => (e: unknown) => e instanceof SqlError && (e.cause as { readonly code?: unknown } | undefined)?.code === code
+
 /**
  * `change` in a transaction that holds the partition maintenance lock (one process at a time;
- * another gives up at once) and waits at most 200 ms for each table lock it needs: the changes
- * lock the run tables only for a moment, and never queue behind a long query for long. False
- * when it did nothing (another process at it, or a lock not had in time).
+ * another gives up at once), having taken every table lock it needs first (`locks`; each lock
+ * of a partitioned table covers its partitions), in ACCESS EXCLUSIVE mode: a partition's detach,
+ * attach and drop take that lock even on the tables their foreign keys reference. Taking them
+ * one by one as the statements went let the change hold one table while it waited for another
+ * that a request held while waiting for the first: a deadlock PostgreSQL broke after
+ * deadlock_timeout (1 s) by failing the request, seen at midnight beside a publish.
+ *
+ * Taking them all may wait at most 300 ms in all, well before any deadlock_timeout of a request
+ * waiting for one already taken, so the change is the one that gives up; after that it waits for
+ * nothing. False when it did nothing (another process at it, or the locks not had in time): the
+ * next sweep tries again.
  */
-const maintenance = <A, E, R>(change: Effect.Effect<A, E, R>) =>
+const maintenance = <A, E, R, E2, R2>(
+  locks: Effect.Effect<ReadonlyArray<string>, E2, R2>,
+  change: Effect.Effect<A, E, R>
+) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     return yield* sql.withTransaction(Effect.gen(function*() {
       const [lock] = yield* sql`SELECT pg_try_advisory_xact_lock(3800038) AS locked`.pipe(lockRows)
       if (lock?.locked !== true) return false
+      const tables = yield* locks
+      yield* sql`SET LOCAL statement_timeout = '300ms'`
+      if (tables.length > 0) yield* sql.unsafe(`LOCK TABLE ${tables.join(", ")} IN ACCESS EXCLUSIVE MODE`)
+      yield* sql`SET LOCAL statement_timeout TO DEFAULT`
       yield* sql`SET LOCAL lock_timeout = '200ms'`
       yield* change
       return true
     })).pipe(
-      // A table lock not had in time (55P03): nothing changed; the next sweep tries again.
-      Effect.catchIf((e) => e instanceof SqlError && (e.cause as { readonly code?: unknown } | undefined)?.code === "55P03", () => Effect.succeed(false))
+      // The locks not had in time (57014, the 300 ms), or one more not had within 200 ms (55P03): nothing changed.
+      Effect.catchIf((e) => isCode("57014")(e) || isCode("55P03")(e), () => Effect.succeed(false))
     )
+  })
+
+/**
+ * `tables` and the tables their foreign keys reference, referenced ones first: a request reads the
+ * AI Employee before it writes its runs.
+ */
+const withReferenced = (tables: ReadonlyArray<string>) =>
+  Effect.gen(function*() {
+    if (tables.length === 0) return tables
+    const sql = yield* SqlClient.SqlClient
+    const referenced = yield* sql`SELECT DISTINCT confrelid::regclass::text AS name FROM pg_constraint
+      WHERE contype = 'f' AND conrelid::regclass::text IN ${sql.in(tables)} AND confrelid::regclass::text NOT IN ${sql.in(tables)}
+      ORDER BY 1`.pipe(nameRows)
+    return [...referenced.map((r) => r.name), ...tables]
   })
 
 /**
@@ -169,25 +200,28 @@ export const createPartitions = (table: Pick<RunTable, "name">, today: number, d
  * and `_future` attached again past the day (its check constraint spares the scan).
  */
 export const splitFuture = (day: number) =>
-  maintenance(Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
-    const days = yield* partitionDays
-    if (days.includes(day) || (days.length > 0 && days.at(-1) !== day - DAY)) return
-    for (const table of yield* partitionedTables) {
-      if (yield* hasPartition(partitionOf(table.name, day))) continue
-      const future = `${table.name}_future`
-      yield* sql.unsafe(`ALTER TABLE ${table.name} DETACH PARTITION ${future}`)
-      yield* sql.unsafe(
-        `CREATE TABLE ${partitionOf(table.name, day)} PARTITION OF ${table.name} FOR VALUES FROM (${bound(day)}) TO (${bound(day + DAY)})`
-      )
-      const columns = yield* storedColumns(table.name)
-      yield* sql.unsafe(`WITH moved AS (DELETE FROM ${future} WHERE ${table.key} < ${bound(day + DAY)} RETURNING *)
+  maintenance(
+    partitionedTables.pipe(Effect.flatMap((tables) => withReferenced(tables.map((t) => t.name)))),
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      const days = yield* partitionDays
+      if (days.includes(day) || (days.length > 0 && days.at(-1) !== day - DAY)) return
+      for (const table of yield* partitionedTables) {
+        if (yield* hasPartition(partitionOf(table.name, day))) continue
+        const future = `${table.name}_future`
+        yield* sql.unsafe(`ALTER TABLE ${table.name} DETACH PARTITION ${future}`)
+        yield* sql.unsafe(
+          `CREATE TABLE ${partitionOf(table.name, day)} PARTITION OF ${table.name} FOR VALUES FROM (${bound(day)}) TO (${bound(day + DAY)})`
+        )
+        const columns = yield* storedColumns(table.name)
+        yield* sql.unsafe(`WITH moved AS (DELETE FROM ${future} WHERE ${table.key} < ${bound(day + DAY)} RETURNING *)
         INSERT INTO ${table.name} (${columns}) SELECT ${columns} FROM moved`)
-      yield* sql.unsafe(`ALTER TABLE ${future} DROP CONSTRAINT IF EXISTS ${future}_range`)
-      yield* sql.unsafe(`ALTER TABLE ${future} ADD CONSTRAINT ${future}_range CHECK (${table.key} >= ${bound(day + DAY)} AND ${table.key} < '${HIGH}')`)
-      yield* sql.unsafe(`ALTER TABLE ${table.name} ATTACH PARTITION ${future} FOR VALUES FROM (${bound(day + DAY)}) TO ('${HIGH}')`)
-    }
-  }))
+        yield* sql.unsafe(`ALTER TABLE ${future} DROP CONSTRAINT IF EXISTS ${future}_range`)
+        yield* sql.unsafe(`ALTER TABLE ${future} ADD CONSTRAINT ${future}_range CHECK (${table.key} >= ${bound(day + DAY)} AND ${table.key} < '${HIGH}')`)
+        yield* sql.unsafe(`ALTER TABLE ${table.name} ATTACH PARTITION ${future} FOR VALUES FROM (${bound(day + DAY)}) TO ('${HIGH}')`)
+      }
+    })
+  )
 
 /**
  * Gives `day` (the day just before the first day partition) its own partition, taking it from
@@ -195,23 +229,26 @@ export const splitFuture = (day: number) =>
  * history benchmark) and tests of expiry.
  */
 export const splitLow = (day: number) =>
-  maintenance(Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
-    const days = yield* partitionDays
-    if (days.includes(day) || days[0] !== day + DAY) return
-    for (const table of yield* partitionedTables) {
-      if (yield* hasPartition(partitionOf(table.name, day))) continue
-      const low = `${table.name}_low`
-      yield* sql.unsafe(`ALTER TABLE ${table.name} DETACH PARTITION ${low}`)
-      yield* sql.unsafe(
-        `CREATE TABLE ${partitionOf(table.name, day)} PARTITION OF ${table.name} FOR VALUES FROM (${bound(day)}) TO (${bound(day + DAY)})`
-      )
-      const columns = yield* storedColumns(table.name)
-      yield* sql.unsafe(`WITH moved AS (DELETE FROM ${low} WHERE ${table.key} >= ${bound(day)} RETURNING *)
+  maintenance(
+    partitionedTables.pipe(Effect.flatMap((tables) => withReferenced(tables.map((t) => t.name)))),
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      const days = yield* partitionDays
+      if (days.includes(day) || days[0] !== day + DAY) return
+      for (const table of yield* partitionedTables) {
+        if (yield* hasPartition(partitionOf(table.name, day))) continue
+        const low = `${table.name}_low`
+        yield* sql.unsafe(`ALTER TABLE ${table.name} DETACH PARTITION ${low}`)
+        yield* sql.unsafe(
+          `CREATE TABLE ${partitionOf(table.name, day)} PARTITION OF ${table.name} FOR VALUES FROM (${bound(day)}) TO (${bound(day + DAY)})`
+        )
+        const columns = yield* storedColumns(table.name)
+        yield* sql.unsafe(`WITH moved AS (DELETE FROM ${low} WHERE ${table.key} >= ${bound(day)} RETURNING *)
         INSERT INTO ${table.name} (${columns}) SELECT ${columns} FROM moved`)
-      yield* lowBelow(table, day)
-    }
-  }))
+        yield* lowBelow(table, day)
+      }
+    })
+  )
 
 /** `_low` attached again below `day`, with the check that spares its scan. */
 const lowBelow = (table: { readonly name: string; readonly key: string }, day: number) =>
@@ -230,13 +267,16 @@ const lowBelow = (table: { readonly name: string; readonly key: string }, day: n
  * uncounted in the same transaction (run migration 0011).
  */
 export const truncateDay = (day: number) =>
-  maintenance(Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
-    yield* sql.unsafe(`TRUNCATE ${RUN_TABLES.map((t) => partitionOf(t.name, day)).join(", ")}`)
-    const [from, to] = [new Date(day - DAY), new Date(day + 2 * DAY)]
-    yield* sql`UPDATE run_hour_marks SET version = version + 1, counted = false WHERE hour >= ${from} AND hour < ${to}`
-    yield* sql`DELETE FROM run_hour_counts WHERE hour >= ${from} AND hour < ${to}`
-  }))
+  maintenance(
+    Effect.succeed(RUN_TABLES.map((t) => partitionOf(t.name, day))),
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      yield* sql.unsafe(`TRUNCATE ${RUN_TABLES.map((t) => partitionOf(t.name, day)).join(", ")}`)
+      const [from, to] = [new Date(day - DAY), new Date(day + 2 * DAY)]
+      yield* sql`UPDATE run_hour_marks SET version = version + 1, counted = false WHERE hour >= ${from} AND hour < ${to}`
+      yield* sql`DELETE FROM run_hour_counts WHERE hour >= ${from} AND hour < ${to}`
+    })
+  )
 
 /** Partitions up to `DAYS_AHEAD` days after `now`'s day (stops when another process is at it). */
 export const ensureAhead = (now: number) =>
@@ -254,12 +294,15 @@ export const ensureAhead = (now: number) =>
  * it may go.
  */
 export const dropOldestDay = (day: number) =>
-  maintenance(Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
-    if ((yield* partitionDays)[0] !== day) return
-    for (const table of RUN_TABLES) {
-      yield* sql.unsafe(`DROP TABLE ${partitionOf(table.name, day)}`)
-      yield* sql.unsafe(`ALTER TABLE ${table.name} DETACH PARTITION ${table.name}_low`)
-      yield* lowBelow(table, day + DAY)
-    }
-  }))
+  maintenance(
+    withReferenced(RUN_TABLES.map((t) => t.name)),
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      if ((yield* partitionDays)[0] !== day) return
+      for (const table of RUN_TABLES) {
+        yield* sql.unsafe(`DROP TABLE ${partitionOf(table.name, day)}`)
+        yield* sql.unsafe(`ALTER TABLE ${table.name} DETACH PARTITION ${table.name}_low`)
+        yield* lowBelow(table, day + DAY)
+      }
+    })
+  )

@@ -1,4 +1,5 @@
 import { Cause, Effect } from "effect"
+import { isTransient } from "../../platform/Transient.js"
 
 const CONNECTION_CODES = new Set([
   "ECONNREFUSED",
@@ -39,6 +40,20 @@ export const databaseUnavailable = (cause: Cause.Cause<unknown>): string | undef
   }
   return undefined
 }
+
+/**
+ * Whether this failure is a transaction PostgreSQL rolled back as a deadlock's or a serialization's
+ * victim: nothing of it was written, and the same request sent again will most likely pass.
+ */
+export const lostConflict = (cause: Cause.Cause<unknown>): boolean =>
+  [...Cause.failures(cause), ...Cause.defects(cause)].some((reason) => {
+    let current: unknown = reason
+    for (let depth = 0; depth < 8 && current !== undefined && current !== null; depth++) {
+      if (isTransient(current)) return true
+      current = (current as { cause?: unknown }).cause
+    }
+    return false
+  })
 
 const REPORT_EVERY_MS = 60_000
 

@@ -23,7 +23,7 @@ import { applySessionCookies, preflight, ssoBrowserLanding, withCors } from "./B
 import { isConsolePath, loadConsole } from "./Console.js"
 import { errorResponse, flattenErrorBody } from "./ErrorBodies.js"
 import { RawHttpServer } from "./Listener.js"
-import { databaseUnavailable, makeOutageReport } from "./Outage.js"
+import { databaseUnavailable, lostConflict, makeOutageReport } from "./Outage.js"
 import { allowedMethods, pathOf } from "./Routes.js"
 
 type ConsoleApp = Effect.Effect.Success<typeof loadConsole>
@@ -45,7 +45,8 @@ const reportOutage = makeOutageReport()
 
 /**
  * Failures the API layer did not turn into a response: unknown routes, unreadable bodies, the
- * database out of reach (503 with Retry-After, logged once), other defects (500).
+ * database out of reach (503 with Retry-After, logged once), a transaction rolled back as a
+ * deadlock's victim (503, Retry-After: 1; nothing was written), other defects (500).
  */
 const causeToResponse = (cause: Cause.Cause<unknown>, request: HttpServerRequest.HttpServerRequest, requestId: string) =>
   Effect.gen(function*() {
@@ -78,6 +79,13 @@ const causeToResponse = (cause: Cause.Cause<unknown>, request: HttpServerRequest
     if (outage !== undefined) {
       yield* reportOutage(outage)
       return errorResponse(503, requestId, { code: "UNAVAILABLE", message: "The service is temporarily unavailable; retry shortly" }, { "retry-after": "5" })
+    }
+    if (lostConflict(cause)) {
+      yield* Effect.logWarning("A request's transaction lost a deadlock or a serialization conflict and was rolled back; answered 503", cause)
+      return errorResponse(503, requestId, {
+        code: "UNAVAILABLE",
+        message: "The request collided with a concurrent change and nothing of it was saved; send it again"
+      }, { "retry-after": "1" })
     }
     yield* Effect.logError("Unhandled request failure", cause)
     return errorResponse(500, requestId, { code: "INTERNAL_ERROR", message: "An internal error occurred" })

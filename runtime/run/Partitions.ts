@@ -149,6 +149,9 @@ const partitionedTables = Effect.gen(function*() {
   })
 })
 
+/** What a split locks: every partitioned table, and what their foreign keys reference. */
+const everyPartitioned = partitionedTables.pipe(Effect.flatMap((tables) => withReferenced(tables.map((t) => t.name))))
+
 /** A table's columns that take a value (generated ones aside), quoted, in order: what a move of rows copies. */
 export const storedColumns = (table: string) =>
   Effect.flatMap(
@@ -201,7 +204,7 @@ export const createPartitions = (table: Pick<RunTable, "name">, today: number, d
  */
 export const splitFuture = (day: number) =>
   maintenance(
-    partitionedTables.pipe(Effect.flatMap((tables) => withReferenced(tables.map((t) => t.name)))),
+    everyPartitioned,
     Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient
       const days = yield* partitionDays
@@ -230,7 +233,7 @@ export const splitFuture = (day: number) =>
  */
 export const splitLow = (day: number) =>
   maintenance(
-    partitionedTables.pipe(Effect.flatMap((tables) => withReferenced(tables.map((t) => t.name)))),
+    everyPartitioned,
     Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient
       const days = yield* partitionDays

@@ -65,9 +65,29 @@ export const fairnessBench = Effect.scoped(Effect.gen(function*() {
   const query = <A>(text: string, values: ReadonlyArray<unknown> = []) =>
     Effect.promise(() => poller.query(`${BENCH_MARK} ${text}`, [...values])).pipe(Effect.map((r) => r.rows as Array<A>))
 
+  /** Where a run's time went: start -> first node, each node, last node -> end (ms). */
+  const timeline = (runId: string) =>
+    query<{ at: Date; started: Date | null; finished: Date | null; node: string | null; ended: Date }>(
+      `SELECT r.created_at AS at, s.started_at AS started, s.finished_at AS finished, s.node_id AS node, r.finished_at AS ended
+        FROM runs r LEFT JOIN run_steps s ON s.run_id = r.id WHERE r.id = $1 ORDER BY s.position`,
+      [runId]
+    ).pipe(Effect.map((rows) => {
+      const ms = (a: Date | null, b: Date | null) => (a === null || b === null ? "?" : String(b.getTime() - a.getTime()))
+      const first = rows[0]
+      if (first === undefined) return "?"
+      const parts = [`start ${ms(first.at, first.started)}`]
+      rows.forEach((r, i) => {
+        parts.push(`${r.node ?? "?"} ${ms(r.started, r.finished)}`)
+        const next = rows[i + 1]
+        parts.push(next === undefined ? `end ${ms(r.finished, r.ended)}` : `gap ${ms(r.finished, next.started)}`)
+      })
+      return `${ms(first.at, first.ended)} ms = ${parts.join(" ")}`
+    }))
+
   /** B's probes: one run a second, each followed to its end; latencies from the run rows, A's waiting runs at each start. */
   const probe = Effect.gen(function*() {
     const latencies: Array<number> = []
+    const runIds: Array<string> = []
     const waiting: Array<number> = []
     for (let i = 0; i < PROBES; i++) {
       const began = Date.now()
@@ -81,6 +101,7 @@ export const fairnessBench = Effect.scoped(Effect.gen(function*() {
         )
         if (row?.status === "completed" || row?.status === "failed") {
           latencies.push(Number(row.ms))
+          runIds.push(run.id as string)
           break
         }
         yield* Effect.sleep("5 millis")
@@ -88,7 +109,15 @@ export const fairnessBench = Effect.scoped(Effect.gen(function*() {
       yield* Effect.sleep(`${Math.max(0, 1000 - (Date.now() - began))} millis`)
     }
     const sorted = [...latencies].sort((a, b) => a - b)
-    return { p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99), waiting: Math.max(...waiting), inOrder: latencies.map((l) => l.toFixed(0)).join(" ") }
+    const slowest = latencies.map((l, i) => ({ l, id: runIds[i] })).sort((a, b) => b.l - a.l).slice(0, 3)
+    const parts = yield* Effect.forEach(slowest, ({ id }) => timeline(id))
+    return {
+      p50: percentile(sorted, 0.5),
+      p99: percentile(sorted, 0.99),
+      waiting: Math.max(...waiting),
+      inOrder: latencies.map((l) => l.toFixed(0)).join(" "),
+      slowest: parts.join("; ")
+    }
   })
 
   /** One of A's starts, refusals included (a 429 is an answer here, not a failure). */
@@ -142,6 +171,8 @@ export const fairnessBench = Effect.scoped(Effect.gen(function*() {
     `  RESULT_FAIRNESS flooded: B p50 ${flooded.p50.toFixed(1)} ms, p99 ${flooded.p99.toFixed(1)} ms (${
       (flooded.p99 / idle.p99).toFixed(2)
     }x idle p99); A's runs started by then ${startedDuring} (${refusedDuring} starts refused), at most ${flooded.waiting} of them waiting in pending`,
-    `  B's flooded runs in order (ms): ${flooded.inOrder}`
+    `  B's flooded runs in order (ms): ${flooded.inOrder}`,
+    `  B's slowest flooded runs: ${flooded.slowest}`,
+    `  B's slowest idle runs: ${idle.slowest}`
   ]
 }))

@@ -28,7 +28,9 @@ const someoneWaits = (pid: number) =>
   Effect.gen(function*() {
     for (let i = 0; i < 200; i++) {
       const waiting = yield* withPlatformDb((c) =>
-        c.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND pid <> $1", [pid]).then((r) => r.rows[0].n as number)
+        c.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND pid <> $1 AND datname = current_database()", [pid]).then((
+          r
+        ) => r.rows[0].n as number)
       )
       if (waiting > 0) return
       yield* Effect.sleep("10 millis")

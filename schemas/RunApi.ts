@@ -121,7 +121,8 @@ export class PublicAppApi extends HttpApiGroup.make("publicApp")
         "Starts a run of the AI Employee's active version without a credential (trigger_type app_public) when its " +
           "`public_app` is on (404 otherwise). Rate-limited per client address (PUBLIC_APP_RUNS_PER_MINUTE, 429 with " +
           "Retry-After); input_params are checked against the input schema as on the run endpoint. The tenant's run starts are paced " +
-          "as on POST /workflows/{id}/run too (its max_run_starts_per_second, fair shares under overload: 429 RATE_LIMITED with Retry-After)."
+          "as on POST /workflows/{id}/run too (its max_run_starts_per_second, fair shares under overload: 429 RATE_LIMITED with Retry-After), " +
+          "and the visitors of all its public apps together get half of its max_run_starts_per_second (at least 1 a second): the tenant's own starts keep the rest."
       )
   )
   .addError(NotFound)

@@ -17,7 +17,7 @@ export const TenantSettings = Schema.Struct({
     Schema.Int.pipe(Schema.between(1, 100_000)).annotations({
       message: () => "must be a whole number from 1 to 100000",
       description:
-        "Runs this tenant may start per second through the run endpoints, chat messages, document generation, webhooks and public apps (429 RATE_LIMITED with Retry-After past it): a flood is refused at the door. Paced: up to this many at once, then one every 1/n s. Absent: the platform's default (TENANT_MAX_RUN_STARTS_PER_SECOND; no limit unless set). Only an env_admin sets it."
+        "Runs this tenant may start per second through the run endpoints, chat messages, document generation, webhooks and public apps (429 RATE_LIMITED with Retry-After past it): a flood is refused at the door. The visitors of its public apps together get half of it (at least 1). Paced: up to this many at once, then one every 1/n s. Absent: the platform's default (TENANT_MAX_RUN_STARTS_PER_SECOND; no limit unless set). Only an env_admin sets it."
     })
   ),
   run_retention_days: Schema.optional(

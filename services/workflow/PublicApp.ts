@@ -43,7 +43,7 @@ export class PublicApp extends Effect.Service<PublicApp>()("PublicApp", {
         ).pipe(Effect.orDie)
         if (workflow === undefined) return yield* notFound("AI Employee")
         if (workflow.active_version === null) return yield* conflict("NOT_PUBLISHED", "This AI Employee has no published version to run")
-        yield* startRate.checkTenant(workflow.tenant_id)
+        yield* startRate.checkVisitor(workflow.tenant_id)
         const run = yield* modules.start({
           tenantId: workflow.tenant_id,
           workflowId,

@@ -17,7 +17,8 @@ const SETTING_TTL_MS = 5_000
 
 /**
  * A tenant's rate of run starts: at a caller's request (the run endpoints, chat messages, document
- * generation, feedback workflows) and without one (webhook deliveries, public app runs). Its own
+ * generation, feedback workflows) and without one (webhook deliveries, public app runs, whose
+ * visitors together get half of it). Its own
  * (`max_run_starts_per_second` in its settings, set by an env_admin; TENANT_MAX_RUN_STARTS_PER_SECOND
  * for tenants without one): past it the start is refused with 429 and Retry-After, so a flood costs
  * the platform a refusal rather than a run. Paced, not windowed: up to the limit at once, then one
@@ -90,6 +91,27 @@ export class RunStartRate extends Effect.Service<RunStartRate>()("RunStartRate",
     const check = (principal: Principal) => admit(principal.tenantId, principal.settings.max_run_starts_per_second ?? fallback)
     /** A start for a tenant without a caller of it. */
     const checkTenant = (tenantId: TenantId) => Effect.flatMap(limitOf(tenantId), (limit) => admit(tenantId, limit))
-    return traced("RunStartRate", { check, checkTenant })
+    /**
+     * A public app's visitor: no credential, so visitors from many addresses could use up the
+     * tenant's whole rate. Together they get half of it (at least one a second); the tenant's
+     * own starts keep the rest.
+     */
+    const checkVisitor = (tenantId: TenantId) =>
+      Effect.flatMap(limitOf(tenantId), (limit) =>
+        Effect.gen(function*() {
+          if (limit !== undefined) {
+            const visitors = Math.max(1, Math.floor(limit / 2))
+            const decision = yield* limiter.pace(`run-starts-visitors:${tenantId}`, visitors)
+            if (!decision.allowed) {
+              return yield* refuse(
+                "rate",
+                `This workspace's public apps may start ${visitors} run${visitors === 1 ? "" : "s"} a second between all their visitors`,
+                decision.retryAfterSeconds
+              )
+            }
+          }
+          return yield* admit(tenantId, limit)
+        }))
+    return traced("RunStartRate", { check, checkTenant, checkVisitor })
   })
 }) {}

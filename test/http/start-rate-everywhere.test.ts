@@ -117,4 +117,35 @@ layer(RunPlatformLive(), { excludeTestServices: true, timeout: "90 seconds" })("
         assert.strictEqual((yield* waitForStatus(token, id, ["completed", "failed"])).status, "completed")
       }
     }))
+
+  it.effect("a public app's visitors, however many their addresses, get half the tenant's start rate; the tenant's own starts keep the rest", () =>
+    Effect.gen(function*() {
+      const admin = yield* adminToken
+      const tenant = yield* createTenant(admin, `visitor-rate-${Date.now().toString(36)}`)
+      assert.strictEqual(
+        (yield* http("PATCH", `/api/v1/auth/tenants/${tenant.id}/settings`, { token: admin, body: { max_run_starts_per_second: 4 } })).status,
+        200
+      )
+      const member = yield* createMember(admin, "system_admin", { tenantId: tenant.id })
+      const token = yield* loginToken(member.email, member.password)
+      const app = yield* publishedWorkflow(token, { nodes: [respondNode("triage", "Triage")] })
+      assert.strictEqual((yield* http("PATCH", `/api/v1/workflow/workflows/${app}`, { token, body: { public_app: true } })).status, 200)
+      // Three visits, well under the per-address limit: what refuses the third is the visitors' half.
+      const visit = http("POST", `/api/v1/workflow/public/${app}/run`, { body: { input_params: {} } })
+      yield* nextStart
+      const admitted = [yield* visit, yield* visit]
+      for (const r of admitted) assert.strictEqual(r.status, 202, r.text)
+      const refused = yield* visit
+      assert.strictEqual(refused.status, 429, refused.text)
+      assert.strictEqual(refused.body.code, "RATE_LIMITED")
+      assert.match(refused.body.message, /public apps may start 2 runs a second/)
+      assert.isAtLeast(Number(refused.headers.get("retry-after")), 1)
+      // The tenant's own starts still have their half of the second.
+      const own = yield* http("POST", `/api/v1/workflow/workflows/${app}/run`, { token, body: { input_params: {} } })
+      assert.strictEqual(own.status, 202, own.text)
+      for (const r of [...admitted, own]) {
+        const id = (r.body.id ?? r.body.run_id) as string
+        assert.strictEqual((yield* waitForStatus(token, id, ["completed", "failed"])).status, "completed")
+      }
+    }))
 })

@@ -6,14 +6,17 @@ import { paced } from "../../platform/RateLimiter.js"
  * every tenant's starts are paced at one shared rate. A tenant below it is never refused (a
  * tenant starting a run a second beside a flood goes on as if alone); one above it is held to it.
  * The rate falls by a fixed factor at each tick the loop is late (from half the busiest tenant's
- * last second) and climbs by a small fixed step at each tick it is on time (a larger step
- * overshoots, and the quiet tenant's runs meet the overshoot); once the busiest tenant asks for
+ * last second), holds while the loop is nearly late, and climbs by a small fixed step at each tick
+ * it is well on time (a larger step, or climbing up to the limit, overshoots, and the quiet
+ * tenant's runs meet the overshoot); once the busiest tenant asks for
  * under half of it for `releaseMs` the pacing ends. A tenant alone is never paced: an
  * overload of its own making slows only its own runs, and refusing it would only cost throughput.
  */
 export interface ShareSettings {
   /** The loop's mean lateness (ms) over a tick above which the process is overloaded. */
   readonly lateMs: number
+  /** The lateness (ms) above which the rate no longer climbs: between this and `lateMs` it holds. */
+  readonly holdMs: number
   /** A tenant counts as starting runs for this long after its last start (ms). */
   readonly activeMs: number
   /** The pacing ends after the busiest tenant asked for under half the rate for this long (ms). */
@@ -24,7 +27,14 @@ export interface ShareSettings {
   readonly burstMs: number
 }
 
-export const defaultShareSettings = (lateMs: number): ShareSettings => ({ lateMs, activeMs: 10_000, releaseMs: 5_000, minRate: 2, burstMs: 100 })
+export const defaultShareSettings = (lateMs: number): ShareSettings => ({
+  lateMs,
+  holdMs: lateMs / 2,
+  activeMs: 10_000,
+  releaseMs: 5_000,
+  minRate: 2,
+  burstMs: 100
+})
 
 const DECREASE = 0.7
 const INCREASE_PER_TICK = 0.5
@@ -106,6 +116,9 @@ export const makeStartShare = (settings: ShareSettings): StartShare => {
       return
     }
     if (shared === undefined) return
+    // Near the limit the rate holds instead of probing on until the loop is late: each probe past
+    // it was a burst of late ticks (and collections) that the quiet tenant's runs ran into.
+    if (lateMs > settings.holdMs) return
     shared += INCREASE_PER_TICK
     if (busiest >= shared / 2) askedLittleSince = undefined
     else if (askedLittleSince === undefined) askedLittleSince = now

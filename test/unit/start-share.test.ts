@@ -59,7 +59,7 @@ describe("fair shares of run starts", () => {
     for (let t = 4000; t < 9000; t += 1000) assert.isTrue(share.admit("b", t).allowed)
   })
 
-  it("on time again, the rate climbs a step a tick; it ends once the busiest asks for under half of it for a while", () => {
+  it("on time again, the rate climbs a step a tick (and holds while the loop is nearly late); it ends once the busiest asks for under half of it for a while", () => {
     const share = makeStartShare(settings)
     burst(share, "a", 40, 0, 1000)
     share.admit("b", 0)
@@ -68,6 +68,12 @@ describe("fair shares of run starts", () => {
     share.tick(0, 1100)
     share.tick(0, 1200)
     assert.strictEqual(share.rate(), 21)
+    // Nearly late (over half the limit, not over it): the rate holds instead of probing further.
+    share.tick(LATE - 1, 1250)
+    share.tick(settings.holdMs + 0.1, 1260)
+    assert.strictEqual(share.rate(), 21)
+    share.tick(settings.holdMs, 1270)
+    assert.strictEqual(share.rate(), 21.5)
     // a keeps asking at 20 a second: still paced.
     for (let t = 1300; t < 4000; t += 100) {
       burst(share, "a", 2, t, 100)

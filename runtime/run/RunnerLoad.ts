@@ -9,8 +9,8 @@ const LOOK = "100 millis"
 
 /**
  * A runner process of a split deployment tells the processes that accept run starts when its
- * event loop runs late (OVERLOAD_LOOP_LAG_MS): every look while it is late, and once when it is on
- * time again. Its loop is watched only while it has runs, so an idle runner is not woken for it.
+ * event loop runs late or nearly so (over half OVERLOAD_LOOP_LAG_MS, where the fair shares stop
+ * climbing): every look while it is, and once when it is on time again. Its loop is watched only while it has runs, so an idle runner is not woken for it.
  * In one process (`ROLE=all`) the starts are judged by that process's own loop: nothing is sent.
  */
 export const RunnerLoadLive = Layer.scopedDiscard(Effect.gen(function*() {
@@ -25,7 +25,7 @@ export const RunnerLoadLive = Layer.scopedDiscard(Effect.gen(function*() {
     lag.watch(active.size > 0)
     const mean = lag.take()
     const wasLate = late
-    late = mean > overloadLoopLagMs
+    late = mean > overloadLoopLagMs / 2
     return late || wasLate ? bus.publish(RUNNER_LAG_CHANNEL, runnerLagMessage(source, mean)) : Effect.void
   }).pipe(Effect.repeat(Schedule.spaced(LOOK)), Effect.withTracerEnabled(false), Effect.forkScoped)
 }))

@@ -10,7 +10,8 @@ const LOOK = "100 millis"
 /**
  * A runner process of a split deployment tells the processes that accept run starts when its
  * event loop runs late or nearly so (over half OVERLOAD_LOOP_LAG_MS, where the fair shares stop
- * climbing): every look while it is, and once when it is on time again. Its loop is watched only while it has runs, so an idle runner is not woken for it.
+ * climbing): every look while it is, and once when it is on time again. Its loop is watched only
+ * while it has runs, so an idle runner is not woken for it.
  * In one process (`ROLE=all`) the starts are judged by that process's own loop: nothing is sent.
  */
 export const RunnerLoadLive = Layer.scopedDiscard(Effect.gen(function*() {

@@ -8,9 +8,9 @@ import { paced } from "../../platform/RateLimiter.js"
  * The rate falls by a fixed factor at each tick the loop is late (from half the busiest tenant's
  * last second), holds while the loop is nearly late, and climbs by a small fixed step at each tick
  * it is well on time (a larger step, or climbing up to the limit, overshoots, and the quiet
- * tenant's runs meet the overshoot); once the busiest tenant asks for
- * under half of it for `releaseMs` the pacing ends. A tenant alone is never paced: an
- * overload of its own making slows only its own runs, and refusing it would only cost throughput.
+ * tenant's runs meet the overshoot); once the busiest tenant asks for under half of it for
+ * `releaseMs` the pacing ends. A tenant alone is never paced: an overload of its own making slows
+ * only its own runs, and refusing it would only cost throughput.
  */
 export interface ShareSettings {
   /** The loop's mean lateness (ms) over a tick above which the process is overloaded. */

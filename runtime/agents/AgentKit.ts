@@ -129,8 +129,9 @@ export class AgentKit extends Context.Tag("AgentKit")<AgentKit, {
             "llm.tools": options.tools?.map((t) => t.name).join(",")
           }))
           // A slot of the tenant's model calls in flight: one tenant's many runs cannot take the provider from the others.
-          const result = yield* Effect.scoped(Effect.zipRight(
-            modelCalls.enter(call.tenantId, () => Effect.void),
+          const result = yield* modelCalls.withSlot(
+            call.tenantId,
+            () => Effect.void,
             model.complete({
               model: chosen.model,
               provider: chosen.provider,
@@ -140,7 +141,7 @@ export class AgentKit extends Context.Tag("AgentKit")<AgentKit, {
               ...(typeof c.llm_config?.temperature === "number" ? { temperature: c.llm_config.temperature } : {}),
               ...(options.jsonSchema === undefined ? { onToken: call.emitToken } : {})
             })
-          )).pipe(Effect.mapError((e) => new NodeFailure({ kind: "model", message: e.message })))
+          ).pipe(Effect.mapError((e) => new NodeFailure({ kind: "model", message: e.message })))
           yield* Effect.annotateCurrentSpan(defined({
             "gen_ai.response.model": result.model,
             "gen_ai.usage.input_tokens": result.usage.prompt_tokens,

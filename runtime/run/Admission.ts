@@ -140,6 +140,7 @@ const makeTenantLines = (
     const release = (line: Line) =>
       Effect.suspend(() => {
         line.inFlight--
+        if (line.waiting.length === 0 && line.parked.length === 0) return Effect.void
         return Effect.flatMap(admitWaiting(line), (handed) => (handed === 0 ? unpark(line) : Effect.void))
       })
 
@@ -202,6 +203,26 @@ const makeTenantLines = (
           })
         ))
 
+    /**
+     * `effect` holding a slot of the tenant: taken at once, without a scope, when one is free and
+     * no one waits (the usual case: a scope per model call was a tenth of a run's Effect
+     * instructions); else in line as `enter`.
+     */
+    const withSlot = <A, E, R>(tenantId: string, onWait: (limit: number) => Effect.Effect<void>, effect: Effect.Effect<A, E, R>) =>
+      Effect.flatMap(limitOf(tenantId), (limit) => {
+        const line = lineOf(tenantId)
+        return Effect.acquireUseRelease(
+          Effect.sync(() => {
+            if (line.inFlight >= limit || line.waiting.length > 0) return false
+            line.limit = limit
+            line.inFlight++
+            return true
+          }),
+          (free) => (free ? effect : Effect.scoped(Effect.zipRight(enter(tenantId, onWait), effect))),
+          (free) => (free ? release(line) : Effect.void)
+        )
+      })
+
     // Parked runs move up as slots free. Should one launched again never arrive (its read failed),
     // a line could be left with free slots, no one waiting and runs parked: every few seconds such
     // a line launches one more (one that arrives late only joins the waiting ones). A line with
@@ -226,7 +247,7 @@ const makeTenantLines = (
     )
     yield* Effect.forkScoped(Effect.repeat(stranded, Schedule.spaced(STRANDED_CHECK)))
 
-    return { enter } satisfies { readonly enter: Enter }
+    return { enter, withSlot }
   })
 
 /**
@@ -248,6 +269,9 @@ export class TenantAdmission extends Context.Tag("TenantAdmission")<TenantAdmiss
 }
 
 /** Model calls of a tenant's runs in flight at once on this process (`max_model_calls_in_flight`, else TENANT_MAX_MODEL_CALLS_IN_FLIGHT). */
-export class TenantModelCalls extends Context.Tag("TenantModelCalls")<TenantModelCalls, { readonly enter: Enter }>() {
+export class TenantModelCalls extends Context.Tag("TenantModelCalls")<TenantModelCalls, {
+  /** `effect` with a slot of the tenant's model calls; `onWait` runs once first when none is free. */
+  readonly withSlot: <A, E, R>(tenantId: string, onWait: (limit: number) => Effect.Effect<void>, effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+}>() {
   static readonly layer = Layer.scoped(TenantModelCalls, makeTenantLines("max_model_calls_in_flight", (c) => c.tenantMaxModelCallsInFlight, false))
 }

@@ -198,6 +198,20 @@ export const createPartitions = (table: Pick<RunTable, "name">, today: number, d
   })
 
 /**
+ * Detaches `source` (`_future` or `_low`) from `table`, makes `day`'s partition and moves into it
+ * the rows of `source` that `moving` selects; the caller attaches `source` again past the day.
+ */
+const carveDay = (table: { readonly name: string; readonly key: string }, source: string, day: number, moving: string) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    yield* sql.unsafe(`ALTER TABLE ${table.name} DETACH PARTITION ${source}`)
+    yield* sql.unsafe(`CREATE TABLE ${partitionOf(table.name, day)} PARTITION OF ${table.name} FOR VALUES FROM (${bound(day)}) TO (${bound(day + DAY)})`)
+    const columns = yield* storedColumns(table.name)
+    yield* sql.unsafe(`WITH moved AS (DELETE FROM ${source} WHERE ${moving} RETURNING *)
+      INSERT INTO ${table.name} (${columns}) SELECT ${columns} FROM moved`)
+  })
+
+/**
  * Gives `day` (the first day `_future` covers) its own partition in every run table, in one
  * transaction: `_future` is detached, the day's partition made, the day's few rows moved to it,
  * and `_future` attached again past the day (its check constraint spares the scan).
@@ -212,13 +226,7 @@ export const splitFuture = (day: number) =>
       for (const table of yield* partitionedTables) {
         if (yield* hasPartition(partitionOf(table.name, day))) continue
         const future = `${table.name}_future`
-        yield* sql.unsafe(`ALTER TABLE ${table.name} DETACH PARTITION ${future}`)
-        yield* sql.unsafe(
-          `CREATE TABLE ${partitionOf(table.name, day)} PARTITION OF ${table.name} FOR VALUES FROM (${bound(day)}) TO (${bound(day + DAY)})`
-        )
-        const columns = yield* storedColumns(table.name)
-        yield* sql.unsafe(`WITH moved AS (DELETE FROM ${future} WHERE ${table.key} < ${bound(day + DAY)} RETURNING *)
-        INSERT INTO ${table.name} (${columns}) SELECT ${columns} FROM moved`)
+        yield* carveDay(table, future, day, `${table.key} < ${bound(day + DAY)}`)
         yield* sql.unsafe(`ALTER TABLE ${future} DROP CONSTRAINT IF EXISTS ${future}_range`)
         yield* sql.unsafe(`ALTER TABLE ${future} ADD CONSTRAINT ${future}_range CHECK (${table.key} >= ${bound(day + DAY)} AND ${table.key} < '${HIGH}')`)
         yield* sql.unsafe(`ALTER TABLE ${table.name} ATTACH PARTITION ${future} FOR VALUES FROM (${bound(day + DAY)}) TO ('${HIGH}')`)
@@ -235,19 +243,11 @@ export const splitLow = (day: number) =>
   maintenance(
     everyPartitioned,
     Effect.gen(function*() {
-      const sql = yield* SqlClient.SqlClient
       const days = yield* partitionDays
       if (days.includes(day) || days[0] !== day + DAY) return
       for (const table of yield* partitionedTables) {
         if (yield* hasPartition(partitionOf(table.name, day))) continue
-        const low = `${table.name}_low`
-        yield* sql.unsafe(`ALTER TABLE ${table.name} DETACH PARTITION ${low}`)
-        yield* sql.unsafe(
-          `CREATE TABLE ${partitionOf(table.name, day)} PARTITION OF ${table.name} FOR VALUES FROM (${bound(day)}) TO (${bound(day + DAY)})`
-        )
-        const columns = yield* storedColumns(table.name)
-        yield* sql.unsafe(`WITH moved AS (DELETE FROM ${low} WHERE ${table.key} >= ${bound(day)} RETURNING *)
-        INSERT INTO ${table.name} (${columns}) SELECT ${columns} FROM moved`)
+        yield* carveDay(table, `${table.name}_low`, day, `${table.key} >= ${bound(day)}`)
         yield* lowBelow(table, day)
       }
     })

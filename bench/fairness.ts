@@ -1,15 +1,18 @@
 /**
  * Fairness across tenants (issue 37, BENCH_ONLY=fairness): tenant B starts one 3-node run every
  * second (BENCH_FAIR_PROBES, 10), first on an idle platform (after BENCH_FAIR_WARMUP runs, 20),
- * then while tenant A floods BENCH_FAIR_FLOOD (5000) runs over HTTP with 64 starts in flight.
- * B's start -> completed latency (from its run row) p50 and p99 in both phases, and how many of
+ * then while tenant A floods BENCH_FAIR_FLOOD (5000) runs over HTTP with 64 starts in flight
+ * (BENCH_FAIR_FLOOD_PROBES probes, as many as idle unless set; "all": until A's last run has
+ * started, so that the p99 is not simply the slowest of a few dozen).
+ * B's start -> completed latency (from its run row) p50, p95 and p99 in both phases, and how many of
  * A's runs were waiting (pending) when B's runs ran. TENANT_MAX_RUNS_IN_FLIGHT is the platform's
  * default unless set; BENCH_FAIR_START_RATE sets A's max_run_starts_per_second (its refused
  * starts wait out their Retry-After plus up to a second of jitter, as a well-behaved client does).
  * OVERLOAD_LOOP_LAG_MS is passed to the platform (0: no fair shares under overload).
  * BENCH_FAIR_PROCESS=1 runs the platform and the model each in a process of its own, so that the
  * flood's 64 clients share neither's thread, as in production; BENCH_FAIR_RUNNERS=n splits it into
- * a gateway and n runner processes (their event bus PostgreSQL's LISTEN/NOTIFY).
+ * a gateway and n runner processes (their event bus PostgreSQL's LISTEN/NOTIFY). BENCH_FAIR_SPANS=1
+ * adds the spans of B's slowest runs (from their traces) to where their time went.
  */
 import { Effect, Fiber } from "effect"
 import pg from "pg"
@@ -18,6 +21,8 @@ import { threeNodeDag } from "./runs.js"
 import { benchDatabase, benchPlatform, childPlatform, instantModel, instantModelProcess, json, percentile, signIn } from "./support.js"
 
 const PROBES = Number(process.env.BENCH_FAIR_PROBES ?? 10)
+/** "all": B probes for as long as A's flood is starting runs (the issue's measure); a number: that many probes. */
+const FLOOD_PROBES = process.env.BENCH_FAIR_FLOOD_PROBES ?? String(PROBES)
 const WARMUP = Number(process.env.BENCH_FAIR_WARMUP ?? 20)
 const FLOOD = Number(process.env.BENCH_FAIR_FLOOD ?? 5000)
 const START_RATE = process.env.BENCH_FAIR_START_RATE || undefined
@@ -84,41 +89,65 @@ export const fairnessBench = Effect.scoped(Effect.gen(function*() {
       return `${ms(first.at, first.ended)} ms = ${parts.join(" ")}`
     }))
 
+  /** A run's spans from its trace, in start order: name@start+duration (ms from the run's root span's start). */
+  const spans = (runId: string) =>
+    json(base, tokenB, "GET", `/api/v1/workflow/runs/${runId}/trace`).pipe(Effect.map((trace) => {
+      type Span = { name: string; startTimeUnixNano: string; endTimeUnixNano: string }
+      const resources = (trace.traces as { resourceSpans: Array<{ scopeSpans: Array<{ spans: Array<Span> }> }> }).resourceSpans
+      const all = resources.flatMap((r) => r.scopeSpans.flatMap((s) => s.spans))
+      const t0 = Math.min(...all.map((s) => Number(BigInt(s.startTimeUnixNano) / 1000n)))
+      return all
+        .map((s) => ({
+          name: s.name,
+          at: Number(BigInt(s.startTimeUnixNano) / 1000n) - t0,
+          d: Number(BigInt(s.endTimeUnixNano) - BigInt(s.startTimeUnixNano)) / 1e6
+        }))
+        .sort((a, b) => a.at - b.at)
+        .map((s) => `${s.name}@${(s.at / 1000).toFixed(0)}+${s.d.toFixed(0)}`)
+        .join(" ")
+    }))
+
   /** B's probes: one run a second, each followed to its end; latencies from the run rows, A's waiting runs at each start. */
-  const probe = Effect.gen(function*() {
-    const latencies: Array<number> = []
-    const runIds: Array<string> = []
-    const waiting: Array<number> = []
-    for (let i = 0; i < PROBES; i++) {
-      const began = Date.now()
-      const run = yield* json(base, tokenB, "POST", `/api/v1/workflow/workflows/${flowB}/run`, { input_params: {} })
-      const [pending] = yield* query<{ n: number }>(`SELECT count(*)::int AS n FROM runs WHERE status = 'pending' AND tenant_id <> $1`, [tenantB.id])
-      waiting.push(pending?.n ?? 0)
-      for (;;) {
-        const [row] = yield* query<{ status: string; ms: number | null }>(
-          `SELECT status, extract(epoch FROM finished_at - created_at) * 1000 AS ms FROM runs WHERE id = $1`,
-          [run.id]
-        )
-        if (row?.status === "completed" || row?.status === "failed") {
-          latencies.push(Number(row.ms))
-          runIds.push(run.id as string)
-          break
+  const probe = (more: (i: number) => boolean) =>
+    Effect.gen(function*() {
+      const latencies: Array<number> = []
+      const runIds: Array<string> = []
+      const waiting: Array<number> = []
+      for (let i = 0; more(i); i++) {
+        const began = Date.now()
+        const run = yield* json(base, tokenB, "POST", `/api/v1/workflow/workflows/${flowB}/run`, { input_params: {} })
+        const [pending] = yield* query<{ n: number }>(`SELECT count(*)::int AS n FROM runs WHERE status = 'pending' AND tenant_id <> $1`, [tenantB.id])
+        waiting.push(pending?.n ?? 0)
+        for (;;) {
+          const [row] = yield* query<{ status: string; ms: number | null }>(
+            `SELECT status, extract(epoch FROM finished_at - created_at) * 1000 AS ms FROM runs WHERE id = $1`,
+            [run.id]
+          )
+          if (row?.status === "completed" || row?.status === "failed") {
+            latencies.push(Number(row.ms))
+            runIds.push(run.id as string)
+            break
+          }
+          yield* Effect.sleep("5 millis")
         }
-        yield* Effect.sleep("5 millis")
+        yield* Effect.sleep(`${Math.max(0, 1000 - (Date.now() - began))} millis`)
       }
-      yield* Effect.sleep(`${Math.max(0, 1000 - (Date.now() - began))} millis`)
-    }
-    const sorted = [...latencies].sort((a, b) => a - b)
-    const slowest = latencies.map((l, i) => ({ l, id: runIds[i] })).sort((a, b) => b.l - a.l).slice(0, 3)
-    const parts = yield* Effect.forEach(slowest, ({ id }) => timeline(id))
-    return {
-      p50: percentile(sorted, 0.5),
-      p99: percentile(sorted, 0.99),
-      waiting: Math.max(...waiting),
-      inOrder: latencies.map((l) => l.toFixed(0)).join(" "),
-      slowest: parts.join("; ")
-    }
-  })
+      const sorted = [...latencies].sort((a, b) => a - b)
+      const slowest = latencies.map((l, i) => ({ l, id: runIds[i] })).sort((a, b) => b.l - a.l).slice(0, 3)
+      const parts = yield* Effect.forEach(slowest, ({ id }) =>
+        Effect.zipWith(timeline(id), process.env.BENCH_FAIR_SPANS === "1" ? spans(id) : Effect.succeed(""), (t, s) => s === "" ? t : `${t} [${s}]`))
+      return {
+        p50: percentile(sorted, 0.5),
+        p95: percentile(sorted, 0.95),
+        p99: percentile(sorted, 0.99),
+        count: sorted.length,
+        waiting: Math.max(...waiting),
+        inOrder: latencies.map((l) =>
+          l.toFixed(0)
+        ).join(" "),
+        slowest: parts.join("; ")
+      }
+    })
 
   /** One of A's starts, refusals included (a 429 is an answer here, not a failure). */
   const startA = Effect.promise(() =>
@@ -142,7 +171,7 @@ export const fairnessBench = Effect.scoped(Effect.gen(function*() {
       while (!(yield* ended)) yield* Effect.sleep("5 millis")
     })
   yield* Effect.forEach(Array.from({ length: WARMUP }), () => ran(tokenB, flowB), { discard: true })
-  const idle = yield* probe
+  const idle = yield* probe((i) => i < PROBES)
   let started = 0
   let refused = 0
   const flood = yield* Effect.forEach(
@@ -161,14 +190,16 @@ export const fairnessBench = Effect.scoped(Effect.gen(function*() {
     { concurrency: 64, discard: true }
   ).pipe(Effect.fork)
   yield* Effect.sleep("2 seconds")
-  const flooded = yield* probe
+  const flooded = yield* probe((i) => FLOOD_PROBES === "all" ? started < FLOOD : i < Number(FLOOD_PROBES))
   const startedDuring = started
   const refusedDuring = refused
   yield* Fiber.interrupt(flood)
   return [
     `fairness: tenant B starts a 3-node run every second, idle and while tenant A floods ${FLOOD} runs (64 starts in flight)`,
-    `  idle: B p50 ${idle.p50.toFixed(1)} ms, p99 ${idle.p99.toFixed(1)} ms`,
-    `  RESULT_FAIRNESS flooded: B p50 ${flooded.p50.toFixed(1)} ms, p99 ${flooded.p99.toFixed(1)} ms (${
+    `  idle (${idle.count} probes): B p50 ${idle.p50.toFixed(1)} ms, p95 ${idle.p95.toFixed(1)} ms, p99 ${idle.p99.toFixed(1)} ms`,
+    `  RESULT_FAIRNESS flooded (${flooded.count} probes): B p50 ${flooded.p50.toFixed(1)} ms, p95 ${flooded.p95.toFixed(1)} ms, p99 ${
+      flooded.p99.toFixed(1)
+    } ms (${
       (flooded.p99 / idle.p99).toFixed(2)
     }x idle p99); A's runs started by then ${startedDuring} (${refusedDuring} starts refused), at most ${flooded.waiting} of them waiting in pending`,
     `  B's flooded runs in order (ms): ${flooded.inOrder}`,

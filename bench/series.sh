@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Interleaved rounds of the runs benchmark and its peers, one heavy process at a time, as issue 14
 # asks its target to be measured: this platform over HTTP (`bench/runs.ts`), the stack floor with
-# the journal and authentication (`bench/stackFloorRuns.ts`), the plain `pg` floor (in-process and
+# the journal and authentication (`bench/stackFloorRuns.ts`), the same with group commit
+# (`BENCH_FLOOR_BATCHED=1`), the plain `pg` floor (in-process and
 # `START=http`), the batched floor (group commit, `START=http`) and DBOS (`START=http`) from
 # ../shared/bench-peers. Then medians and same-series ratios
 # (`bench/seriesSummary.ts`). This machine's speed drifts by tens of per cent within minutes: only
@@ -46,6 +47,7 @@ for i in $(seq 1 "$rounds"); do
   echo "ours: $(cd "$here" && BENCH_RUNS=$runs BENCH_WARMUP=$warmup BENCH_ONLY=runs node --max-semi-space-size=32 --expose-gc --import tsx bench/run.ts 2>&1 | results)" | tee -a "$log"
   echo "oursdirect: $(cd "$here" && BENCH_START=direct BENCH_RUNS=$runs BENCH_WARMUP=$warmup BENCH_ONLY=runs node --max-semi-space-size=32 --expose-gc --import tsx bench/run.ts 2>&1 | results)" | tee -a "$log"
   echo "stackfloor: $(cd "$here" && BENCH_RUNS=$runs BENCH_WARMUP=$warmup BENCH_ONLY=stackfloor BENCH_FLOOR_JOURNAL=1 BENCH_FLOOR_AUTH=1 node --max-semi-space-size=32 --expose-gc --import tsx bench/run.ts 2>&1 | results)" | tee -a "$log"
+  echo "stackbatched: $(cd "$here" && BENCH_RUNS=$runs BENCH_WARMUP=$warmup BENCH_ONLY=stackfloor BENCH_FLOOR_JOURNAL=1 BENCH_FLOOR_AUTH=1 BENCH_FLOOR_BATCHED=1 node --max-semi-space-size=32 --expose-gc --import tsx bench/run.ts 2>&1 | results)" | tee -a "$log"
   echo "floor: $(cd "$scratch" && RUNS=$runs WARMUP=$warmup node --import tsx floor-bench.ts 2>&1 | results)" | tee -a "$log"
   echo "floorhttp: $(cd "$scratch" && RUNS=$runs WARMUP=$warmup START=http node --import tsx floor-bench.ts 2>&1 | results)" | tee -a "$log"
   echo "floorbatched: $(cd "$scratch" && RUNS=$runs WARMUP=$warmup START=http node --import tsx floor-batched-bench.ts 2>&1 | results)" | tee -a "$log"

@@ -8,6 +8,7 @@ const PATTERNS: Record<string, RegExp> = {
   ours: /RESULT_RUNS_PER_S ([\d.]+)/,
   oursdirect: /RESULT_RUNS_PER_S ([\d.]+)/,
   stackfloor: /RESULT_STACK_FLOOR_RUNS_PER_S ([\d.]+)/,
+  stackbatched: /RESULT_STACK_FLOOR_RUNS_PER_S ([\d.]+)/,
   floor: /RESULT_FLOOR ([\d.]+)/,
   floorhttp: /RESULT_FLOOR ([\d.]+)/,
   floorbatched: /RESULT_FLOOR_BATCHED ([\d.]+)/,
@@ -31,7 +32,7 @@ const floor = m("floor"), dbos = m("dbos"), floorhttp = m("floorhttp"), batched 
 console.log(`issue 37's target over HTTP (2x DBOS): ${(2 * dbos).toFixed(1)} runs/s`)
 for (const name of Object.keys(PATTERNS)) {
   const values = tries.get(name) ?? []
-  const ratios = name === "ours" || name === "oursdirect" || name === "stackfloor"
+  const ratios = name === "ours" || name === "oursdirect" || name === "stackfloor" || name === "stackbatched"
     ? `: ${(m(name) / dbos).toFixed(2)}x DBOS, ${(m(name) / floor).toFixed(2)}x the floor, ${(m(name) / floorhttp).toFixed(2)}x the floor over HTTP, ${
       (m(name) / batched).toFixed(2)
     }x the batched floor over HTTP`

@@ -20,6 +20,10 @@
  * BENCH_FLOOR_AUTH=1 (with or without the journal) adds the one read every authenticated request of
  * the API makes: the caller's user, membership and tenant, joined, by the ids of a verified token
  * (the platform keeps verified tokens, so a repeated token costs no signature check).
+ *
+ * BENCH_FLOOR_BATCHED=1 (with the journal) commits those writes as the peers' batched floor does
+ * (`FloorBatcher.ts`): the run rows and the nodes' writes of every run in flight, one statement per
+ * flush, one flush at a time, each run going on only after the flush holding its write committed.
  */
 import { Entity, SingleRunner } from "@effect/cluster"
 import { HttpApi, HttpApiBuilder, HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
@@ -32,6 +36,7 @@ import { createServer } from "node:http"
 import pg from "pg"
 import { freePort } from "../platform/FreePort.js"
 import { concurrentRuns } from "./Concurrent.js"
+import { makeFloorBatcher } from "./FloorBatcher.js"
 import { BENCH_MARK, makePgTrace } from "./PgTrace.js"
 import { benchDatabase, instantModel, percentile } from "./support.js"
 
@@ -40,6 +45,8 @@ const WARMUP = Number(process.env.BENCH_WARMUP ?? 300)
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32)
 const JOURNAL = process.env.BENCH_FLOOR_JOURNAL === "1"
 const AUTH = process.env.BENCH_FLOOR_AUTH === "1"
+const BATCHED = process.env.BENCH_FLOOR_BATCHED === "1"
+if (BATCHED && !JOURNAL) throw new Error("BENCH_FLOOR_BATCHED=1 batches the journal's writes: set BENCH_FLOOR_JOURNAL=1 too")
 
 let database: string | undefined
 const trace = makePgTrace(() => database)
@@ -91,6 +98,7 @@ export const stackFloorRunsBench = Effect.scoped(Effect.gen(function*() {
   const workflowId = randomUUID()
   const tenantId = randomUUID()
   const userId = randomUUID()
+  const batcher = makeFloorBatcher(pool)
   yield* query(`INSERT INTO workflows (id, name, active_version) VALUES ($1, 'Bench', 1)`, [workflowId])
   yield* query(`INSERT INTO tenants VALUES ($1, 'Bench', 'bench', '{}')`, [tenantId])
   yield* query(`INSERT INTO users VALUES ($1, 'a@b.c', 'A', 'x')`, [userId])
@@ -140,6 +148,13 @@ export const stackFloorRunsBench = Effect.scoped(Effect.gen(function*() {
     ].map((e, i) => ({ ...e, seq: index * 5 + i, key: `${e.type}:${node}` }))
     const start = process.hrtime.bigint()
     const spans = [span(runId, `node ${node}`, start), span(runId, "agent respond", start), span(runId, "chat bench-model", start)]
+    const stepRow = {
+      id: randomUUID(),
+      node_id: node,
+      output: { text: text.length },
+      usage: { "bench-model": { prompt_tokens: 5, completion_tokens: 1, total_tokens: 6 } }
+    }
+    if (BATCHED) return batcher.node({ runId, step: stepRow, events, spans, end: index === 2 })
     const end = index === 2 ? `, ru AS (UPDATE runs SET status = 'completed', output = '{}', finished_at = clock_timestamp() WHERE id = $1)` : ""
     return prepared(
       `WITH st AS (INSERT INTO run_steps (id, run_id, node_id, status, output, token_usage) VALUES ($2, $1, $3, 'completed', $4, $5)),
@@ -148,16 +163,8 @@ export const stackFloorRunsBench = Effect.scoped(Effect.gen(function*() {
         sp AS (INSERT INTO run_spans (run_id, span_id, scope, start_unix_nano, otlp)
           SELECT $1, v.span_id, v.scope, v.start, v.otlp FROM jsonb_to_recordset($7::jsonb) AS v(span_id text, scope text, start bigint, otlp jsonb))${end}
       SELECT 1`,
-      [
-        runId,
-        randomUUID(),
-        node,
-        JSON.stringify({ text: text.length }),
-        JSON.stringify({ "bench-model": { prompt_tokens: 5, completion_tokens: 1, total_tokens: 6 } }),
-        JSON.stringify(events),
-        JSON.stringify(spans)
-      ]
-    )
+      [runId, stepRow.id, node, JSON.stringify(stepRow.output), JSON.stringify(stepRow.usage), JSON.stringify(events), JSON.stringify(spans)]
+    ).pipe(Effect.asVoid)
   }
   const EntityLive = FloorRun.toLayer(Effect.succeed({
     Run: ({ payload: { runId } }) =>
@@ -194,7 +201,8 @@ export const stackFloorRunsBench = Effect.scoped(Effect.gen(function*() {
     const id = randomUUID()
     if (AUTH) yield* authenticate
     if (JOURNAL) yield* prepared(`SELECT name, active_version FROM workflows WHERE id = $1`, [workflowId])
-    yield* prepared(`INSERT INTO runs (id, status, input_params) VALUES ($1, 'pending', $2)`, [id, "{}"])
+    if (BATCHED) yield* batcher.startRun(id)
+    else yield* prepared(`INSERT INTO runs (id, status, input_params) VALUES ($1, 'pending', $2)`, [id, "{}"])
     yield* client(id).Run({ runId: id }, { discard: true }).pipe(Effect.orDie)
     return { id, status: "pending" }
   }).pipe(Effect.withTracerEnabled(false))
@@ -221,11 +229,12 @@ export const stackFloorRunsBench = Effect.scoped(Effect.gen(function*() {
   const unfinished = query(`${BENCH_MARK} SELECT count(*)::int AS n FROM runs WHERE status <> 'completed'`, []).pipe(
     Effect.map((r) => (r.rows[0] as { n: number }).n)
   )
+  const flushed = { ...batcher.stats }
   const { ids, nodeCpu, pgCpu, statements, wall } = yield* concurrentRuns({ start, unfinished, trace, warmup: WARMUP, runs: RUNS, concurrency: CONCURRENCY })
   const latencies = (yield* query(`${BENCH_MARK} SELECT extract(epoch FROM finished_at - created_at) * 1000 AS ms FROM runs WHERE id = ANY($1)`, [ids]))
     .rows.map((r) => Number((r as { ms: number }).ms)).sort((a, b) => a - b)
   return [
-    `stack floor runs${JOURNAL ? " with the journal's writes" : ""}${
+    `stack floor runs${JOURNAL ? " with the journal's writes" : ""}${BATCHED ? " batched" : ""}${
       AUTH ? " and authentication" : ""
     }: ${RUNS} runs of 3 nodes after ${WARMUP} to warm up, ${CONCURRENCY} concurrent starts (${
       process.env.BENCH_START === "direct" ? "in-process" : "over HTTP"
@@ -236,6 +245,10 @@ export const stackFloorRunsBench = Effect.scoped(Effect.gen(function*() {
     `  CPU per run: this process ${(nodeCpu / RUNS).toFixed(2)} ms (${(nodeCpu / 10 / wall).toFixed(0)}% of a core), PostgreSQL ${
       (pgCpu / RUNS).toFixed(2)
     } ms`,
-    `  per run: ${(statements.length / RUNS).toFixed(1)} statements, ${(trace.commits(statements) / RUNS).toFixed(1)} commits`
+    `  per run: ${(statements.length / RUNS).toFixed(1)} statements, ${(trace.commits(statements) / RUNS).toFixed(1)} commits${
+      BATCHED
+        ? `; ${((batcher.stats.writes - flushed.writes) / Math.max(1, batcher.stats.flushes - flushed.flushes)).toFixed(1)} writes a flush, warm-up included`
+        : ""
+    }`
   ]
 }))

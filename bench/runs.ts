@@ -1,5 +1,5 @@
 /**
- * Durable runs of a 3-node DAG (part of `npm run bench`, BENCH_ONLY=runs), the shape of the peer
+ * Durable runs of a 3-node DAG (BENCH_NODES for another chain length; part of `npm run bench`, BENCH_ONLY=runs), the shape of the peer
  * benchmarks in ../shared/bench-peers (DBOS Transact, the plain-`pg` floor): every node is a
  * `respond` agent step, one streamed chat completion from a model on loopback that answers at
  * once. The platform runs in this process on a fresh database with the load generator (Node
@@ -39,10 +39,15 @@ const node = (id: string) => ({
   agent_config: { agent_type: "respond", type_version: "v1", system_prompt_template: `Step ${id}` }
 })
 
-export const threeNodeDag = {
-  nodes: [node("a"), node("b"), node("c")],
-  edges: [{ from: "a", to: "b" }, { from: "b", to: "c" }]
+/** A chain of `n` respond nodes: a -> b -> c ... */
+const chainDag = (n: number) => {
+  const ids = Array.from({ length: n }, (_, i) => String.fromCharCode(97 + i))
+  return { nodes: ids.map(node), edges: ids.slice(1).map((to, i) => ({ from: ids[i], to })) }
 }
+
+export const threeNodeDag = chainDag(3)
+/** BENCH_NODES: the chain's length (3, the peers' shape, unless set): runs of two lengths split a run's cost into per-run and per-node. */
+const NODES = Number(process.env.BENCH_NODES ?? 3)
 
 const median = (values: ReadonlyArray<number>) => percentile([...values].sort((a, b) => a - b), 0.5)
 
@@ -51,7 +56,7 @@ export const runsBench = Effect.scoped(Effect.gen(function*() {
   database = db.name
   const model = yield* instantModel
   const { base, token, context } = yield* benchPlatform({ DATABASE_URL: db.url, LLM_BASE_URL: model.baseUrl, LLM_MODELS: "bench-model", ...platformEnv })
-  const { tenantId, workflowId } = yield* publishedBenchWorkflow(base, token, threeNodeDag)
+  const { tenantId, workflowId } = yield* publishedBenchWorkflow(base, token, chainDag(NODES))
 
   const poller = new pg.Client({ connectionString: db.url })
   yield* Effect.acquireRelease(Effect.promise(() => poller.connect()), () => Effect.promise(() => poller.end()))
@@ -109,7 +114,7 @@ export const runsBench = Effect.scoped(Effect.gen(function*() {
   const serialP50 = median(serial)
 
   return [
-    `durable runs: ${RUNS} runs of a 3-node DAG after ${WARMUP} to warm up, ${CONCURRENCY} concurrent starts (${
+    `durable runs: ${RUNS} runs of a ${NODES}-node DAG after ${WARMUP} to warm up, ${CONCURRENCY} concurrent starts (${
       process.env.BENCH_START === "direct" ? "through the run module" : "over HTTP"
     }), ${failed} not completed`,
     `  RESULT_RUNS_PER_S ${(RUNS / wall).toFixed(1)}; start -> completed p50 ${percentile(latencies, 0.5).toFixed(1)} ms, p99 ${
@@ -122,6 +127,6 @@ export const runsBench = Effect.scoped(Effect.gen(function*() {
     `serial: ${SERIAL} runs one at a time`,
     `  RESULT_SERIAL start -> completed p50 ${serialP50.toFixed(1)} ms, p99 ${
       percentile([...serial].sort((a, b) => a - b), 0.99).toFixed(1)
-    } ms; orchestration per node (p50 / 3) ${(serialP50 / 3).toFixed(2)} ms`
+    } ms; orchestration per node (p50 / ${NODES}) ${(serialP50 / NODES).toFixed(2)} ms`
   ]
 }))

@@ -1,8 +1,8 @@
 /**
- * Durable runs of a 3-node DAG (BENCH_NODES for another chain length; part of `npm run bench`, BENCH_ONLY=runs), the shape of the peer
- * benchmarks in ../shared/bench-peers (DBOS Transact, the plain-`pg` floor): every node is a
- * `respond` agent step, one streamed chat completion from a model on loopback that answers at
- * once. The platform runs in this process on a fresh database with the load generator (Node
+ * Durable runs of a 3-node DAG (BENCH_NODES for another chain length; part of `npm run bench`,
+ * BENCH_ONLY=runs), the shape of the peer benchmarks in ../shared/bench-peers (DBOS Transact,
+ * the plain-`pg` floor): every node is a `respond` agent step, one streamed chat completion from a
+ * model on loopback that answers at once. The platform runs in this process on a fresh database with the load generator (Node
  * `fetch`), as the peers do.
  *
  * - concurrent: BENCH_WARMUP (300) runs to warm up, then BENCH_RUNS (300) started over HTTP with

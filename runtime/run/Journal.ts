@@ -132,6 +132,7 @@ export class Journal extends Context.Tag("Journal")<Journal, {
           one,
           many,
           touches: (e) => [e.run.id, ...e.batch.wake],
+          tenantOf: (e) => e.run.tenant_id,
           maxEntries: options.maxEntries,
           writers: options.writers
         })

@@ -86,6 +86,7 @@ export const makeRunInserts = (sql: PreparedSql["Type"]) =>
       one: (row) => Effect.map(insertAll([row]), (rows) => rows[0]),
       many: insertAll,
       touches: (row) => [row.id],
+      tenantOf: (row) => row.tenant_id,
       maxEntries: 64,
       writers: 2
     })

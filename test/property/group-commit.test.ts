@@ -41,10 +41,13 @@ layer(PgJournalLive, { timeout: "180 seconds", excludeTestServices: true })("gro
         const { backend, tenantId } = yield* pgJournalBackend
         const journal = yield* Journal
         const sql = yield* SqlClient.SqlClient
+        // Runs of three tenants, so that groups mix tenants (and are acknowledged the least represented first).
+        const tenants = [tenantId, randomUUID(), randomUUID()]
+        for (const id of tenants.slice(1)) yield* sql`INSERT INTO tenants (id, name, slug) VALUES (${id}, 'Other', ${`other-${id}`})`
         const groupsBefore = yield* Metric.value(journalGroupSize)
 
         for (const plans of FastCheck.sample(scenarios, { numRuns: Number(process.env.GC_RUNS ?? 25) })) {
-          const records = plans.map(() => runRecord(tenantId, randomUUID()))
+          const records = plans.map((_, r) => runRecord(tenants[r % tenants.length], randomUUID()))
           yield* Effect.forEach(records, backend.insertRun, { discard: true })
           const acknowledged = records.map(() => 0)
           const failed = records.map(() => false)

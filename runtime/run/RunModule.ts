@@ -5,6 +5,7 @@ import { runRootSpan } from "../../otel/RunTraceIds.js"
 import { PreparedSql } from "../../platform/PreparedSql.js"
 import { decodeRows, JsonObject } from "../../platform/Rows.js"
 import { derivedUuidOf, uuidV7 } from "../../platform/TimedId.js"
+import { makeTtlCache } from "../../platform/TtlCache.js"
 import type { NodeEnvelope } from "../../schemas/Dag.js"
 import { type BadRequest, badRequest, type Conflict, conflict } from "../../schemas/Errors.js"
 import { WorkflowId } from "../../schemas/Ids.js"
@@ -145,13 +146,29 @@ export class RunModule extends Context.Tag("RunModule")<RunModule, {
       const placement = yield* RunPlacement
       const client = yield* RunEntity.client.pipe(Effect.provideService(Sharding.Sharding, sharding))
 
-      const create = (r: RunRequest) =>
+      // The active version of each AI Employee this process started runs of lately: a run start
+      // without a pinned version writes its run only if the row still says so (`check_head`), so a
+      // copy gone stale costs a second try with a fresh read, never a run of the wrong version.
+      const heads = makeTtlCache<{ readonly number: number; readonly name: string }>({ ttlMs: 30_000, capacity: 10_000 })
+      const activeHead = (r: RunRequest) =>
+        heads.get(
+          `${r.tenantId}:${r.workflowId}`,
+          workflows.active(r.tenantId, r.workflowId).pipe(
+            Effect.flatMap((a) =>
+              a === undefined
+                ? Effect.fail(conflict("NOT_PUBLISHED", "This AI Employee has no published version to run"))
+                : Effect.succeed({ number: a.version, name: a.name })
+            )
+          )
+        )
+
+      const create = (r: RunRequest) => createOnce(r, true)
+
+      const createOnce = (r: RunRequest, headFromMemory: boolean): Effect.Effect<CreatedRun, Conflict | BadRequest> =>
         Effect.gen(function*() {
           yield* placement.check
-          const pinned = r.version ?? (yield* workflows.active(r.tenantId, r.workflowId).pipe(
-            Effect.map((a) => a === undefined ? undefined : { number: a.version, name: a.name })
-          ))
-          if (pinned === undefined) return yield* conflict("NOT_PUBLISHED", "This AI Employee has no published version to run")
+          const remembered = r.version === undefined && headFromMemory
+          const pinned = r.version ?? (yield* activeHead(r))
           const version = yield* versions.get(r.workflowId, pinned.number)
           if (version === undefined) return yield* conflict("NOT_PUBLISHED", "The AI Employee's version to run is gone")
           if (version.inputSchema !== undefined && version.inputSchema !== null) {
@@ -191,9 +208,13 @@ export class RunModule extends Context.Tag("RunModule")<RunModule, {
             finished_at: r.skipReason !== undefined ? new Date() : null,
             scheduled_fire_time: r.scheduledFireTime ?? null,
             api_key_id: r.apiKeyId ?? null,
-            check_head: r.asRead === undefined ? null : r.asRead.active ? "active" : "exists",
+            check_head: r.asRead === undefined ? (remembered ? "active" : null) : r.asRead.active ? "active" : "exists",
             head_latest: r.asRead?.latest ?? null
           })
+          if (inserted === undefined && remembered) {
+            heads.delete(`${r.tenantId}:${r.workflowId}`)
+            return yield* createOnce(r, false)
+          }
           if (inserted === undefined) {
             return yield* conflict("WORKFLOW_CHANGED", "The AI Employee changed while the run started: send it again")
           }

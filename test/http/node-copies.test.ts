@@ -1,5 +1,6 @@
 import { assert, layer } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
+import { createHmac } from "node:crypto"
 import { freePort } from "../../platform/FreePort.js"
 import { adminToken, createMember } from "../support/Fixtures.js"
 import { http, loginToken, request } from "../support/Http.js"
@@ -44,6 +45,24 @@ const untilStatus = (baseUrl: string, token: string, wanted: number) =>
     return yield* Effect.dieMessage(`GET /me never answered ${wanted}`)
   })
 
+/** An AI Employee with version 2 active, and the second node. */
+const publishedOnce = Effect.gen(function*() {
+  const second = yield* SecondNode
+  const admin = yield* adminToken
+  const w = yield* createWorkflow(admin)
+  yield* saveDag(admin, w.id, simpleDag("one"))
+  assert.strictEqual((yield* publish(admin, w.id)).body.number, 2)
+  return { admin, second, w }
+})
+
+/** Version 3 published and the AI Employee renamed "Renamed", on the first node. */
+const publishedAgainRenamed = (admin: string, id: string) =>
+  Effect.gen(function*() {
+    yield* saveDag(admin, id, simpleDag("two"))
+    assert.strictEqual((yield* publish(admin, id)).body.number, 3)
+    assert.strictEqual((yield* http("PATCH", `/api/v1/workflow/workflows/${id}`, { token: admin, body: { name: "Renamed" } })).status, 200)
+  })
+
 layer(SecondNodeLive.pipe(Layer.provideMerge(Live)), { excludeTestServices: true, timeout: "90 seconds" })("copies a node keeps", (it) => {
   it.effect("a member disabled on one node is refused on the other within the bus's delay, not the cache's 60 s", () =>
     Effect.gen(function*() {
@@ -83,11 +102,7 @@ layer(SecondNodeLive.pipe(Layer.provideMerge(Live)), { excludeTestServices: true
 
   it.effect("a run started on a node whose copy of the AI Employee is stale runs the version the other node published", () =>
     Effect.gen(function*() {
-      const second = yield* SecondNode
-      const admin = yield* adminToken
-      const w = yield* createWorkflow(admin)
-      yield* saveDag(admin, w.id, simpleDag("one"))
-      assert.strictEqual((yield* publish(admin, w.id)).body.number, 2)
+      const { admin, second, w } = yield* publishedOnce
       const run = (dry = false) =>
         request(second.baseUrl, "POST", `/api/v1/workflow/workflows/${w.id}/${dry ? "dry-run" : "run"}`, {
           token: admin,
@@ -96,9 +111,7 @@ layer(SecondNodeLive.pipe(Layer.provideMerge(Live)), { excludeTestServices: true
       assert.strictEqual((yield* run()).body.version, 2)
       assert.strictEqual((yield* run(true)).body.version, 2)
       // Published (and renamed, and a newer draft saved) on the first node: the second still has version 2 in memory.
-      yield* saveDag(admin, w.id, simpleDag("two"))
-      assert.strictEqual((yield* publish(admin, w.id)).body.number, 3)
-      assert.strictEqual((yield* http("PATCH", `/api/v1/workflow/workflows/${w.id}`, { token: admin, body: { name: "Renamed" } })).status, 200)
+      yield* publishedAgainRenamed(admin, w.id)
       yield* saveDag(admin, w.id, simpleDag("three"))
       const real = yield* run()
       assert.strictEqual(real.status, 202, real.text)
@@ -115,5 +128,34 @@ layer(SecondNodeLive.pipe(Layer.provideMerge(Live)), { excludeTestServices: true
       assert.strictEqual(gone.status, 404, gone.text)
       assert.strictEqual((yield* http("POST", `/api/v1/workflow/workflows/${w.id}/restore`, { token: admin })).status, 200)
       assert.strictEqual(yield* runsOf, before)
+    }))
+
+  it.effect("a run a trigger starts in-process, on a node whose copy of the active version is stale, runs the version the other node published", () =>
+    Effect.gen(function*() {
+      const { admin, second, w } = yield* publishedOnce
+      const hook = yield* http("POST", `/api/v1/workflow/workflows/${w.id}/webhooks`, { token: admin })
+      assert.strictEqual(hook.status, 201, hook.text)
+      const body = JSON.stringify({ message: "hi" })
+      const signature = `sha256=${createHmac("sha256", hook.body.secret as string).update(body).digest("hex")}`
+      const deliver = (id: string) =>
+        Effect.promise(async () => {
+          const r = await fetch(`${second.baseUrl}${new URL(hook.body.url).pathname}`, {
+            method: "POST",
+            body,
+            headers: { "content-type": "application/json", "x-signature-256": signature, "x-webhook-id": id }
+          })
+          return { status: r.status, body: (await r.json()) as { run_id: string } }
+        })
+      const runOf = (id: string) => http("GET", `/api/v1/workflow/runs/${id}`, { token: admin }).pipe(Effect.map((r) => r.body))
+      const first = yield* deliver("first")
+      assert.strictEqual(first.status, 202)
+      assert.strictEqual((yield* runOf(first.body.run_id)).version, 2)
+      // Published and renamed on the first node: the second remembers version 2 under the old name.
+      yield* publishedAgainRenamed(admin, w.id)
+      const next = yield* deliver("second")
+      assert.strictEqual(next.status, 202)
+      const run = yield* runOf(next.body.run_id)
+      assert.strictEqual(run.version, 3)
+      assert.strictEqual(run.workflow_name, "Renamed")
     }))
 })

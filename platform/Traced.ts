@@ -1,10 +1,20 @@
-import { Effect } from "effect"
+import { Effect, FiberRef } from "effect"
 
 type Operation = (...args: ReadonlyArray<unknown>) => unknown
 
+/**
+ * Whether service operations get their spans: the tracing layer turns it off when no exporter is
+ * configured, since such a span would go nowhere (only spans with a run's id are stored, and those
+ * are made apart from `traced`). A span costs an operation tens of Effect instructions and three
+ * map copies (its context and fiber references): a run start over HTTP passes seven of them.
+ */
+export const serviceSpans = FiberRef.unsafeMake(true)
+
 const spanned = (name: string, operation: Operation): Operation => (...args) => {
   const result = operation(...args)
-  return Effect.isEffect(result) ? Effect.withSpan(result, name, { captureStackTrace: false }) : result
+  return Effect.isEffect(result)
+    ? FiberRef.getWith(serviceSpans, (on) => on ? Effect.withSpan(result, name, { captureStackTrace: false }) : result)
+    : result
 }
 
 /**
@@ -25,6 +35,6 @@ export const traced = <Operations extends object>(service: string, operations: O
   return wrapped as Operations
 }
 
-/** Attributes for the span `traced` opens around the current operation, set before it runs. */
+/** Attributes for the span `traced` opens around the current operation, set before it runs (none when it opens none). */
 export const spanAttributes = (attributes: Record<string, unknown>) => <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
-  Effect.zipRight(Effect.annotateCurrentSpan(attributes), self)
+  Effect.zipRight(FiberRef.getWith(serviceSpans, (on) => on ? Effect.annotateCurrentSpan(attributes) : Effect.void), self)

@@ -3,6 +3,7 @@ import { SqlError } from "@effect/sql/SqlError"
 import { Context, Effect, Layer, Option } from "effect"
 import { createHash } from "node:crypto"
 import type pg from "pg"
+import { memoized } from "./Memo.js"
 
 /** The `pg` pool behind the SQL client (Database.ts). */
 export class PgPool extends Context.Tag("PgPool")<PgPool, pg.Pool>() {}
@@ -24,16 +25,7 @@ export class PreparedSql extends Context.Tag("PreparedSql")<PreparedSql, {
     Effect.gen(function*() {
       const pool = yield* PgPool
       // A statement's name is derived from its text: a name must never stand for two texts.
-      const names = new Map<string, string>()
-      const nameOf = (text: string) => {
-        let name = names.get(text)
-        if (name === undefined) {
-          if (names.size >= MAX_NAMES) names.clear()
-          name = `bp_${createHash("sha1").update(text).digest("base64url")}`
-          names.set(text, name)
-        }
-        return name
-      }
+      const nameOf = memoized(MAX_NAMES, (text) => `bp_${createHash("sha1").update(text).digest("base64url")}`)
       const query = <A extends object>(text: string, values: ReadonlyArray<unknown>) =>
         Effect.flatMap(Effect.serviceOption(SqlClient.TransactionConnection), (transaction) =>
           Option.isSome(transaction)

@@ -1,5 +1,6 @@
 import { deflateRawSync, inflateRawSync } from "node:zlib"
 import type { CompactSpan } from "../../otel/CompactSpan.js"
+import { memoized } from "../../platform/Memo.js"
 import { derivedUuidV7, uuidV7Time } from "../../platform/TimedId.js"
 import type { EventWrite, SpanWrite } from "./Batch.js"
 
@@ -46,19 +47,10 @@ const DICTIONARY_1 = Buffer.from(
 
 // A SHA-256 each: every event of a node is written and read back with its step's id, and streams
 // reopened by the hundred read the same runs' records again and again.
-const stepIds = new Map<string, string>()
-const STEP_IDS_KEPT = 4096
+const stepIdOf = memoized(4096, (key) => derivedUuidV7(uuidV7Time(key.slice(0, key.indexOf(":"))) ?? 0, `step:${key}`))
 
 /** The id of a node's step in a run: derived from both, so the journal need not store it with every event. */
-export const derivedStepId = (runId: string, nodeId: string) => {
-  const key = `${runId}:${nodeId}`
-  const known = stepIds.get(key)
-  if (known !== undefined) return known
-  if (stepIds.size >= STEP_IDS_KEPT) stepIds.clear()
-  const id = derivedUuidV7(uuidV7Time(runId) ?? 0, `step:${key}`)
-  stepIds.set(key, id)
-  return id
-}
+export const derivedStepId = (runId: string, nodeId: string) => stepIdOf(`${runId}:${nodeId}`)
 
 interface StoredRecordEvent {
   readonly t: string

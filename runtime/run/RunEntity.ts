@@ -11,6 +11,8 @@ export const CancelResult = Schema.Union(
 )
 export type CancelResult = typeof CancelResult.Type
 
+const RunPayload = Schema.Struct({ runId: Schema.String, fresh: Schema.optional(RunRecord) })
+
 /**
  * A run is a cluster entity sharded by its id: whichever process owns the shard runs it, and a
  * message reaches it wherever it lives. Messages are not stored: the run row is the durable
@@ -20,8 +22,6 @@ export type CancelResult = typeof CancelResult.Type
  * run created just now, so that its first activation need not read what it knows is empty.
  * `Cancel`: stop it where it runs and record the cancellation.
  */
-const RunPayload = Schema.Struct({ runId: Schema.String, fresh: Schema.optional(RunRecord) })
-
 export const RunEntity = Entity.make("Run", [
   // Not the struct itself: the client checks a struct payload against its schema on every send
   // (`Struct.make`), a tenth of a millisecond a start for a record this process has just built.

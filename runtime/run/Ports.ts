@@ -9,6 +9,13 @@ import type { SpanWrite } from "./Batch.js"
 export class RunnableWorkflows extends Context.Tag("RunnableWorkflows")<RunnableWorkflows, {
   /** The AI Employee's name and live version in this tenant, when it is published and not archived. */
   readonly active: (tenantId: string, workflowId: string) => Effect.Effect<{ readonly name: string; readonly version: number } | undefined>
+  /**
+   * `active` from this node's copy when it read the AI Employee lately (a write on this node
+   * forgets it). A copy may be stale: check it where it is used (a run insert's `check_head`).
+   */
+  readonly activeKept: (tenantId: string, workflowId: string) => Effect.Effect<{ readonly name: string; readonly version: number } | undefined>
+  /** Drops this node's copy, when a write found it stale. */
+  readonly forgetActive: (tenantId: string, workflowId: string) => Effect.Effect<void>
   /** A version's DAG and the configuration captured with it (a draft: the AI Employee's current one, not `fixed`). */
   readonly version: (
     workflowId: string,

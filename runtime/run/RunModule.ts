@@ -5,7 +5,6 @@ import { runRootSpan } from "../../otel/RunTraceIds.js"
 import { PreparedSql } from "../../platform/PreparedSql.js"
 import { decodeRows, JsonObject } from "../../platform/Rows.js"
 import { derivedUuidOf, uuidV7 } from "../../platform/TimedId.js"
-import { makeTtlCache } from "../../platform/TtlCache.js"
 import type { NodeEnvelope } from "../../schemas/Dag.js"
 import { type BadRequest, badRequest, type Conflict, conflict } from "../../schemas/Errors.js"
 import { WorkflowId } from "../../schemas/Ids.js"
@@ -146,19 +145,17 @@ export class RunModule extends Context.Tag("RunModule")<RunModule, {
       const placement = yield* RunPlacement
       const client = yield* RunEntity.client.pipe(Effect.provideService(Sharding.Sharding, sharding))
 
-      // The active version of each AI Employee this process started runs of lately: a run start
-      // without a pinned version writes its run only if the row still says so (`check_head`), so a
-      // copy gone stale costs a second try with a fresh read, never a run of the wrong version.
-      const heads = makeTtlCache<{ readonly number: number; readonly name: string }>({ ttlMs: 30_000, capacity: 10_000 })
-      const activeHead = (r: RunRequest) =>
-        heads.get(
-          `${r.tenantId}:${r.workflowId}`,
-          workflows.active(r.tenantId, r.workflowId).pipe(
-            Effect.flatMap((a) =>
-              a === undefined
-                ? Effect.fail(conflict("NOT_PUBLISHED", "This AI Employee has no published version to run"))
-                : Effect.succeed({ number: a.version, name: a.name })
-            )
+      // A run start without a pinned version takes the active version from this node's copy and
+      // writes its run only if the row still says so (`check_head`): a copy gone stale (or saying
+      // "not published") is forgotten and read again once, never a run of the wrong version.
+      const activeHead = (r: RunRequest, fromCopy: boolean) =>
+        (fromCopy ? workflows.activeKept : workflows.active)(r.tenantId, r.workflowId).pipe(
+          Effect.flatMap((a) =>
+            a !== undefined
+              ? Effect.succeed({ number: a.version, name: a.name })
+              : fromCopy
+              ? Effect.succeed(undefined)
+              : Effect.fail(conflict("NOT_PUBLISHED", "This AI Employee has no published version to run"))
           )
         )
 
@@ -168,7 +165,11 @@ export class RunModule extends Context.Tag("RunModule")<RunModule, {
         Effect.gen(function*() {
           yield* placement.check
           const remembered = r.version === undefined && headFromMemory
-          const pinned = r.version ?? (yield* activeHead(r))
+          const pinned = r.version ?? (yield* activeHead(r, remembered))
+          if (pinned === undefined) {
+            yield* workflows.forgetActive(r.tenantId, r.workflowId)
+            return yield* createOnce(r, false)
+          }
           const version = yield* versions.get(r.workflowId, pinned.number)
           if (version === undefined) return yield* conflict("NOT_PUBLISHED", "The AI Employee's version to run is gone")
           if (version.inputSchema !== undefined && version.inputSchema !== null) {
@@ -212,7 +213,7 @@ export class RunModule extends Context.Tag("RunModule")<RunModule, {
             head_latest: r.asRead?.latest ?? null
           })
           if (inserted === undefined && remembered) {
-            heads.delete(`${r.tenantId}:${r.workflowId}`)
+            yield* workflows.forgetActive(r.tenantId, r.workflowId)
             return yield* createOnce(r, false)
           }
           if (inserted === undefined) {

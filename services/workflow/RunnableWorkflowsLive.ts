@@ -2,13 +2,24 @@ import { SqlClient } from "@effect/sql"
 import { Effect, Layer, Schema } from "effect"
 import { decodeRows } from "../../platform/Rows.js"
 import { RunnableWorkflows } from "../../runtime/run/Ports.js"
+import { WorkflowsRepo } from "./WorkflowsRepo.js"
 
-/** The workflow service's side of the run kernel's port: active versions and version snapshots. */
+/**
+ * The workflow service's side of the run kernel's port: active versions (kept ones from the
+ * repository's copy of each AI Employee's row, the one its writes forget) and version snapshots.
+ */
 export const RunnableWorkflowsLive = Layer.effect(
   RunnableWorkflows,
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    const repo = yield* WorkflowsRepo
     return {
+      activeKept: (tenantId, workflowId) =>
+        Effect.map(
+          repo.head(tenantId, workflowId),
+          (head) => head === undefined || head.activeVersion === null ? undefined : { name: head.name, version: head.activeVersion }
+        ),
+      forgetActive: (tenantId, workflowId) => repo.forgetHead({ tenantId }, workflowId),
       active: (tenantId, workflowId) =>
         sql`SELECT name, active_version FROM workflows
           WHERE id = ${workflowId} AND tenant_id = ${tenantId} AND archived_at IS NULL AND active_version IS NOT NULL`.pipe(

@@ -155,14 +155,15 @@ export class WorkflowsRepo extends Effect.Service<WorkflowsRepo>()("WorkflowsRep
       )
 
     /**
-     * `visible` reading only what a run start needs: the name and the active version, from memory
-     * when this node read them lately. A run start writes the run only if the row still says so
-     * (RunRequest.asRead), so a copy gone stale costs a second try, never a run of the wrong version.
+     * The AI Employee's name and versions, from memory when this node read them lately; undefined
+     * when it is archived or not the caller's (a missing row is never kept). A run start writes its
+     * run only if the row still says so (RunRequest.asRead, `check_head`), so a copy gone stale
+     * costs a second try, never a run of the wrong version.
      */
-    const requireVisible = (scope: Principal, id: string) =>
+    const head = (tenantId: string, id: string) =>
       heads.get(
-        `${scope.tenantId}:${id}`,
-        prepared.query<{ archived: boolean; name: string; active_version: number | null; latest_version: number }>(VISIBLE, [scope.tenantId, id]).pipe(
+        `${tenantId}:${id}`,
+        prepared.query<{ archived: boolean; name: string; active_version: number | null; latest_version: number }>(VISIBLE, [tenantId, id]).pipe(
           Effect.orDie,
           Effect.flatMap((rows) =>
             rows[0] !== undefined && !rows[0].archived
@@ -170,7 +171,11 @@ export class WorkflowsRepo extends Effect.Service<WorkflowsRepo>()("WorkflowsRep
               : Effect.fail(notFound("AI Employee"))
           )
         )
-      )
+      ).pipe(Effect.catchTag("NotFound", () => Effect.succeed(undefined)))
+
+    /** `visible` reading only what a run start needs (`head`), else 404. */
+    const requireVisible = (scope: Principal, id: string) =>
+      Effect.flatMap(head(scope.tenantId, id), (found) => found === undefined ? Effect.fail(notFound("AI Employee")) : Effect.succeed(found))
 
     /** Drops this node's copy of the row (after a write here, or when a run start found it stale). */
     const forgetHead = (scope: { readonly tenantId: string }, id: string) => Effect.sync(() => heads.delete(`${scope.tenantId}:${id}`))
@@ -235,6 +240,6 @@ export class WorkflowsRepo extends Effect.Service<WorkflowsRepo>()("WorkflowsRep
           Effect.orDie
         )
 
-    return traced("WorkflowsRepo", { insert, get, visible, requireVisible, forgetHead, lock, update, setArchived, list, callable })
+    return traced("WorkflowsRepo", { insert, get, visible, head, requireVisible, forgetHead, lock, update, setArchived, list, callable })
   })
 }) {}

@@ -63,6 +63,24 @@ const publishedAgainRenamed = (admin: string, id: string) =>
     assert.strictEqual((yield* http("PATCH", `/api/v1/workflow/workflows/${id}`, { token: admin, body: { name: "Renamed" } })).status, 200)
   })
 
+/** A webhook of the AI Employee, and a signed delivery of it to the node at `baseUrl`. */
+const webhookOn = (baseUrl: string, admin: string, id: string) =>
+  Effect.gen(function*() {
+    const hook = yield* http("POST", `/api/v1/workflow/workflows/${id}/webhooks`, { token: admin })
+    assert.strictEqual(hook.status, 201, hook.text)
+    const body = JSON.stringify({ message: "hi" })
+    const signature = `sha256=${createHmac("sha256", hook.body.secret as string).update(body).digest("hex")}`
+    return (deliveryId: string) =>
+      Effect.promise(async () => {
+        const r = await fetch(`${baseUrl}${new URL(hook.body.url).pathname}`, {
+          method: "POST",
+          body,
+          headers: { "content-type": "application/json", "x-signature-256": signature, "x-webhook-id": deliveryId }
+        })
+        return { status: r.status, body: (await r.json()) as { run_id: string; code?: string } }
+      })
+  })
+
 layer(SecondNodeLive.pipe(Layer.provideMerge(Live)), { excludeTestServices: true, timeout: "90 seconds" })("copies a node keeps", (it) => {
   it.effect("a member disabled on one node is refused on the other within the bus's delay, not the cache's 60 s", () =>
     Effect.gen(function*() {
@@ -133,19 +151,7 @@ layer(SecondNodeLive.pipe(Layer.provideMerge(Live)), { excludeTestServices: true
   it.effect("a run a trigger starts in-process, on a node whose copy of the active version is stale, runs the version the other node published", () =>
     Effect.gen(function*() {
       const { admin, second, w } = yield* publishedOnce
-      const hook = yield* http("POST", `/api/v1/workflow/workflows/${w.id}/webhooks`, { token: admin })
-      assert.strictEqual(hook.status, 201, hook.text)
-      const body = JSON.stringify({ message: "hi" })
-      const signature = `sha256=${createHmac("sha256", hook.body.secret as string).update(body).digest("hex")}`
-      const deliver = (id: string) =>
-        Effect.promise(async () => {
-          const r = await fetch(`${second.baseUrl}${new URL(hook.body.url).pathname}`, {
-            method: "POST",
-            body,
-            headers: { "content-type": "application/json", "x-signature-256": signature, "x-webhook-id": id }
-          })
-          return { status: r.status, body: (await r.json()) as { run_id: string } }
-        })
+      const deliver = yield* webhookOn(second.baseUrl, admin, w.id)
       const runOf = (id: string) => http("GET", `/api/v1/workflow/runs/${id}`, { token: admin }).pipe(Effect.map((r) => r.body))
       const first = yield* deliver("first")
       assert.strictEqual(first.status, 202)
@@ -157,5 +163,25 @@ layer(SecondNodeLive.pipe(Layer.provideMerge(Live)), { excludeTestServices: true
       const run = yield* runOf(next.body.run_id)
       assert.strictEqual(run.version, 3)
       assert.strictEqual(run.workflow_name, "Renamed")
+    }))
+
+  it.effect("a node whose copy says the AI Employee is not published reads it again before refusing an in-process start", () =>
+    Effect.gen(function*() {
+      const second = yield* SecondNode
+      const admin = yield* adminToken
+      const w = yield* createWorkflow(admin)
+      yield* saveDag(admin, w.id, simpleDag("one"))
+      // A dry run on the second node leaves it a copy of the row with no active version.
+      const dry = yield* request(second.baseUrl, "POST", `/api/v1/workflow/workflows/${w.id}/dry-run`, {
+        token: admin,
+        body: { input_params: { message: "hi" } }
+      })
+      assert.strictEqual(dry.status, 202, dry.text)
+      const deliver = yield* webhookOn(second.baseUrl, admin, w.id)
+      assert.strictEqual((yield* publish(admin, w.id)).body.number, 2)
+      const started = yield* deliver("after-publish")
+      assert.strictEqual(started.status, 202, JSON.stringify(started.body))
+      const run = yield* http("GET", `/api/v1/workflow/runs/${started.body.run_id}`, { token: admin })
+      assert.strictEqual(run.body.version, 2)
     }))
 })

@@ -91,6 +91,8 @@ export const crashingJournal = (crashes: ReadonlyArray<CrashPoint>, statuses: Ar
 export const workflowsLayer = (dags: ReadonlyMap<string, unknown>) =>
   Layer.succeed(RunnableWorkflows, {
     active: (_tenantId, workflowId) => Effect.succeed(dags.has(workflowId) ? { name: "Probe", version: 1 } : undefined),
+    activeKept: (_tenantId, workflowId) => Effect.succeed(dags.has(workflowId) ? { name: "Probe", version: 1 } : undefined),
+    forgetActive: () => Effect.void,
     version: (workflowId) => Effect.succeed(dags.has(workflowId) ? { dag: dags.get(workflowId), config: {}, fixed: true } : undefined)
   })
 

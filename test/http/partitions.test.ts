@@ -132,29 +132,30 @@ layer(RunPlatformLive({ RETENTION_SWEEP_SECONDS: "1" }), { excludeTestServices: 
       // While the history is written, a retention the sweep cannot act on.
       const me = (yield* http("GET", "/api/v1/auth/users/me", { token: admin })).body.user
       const retention = (days: number) => http("PATCH", `/api/v1/auth/tenants/${me.tenant_id}/settings`, { token: admin, body: { run_retention_days: days } })
-      assert.strictEqual((yield* retention(60)).status, 200)
-      // Partitions back to 40 days ago (taken from _low a day at a time).
-      for (let day = today - DAY; day >= today - 40 * DAY; day -= DAY) {
+      assert.strictEqual((yield* retention(10)).status, 200)
+      // Partitions back to 5 days ago (taken from _low a day at a time: each split is DDL on every run
+      // table, so the days are few, under a retention of 2 days).
+      for (let day = today - DAY; day >= today - 5 * DAY; day -= DAY) {
         yield* eventually(onDb(splitLow(day)).pipe(Effect.map((done) => (done ? true : undefined))), "a day taken from _low")
       }
       const on = (daysAgo: number, n: number) => uuidV7(today - daysAgo * DAY + 3_600_000 + n)
-      const expired = [on(40, 1), on(40, 2)]
-      const paused = on(39, 1)
-      const beside = on(39, 2)
-      const held = on(38, 1)
+      const expired = [on(5, 1), on(5, 2)]
+      const paused = on(4, 1)
+      const beside = on(4, 2)
+      const held = on(3, 1)
       assert.isAbove(yield* count("run_events", template), 0)
       yield* copyRuns(template, [
-        ...expired.map((id) => ({ id, endedDaysAgo: 40 })),
-        { id: paused, endedDaysAgo: 39, status: "paused" },
-        { id: beside, endedDaysAgo: 39 },
-        { id: held, endedDaysAgo: 38 }
+        ...expired.map((id) => ({ id, endedDaysAgo: 5 })),
+        { id: paused, endedDaysAgo: 4, status: "paused" },
+        { id: beside, endedDaysAgo: 4 },
+        { id: held, endedDaysAgo: 3 }
       ])
       yield* withPlatformDb((c) => c.query("UPDATE runs SET retention_hold = true WHERE id = $1", [held]))
-      assert.strictEqual((yield* retention(30)).status, 200)
+      assert.strictEqual((yield* retention(2)).status, 200)
 
       yield* eventually(
-        onDb(partitionDays).pipe(Effect.map((days) => (days[0] === today - 39 * DAY ? true : undefined))),
-        "the day 40 days ago to be dropped"
+        onDb(partitionDays).pipe(Effect.map((days) => (days[0] === today - 4 * DAY ? true : undefined))),
+        "the day 5 days ago to be dropped"
       )
       for (const id of expired) {
         for (const table of ["runs", "run_events", "run_steps"]) {
@@ -165,12 +166,12 @@ layer(RunPlatformLive({ RETENTION_SWEEP_SECONDS: "1" }), { excludeTestServices: 
       const bounds = yield* withPlatformDb((c) =>
         c.query("SELECT pg_get_expr(relpartbound, oid) AS b FROM pg_class WHERE relname = 'runs_low'").then((r) => r.rows[0].b as string)
       )
-      assert.include(bounds, uuidV7Floor(today - 39 * DAY))
+      assert.include(bounds, uuidV7Floor(today - 4 * DAY))
       // The paused run keeps its day; the finished run beside it goes row by row (a day past its retention).
       yield* eventually(count("runs", beside).pipe(Effect.map((n) => (n === 0 ? true : undefined))), "the run beside the paused one to go")
       assert.strictEqual(yield* count("runs", paused), 1)
       assert.strictEqual(yield* count("runs", held), 1)
-      assert.include(yield* onDb(partitionDays), today - 39 * DAY)
+      assert.include(yield* onDb(partitionDays), today - 4 * DAY)
       const audit = yield* http("GET", "/api/v1/auth/audit-events?page_size=100", { token: admin })
       const expiries = audit.body.items.filter((e: { action: string }) => e.action === "retention.expired")
       assert.isTrue(expiries.some((e: { details: { runs: number } }) => e.details.runs >= 2), JSON.stringify(expiries))

@@ -24,6 +24,11 @@ export default tseslint.config(
       "@typescript-eslint/no-unnecessary-type-assertion": "error",
       "@typescript-eslint/consistent-type-imports": ["error", { fixStyle: "inline-type-imports", disallowTypeAnnotations: false }],
       "no-restricted-imports": ["error", { paths: [{ name: "@effect/schema", message: "Schemas come from effect/Schema." }] }],
+      "no-restricted-properties": ["error", {
+        object: "AbortSignal",
+        property: "any",
+        message: "Node 20 can garbage-collect a timeout signal inside AbortSignal.any before it fires: use withinDeadline (platform/outbound/Deadline.ts)."
+      }],
       "@effect/no-import-from-barrel-package": "off",
       // The formatter: dprint's TypeScript plugin, as the Effect repositories run it.
       "@effect/dprint": ["error", {

@@ -1,6 +1,7 @@
 import { Effect, Option } from "effect"
 import { fetch as undiciFetch } from "undici"
 import { AnswerTooLarge, cappedText } from "../../platform/outbound/CappedJson.js"
+import { isDeadlinePassed, withinDeadline } from "../../platform/outbound/Deadline.js"
 import { OutboundGuard } from "../../platform/outbound/OutboundGuard.js"
 import { traced } from "../../platform/Traced.js"
 import { taskError } from "../../platform/workers/TaskErrors.js"
@@ -88,23 +89,27 @@ export class Catalog extends Effect.Service<Catalog>()("Catalog", {
     const fetchSpec = (specUrl: string) =>
       Effect.gen(function*() {
         yield* checkedBase(specUrl, "spec_url")
-        return yield* Effect.tryPromise({
-          try: async (signal) => {
-            const response = await undiciFetch(specUrl, { dispatcher: guard.dispatcher, signal: AbortSignal.any([signal, AbortSignal.timeout(15_000)]) })
-            if (!response.ok) {
-              await response.body?.cancel()
-              throw new Error(`it answered ${response.status}`)
-            }
-            return await cappedText(response, MAX_SPEC_BYTES)
-          },
-          catch: (e) =>
+        return yield* withinDeadline(15_000, async (signal) => {
+          const response = await undiciFetch(specUrl, { dispatcher: guard.dispatcher, signal })
+          if (!response.ok) {
+            await response.body?.cancel()
+            throw new Error(`it answered ${response.status}`)
+          }
+          return await cappedText(response, MAX_SPEC_BYTES)
+        }).pipe(
+          Effect.mapError((e) =>
             e instanceof AnswerTooLarge
               ? badRequest("INVALID_SPEC", "The document is over 5 MiB", [{ path: ["spec_url"], message: "over 5 MiB" }])
-              : badRequest("INVALID_SPEC", `spec_url could not be read: ${e instanceof Error ? e.message : String(e)}`, [{
-                path: ["spec_url"],
-                message: "could not be read"
-              }])
-        })
+              : badRequest(
+                "INVALID_SPEC",
+                `spec_url could not be read: ${isDeadlinePassed(e) ? "no answer within 15 s" : e instanceof Error ? e.message : String(e)}`,
+                [{
+                  path: ["spec_url"],
+                  message: "could not be read"
+                }]
+              )
+          )
+        )
       })
 
     const importSpec = (principal: Principal, body: typeof ImportSpecRequest.Type) =>

@@ -1,6 +1,7 @@
 import { Effect, Either } from "effect"
 import { request } from "undici"
 import type { Dispatcher } from "undici"
+import { isDeadlinePassed, withinDeadline } from "../../platform/outbound/Deadline.js"
 import type { IntegrationAuth } from "../../schemas/Integration.js"
 import { isRecord } from "../../schemas/Records.js"
 
@@ -89,48 +90,46 @@ export const callHttp = (call: HttpCall): Effect.Effect<CallOutcome> =>
     if (placed.body !== undefined) {
       headers["content-type"] = "application/json"
     }
-    return yield* Effect.tryPromise({
-      try: async (signal) => {
-        const response = await request(url, {
-          method: call.method,
-          headers,
-          ...(placed.body !== undefined ? { body: JSON.stringify(placed.body) } : {}),
-          dispatcher: call.dispatcher,
-          signal: AbortSignal.any([signal, AbortSignal.timeout(call.timeoutMs)])
-        })
-        const chunks: Array<Buffer> = []
-        let size = 0
-        for await (const chunk of response.body) {
-          size += (chunk as Buffer).byteLength
-          if (size > call.maxResponseBytes) {
-            response.body.destroy()
-            return { ok: false, httpStatus: response.statusCode, output: null, error: `The response is over ${call.maxResponseBytes} bytes` }
-          }
-          chunks.push(chunk as Buffer)
+    return yield* withinDeadline(call.timeoutMs, async (signal) => {
+      const response = await request(url, {
+        method: call.method,
+        headers,
+        ...(placed.body !== undefined ? { body: JSON.stringify(placed.body) } : {}),
+        dispatcher: call.dispatcher,
+        signal
+      })
+      const chunks: Array<Buffer> = []
+      let size = 0
+      for await (const chunk of response.body) {
+        size += (chunk as Buffer).byteLength
+        if (size > call.maxResponseBytes) {
+          response.body.destroy()
+          return { ok: false, httpStatus: response.statusCode, output: null, error: `The response is over ${call.maxResponseBytes} bytes` }
         }
-        const raw = Buffer.concat(chunks).toString("utf8")
-        const json = String(response.headers["content-type"] ?? "").includes("json")
-        const output = json && raw !== ""
-          ? Either.getOrElse(Either.try(() => JSON.parse(raw) as unknown), () => raw)
-          : raw
-        const ok = response.statusCode >= 200 && response.statusCode < 300
-        return {
-          ok,
-          httpStatus: response.statusCode,
-          output,
-          ...(ok ? {} : { error: `HTTP ${response.statusCode}: ${(isRecord(output) ? JSON.stringify(output) : raw).slice(0, 300)}` })
-        }
-      },
-      catch: (error) => error
+        chunks.push(chunk as Buffer)
+      }
+      const raw = Buffer.concat(chunks).toString("utf8")
+      const json = String(response.headers["content-type"] ?? "").includes("json")
+      const output = json && raw !== ""
+        ? Either.getOrElse(Either.try(() => JSON.parse(raw) as unknown), () => raw)
+        : raw
+      const ok = response.statusCode >= 200 && response.statusCode < 300
+      return {
+        ok,
+        httpStatus: response.statusCode,
+        output,
+        ...(ok ? {} : { error: `HTTP ${response.statusCode}: ${(isRecord(output) ? JSON.stringify(output) : raw).slice(0, 300)}` })
+      }
     }).pipe(
       Effect.catchAll((error) => {
-        const timedOut = error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError")
         const cause = error instanceof Error && error.cause instanceof Error ? `: ${error.cause.message}` : ""
         return Effect.succeed<CallOutcome>({
           ok: false,
           httpStatus: null,
           output: null,
-          error: timedOut ? `No answer within ${call.timeoutMs / 1000} s` : `The call failed: ${error instanceof Error ? error.message : String(error)}${cause}`
+          error: isDeadlinePassed(error)
+            ? `No answer within ${call.timeoutMs / 1000} s`
+            : `The call failed: ${error instanceof Error ? error.message : String(error)}${cause}`
         })
       })
     )

@@ -1,6 +1,7 @@
 import { Effect, Either } from "effect"
 import { request } from "undici"
 import type { Dispatcher } from "undici"
+import { isDeadlinePassed, withinDeadline } from "../../../platform/outbound/Deadline.js"
 import { refusalIn } from "../../../platform/outbound/OutboundGuard.js"
 import { FailedDependency, Forbidden, NotFound, ServiceUnavailable, type Unprocessable, unprocessable } from "../../../schemas/Errors.js"
 
@@ -74,35 +75,33 @@ export const callZendesk = (
       ...call.headers,
       ...(call.body !== undefined ? { "content-type": "application/json" } : {})
     }
-    const response = yield* Effect.tryPromise({
-      try: async (signal) => {
-        const r = await request(url, {
-          method: call.method,
-          headers,
-          ...(call.body !== undefined ? { body: JSON.stringify(call.body) } : {}),
-          dispatcher,
-          signal: AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)])
-        })
-        const chunks: Array<Buffer> = []
-        let size = 0
-        for await (const chunk of r.body) {
-          size += (chunk as Buffer).byteLength
-          if (size > MAX_RESPONSE_BYTES) {
-            r.body.destroy()
-            return { status: -1, headers: r.headers, raw: "" }
-          }
-          chunks.push(chunk as Buffer)
+    const response = yield* withinDeadline(timeoutMs, async (signal) => {
+      const r = await request(url, {
+        method: call.method,
+        headers,
+        ...(call.body !== undefined ? { body: JSON.stringify(call.body) } : {}),
+        dispatcher,
+        signal
+      })
+      const chunks: Array<Buffer> = []
+      let size = 0
+      for await (const chunk of r.body) {
+        size += (chunk as Buffer).byteLength
+        if (size > MAX_RESPONSE_BYTES) {
+          r.body.destroy()
+          return { status: -1, headers: r.headers, raw: "" }
         }
-        return { status: r.statusCode, headers: r.headers, raw: Buffer.concat(chunks).toString("utf8") }
-      },
-      catch: (error) => error
+        chunks.push(chunk as Buffer)
+      }
+      return { status: r.statusCode, headers: r.headers, raw: Buffer.concat(chunks).toString("utf8") }
     }).pipe(
       Effect.mapError((error): ZendeskFailure => {
         const refused = refusalIn(error)
         if (refused !== undefined) return misconfigured(`its address is refused (${refused.reason})`)
-        const timedOut = error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError")
         return unavailable(
-          timedOut ? `no answer within ${timeoutMs / 1000} s` : `the connection failed (${error instanceof Error ? error.message : String(error)})`
+          isDeadlinePassed(error)
+            ? `no answer within ${timeoutMs / 1000} s`
+            : `the connection failed (${error instanceof Error ? error.message : String(error)})`
         )
       })
     )

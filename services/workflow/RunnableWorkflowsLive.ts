@@ -5,29 +5,26 @@ import { RunnableWorkflows } from "../../runtime/run/Ports.js"
 import { WorkflowsRepo } from "./WorkflowsRepo.js"
 
 /**
- * The workflow service's side of the run kernel's port: active versions (kept ones from the
- * repository's copy of each AI Employee's row, the one its writes forget) and version snapshots.
+ * The workflow service's side of the run kernel's port: active versions (from the repository's
+ * copy of each AI Employee's row, the one its writes forget; `active` reads the row anew) and
+ * version snapshots.
  */
 export const RunnableWorkflowsLive = Layer.effect(
   RunnableWorkflows,
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const repo = yield* WorkflowsRepo
+    const activeKept = (tenantId: string, workflowId: string) =>
+      Effect.map(
+        repo.head(tenantId, workflowId),
+        (head) => head === undefined || head.activeVersion === null ? undefined : { name: head.name, version: head.activeVersion }
+      )
+    const forgetActive = (tenantId: string, workflowId: string) => repo.forgetHead({ tenantId }, workflowId)
     return {
-      activeKept: (tenantId, workflowId) =>
-        Effect.map(
-          repo.head(tenantId, workflowId),
-          (head) => head === undefined || head.activeVersion === null ? undefined : { name: head.name, version: head.activeVersion }
-        ),
-      forgetActive: (tenantId, workflowId) => repo.forgetHead({ tenantId }, workflowId),
-      active: (tenantId, workflowId) =>
-        sql`SELECT name, active_version FROM workflows
-          WHERE id = ${workflowId} AND tenant_id = ${tenantId} AND archived_at IS NULL AND active_version IS NOT NULL`.pipe(
-          decodeRows("workflows", Schema.Struct({ name: Schema.String, active_version: Schema.Number }))
-        ).pipe(
-          Effect.map((rows) => rows[0] === undefined ? undefined : { name: rows[0].name, version: rows[0].active_version }),
-          Effect.orDie
-        ),
+      activeKept,
+      forgetActive,
+      // A fresh read refills the copy the next start answers from.
+      active: (tenantId, workflowId) => Effect.zipRight(forgetActive(tenantId, workflowId), activeKept(tenantId, workflowId)),
       version: (workflowId, number) =>
         sql`SELECT v.dag_definition, v.config_snapshot,
           w.config AS current_config FROM workflow_versions v JOIN workflows w ON w.id = v.workflow_id

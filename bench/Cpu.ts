@@ -18,6 +18,13 @@ export const postgresCpuMs = () => {
   return total
 }
 
+/** CPU milliseconds used so far by one process (all its threads). */
+export const processCpuMs = (pid: number) => {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+  return (Number(fields[11]) + Number(fields[12])) * 10 // USER_HZ 100
+}
+
 /** This process's CPU milliseconds so far. */
 export const selfCpuMs = () => {
   const u = process.cpuUsage()

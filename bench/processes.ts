@@ -11,9 +11,8 @@
  * CPU per run of each process, of this one (load and model) and of PostgreSQL.
  */
 import { Effect } from "effect"
-import { readFileSync } from "node:fs"
 import pg from "pg"
-import { postgresCpuMs, selfCpuMs } from "./Cpu.js"
+import { postgresCpuMs, processCpuMs as cpuOf, selfCpuMs } from "./Cpu.js"
 import { threeNodeDag } from "./runs.js"
 import { benchDatabase, childPlatform, instantModel, json, publishedBenchWorkflow } from "./support.js"
 
@@ -22,13 +21,6 @@ const WARMUP = Number(process.env.BENCH_WARMUP ?? 300)
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32)
 const SHAPE = process.env.BENCH_SHAPE === "split" ? "split" : "all"
 const RUNNERS = SHAPE === "split" ? Number(process.env.BENCH_RUNNERS ?? 1) : 0
-
-/** CPU milliseconds used so far by one process. */
-const cpuOf = (pid: number) => {
-  const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
-  return (Number(fields[11]) + Number(fields[12])) * 10 // USER_HZ 100
-}
 
 export const processesBench = Effect.scoped(Effect.gen(function*() {
   const db = yield* benchDatabase

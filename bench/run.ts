@@ -9,6 +9,7 @@ import { gatewayBench } from "./gateway.js"
 import { historyBench } from "./history.js"
 import { hitlBench } from "./hitl.js"
 import { hostileBench } from "./hostile.js"
+import { idleBench } from "./idle.js"
 import { integrationsBench } from "./integrations.js"
 import { loadBench } from "./load.js"
 import { operationsBench } from "./operations.js"
@@ -28,6 +29,9 @@ const main = Effect.gen(function*() {
   if (only === undefined || only === "gateway") yield* gatewayBench
   if (only === undefined || only === "runs") {
     for (const line of yield* runsBench) yield* Effect.log(line)
+  }
+  if (only === "idle") {
+    for (const line of yield* idleBench) yield* Effect.log(line)
   }
   if (only === "fairness") {
     for (const line of yield* fairnessBench) yield* Effect.log(line)

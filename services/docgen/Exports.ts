@@ -1,8 +1,9 @@
 import { SqlClient } from "@effect/sql"
-import { Duration, Effect, Queue, Schema } from "effect"
+import { Effect, Queue, Schema } from "effect"
 import { randomUUID } from "node:crypto"
 import { keepRunning } from "../../platform/Background.js"
 import { AppConfig } from "../../platform/Config.js"
+import { makeIdlePause } from "../../platform/IdlePause.js"
 import { decodeRows, Timestamp } from "../../platform/Rows.js"
 import { traced } from "../../platform/Traced.js"
 import { requireReader } from "../../schemas/Authorization.js"
@@ -89,9 +90,11 @@ export class Exports extends Effect.Service<Exports>()("Exports", {
                   ORDER BY created_at LIMIT 1 FOR UPDATE SKIP LOCKED)
       RETURNING id, tenant_id, owner_id, document_ids::text[] AS document_ids, format, status, error, expires_at, created_at`.pipe(jobRows)
 
+    const pause = makeIdlePause("500 millis", "2 seconds")
     const round = Effect.gen(function*() {
       const [job] = yield* claim
-      if (job === undefined) return yield* Effect.raceFirst(Effect.sleep(Duration.millis(500)), Queue.take(wake))
+      if (job === undefined) return yield* pause.idle(Queue.take(wake))
+      yield* pause.worked
       yield* build(job).pipe(Effect.withTracerEnabled(true))
     })
     yield* keepRunning("Building export jobs", round)

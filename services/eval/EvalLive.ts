@@ -9,6 +9,7 @@ import { EvalHttp } from "./http/EvalHttp.js"
 import { Rubrics } from "./Rubrics.js"
 
 /** Evaluation: datasets, rubrics, configs, runs, and the worker that scores their rows (over the run kernel and the agent runner). */
-export const EvalLive = Layer.mergeAll(EvalRuns.Default, EvalWorkerLive, Configs.Default, Datasets.Default, Rubrics.Default)
+// The worker shares the runs service (one instance) to be woken by the runs created here.
+export const EvalLive = Layer.mergeAll(EvalWorkerLive.pipe(Layer.provideMerge(EvalRuns.Default)), Configs.Default, Datasets.Default, Rubrics.Default)
 
 export const EvalHttpLive = isolated(EvalHttp, Authentication, Rubrics, Configs, Datasets, EvalRuns)

@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { Effect, Option, Schema } from "effect"
+import { Effect, Option, Queue, Schema } from "effect"
 import { Idempotency } from "../../platform/Idempotency.js"
 import { decodeRows, JsonArrayOf, JsonObject, JsonObjectOf, Timestamp } from "../../platform/Rows.js"
 import { uuidV7 } from "../../platform/TimedId.js"
@@ -81,6 +81,8 @@ export class EvalRuns extends Effect.Service<EvalRuns>()("EvalRuns", {
       )
 
     /** An eval run; with an Idempotency-Key its record commits with the run, so a retry answers this run. */
+    // Wakes this process's eval worker once a run's rows are committed.
+    const created = yield* Queue.sliding<void>(1)
     const create = (principal: Principal, body: typeof EvalRunRequest.Type & { readonly version?: number | undefined }, idempotencyKey?: string) =>
       idempotency.run({
         principal,
@@ -89,7 +91,7 @@ export class EvalRuns extends Effect.Service<EvalRuns>()("EvalRuns", {
         request: body,
         response: EvalRun,
         effect: createRun(principal, body)
-      })
+      }).pipe(Effect.tap(() => Queue.offer(created, undefined)))
 
     const createRun = (principal: Principal, body: typeof EvalRunRequest.Type & { readonly version?: number | undefined }) =>
       Effect.gen(function*() {
@@ -234,7 +236,9 @@ export class EvalRuns extends Effect.Service<EvalRuns>()("EvalRuns", {
       results,
       result,
       compare,
-      exists: (principal: Principal, id: string) => Effect.map(Effect.option(find(principal, id)), Option.isSome)
+      exists: (principal: Principal, id: string) => Effect.map(Effect.option(find(principal, id)), Option.isSome),
+      /** Waits for the next run created on this process. */
+      nextCreated: Queue.take(created)
     })
   })
 }) {}

@@ -2,9 +2,11 @@ import { SqlClient } from "@effect/sql"
 import { Duration, Effect, Either, FiberSet, Layer, Schema } from "effect"
 import { keepRunning } from "../../platform/Background.js"
 import { AppConfig } from "../../platform/Config.js"
+import { makeIdlePause } from "../../platform/IdlePause.js"
 import { decodeRows, JsonObjectOf } from "../../platform/Rows.js"
 import { RunnableWorkflows } from "../../runtime/run/Ports.js"
 import { configRows } from "./Configs.js"
+import { EvalRuns } from "./EvalRuns.js"
 import { rubricRows } from "./Rubrics.js"
 import { asWorkflowConfig, makeScoring, type RowToScore, type ScoringContext } from "./Scoring.js"
 
@@ -22,7 +24,8 @@ const claimedRows = decodeRows("eval_results", Claimed)
 const MAX_ATTEMPTS = 3
 /** Rows between two refreshes of a running run's statistics (the counters move with every row). */
 const AGGREGATE_EVERY = 10
-const IDLE = Duration.millis(250)
+/** How long the claim waits when every slot is busy (a slot frees when a row is recorded). */
+const BUSY = Duration.millis(250)
 
 /**
  * Scores eval rows. Every process claims pending rows (and rows whose scorer's lease ran out: it
@@ -36,6 +39,7 @@ export const EvalWorkerLive = Layer.scopedDiscard(
     const sql = yield* SqlClient.SqlClient
     const config = yield* AppConfig
     const runnable = yield* RunnableWorkflows
+    const runs = yield* EvalRuns
     const scoring = yield* makeScoring
     const fibers = yield* FiberSet.make()
     const inFlight = new Set<string>()
@@ -224,6 +228,7 @@ export const EvalWorkerLive = Layer.scopedDiscard(
         : sql`UPDATE eval_results SET lease_until = now() + ${lease}::interval WHERE id IN ${sql.in([...inFlight])} AND status = 'running'`.pipe(Effect.asVoid)
     )
 
+    const pause = makeIdlePause("250 millis", "2 seconds")
     const round = Effect.gen(function*() {
       const free = config.evalConcurrency - inFlight.size
       const rows = free > 0 ? yield* claim(free) : []
@@ -231,7 +236,9 @@ export const EvalWorkerLive = Layer.scopedDiscard(
         inFlight.add(row.id)
         yield* FiberSet.run(fibers, scoreOne(row).pipe(Effect.withTracerEnabled(true)))
       }
-      if (rows.length === 0) yield* Effect.sleep(IDLE)
+      if (free <= 0) yield* Effect.sleep(BUSY)
+      else if (rows.length > 0) yield* pause.worked
+      else yield* pause.idle(runs.nextCreated)
     })
 
     yield* keepRunning("Claiming eval rows", round)

@@ -1,14 +1,14 @@
 import { SqlClient } from "@effect/sql"
-import { Duration, Effect, Either, Layer } from "effect"
+import { Effect, Either, Layer } from "effect"
 import { keepRunning } from "../../../platform/Background.js"
 import { derivedUuid } from "../../../platform/DerivedId.js"
+import { makeIdlePause } from "../../../platform/IdlePause.js"
 import { RunModule } from "../../../runtime/run/RunModule.js"
 import { type DocumentArrival, KnowledgeDocuments } from "../../ports/KnowledgeDocuments.js"
 import { matches } from "./Bindings.js"
 import { bindingRows } from "./DocumentTriggers.js"
 
 const BATCH = 50
-const POLL = Duration.millis(500)
 
 /** The run one arrival starts for one binding: fixed, so an arrival dispatched twice finds it. */
 const arrivalRunId = (arrivalId: string, bindingId: string) => derivedUuid(`document:${arrivalId}:${bindingId}`)
@@ -69,10 +69,12 @@ export const DocumentTriggerDispatchLive = Layer.scopedDiscard(
       return { claimed: arrivals.length, started: started.flat() }
     })).pipe(Effect.withSpan("DocumentTriggers.dispatch"))
 
+    const pause = makeIdlePause("500 millis", "2 seconds")
     const round = Effect.gen(function*() {
       const { claimed, started } = yield* claim
       yield* Effect.forEach(started, modules.launch, { discard: true })
-      if (claimed < BATCH) yield* Effect.raceFirst(Effect.sleep(POLL), knowledge.nextArrival)
+      if (claimed > 0) yield* pause.worked
+      if (claimed < BATCH) yield* pause.idle(knowledge.nextArrival)
     })
 
     yield* keepRunning("Dispatching document triggers", round)

@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { Duration, Effect, Either, Layer, Queue, Schema } from "effect"
 import { keepRunning } from "../../../platform/Background.js"
 import { type CronSchedule, parseCron } from "../../../platform/Cron.js"
+import { makeIdlePause } from "../../../platform/IdlePause.js"
 import { decodeRows, Timestamp } from "../../../platform/Rows.js"
 import { derivedUuidV7 } from "../../../platform/TimedId.js"
 import { RunModule } from "../../../runtime/run/RunModule.js"
@@ -10,7 +11,6 @@ import { type ScheduleRow, scheduleRows, ScheduleStore } from "./ScheduleStore.j
 /** A fire later than this was missed while the platform was down: of those, only the latest runs. */
 export const CATCH_UP_MS = 5_000
 const BATCH = 50
-const MAX_IDLE = Duration.millis(500)
 const MAX_FIRES_PER_CLAIM = 100
 
 /** The run a fire starts: fixed by the AI Employee and the fire time, so a fire claimed twice finds it. */
@@ -104,17 +104,20 @@ export const ScheduleFiringLive = Layer.scopedDiscard(
       return { claimed: due.length, started }
     })).pipe(Effect.withSpan("ScheduleFiring.claim"))
 
+    // Schedules made on another process are found by this poll; the next fire time of those known caps the pause.
+    const pause = makeIdlePause("500 millis", "2 seconds")
     const idle = Effect.gen(function*() {
       const [row] = yield* sql`SELECT min(next_fire_at) AS at FROM schedules WHERE enabled`.pipe(
         decodeRows("schedules", Schema.Struct({ at: Schema.NullOr(Timestamp) }))
       )
-      const untilNext = row?.at == null ? MAX_IDLE : Duration.millis(Math.max(10, row.at.getTime() - Date.now()))
-      yield* Effect.raceFirst(Effect.sleep(Duration.min(untilNext, MAX_IDLE)), Queue.take(store.changes))
+      const untilNext = row?.at == null ? undefined : Duration.millis(Math.max(10, row.at.getTime() - Date.now()))
+      yield* pause.idle(Queue.take(store.changes), untilNext)
     })
 
     const round = Effect.gen(function*() {
       const { claimed, started } = yield* claim
       yield* Effect.forEach(started, modules.launch, { discard: true })
+      if (claimed > 0) yield* pause.worked
       if (claimed < BATCH) yield* idle
     })
 

@@ -1,4 +1,4 @@
-import { Effect } from "effect"
+import { Effect, Exit } from "effect"
 import { existsSync, mkdirSync } from "node:fs"
 import * as path from "node:path"
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core"
@@ -69,7 +69,17 @@ export const watchedPage = (browser: Browser, expected: ReadonlyArray<RegExp> = 
             })
       }
     }),
-    ({ context }) => Effect.promise(() => context.close())
+    ({ context, page, problems }, exit) =>
+      Effect.promise(async () => {
+        // A failed test says what the page showed and what went wrong on it (a flake is read from the log).
+        if (Exit.isFailure(exit)) {
+          const text = await page.innerText("body", { timeout: 2000 }).catch((e: unknown) => `(unreadable: ${String(e)})`)
+          console.error(
+            `The page when the test failed: ${page.url()}\nproblems: ${JSON.stringify(problems())}\ntext: ${text.replace(/\s+/g, " ").slice(0, 2000)}`
+          )
+        }
+        await context.close()
+      })
   )
 
 /** Signs in through the console's form (email first, then the password). */

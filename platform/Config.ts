@@ -60,6 +60,7 @@ export interface AppConfigShape {
   readonly webhookDeliveriesPerMinute: number
   readonly smtpUrl: Option.Option<Redacted.Redacted>
   readonly smtpFrom: string
+  readonly smtpTimeoutSeconds: number
   readonly inboundSmtpPort: Option.Option<number>
   readonly inboundEmailDomain: Option.Option<string>
   readonly inboundEmailMaxBytes: number
@@ -232,6 +233,7 @@ const raw = Config.all({
   webhookDeliveriesPerMinute: positive("WEBHOOK_DELIVERIES_PER_MINUTE", 600),
   smtpUrl: Config.option(url("SMTP_URL", ["smtp:", "smtps:"]).pipe(Config.map(Redacted.make))),
   smtpFrom: Config.string("SMTP_FROM").pipe(Config.withDefault("Builder Platform <no-reply@builder.local>")),
+  smtpTimeoutSeconds: positive("SMTP_TIMEOUT_SECONDS", 30),
   inboundSmtpPort: Config.option(port("INBOUND_SMTP_PORT")),
   inboundEmailDomain: Config.option(Config.string("INBOUND_EMAIL_DOMAIN")),
   inboundEmailMaxBytes: positive("INBOUND_EMAIL_MAX_BYTES", 25 * 1024 * 1024),

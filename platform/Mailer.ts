@@ -3,6 +3,7 @@ import { Effect, Option, Redacted, Schema } from "effect"
 import { randomUUID } from "node:crypto"
 import nodemailer from "nodemailer"
 import { AppConfig } from "./Config.js"
+import { isDeadlinePassed, withinDeadline } from "./outbound/Deadline.js"
 import { decodeRows } from "./Rows.js"
 
 export interface Mail {
@@ -29,7 +30,13 @@ export class Mailer extends Effect.Service<Mailer>()("Mailer", {
   scoped: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const config = yield* AppConfig
-    const transport = Option.map(config.smtpUrl, (url) => nodemailer.createTransport(Redacted.value(url)))
+    // nodemailer's own limits (2 min to connect, 10 min of a silent socket) would hold a sign-in's
+    // code or an e-mail node that long on a server that stopped answering.
+    const timeoutMs = config.smtpTimeoutSeconds * 1000
+    const transport = Option.map(
+      config.smtpUrl,
+      (url) => nodemailer.createTransport({ url: Redacted.value(url), connectionTimeout: timeoutMs, greetingTimeout: timeoutMs, socketTimeout: timeoutMs })
+    )
     yield* Effect.addFinalizer(() => Effect.sync(() => Option.map(transport, (t) => t.close())))
 
     const send = (mail: Mail) =>
@@ -49,7 +56,7 @@ export class Mailer extends Effect.Service<Mailer>()("Mailer", {
           yield* sql`UPDATE mail_outbox SET status = 'outbox' WHERE id = ${id}`
           return { id, status: "outbox" }
         }
-        const sent = yield* Effect.tryPromise(() =>
+        const sent = yield* withinDeadline(timeoutMs, () =>
           transport.value.sendMail({
             from: config.smtpFrom,
             to: mail.to,
@@ -57,14 +64,18 @@ export class Mailer extends Effect.Service<Mailer>()("Mailer", {
             subject: mail.subject,
             text: mail.text,
             ...(mail.html !== undefined ? { html: mail.html } : {})
-          })
-        ).pipe(Effect.either)
+          })).pipe(Effect.either)
         if (sent._tag === "Right") {
           yield* sql`UPDATE mail_outbox SET status = 'sent', sent_at = now() WHERE id = ${id}`
           return { id, status: "sent" }
         }
         yield* Effect.logWarning(`Sending mail ${id} failed; it stays in the outbox`, sent.left)
-        yield* sql`UPDATE mail_outbox SET status = 'failed', error = ${String(sent.left.error)} WHERE id = ${id}`
+        const why = isDeadlinePassed(sent.left)
+          ? `the SMTP server did not answer within ${config.smtpTimeoutSeconds} s`
+          : sent.left instanceof Error
+          ? sent.left.message
+          : String(sent.left)
+        yield* sql`UPDATE mail_outbox SET status = 'failed', error = ${why} WHERE id = ${id}`
         return { id, status: "failed" }
       }).pipe(Effect.orDie, Effect.withSpan("Mailer.send"))
 

@@ -80,9 +80,9 @@ export class EvalRuns extends Effect.Service<EvalRuns>()("EvalRuns", {
         Effect.flatMap((rows) => rows[0] === undefined ? Effect.fail(notFound("Eval run")) : Effect.succeed(rows[0]))
       )
 
-    /** An eval run; with an Idempotency-Key its record commits with the run, so a retry answers this run. */
     // Wakes this process's eval worker once a run's rows are committed.
     const created = yield* Queue.sliding<void>(1)
+    /** An eval run; with an Idempotency-Key its record commits with the run, so a retry answers this run. */
     const create = (principal: Principal, body: typeof EvalRunRequest.Type & { readonly version?: number | undefined }, idempotencyKey?: string) =>
       idempotency.run({
         principal,

@@ -12,7 +12,9 @@
  * BENCH_FAIR_PROCESS=1 runs the platform and the model each in a process of its own, so that the
  * flood's 64 clients share neither's thread, as in production; BENCH_FAIR_RUNNERS=n splits it into
  * a gateway and n runner processes (their event bus PostgreSQL's LISTEN/NOTIFY). BENCH_FAIR_SPANS=1
- * adds the spans of B's slowest runs (from their traces) to where their time went.
+ * adds the spans of B's slowest runs (from their traces) to where their time went; each slow run is
+ * printed with its start time, to match against `bench/loop-stalls.cjs`'s record of the platform's
+ * event loop (BENCH_CHILD_NODE_OPTIONS="-r $PWD/bench/loop-stalls.cjs" with BENCH_FAIR_PROCESS=1).
  */
 import { Effect, Fiber } from "effect"
 import pg from "pg"
@@ -86,7 +88,7 @@ export const fairnessBench = Effect.scoped(Effect.gen(function*() {
         const next = rows[i + 1]
         parts.push(next === undefined ? `end ${ms(r.finished, r.ended)}` : `gap ${ms(r.finished, next.started)}`)
       })
-      return `${ms(first.at, first.ended)} ms = ${parts.join(" ")}`
+      return `${ms(first.at, first.ended)} ms @${first.at.toISOString()} = ${parts.join(" ")}`
     }))
 
   /** A run's spans from its trace, in start order: name@start+duration (ms from the run's root span's start). */

@@ -124,13 +124,16 @@ export const platformArgs: ReadonlyArray<string> = process.env.BENCH_FROM_SOURCE
   ? ["--max-semi-space-size=32", "--import", "tsx", path.join(ROOT, "services", "gateway", "main.ts")]
   : ["--max-semi-space-size=32", "--enable-source-maps", serverEntry]
 
+const childNodeOptions = process.env.BENCH_CHILD_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_CHILD_NODE_OPTIONS } : {}
+
 const spawnPlatform = (env: Record<string, string>) =>
   Effect.flatMap(benchDataDir, (dataDir) =>
     Effect.acquireRelease(
       Effect.sync(() =>
         spawn(process.execPath, [...platformArgs], {
           cwd: ROOT,
-          env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", DATA_DIR: dataDir, ...env },
+          // BENCH_CHILD_NODE_OPTIONS: node's options for the platform's processes only (a preload such as bench/loop-stalls.cjs).
+          env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", DATA_DIR: dataDir, ...childNodeOptions, ...env },
           stdio: ["ignore", "ignore", "inherit"]
         })
       ),

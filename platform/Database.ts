@@ -6,38 +6,50 @@ import { Context, Duration, Effect, Layer, Option, Redacted } from "effect"
 import pg from "pg"
 import { AppConfig } from "./Config.js"
 import { embeddedDatabase } from "./EmbeddedDatabase.js"
-import { PgPool, PreparedSql } from "./PreparedSql.js"
+import { GenericPlanPool, PgPool, PreparedSql } from "./PreparedSql.js"
 import { retryStartup, rootReason } from "./StartupRetry.js"
 
 const APPLICATION = "builder-platform"
 const CONNECT_TIMEOUT = Duration.seconds(5)
 
+/** A `pg` pool of ours, ended with its scope. */
+const makePool = (config: pg.PoolConfig) =>
+  Effect.acquireRelease(
+    Effect.sync(() => {
+      const pool = new pg.Pool(config)
+      pool.on("error", () => {})
+      pool.on("release", discardIfBusy)
+      return pool
+    }),
+    (pool) => Effect.promise(() => pool.end()).pipe(Effect.timeoutOption(1000))
+  )
+
+/** Statements on the generic-plan pool at once at most: the group commits' writers (journal and run starts, two each). */
+const GENERIC_PLAN_CONNECTIONS = 4
+
 /**
  * The pool behind the SQL client, ours so that the run journal can use named prepared statements
- * on it (see PreparedSql); a first `SELECT 1` proves the server answers.
+ * on it (see PreparedSql), and a small second one whose sessions always use generic plans
+ * (PreparedSql.queryGeneric); a first `SELECT 1` proves the server answers.
  */
 const connect = (options: pg.PoolConfig, timeouts: Timeouts) =>
   Effect.gen(function*() {
-    const pool = yield* Effect.acquireRelease(
-      Effect.sync(() => {
-        const pool = new pg.Pool({
-          application_name: APPLICATION,
-          max: 20,
-          // Kept for minutes, not pg's 10 s: a new connection plans its first statements over the
-          // partitioned run tables cold (their partitions' catalog entries loaded: ~30 ms more a statement).
-          idleTimeoutMillis: 5 * 60_000,
-          connectionTimeoutMillis: Duration.toMillis(CONNECT_TIMEOUT),
-          // A statement with no answer (a half-open connection, a server gone silent) fails after this.
-          query_timeout: timeouts.querySeconds * 1000,
-          onConnect: (client) => configureSession(client, timeouts),
-          ...options
-        })
-        pool.on("error", () => {})
-        pool.on("release", discardIfBusy)
-        return pool
-      }),
-      (pool) => Effect.promise(() => pool.end()).pipe(Effect.timeoutOption(1000))
-    )
+    const common: pg.PoolConfig = {
+      application_name: APPLICATION,
+      // Kept for minutes, not pg's 10 s: a new connection plans its first statements over the
+      // partitioned run tables cold (their partitions' catalog entries loaded: ~30 ms more a statement).
+      idleTimeoutMillis: 5 * 60_000,
+      connectionTimeoutMillis: Duration.toMillis(CONNECT_TIMEOUT),
+      // A statement with no answer (a half-open connection, a server gone silent) fails after this.
+      query_timeout: timeouts.querySeconds * 1000,
+      ...options
+    }
+    const pool = yield* makePool({ ...common, max: 20, onConnect: (client) => configureSession(client, timeouts) })
+    const genericPool = yield* makePool({
+      ...common,
+      max: GENERIC_PLAN_CONNECTIONS,
+      onConnect: (client) => configureSession(client, timeouts).then(() => client.query("SET plan_cache_mode = force_generic_plan")).then(() => {}, () => {})
+    })
     yield* Effect.tryPromise({
       try: () => pool.query("SELECT 1"),
       catch: (cause) => new SqlError({ cause, message: "PgClient: Failed to connect" })
@@ -46,7 +58,11 @@ const connect = (options: pg.PoolConfig, timeouts: Timeouts) =>
       onTimeout: () => new SqlError({ cause: new Error("Connection timed out"), message: "PgClient: Connection timed out" })
     }))
     const client = yield* PgClient.fromPool({ acquire: Effect.succeed(pool), applicationName: APPLICATION })
-    return Context.make(PgClient.PgClient, client).pipe(Context.add(SqlClient.SqlClient, client), Context.add(PgPool, pool))
+    return Context.make(PgClient.PgClient, client).pipe(
+      Context.add(SqlClient.SqlClient, client),
+      Context.add(PgPool, pool),
+      Context.add(GenericPlanPool, genericPool)
+    )
   })
 
 interface PoolClientInternals {

@@ -272,6 +272,14 @@ interface StatementRow {
 }
 
 /**
+ * Whether the statement's generic plan is right for these entries: its id ranges are one run each
+ * (one entry, waking at most one run), so pruning at execution reaches one partition and its index
+ * scans one key. A group's range spans every run created between its oldest and newest, which a
+ * generic plan would scan; PostgreSQL plans those with their values.
+ */
+const genericPlanFits = (entries: ReadonlyArray<CommitEntry>) => entries.length === 1 && entries[0].batch.wake.length <= 1
+
+/**
  * Writes these entries' commits in one statement (prepared: one text per combination of parts)
  * and returns each entry's outcome, in order. Inside a transaction it is part of that transaction.
  */
@@ -281,7 +289,7 @@ export const commitAll = (sql: PreparedSql["Type"], entries: ReadonlyArray<Commi
       // Hot path: the statement's own result columns, read on every commit of every run.
       Effect.suspend(() => {
         const { text, values } = statementOf(entries)
-        return sql.query<StatementRow>(text, values)
+        return genericPlanFits(entries) ? sql.queryGeneric<StatementRow>(text, values) : sql.query<StatementRow>(text, values)
       }),
       (rows) => entries.map((_, i): CommitRow => rows[i] ?? { status: null, wake_seq: null, hitl_cancelled: 0, held: false })
     )

@@ -8,10 +8,10 @@ const RUN = "0193a3b0-0000-7000-8000-000000000000"
 
 /** The text and parameters commitAll sends for these entries. */
 const sent = (entries: ReadonlyArray<CommitEntry>) => {
-  const seen: Array<{ text: string; values: ReadonlyArray<unknown> }> = []
-  const sql: PreparedSql["Type"] = {
-    query: <A extends object>(text: string, values: ReadonlyArray<unknown>) => Effect.sync(() => (seen.push({ text, values }), [] as ReadonlyArray<A>))
-  }
+  const seen: Array<{ text: string; values: ReadonlyArray<unknown>; generic: boolean }> = []
+  const record = (generic: boolean) => <A extends object>(text: string, values: ReadonlyArray<unknown>) =>
+    Effect.sync(() => (seen.push({ text, values, generic }), [] as ReadonlyArray<A>))
+  const sql: PreparedSql["Type"] = { query: record(false), queryGeneric: record(true) }
   Effect.runSync(commitAll(sql, entries))
   return seen[0]
 }
@@ -66,5 +66,17 @@ describe("the journal's commit statement", () => {
     const b = sent([entry(new Batch().step(step("completed"))), entry(new Batch().step(step("running")))])
     assert.strictEqual(a.text, b.text)
     assert.notStrictEqual(a.text, sent([entry(new Batch().event("token", {}, undefined, undefined))]).text)
+  })
+
+  it("a lone commit goes with its generic plan, a group's with its values (its id range spans other runs)", () => {
+    const lone = new Batch().step(step("completed"))
+    lone.run({ from: ["running"], to: "completed" })
+    lone.wake.push("0193a3b0-0000-7000-8000-0000000000aa")
+    assert.isTrue(sent([entry(lone)]).generic)
+    const other = { id: "0193a3b0-0000-7000-8000-0000000000bb", tenant_id: "0193a3b0-0000-7000-8000-00000000000f" }
+    assert.isFalse(sent([entry(lone), entry(new Batch().step(step("running")), { run: other })]).generic)
+    const wakesTwo = new Batch().step(step("completed"))
+    wakesTwo.wake.push("0193a3b0-0000-7000-8000-0000000000aa", "0193a3b0-0000-7000-8000-0000000000cc")
+    assert.isFalse(sent([entry(wakesTwo)]).generic)
   })
 })

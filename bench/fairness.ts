@@ -21,6 +21,7 @@ import pg from "pg"
 import { BENCH_MARK } from "./PgTrace.js"
 import { threeNodeDag } from "./runs.js"
 import { benchDatabase, benchPlatform, childPlatform, instantModel, instantModelProcess, json, percentile, signIn } from "./support.js"
+import { traceSpans } from "./TraceSpans.js"
 
 const PROBES = Number(process.env.BENCH_FAIR_PROBES ?? 10)
 /** "all": B probes for as long as A's flood is starting runs (the issue's measure); a number: that many probes. */
@@ -93,21 +94,7 @@ export const fairnessBench = Effect.scoped(Effect.gen(function*() {
 
   /** A run's spans from its trace, in start order: name@start+duration (ms from the run's root span's start). */
   const spans = (runId: string) =>
-    json(base, tokenB, "GET", `/api/v1/workflow/runs/${runId}/trace`).pipe(Effect.map((trace) => {
-      type Span = { name: string; startTimeUnixNano: string; endTimeUnixNano: string }
-      const resources = (trace.traces as { resourceSpans: Array<{ scopeSpans: Array<{ spans: Array<Span> }> }> }).resourceSpans
-      const all = resources.flatMap((r) => r.scopeSpans.flatMap((s) => s.spans))
-      const t0 = Math.min(...all.map((s) => Number(BigInt(s.startTimeUnixNano) / 1000n)))
-      return all
-        .map((s) => ({
-          name: s.name,
-          at: Number(BigInt(s.startTimeUnixNano) / 1000n) - t0,
-          d: Number(BigInt(s.endTimeUnixNano) - BigInt(s.startTimeUnixNano)) / 1e6
-        }))
-        .sort((a, b) => a.at - b.at)
-        .map((s) => `${s.name}@${(s.at / 1000).toFixed(0)}+${s.d.toFixed(0)}`)
-        .join(" ")
-    }))
+    traceSpans(base, tokenB, runId).pipe(Effect.map((all) => all.map((s) => `${s.name}@${(s.at / 1000).toFixed(0)}+${s.d.toFixed(0)}`).join(" ")))
 
   /** B's probes: one run a second, each followed to its end; latencies from the run rows, A's waiting runs at each start. */
   const probe = (more: (i: number) => boolean) =>

@@ -11,6 +11,8 @@
  *   credential: the peers' START=direct), which measures the kernel alone.
  * - serial: 5 to warm up, then BENCH_SERIAL (30) runs one at a time; start -> completed p50 from
  *   the run row; orchestration per node is that over 3 (the model answers at once).
+ *   BENCH_SERIAL_SPANS=1 adds where the last 50 lone runs' time went: their traces' spans, each
+ *   with its median start and duration (bench/TraceSpans.ts).
  * - statements and commits per run, counted on the wire (bench/PgTrace.ts); CPU of this process
  *   and of PostgreSQL per run.
  */
@@ -20,6 +22,7 @@ import { RunModule } from "../runtime/run/RunModule.js"
 import { concurrentRuns } from "./Concurrent.js"
 import { BENCH_MARK, makePgTrace } from "./PgTrace.js"
 import { benchDatabase, benchPlatform, instantModel, json, percentile, publishedBenchWorkflow } from "./support.js"
+import { spanMedians } from "./TraceSpans.js"
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 300)
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 300)
@@ -97,8 +100,10 @@ export const runsBench = Effect.scoped(Effect.gen(function*() {
     while ((yield* query<{ status: string }>(`SELECT status FROM runs WHERE id = $1`, [id]))[0]?.status !== "completed") yield* Effect.sleep("2 millis")
   }
   const serial: Array<number> = []
+  const serialIds: Array<string> = []
   for (let i = 0; i < SERIAL; i++) {
     const id = yield* start
+    serialIds.push(id)
     for (;;) {
       const [row] = yield* query<{ status: string; ms: number | null }>(
         `SELECT status, extract(epoch FROM finished_at - created_at) * 1000 AS ms FROM runs WHERE id = $1`,
@@ -112,6 +117,7 @@ export const runsBench = Effect.scoped(Effect.gen(function*() {
     }
   }
   const serialP50 = median(serial)
+  const spans = process.env.BENCH_SERIAL_SPANS === "1" ? yield* spanMedians(base, token, serialIds.slice(-50)) : []
 
   return [
     `durable runs: ${RUNS} runs of a ${NODES}-node DAG after ${WARMUP} to warm up, ${CONCURRENCY} concurrent starts (${
@@ -127,6 +133,7 @@ export const runsBench = Effect.scoped(Effect.gen(function*() {
     `serial: ${SERIAL} runs one at a time`,
     `  RESULT_SERIAL start -> completed p50 ${serialP50.toFixed(1)} ms, p99 ${
       percentile([...serial].sort((a, b) => a - b), 0.99).toFixed(1)
-    } ms; orchestration per node (p50 / ${NODES}) ${(serialP50 / NODES).toFixed(2)} ms`
+    } ms; orchestration per node (p50 / ${NODES}) ${(serialP50 / NODES).toFixed(2)} ms`,
+    ...(spans.length > 0 ? ["  the last 50 lone runs' spans: median start after the run's first, median duration", ...spans] : [])
   ]
 }))

@@ -50,6 +50,28 @@ describe("journal records (runtime/run/JournalRecord.ts)", () => {
     assert.notInclude(body.toString("latin1"), stepA)
   })
 
+  it("of any size read back: a long streamed reply, compressed with the full window, repeats little of its tokens", () => {
+    let seed = 7
+    const word = () => (seed = (seed * 48271) % 2147483647).toString(36).slice(0, 5)
+    const text = Array.from({ length: 2000 }, word).join(" ")
+    const tokens: Array<EventWrite> = Array.from({ length: 40 }, (_, i) => ({
+      type: "token",
+      payload: { step_id: stepA, node_id: "a", delta: text.slice(i * 300, (i + 1) * 300) },
+      key: undefined,
+      spanId: undefined
+    }))
+    const events: Array<EventWrite> = [...tokens, {
+      type: "agent_completed",
+      payload: { step_id: stepA, node_id: "a", output: { text } },
+      key: "agent_completed:a",
+      spanId: undefined
+    }]
+    const body = encodeRecord(runId, events, [])
+    assert.deepStrictEqual(decodeRecord(runId, 100, body).events.map((e) => e.payload), events.map((e) => e.payload))
+    // The reply's text again in its output costs little: the window reaches back over the tokens.
+    assert.isBelow(body.length, encodeRecord(runId, tokens, []).length * 1.2)
+  })
+
   it("say whether they hold keys and detail", () => {
     assert.isTrue(recordHasKeys(nodeEnd))
     assert.isFalse(recordHasKeys(nodeEnd.slice(0, 2)))

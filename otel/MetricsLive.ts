@@ -5,7 +5,7 @@ import { type MetricReader, PeriodicExportingMetricReader, type PushMetricExport
 import { Config, Effect, Layer, Metric, Option, Runtime, Schedule } from "effect"
 import { monitorEventLoopDelay } from "node:perf_hooks"
 import { AppConfig } from "../platform/Config.js"
-import { PgPool } from "../platform/PreparedSql.js"
+import { GenericPlanPool, PgPool } from "../platform/PreparedSql.js"
 import { onceAMinute } from "./ExportGuard.js"
 import { dbPool, eventLoopDelay } from "./Metrics.js"
 import { serviceIdentity } from "./ServiceIdentity.js"
@@ -29,12 +29,13 @@ const reporting = (inner: PushMetricExporter, report: (what: string, error: unkn
  * The OpenTelemetry metrics pipeline over the platform's Effect metrics: a Prometheus reader
  * that `GET /metrics` collects on demand (no server of its own), and with
  * `OTEL_EXPORTER_OTLP_ENDPOINT` an OTLP/HTTP export every `OTEL_METRIC_EXPORT_INTERVAL` ms (15 s). Event-loop delay and the
- * database pool are sampled every 5 s (untraced).
+ * database pools (both, summed) are sampled every 5 s (untraced).
  */
 export class MetricsEndpoint extends Effect.Service<MetricsEndpoint>()("MetricsEndpoint", {
   scoped: Effect.gen(function*() {
     const config = yield* AppConfig
-    const pool = yield* PgPool
+    const pools = [yield* PgPool, yield* GenericPlanPool]
+    const count = (of: (pool: PgPool["Type"]) => number) => pools.reduce((sum, pool) => sum + of(pool), 0)
     const identity = serviceIdentity(config)
     const runtime = yield* Effect.runtime<never>()
     const report = onceAMinute((message) => Runtime.runFork(runtime)(Effect.logWarning(message)))
@@ -65,9 +66,9 @@ export class MetricsEndpoint extends Effect.Service<MetricsEndpoint>()("MetricsE
       delay.reset()
       return Effect.all([
         ...Object.entries(quantiles).map(([q, ns]) => Metric.set(eventLoopDelay.pipe(Metric.tagged("quantile", q)), ns / 1e9)),
-        Metric.set(dbPool.pipe(Metric.tagged("state", "idle")), pool.idleCount),
-        Metric.set(dbPool.pipe(Metric.tagged("state", "used")), pool.totalCount - pool.idleCount),
-        Metric.set(dbPool.pipe(Metric.tagged("state", "pending")), pool.waitingCount)
+        Metric.set(dbPool.pipe(Metric.tagged("state", "idle")), count((pool) => pool.idleCount)),
+        Metric.set(dbPool.pipe(Metric.tagged("state", "used")), count((pool) => pool.totalCount - pool.idleCount)),
+        Metric.set(dbPool.pipe(Metric.tagged("state", "pending")), count((pool) => pool.waitingCount))
       ], { discard: true })
     })
     yield* sample.pipe(Effect.repeat(Schedule.spaced(SAMPLE_EVERY)), Effect.withTracerEnabled(false), Effect.forkScoped)

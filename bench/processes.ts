@@ -8,13 +8,15 @@
  *   events over PostgreSQL (their default without Redis).
  * BENCH_WARMUP (300) runs, a pause past the reaper's pass, then BENCH_RUNS (3000) with
  * BENCH_CONCURRENCY (32) starts in flight; runs/s from the first start to the last completion,
- * CPU per run of each process, of this one (load and model) and of PostgreSQL.
+ * CPU per run of each process, of this one (load and model) and of PostgreSQL. BENCH_SERIAL (0)
+ * lone runs after them: their latency and the platform's CPU per lone run.
  */
 import { Effect } from "effect"
 import pg from "pg"
 import { postgresCpuMs, processCpuMs as cpuOf, selfCpuMs } from "./Cpu.js"
+import { BENCH_MARK } from "./PgTrace.js"
 import { threeNodeDag } from "./runs.js"
-import { benchDatabase, childPlatform, instantModel, json, publishedBenchWorkflow } from "./support.js"
+import { benchDatabase, childPlatform, instantModel, json, percentile, publishedBenchWorkflow } from "./support.js"
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 3000)
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 300)
@@ -48,6 +50,7 @@ export const processesBench = Effect.scoped(Effect.gen(function*() {
   const perRun = (ms: number) => (ms / RUNS).toFixed(2)
   const cpu = pids.map((pid, i) => perRun(cpuOf(pid) - cpu0[i]))
   const failed = yield* count(`status <> 'completed'`)
+  const lone = yield* loneRuns(start, poller, pids)
   return [
     `durable runs in processes of their own (${
       SHAPE === "split" ? `a gateway and ${RUNNERS} runner(s)` : "one ROLE=all process"
@@ -55,6 +58,41 @@ export const processesBench = Effect.scoped(Effect.gen(function*() {
     `  RESULT_PROCESSES_RUNS_PER_S ${(RUNS / wall).toFixed(1)}`,
     `  CPU per run: ${SHAPE === "split" ? `gateway ${cpu[0]} ms, runners ${cpu.slice(1).join(", ")} ms` : `platform ${cpu[0]} ms`}, load and model ${
       perRun(selfCpuMs() - self0)
-    } ms, PostgreSQL ${perRun(postgresCpuMs() - pg0)} ms`
+    } ms, PostgreSQL ${perRun(postgresCpuMs() - pg0)} ms`,
+    ...lone
   ]
 }))
+
+/**
+ * BENCH_SERIAL (0) runs one at a time after the rest, each followed to its end: start -> completed
+ * p50 from the run rows, and the platform's CPU per lone run, with none of the load generator's
+ * and model's in its process (bench/runs.ts's lone runs share theirs).
+ */
+const loneRuns = (start: Effect.Effect<Record<string, unknown>>, poller: pg.Client, pids: ReadonlyArray<number>) =>
+  Effect.gen(function*() {
+    const serial = Number(process.env.BENCH_SERIAL ?? 0)
+    if (serial === 0) return []
+    const status = (id: string) =>
+      Effect.promise(() => poller.query(`${BENCH_MARK} SELECT status, extract(epoch FROM finished_at - created_at) * 1000 AS ms FROM runs WHERE id = $1`, [id]))
+        .pipe(Effect.map((r) => r.rows[0] as { status: string; ms: number | null } | undefined))
+    const cpu0 = pids.map(cpuOf)
+    const latencies: Array<number> = []
+    for (let i = 0; i < serial; i++) {
+      const id = (yield* start).id as string
+      for (;;) {
+        const row = yield* status(id)
+        if (row?.status === "completed" || row?.status === "failed") {
+          latencies.push(Number(row.ms))
+          break
+        }
+        yield* Effect.sleep("2 millis")
+      }
+    }
+    latencies.sort((a, b) => a - b)
+    const cpu = pids.map((pid, i) => ((cpuOf(pid) - cpu0[i]) / serial).toFixed(2))
+    return [
+      `  RESULT_PROCESSES_SERIAL ${serial} runs one at a time: start -> completed p50 ${percentile(latencies, 0.5).toFixed(1)} ms, p99 ${
+        percentile(latencies, 0.99).toFixed(1)
+      } ms; platform CPU per lone run ${cpu.join(", ")} ms`
+    ]
+  })

@@ -10,9 +10,10 @@ import { Context, Effect, Layer } from "effect"
  * Layers are still shared with the rest of the build (the same memo map), but one first built in
  * here sees only `tags` too.
  */
-// Tags are invariant in both parameters: `any` here is what `Context.pick` itself accepts.
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export const isolated = <ROut, E, const Tags extends ReadonlyArray<Context.Tag<any, any>>>(
+/** Any tag, as `Context.isTag` narrows to it (tags are invariant in both parameters: no narrower type fits every tag). */
+type AnyTag = typeof Context.isTag extends (input: unknown) => input is infer T ? T : never
+
+export const isolated = <ROut, E, const Tags extends ReadonlyArray<AnyTag>>(
   layer: Layer.Layer<ROut, E, Context.Tag.Identifier<Tags[number]>>,
   ...tags: Tags
 ): Layer.Layer<ROut, E, Context.Tag.Identifier<Tags[number]>> =>

@@ -124,15 +124,15 @@ const storedSpans = (runId: string, set: SpanWrite): StoredSpanSet => {
  * ~260 KB, at each commit (measured: 0.38 ms of a lone 3-node run's CPU went to it). Every
  * reader inflates with the full window, which reads either.
  */
-const SMALL_WINDOW = { windowBits: 12, memLevel: 4 } as const
+const SMALL_WINDOW = { dictionary: DICTIONARY_1, windowBits: 12, memLevel: 4 } as const
+const FULL_WINDOW = { dictionary: DICTIONARY_1 } as const
 /** zlib's MIN_LOOKAHEAD: a match reaches back at most the window less this. */
 const LOOKAHEAD = 262
 const SMALL_RECORD = (1 << SMALL_WINDOW.windowBits) - LOOKAHEAD - DICTIONARY_1.length
 
 const deflated = (stored: { readonly e: ReadonlyArray<StoredRecordEvent>; readonly s?: ReadonlyArray<StoredSpanSet> }) => {
   const text = JSON.stringify(stored)
-  const options = text.length <= SMALL_RECORD ? { dictionary: DICTIONARY_1, ...SMALL_WINDOW } : { dictionary: DICTIONARY_1 }
-  return Buffer.concat([Buffer.of(FORMAT_1), deflateRawSync(text, options)])
+  return Buffer.concat([Buffer.of(FORMAT_1), deflateRawSync(text, text.length <= SMALL_RECORD ? SMALL_WINDOW : FULL_WINDOW)])
 }
 
 /** A commit's events and spans as one record's body. */

@@ -8,7 +8,7 @@ import { adminToken } from "../support/Fixtures.js"
 import { http } from "../support/Http.js"
 import { RunPlatformLive } from "../support/RunPlatform.js"
 import { waitForStatus } from "../support/Runs.js"
-import { ScriptedModel } from "../support/ScriptedModel.js"
+import { heldReply, ScriptedModel } from "../support/ScriptedModel.js"
 import { ADMIN_EMAIL, ADMIN_PASSWORD, TestPlatform } from "../support/TestPlatform.js"
 import { createWorkflow, publish, saveDag } from "../support/Workflows.js"
 
@@ -191,7 +191,15 @@ layer(RunPlatformLive(), { excludeTestServices: true, timeout: "180 seconds" })(
         const token = yield* adminToken
         const model = yield* ScriptedModel
         const { baseUrl } = yield* TestPlatform
-        model.setScript((request) => ({ text: "", chunks: [`Reply to: ${String(request.messages.at(-1)?.content ?? "").slice(-40)}`], delayMs: 700 }))
+        // The first step's first answer is held until the canvas has shown it running: under load the
+        // page may otherwise open the run only after both steps ended.
+        const draftHeld = heldReply()
+        model.setScript((request) => ({
+          text: "",
+          chunks: [`Reply to: ${String(request.messages.at(-1)?.content ?? "").slice(-40)}`],
+          delayMs: 700,
+          ...(request.messages.some((m) => String(m.content).includes("Draft: ")) ? { hold: draftHeld.promise } : {})
+        }))
         const w = yield* createWorkflow(token, { name: "Two steps" })
         yield* saveDag(token, w.id, {
           input_schema: { type: "object", properties: { question: { type: "string", title: "Question" } }, required: ["question"] },
@@ -222,6 +230,7 @@ layer(RunPlatformLive(), { excludeTestServices: true, timeout: "180 seconds" })(
           await node(page, "draft").and(page.locator("[data-status=\"running\"]")).waitFor({ timeout: 15_000 })
           assert.isNull(await node(page, "check").getAttribute("data-status"))
         })
+        draftHeld.release()
         yield* shot("builder-dry-run")
         yield* Effect.promise(async () => {
           await node(page, "check").and(page.locator("[data-status=\"completed\"]")).waitFor({ timeout: 20_000 })

@@ -116,13 +116,16 @@ export const benchPlatform = (env: Record<string, string>) =>
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..")
 
+/** BENCH_CHILD_NODE_ARGS: more of node's arguments for the platform's processes (V8 flags NODE_OPTIONS refuses, such as --single-threaded-gc). */
+const childNodeArgs = (process.env.BENCH_CHILD_NODE_ARGS ?? "").split(" ").filter((arg) => arg !== "")
+
 /**
  * node's arguments for the platform as npm start runs it (compiled by bench/run.ts before any
  * bench); BENCH_FROM_SOURCES=1 runs the TypeScript through tsx instead, for comparison.
  */
 export const platformArgs: ReadonlyArray<string> = process.env.BENCH_FROM_SOURCES === "1"
-  ? ["--max-semi-space-size=32", "--import", "tsx", path.join(ROOT, "services", "gateway", "main.ts")]
-  : ["--max-semi-space-size=32", "--enable-source-maps", serverEntry]
+  ? ["--max-semi-space-size=32", ...childNodeArgs, "--import", "tsx", path.join(ROOT, "services", "gateway", "main.ts")]
+  : ["--max-semi-space-size=32", ...childNodeArgs, "--enable-source-maps", serverEntry]
 
 const childNodeOptions = process.env.BENCH_CHILD_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_CHILD_NODE_OPTIONS } : {}
 

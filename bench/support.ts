@@ -129,6 +129,13 @@ export const platformArgs: ReadonlyArray<string> = process.env.BENCH_FROM_SOURCE
 
 const childNodeOptions = process.env.BENCH_CHILD_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_CHILD_NODE_OPTIONS } : {}
 
+/** BENCH_CHILD_ENV="NAME=value NAME2=value2": more environment for the platform's processes (an experiment's switch). */
+const childEnv: Record<string, string> = Object.fromEntries(
+  (process.env.BENCH_CHILD_ENV ?? "").split(" ").filter((pair) => pair.includes("=")).map((
+    pair
+  ) => [pair.slice(0, pair.indexOf("=")), pair.slice(pair.indexOf("=") + 1)])
+)
+
 const spawnPlatform = (env: Record<string, string>) =>
   Effect.flatMap(benchDataDir, (dataDir) =>
     Effect.acquireRelease(
@@ -136,8 +143,9 @@ const spawnPlatform = (env: Record<string, string>) =>
         spawn(process.execPath, [...platformArgs], {
           cwd: ROOT,
           // BENCH_CHILD_NODE_OPTIONS: node's options for the platform's processes only (a preload such as bench/loop-stalls.cjs).
-          env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", DATA_DIR: dataDir, ...childNodeOptions, ...env },
-          stdio: ["ignore", "ignore", "inherit"]
+          env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", DATA_DIR: dataDir, ...childNodeOptions, ...childEnv, ...env },
+          // BENCH_CHILD_STDOUT=1: the platform's standard output too (V8's --trace-gc lines go there).
+          stdio: ["ignore", process.env.BENCH_CHILD_STDOUT === "1" ? "inherit" : "ignore", "inherit"]
         })
       ),
       (child: ChildProcess) =>

@@ -204,8 +204,9 @@ const RunHandlersLive = Layer.unwrapEffect(Effect.gen(function*() {
     Effect.flatMap(Sharding.Sharding, (sharding) =>
       sharding.registerEntity(RunEntity, build, {
         concurrency: "unbounded",
-        // An idle run entity goes soon (the cluster's reaper looks every 5 s): its state is its rows.
-        maxIdleTime: "1 second"
+        // An idle run entity goes soon (the cluster's reaper, as patched, looks every 500 ms): its state is
+        // its rows, and a pass then closes a few entities, not 5 s of them (bench/README.md, twenty-sixth session).
+        maxIdleTime: "100 millis"
       }).pipe(
         // The entity manager builds every run entity in the context it is registered in, and an
         // entity's finalizers diff that context against the reaper's: the handlers carry what they

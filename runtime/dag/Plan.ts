@@ -16,7 +16,7 @@ const settled = (s: NodeState | undefined) => s === "completed" || s === "skippe
 /**
  * One planning step (00-decisions section 3): a node runs when every upstream node has finished
  * or been skipped and at least one incoming edge is active (its source completed and its
- * condition, if any, holds); otherwise it is skipped. Applying the step until it is empty
+ * condition, where there is one, holds); otherwise it is skipped. Applying the step until it is empty
  * propagates skips to the nodes that only skipped nodes feed.
  */
 export const planStep = (

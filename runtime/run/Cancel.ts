@@ -7,7 +7,7 @@ import { RunState } from "./RunState.js"
 import { runnableVersion, Versions } from "./Versions.js"
 
 /**
- * Records a run's cancellation from its journal (its activation, if any, already stopped): the
+ * Records a run's cancellation from its journal (its activation, where there was one, already stopped): the
  * steps still running are cancelled, its open HITL requests closed, and the run ends `cancelled`
  * in one commit. Returns the children still going, which the caller cancels in turn.
  */

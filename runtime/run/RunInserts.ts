@@ -77,7 +77,7 @@ export const makeRunInserts = (sql: PreparedSql["Type"]) =>
   Effect.gen(function*() {
     // Hot path: every run start; the columns are the RETURNING list above. A row its check_head
     // refused is not returned: its entry gets undefined.
-    // Its generic plan is as good as any (nothing in it depends on the values), and planned once.
+    // Its generic plan is as good as a custom one (nothing in it depends on the values), and planned once.
     const insertAll = (rows: ReadonlyArray<RunInsert>) =>
       Effect.map(sql.queryGeneric<InsertedRun>(INSERT_RUNS, [JSON.stringify(rows)]), (inserted) => {
         const byId = new Map(inserted.map((row) => [row.id, row]))

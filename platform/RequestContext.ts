@@ -10,7 +10,7 @@ export interface RequestInfo {
 
 export const CurrentRequest = FiberRef.unsafeMake<RequestInfo | undefined>(undefined)
 
-/** The request id of the HTTP request being served, if any. */
+/** The request id of the HTTP request being served (none outside a request). */
 export const CurrentRequestId = Effect.map(FiberRef.get(CurrentRequest), (r) => r?.requestId)
 
 /** The address of the client being served, if known. */

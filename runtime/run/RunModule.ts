@@ -110,7 +110,7 @@ export interface RunOutcome {
 }
 
 export class RunModule extends Context.Tag("RunModule")<RunModule, {
-  /** Pins the version, checks the input against its schema and inserts the run (in the caller's transaction, if any). */
+  /** Pins the version, checks the input against its schema and inserts the run (in the caller's transaction, when there is one). */
   readonly create: (request: RunRequest) => Effect.Effect<CreatedRun, Conflict | BadRequest>
   /** Hands a created run to the kernel; call it once the creating transaction committed. */
   readonly launch: (runId: string) => Effect.Effect<void>

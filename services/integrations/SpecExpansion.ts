@@ -1,6 +1,6 @@
 import { isRecord } from "../../schemas/Records.js"
 
-/** The value a local JSON pointer (`#/components/schemas/A`) names in `doc`, if any. */
+/** The value a local JSON pointer (`#/components/schemas/A`) names in `doc`, or undefined. */
 export const resolvePointer = (doc: unknown, ref: string): unknown => {
   if (!ref.startsWith("#")) return undefined
   let node: unknown = doc

@@ -16,9 +16,9 @@ import { pgJournalBackend, PgJournalLive } from "../support/PgJournal.js"
 interface Plan {
   readonly commits: number
   readonly delays: ReadonlyArray<number>
-  /** The commit that carries the violation, if any. */
+  /** The commit that carries the violation (undefined when none does). */
   readonly faultyAt: number | undefined
-  /** Per commit: the index of another run it wakes, if any. */
+  /** Per commit: the index of another run it wakes (undefined when it wakes none). */
   readonly wakes: ReadonlyArray<number | undefined>
 }
 

@@ -141,7 +141,7 @@ export class TenantsApi extends HttpApiGroup.make("tenants")
       .addSuccess(Tenant)
       .addError(NotFound)
       .addError(Forbidden)
-      .annotate(OpenApi.Description, "The tenant with its settings, for its admins (an env_admin: any tenant; anyone else: 404 for another tenant)")
+      .annotate(OpenApi.Description, "The tenant with its settings, for its admins (an env_admin: every tenant; anyone else: 404 for another tenant)")
   )
   .add(
     HttpApiEndpoint.patch("updateSettings")`/tenants/${HttpApiSchema.param("id", TenantId)}/settings`

@@ -72,8 +72,23 @@ const bundleEntry = async (build, tree) => {
       }
     }]
   })
+  // Two characters outside ASCII (in a comment of pg's and a regular expression of ours) made Node
+  // decode the whole file as UTF-8 the slow way and V8 hold and compile it as a two-byte string:
+  // 0.1-0.3 s of every start. Escaped, they mean the same in a string, a regular expression, an
+  // identifier or a comment.
+  const source = readFileSync(bundle, "utf8")
+  if (/[^\x00-\x7f]/.test(source)) writeFileSync(bundle, asciiOnly(source))
   renameSync(bundle, entry)
 }
+
+/**
+ * JavaScript source with each character outside ASCII written as its `\u` escape (a character
+ * beyond the BMP as its two surrogates). A character already escaped by an odd run of backslashes
+ * (`\“`, the same character) loses that backslash, so that it does not escape the new one.
+ */
+export const asciiOnly = (source) =>
+  source.replace(/(\\*)([^\x00-\x7f])/g, (_, slashes, c) =>
+    `${slashes.length % 2 === 1 ? slashes.slice(1) : slashes}\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)
 
 const files = (dir) =>
   readdirSync(dir, { withFileTypes: true }).flatMap((e) =>

@@ -1,0 +1,28 @@
+import { readFileSync } from "node:fs"
+import { describe, expect, it } from "vitest"
+import { asciiOnly, serverEntry } from "../../scripts/build-server.mjs"
+
+// Evaluates a module body's source and returns what it exports as `out`.
+const run = (source: string): unknown => new Function(`${source}; return out`)()
+
+describe("the platform's bundle is ASCII", () => {
+  it("escapes characters outside ASCII without changing what the code means", () => {
+    const source = [
+      "const quotes = /^[\"'\u201c\u201d]+|[\u201c\u201d.]+$/g",
+      "// a comment \u2014 with a dash",
+      "const \u00e9t\u00e9 = 'caf\u00e9 \ud83d\ude00'",
+      "const escaped = '\\\u201c', slash = '\\\\\u201c', three = '\\\\\\\u201c'",
+      "const emoji = /\ud83d\ude00/u.test('\ud83d\ude00')",
+      "const tpl = `x\u00b5y`",
+      "const out = [ '\u201chi\u201d.'.replace(quotes, ''), \u00e9t\u00e9, escaped, slash, three, emoji, tpl ]"
+    ].join("\n")
+    const escaped = asciiOnly(source)
+    expect(/[^\x00-\x7f]/.test(escaped)).toBe(false)
+    expect(run(escaped)).toEqual(run(source))
+    expect(run(escaped)).toEqual(["hi", "caf\u00e9 \ud83d\ude00", "\u201c", "\\\u201c", "\\\u201c", true, "x\u00b5y"])
+  })
+
+  it("holds for the built entry (the test setup builds it)", () => {
+    expect(/[^\x00-\x7f]/.test(readFileSync(serverEntry, "utf8"))).toBe(false)
+  })
+})

@@ -1,7 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Option, Redacted, Schema } from "effect"
 import { randomUUID } from "node:crypto"
-import nodemailer from "nodemailer"
 import { AppConfig } from "./Config.js"
 import { isDeadlinePassed, withinDeadline } from "./outbound/Deadline.js"
 import { decodeRows } from "./Rows.js"
@@ -33,9 +32,14 @@ export class Mailer extends Effect.Service<Mailer>()("Mailer", {
     // nodemailer's own limits (2 min to connect, 10 min of a silent socket) would hold a sign-in's
     // code or an e-mail node that long on a server that stopped answering.
     const timeoutMs = config.smtpTimeoutSeconds * 1000
-    const transport = Option.map(
-      config.smtpUrl,
-      (url) => nodemailer.createTransport({ url: Redacted.value(url), connectionTimeout: timeoutMs, greetingTimeout: timeoutMs, socketTimeout: timeoutMs })
+    // nodemailer is loaded only where SMTP is configured (about 0.07 s of a start's CPU).
+    const transport = Option.isNone(config.smtpUrl) ? Option.none() : Option.some(
+      (yield* Effect.promise(() => import("nodemailer"))).default.createTransport({
+        url: Redacted.value(config.smtpUrl.value),
+        connectionTimeout: timeoutMs,
+        greetingTimeout: timeoutMs,
+        socketTimeout: timeoutMs
+      })
     )
     yield* Effect.addFinalizer(() => Effect.sync(() => Option.map(transport, (t) => t.close())))
 

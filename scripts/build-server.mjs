@@ -13,7 +13,7 @@
 import { createHash } from "node:crypto"
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
 import * as path from "node:path"
-import { fileURLToPath } from "node:url"
+import { fileURLToPath, pathToFileURL } from "node:url"
 import { swapIn } from "./swap-in.mjs"
 
 const root = path.join(path.dirname(fileURLToPath(import.meta.url)), "..")
@@ -22,6 +22,8 @@ export const serverDist = path.join(root, "dist", "server")
 /** The platform's entry in the build. */
 export const serverEntry = path.join(serverDist, "services", "gateway", "main.js")
 const stamp = path.join(serverDist, ".build-hash")
+/** The API reference's script, beside the bundle (see bundleEntry). */
+const SCALAR_SCRIPT = "scalar-api-reference.js"
 
 /**
  * Packages bundled with the platform's modules; every other package is imported from node_modules
@@ -46,7 +48,9 @@ const bundleEntry = async (build, tree) => {
     format: "esm",
     platform: "node",
     target: "node20",
-    sourcemap: "inline",
+    // Beside the bundle, not inline: with --enable-source-maps Node reads a map as it compiles the
+    // module, and an inline one made it parse a 5 MB data URL and scan twice the text (0.1 s).
+    sourcemap: "linked",
     sourcesContent: false,
     logLevel: "error",
     // The bundled CommonJS packages `require` Node's modules and the packages left outside: an ES
@@ -60,6 +64,21 @@ const bundleEntry = async (build, tree) => {
     plugins: [{
       name: "platform-bundle",
       setup(b) {
+        // effect's Schema imports its Arbitrary module, which imports fast-check: 0.1-0.2 s of every
+        // start's CPU for arbitraries the platform never makes (the tests make theirs from the
+        // sources, not from this bundle). Here fast-check is an empty module.
+        b.onResolve({ filter: /^fast-check$/ }, () => ({ path: "fast-check", namespace: "left-out" }))
+        b.onLoad({ filter: /.*/, namespace: "left-out" }, () => ({ contents: "export {}", loader: "js" }))
+        // The API reference's script (Scalar, 3.3 MB) was a string in the bundle that every start
+        // scanned and copied (0.1-0.2 s); it is a file beside the bundle, read when /docs is set up.
+        b.onLoad({ filter: /[\\/]@effect[\\/]platform[\\/]dist[\\/]esm[\\/]internal[\\/]httpApiScalar\.js$/ }, async (args) => {
+          const { javascript } = await import(pathToFileURL(args.path).href)
+          writeFileSync(path.join(path.dirname(entry), SCALAR_SCRIPT), javascript)
+          return {
+            contents: `import { readFileSync } from "node:fs"; export const javascript = readFileSync(new URL(${JSON.stringify(SCALAR_SCRIPT)}, import.meta.url), "utf8")`,
+            loader: "js"
+          }
+        })
         b.onResolve({ filter: /^[^./]/ }, (args) => (BUNDLED.test(args.path) ? undefined : { path: args.path, external: true }))
         b.onLoad({ filter: /\.m?js$/ }, (args) => {
           const source = readFileSync(args.path, "utf8")
@@ -76,8 +95,10 @@ const bundleEntry = async (build, tree) => {
   // decode the whole file as UTF-8 the slow way and V8 hold and compile it as a two-byte string:
   // 0.1-0.3 s of every start. Escaped, they mean the same in a string, a regular expression, an
   // identifier or a comment.
-  const source = readFileSync(bundle, "utf8")
-  if (/[^\x00-\x7f]/.test(source)) writeFileSync(bundle, asciiOnly(source))
+  const mapComment = `//# sourceMappingURL=${path.basename(bundle)}.map`
+  const source = readFileSync(bundle, "utf8").replace(mapComment, `//# sourceMappingURL=${path.basename(entry)}.map`)
+  writeFileSync(bundle, /[^\x00-\x7f]/.test(source) ? asciiOnly(source) : source)
+  renameSync(`${bundle}.map`, `${entry}.map`)
   renameSync(bundle, entry)
 }
 

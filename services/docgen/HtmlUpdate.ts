@@ -8,9 +8,6 @@ type Element = DefaultTreeAdapterMap["element"]
 
 const TABLE_TAGS = ["table", "thead", "tbody", "tfoot", "tr", "td", "th", "caption", "colgroup", "col"]
 
-export const TABLE_LOSS_MESSAGE = "Table structure was lost: table rows or cells (tr, td, thead...) outside a <table> are dropped by the HTML parser. " +
-  "Resend the section's complete inner HTML including the <table> element with all of its rows."
-
 export type UpdateProblem =
   | { readonly _tag: "TableLoss"; readonly submitted: number; readonly parsed: number }
   | { readonly _tag: "SectionNotFound"; readonly sectionId: string }

@@ -1,6 +1,5 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer, Option, Schema } from "effect"
-import nodemailer from "nodemailer"
 import { OutboundGuard } from "../../platform/outbound/OutboundGuard.js"
 import { decodeRows } from "../../platform/Rows.js"
 import { MailIntegrations } from "../../runtime/nodes/MailIntegrations.js"
@@ -75,6 +74,8 @@ export const MailIntegrationsLive = Layer.effect(
           yield* sql`INSERT INTO integration_mail ${
             sql.insert({ id: mail.id, tenant_id: tenantId, integration_id: integrationId, to_address: mail.to, subject: mail.subject, status: "pending" })
           } ON CONFLICT (id) DO NOTHING`.pipe(Effect.orDie)
+          // Loaded at the first message (not at every start of the platform).
+          const { default: nodemailer } = yield* Effect.promise(() => import("nodemailer"))
           const transport = nodemailer.createTransport({
             host: settings.host,
             port: settings.port,

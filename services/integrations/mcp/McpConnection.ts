@@ -1,7 +1,4 @@
-import { Client } from "@modelcontextprotocol/sdk/client/index.js"
-import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js"
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import { Data, Effect } from "effect"
 import { type Dispatcher, fetch as undiciFetch } from "undici"
@@ -53,7 +50,31 @@ const capped = (response: Response, limit: number): Response => {
   return new Response(response.body.pipeThrough(counter), { status: response.status, statusText: response.statusText, headers: response.headers })
 }
 
-const transportOf = (endpoint: McpEndpoint): Transport => {
+/**
+ * The MCP SDK, with the zod and ajv under it, is loaded at the first connection: imported with the
+ * platform, it cost 0.2-0.3 s of CPU at every start, of every process, MCP servers or not.
+ */
+const loadSdk = Effect.promise(async () => {
+  const [client, sse, stdio, http] = await Promise.all([
+    import("@modelcontextprotocol/sdk/client/index.js"),
+    import("@modelcontextprotocol/sdk/client/sse.js"),
+    import("@modelcontextprotocol/sdk/client/stdio.js"),
+    import("@modelcontextprotocol/sdk/client/streamableHttp.js")
+  ])
+  return {
+    Client: client.Client,
+    SSEClientTransport: sse.SSEClientTransport,
+    StdioClientTransport: stdio.StdioClientTransport,
+    StreamableHTTPClientTransport: http.StreamableHTTPClientTransport
+  }
+})
+
+type Sdk = Effect.Effect.Success<typeof loadSdk>
+
+const transportOf = (
+  { SSEClientTransport, StdioClientTransport, StreamableHTTPClientTransport }: Sdk,
+  endpoint: McpEndpoint
+): Transport => {
   if (endpoint.transport === "stdio") {
     const { command, args } = stdioCommand(endpoint.serverUrl)
     // A bare environment: the server process gets nothing of ours but PATH.
@@ -74,20 +95,21 @@ const transportOf = (endpoint: McpEndpoint): Transport => {
  * cut off by the limit like one that never answers a call, and closing is bounded too.
  */
 const session = <A>(endpoint: McpEndpoint, f: (client: Client) => Promise<A>) =>
-  Effect.acquireUseRelease(
-    Effect.sync(() => new Client({ name: "builder-platform", version: "1.0.0" })),
-    (client) =>
-      Effect.tryPromise({
-        try: () => client.connect(transportOf(endpoint)),
-        catch: (error) => new McpFailure({ message: `The MCP server could not be reached: ${message(error)}` })
-      }).pipe(Effect.zipRight(Effect.tryPromise({ try: () => f(client), catch: (error) => new McpFailure({ message: message(error) }) }))),
-    (client) => Effect.promise(() => client.close().catch(() => undefined)).pipe(Effect.timeout("1 second"), Effect.ignore)
-  ).pipe(
-    Effect.timeoutFail({
-      duration: endpoint.timeoutMs,
-      onTimeout: () => new McpFailure({ message: `The MCP server did not answer within ${endpoint.timeoutMs / 1000} s` })
-    })
-  )
+  Effect.flatMap(loadSdk, (sdk) =>
+    Effect.acquireUseRelease(
+      Effect.sync(() => new sdk.Client({ name: "builder-platform", version: "1.0.0" })),
+      (client) =>
+        Effect.tryPromise({
+          try: () => client.connect(transportOf(sdk, endpoint)),
+          catch: (error) => new McpFailure({ message: `The MCP server could not be reached: ${message(error)}` })
+        }).pipe(Effect.zipRight(Effect.tryPromise({ try: () => f(client), catch: (error) => new McpFailure({ message: message(error) }) }))),
+      (client) => Effect.promise(() => client.close().catch(() => undefined)).pipe(Effect.timeout("1 second"), Effect.ignore)
+    )).pipe(
+      Effect.timeoutFail({
+        duration: endpoint.timeoutMs,
+        onTimeout: () => new McpFailure({ message: `The MCP server did not answer within ${endpoint.timeoutMs / 1000} s` })
+      })
+    )
 
 /** Lists the server's tools (following `nextCursor`). */
 export const discoverTools = (endpoint: McpEndpoint) =>

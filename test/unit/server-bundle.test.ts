@@ -5,7 +5,7 @@ import { asciiOnly, serverEntry } from "../../scripts/build-server.mjs"
 // Evaluates a module body's source and returns what it exports as `out`.
 const run = (source: string): unknown => new Function(`${source}; return out`)()
 
-describe("the platform's bundle is ASCII", () => {
+describe("the platform's bundle", () => {
   it("escapes characters outside ASCII without changing what the code means", () => {
     const source = [
       "const quotes = /^[\"'\u201c\u201d]+|[\u201c\u201d.]+$/g",
@@ -22,7 +22,17 @@ describe("the platform's bundle is ASCII", () => {
     expect(run(escaped)).toEqual(["hi", "caf\u00e9 \ud83d\ude00", "\u201c", "\\\u201c", "\\\u201c", true, "x\u00b5y"])
   })
 
-  it("holds for the built entry (the test setup builds it)", () => {
+  it("is ASCII (the test setup builds it)", () => {
     expect(/[^\x00-\x7f]/.test(readFileSync(serverEntry, "utf8"))).toBe(false)
+  })
+
+  it("loads the packages only some deployments use when they are first used, not at every start", () => {
+    const source = readFileSync(serverEntry, "utf8")
+    const imported = [...source.matchAll(/^import\b[^;]*?from "([^"]+)";/gm)].map((m) => m[1])
+    expect(imported).toContain("undici")
+    for (const lazy of ["@modelcontextprotocol/sdk", "nodemailer", "smtp-server", "sanitize-html", "parse5", "fast-check"]) {
+      expect(imported.filter((name) => name === lazy || name.startsWith(`${lazy}/`))).toEqual([])
+    }
+    expect(source).toContain("import(\"nodemailer\")")
   })
 })

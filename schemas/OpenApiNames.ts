@@ -68,9 +68,12 @@ const isObjectSchema = (schema: Json) => schema.type === "object" || schema.anyO
 /**
  * Every exported struct-like schema rendered exactly as the OpenAPI generator renders a response
  * body (one throwaway endpoint each), keyed by that rendering: an inline body equal to one of
- * them is that resource.
+ * them is that resource. Made when the document is (0.1 s), not as the module loads: a process
+ * started from the build reads the document the build made.
  */
-const knownResources = (() => {
+let knownResourcesMade: Map<string, string> | undefined
+const knownResources = (): Map<string, string> => (knownResourcesMade ??= makeKnownResources())
+const makeKnownResources = () => {
   const names: Array<string> = []
   const endpoints: Array<HttpApiEndpoint.HttpApiEndpoint.Any> = []
   for (const module of MODULES) {
@@ -96,7 +99,7 @@ const knownResources = (() => {
     if (!byShape.has(key)) byShape.set(key, name)
   }
   return byShape
-})()
+}
 
 const pascal = (text: string) => text.split(/[^A-Za-z0-9]+/).filter((w) => w !== "").map((w) => w[0].toUpperCase() + w.slice(1)).join("")
 
@@ -114,7 +117,7 @@ export const nameBodySchemas = (spec: Json): Json => {
     }
     if (schema.$ref !== undefined || !isObjectSchema(schema)) return schema
     const key = canonical(schema)
-    let name = knownResources.get(key) ?? fallback
+    let name = knownResources().get(key) ?? fallback
     while (schemas[name] !== undefined && canonical(schemas[name]) !== key) name = `${name}_`
     schemas[name] = schema
     return { $ref: `#/components/schemas/${name}` }

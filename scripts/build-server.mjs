@@ -10,6 +10,7 @@
 // with the CommonJS packages every start loads (OpenTelemetry, pg, ioredis: about 0.4 s less of a
 // start's CPU than resolving and compiling their files one by one); the worker pool's threads
 // still load their task modules from the tree.
+import { spawnSync } from "node:child_process"
 import { createHash } from "node:crypto"
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
 import * as path from "node:path"
@@ -24,6 +25,8 @@ export const serverEntry = path.join(serverDist, "services", "gateway", "main.js
 const stamp = path.join(serverDist, ".build-hash")
 /** The API reference's script, beside the bundle (see bundleEntry). */
 const SCALAR_SCRIPT = "scalar-api-reference.js"
+/** The OpenAPI document, derived at build (see writeOpenApiDocument; read by services/gateway/BuiltOpenApi.ts). */
+const OPENAPI_DOCUMENT = "openapi-document.json"
 
 /**
  * Packages bundled with the platform's modules; every other package is imported from node_modules
@@ -111,6 +114,20 @@ export const asciiOnly = (source) =>
   source.replace(/(\\*)([^\x00-\x7f])/g, (_, slashes, c) =>
     `${slashes.length % 2 === 1 ? slashes.slice(1) : slashes}\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)
 
+/**
+ * The OpenAPI document of the built API (`openapi-document.json` beside the bundle), which a
+ * process started from the build reads instead of deriving it (0.3 s of every start). Derived in a
+ * process of its own from the tree's schemas, with @effect/platform's generator.
+ */
+const writeOpenApiDocument = (tree) => {
+  const api = pathToFileURL(path.join(tree, "schemas", "Api.js")).href
+  const script = `import { OpenApi } from "@effect/platform"; const { PlatformApi } = await import(${JSON.stringify(api)}); ` +
+    "process.stdout.write(JSON.stringify(OpenApi.fromApi(PlatformApi)))"
+  const made = spawnSync(process.execPath, ["--input-type=module", "-e", script], { cwd: root, encoding: "utf8", maxBuffer: 256 * 1024 * 1024 })
+  if (made.status !== 0) throw new Error(`the OpenAPI document could not be derived: ${made.stderr}`)
+  writeFileSync(path.join(tree, "services", "gateway", OPENAPI_DOCUMENT), made.stdout)
+}
+
 const files = (dir) =>
   readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
     e.name === "node_modules" ? [] : e.isDirectory() ? files(path.join(dir, e.name)) : [path.join(dir, e.name)]
@@ -157,6 +174,7 @@ export const buildServer = async ({ force = false } = {}) => {
     copyFileSync(file, target)
   }
   await bundleEntry(build, next)
+  writeOpenApiDocument(next)
   symlinkSync(path.join("..", "..", "console"), path.join(next, "console"))
   writeFileSync(path.join(next, ".build-hash"), hash)
   swapIn(next, serverDist)

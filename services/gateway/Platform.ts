@@ -1,4 +1,4 @@
-import { HttpApiBuilder, OpenApi } from "@effect/platform"
+import { HttpApiBuilder } from "@effect/platform"
 import { Effect, FiberRef, Layer, Option, Redacted } from "effect"
 import { MetricsEndpoint } from "../../otel/MetricsLive.js"
 import { TracingLive } from "../../otel/Tracing.js"
@@ -28,6 +28,7 @@ import { WorkflowCoreLive, WorkflowHttpLive, WorkflowLive } from "../workflow/Wo
 import { AuthClient } from "./AuthClient.js"
 import { AuthenticationLive } from "./Authentication.js"
 import { startBanner } from "./Banner.js"
+import { OpenApiDocumentLive } from "./BuiltOpenApi.js"
 import { InternalRpcLive } from "./InternalRpc.js"
 import { ListenerLive } from "./Listener.js"
 import { MigrationsLive } from "./Migrations.js"
@@ -84,15 +85,6 @@ const HandlersLive = Layer.mergeAll(
   DocgenHttpLive,
   TicketingHttpLive
 )
-
-/**
- * Derives the OpenAPI document (/api/v1/openapi.json, /docs) before the listener opens: a second or
- * two of CPU on a small machine, which, once the listener is open, would leave the requests of a
- * starting platform unanswered instead of answered 503. OpenApi.fromApi keeps it by API object, so
- * the one API object serves every deployment in a process (the server it names is added where the
- * document is served).
- */
-const OpenApiDocumentLive = Layer.effectDiscard(Effect.sync(() => OpenApi.fromApi(PlatformApi)))
 
 const ApiLive = HttpApiBuilder.api(PlatformApi).pipe(
   Layer.provide(HandlersLive),

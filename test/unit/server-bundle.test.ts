@@ -1,5 +1,8 @@
+import { OpenApi } from "@effect/platform"
 import { readFileSync } from "node:fs"
+import * as path from "node:path"
 import { describe, expect, it } from "vitest"
+import { PlatformApi } from "../../schemas/Api.js"
 import { asciiOnly, serverEntry } from "../../scripts/build-server.mjs"
 
 // Evaluates a module body's source and returns what it exports as `out`.
@@ -34,5 +37,10 @@ describe("the platform's bundle", () => {
       expect(imported.filter((name) => name === lazy || name.startsWith(`${lazy}/`))).toEqual([])
     }
     expect(source).toContain("import(\"nodemailer\")")
+  })
+
+  it("carries the OpenAPI document the platform's schemas derive, which a process started from it serves", () => {
+    const built: unknown = JSON.parse(readFileSync(path.join(path.dirname(serverEntry), "openapi-document.json"), "utf8"))
+    expect(built).toEqual(JSON.parse(JSON.stringify(OpenApi.fromApi(PlatformApi))))
   })
 })

@@ -48,6 +48,15 @@ const migratedTemplate = async (adminUrl: string) => {
   return name
 }
 
+/** This run's databases still there: copies made for files that never came, drops a worker's end cut short. */
+const leftDatabases = async (url: string, prefix: string) => {
+  const client = new pg.Client({ connectionString: url })
+  await client.connect()
+  const { rows } = await client.query<{ datname: string }>("SELECT datname FROM pg_database WHERE starts_with(datname, $1)", [prefix])
+    .finally(() => client.end())
+  return rows.map((r) => r.datname)
+}
+
 /** A test that failed midway may leave something mounted under the directory: what can go, goes. */
 const removeLeftovers = (dir: string) => {
   const removed = spawnSync("rm", ["-rf", "--one-file-system", dir], { stdio: "ignore" })
@@ -115,6 +124,10 @@ export default async function setup() {
   const adminUrl = process.env.TEST_DATABASE_ADMIN_URL ?? DEFAULT_DATABASE
   const template = await migratedTemplate(adminUrl)
   process.env.TEST_DATABASE_TEMPLATE = template
+  // The suites' databases are named under this (TestDatabase.ts), so that what a worker's end left
+  // is dropped below, and only this run's.
+  const prefix = `bp_test_${randomBytes(4).toString("hex")}_`
+  process.env.TEST_DATABASE_PREFIX = prefix
   const chromium = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium"
   if (existsSync(chromium)) {
     process.env.TEST_CHROMIUM_PATH = chromium
@@ -130,6 +143,7 @@ export default async function setup() {
   }
   return async () => {
     await adminQuery(adminUrl, `DROP DATABASE IF EXISTS ${template} WITH (FORCE)`)
+    for (const name of await leftDatabases(adminUrl, prefix)) await adminQuery(adminUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
     await Effect.runPromise(Scope.close(scope, Exit.void))
   }
 }

@@ -9,7 +9,7 @@ import { freePort } from "../../platform/FreePort.js"
 import { apiOf, waitTerminal } from "../support/ProcessPlatform.js"
 import { parseSse } from "../support/Runs.js"
 import { ScriptedModel } from "../support/ScriptedModel.js"
-import { testDatabase } from "../support/TestDatabase.js"
+import { runStatement, testDatabase } from "../support/TestDatabase.js"
 import { servePlatform } from "../support/TestPlatform.js"
 import { spansOf, type TraceBody } from "../support/Traces.js"
 
@@ -20,13 +20,7 @@ const restoreFixture = (url: string) =>
       .split("\n")
       .filter((line) => !line.startsWith("\\"))
       .join("\n")
-    const client = new pg.Client({ connectionString: url })
-    await client.connect()
-    try {
-      await client.query(dump)
-    } finally {
-      await client.end()
-    }
+    await runStatement(url, dump)
   })
 
 layer(ScriptedModel.layer, { excludeTestServices: true, timeout: "120 seconds" })("runs left by the previous kernel", (it) => {

@@ -8,8 +8,9 @@ export const ADMIN_URL = process.env.TEST_DATABASE_ADMIN_URL ?? "postgres://post
 /** Set by GlobalSetup.ts: the start of this run's database names (what is left of them goes at its end). */
 const PREFIX = process.env.TEST_DATABASE_PREFIX ?? "bp_test_"
 
-const adminQuery = async (statement: string) => {
-  const client = new pg.Client({ connectionString: ADMIN_URL })
+/** One statement (or several, as one string) on a connection of its own to `url`. */
+export const runStatement = async (url: string, statement: string) => {
+  const client = new pg.Client({ connectionString: url })
   await client.connect()
   try {
     await client.query(statement)
@@ -17,6 +18,8 @@ const adminQuery = async (statement: string) => {
     await client.end()
   }
 }
+
+const adminQuery = (statement: string) => runStatement(ADMIN_URL, statement)
 
 interface Database {
   readonly name: string

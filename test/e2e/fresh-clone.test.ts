@@ -32,8 +32,9 @@ const cloneInto = (target: string) =>
 /**
  * The install `npm ci` makes, taken from this checkout's node_modules as hard links (seconds, not
  * the minute a second `npm ci` took: CI's own `npm ci` on a clean clone is the install's test),
- * with the console its `prepare` script builds (a copy of this checkout's build: its stamp holds
- * the hash of what it was built from, so a clone of other sources still builds its own at start).
+ * with the console and the server its `prepare` script builds (copies of this checkout's builds:
+ * each stamp holds the hash of what it was built from, so a clone of other sources still builds
+ * its own at start).
  */
 const installLike = (app: string) =>
   Effect.promise(async () => {
@@ -43,8 +44,10 @@ const installLike = (app: string) =>
       await fs.rm(to, { recursive: true, force: true })
       await exec("cp", ["-a", from, to])
     })
-    const dist = path.join(repo, "console", "dist")
-    if (await fs.stat(dist).then(() => true, () => false)) await exec("cp", ["-a", dist, path.join(app, "console", "dist")])
+    for (const dist of [["console", "dist"], ["dist"]]) {
+      const built = path.join(repo, ...dist)
+      if (await fs.stat(built).then(() => true, () => false)) await exec("cp", ["-a", built, path.join(app, ...dist)])
+    }
   })
 
 const baseEnv = (home: string): Record<string, string> => ({ PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home })

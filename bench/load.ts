@@ -127,7 +127,7 @@ export const loadBench = Effect.scoped(Effect.gen(function*() {
     BOOTSTRAP_ADMIN_PASSWORD: "load-password",
     LLM_BASE_URL: model.baseUrl,
     LLM_MODELS: "bench-model",
-    LOG_LEVEL: "Warning",
+    LOG_LEVEL: "warning",
     // The load generator is one client address: keep the per-address limits out of the way.
     PUBLIC_APP_RUNS_PER_MINUTE: "1000000"
   })

@@ -86,25 +86,41 @@ const failOnError = (response: HttpClientResponse.HttpClientResponse) =>
       )
     })
 
-/**
- * The API client derived from the contract (`schemas/Api.ts`, HttpApiClient): same-origin
- * requests carrying the session cookies, the CSRF token on writes (double submit).
- */
-const makeClient = HttpApiClient.make(ConsoleApi, {
-  transformClient: (client) =>
-    client.pipe(
-      HttpClient.mapRequest((request) => {
-        const token = cookie("csrf_token")
-        return request.method === "GET" || token === undefined ? request : HttpClientRequest.setHeader(request, "x-csrf-token", decodeURIComponent(token))
-      }),
-      HttpClient.transformResponse(Effect.flatMap(failOnError))
-    )
-})
-
-export type Client = Effect.Effect.Success<typeof makeClient>
-
 const runtime = ManagedRuntime.make(FetchHttpClient.layer)
-const client = runtime.runPromise(makeClient)
+
+/** Same-origin requests carrying the session cookies, the CSRF token on writes (double submit). */
+const httpClient = runtime.runPromise(Effect.map(HttpClient.HttpClient, (client) =>
+  client.pipe(
+    HttpClient.mapRequest((request) => {
+      const token = cookie("csrf_token")
+      return request.method === "GET" || token === undefined ? request : HttpClientRequest.setHeader(request, "x-csrf-token", decodeURIComponent(token))
+    }),
+    HttpClient.transformResponse(Effect.flatMap(failOnError))
+  )))
+
+type ConsoleGroups = typeof ConsoleApi extends HttpApi.HttpApi<string, infer Groups, infer _E, infer _R> ? Groups : never
+type ConsoleError = typeof ConsoleApi extends HttpApi.HttpApi<string, infer _Groups, infer E, infer _R> ? E : never
+
+/** The API client derived from the contract (`schemas/Api.ts`, HttpApiClient), one property a group. */
+export type Client = HttpApiClient.Client<ConsoleGroups, ConsoleError, never>
+
+/**
+ * Each group's client is derived at its first use: deriving the codecs of every endpoint the
+ * console may call took a second of the first page's load on a slow machine (issue 33's bench),
+ * and a page calls two or three groups.
+ */
+const client = httpClient.then((http) => {
+  const lazy = {}
+  for (const { identifier } of Object.values(ConsoleApi.groups)) {
+    let built: unknown
+    Object.defineProperty(lazy, identifier, {
+      enumerable: true,
+      get: () => (built ??= Effect.runSync(HttpApiClient.group(ConsoleApi, { group: identifier, httpClient: http })))
+    })
+  }
+  // Every group of ConsoleApi is a property above, so the object has the client's shape.
+  return lazy as Client
+})
 
 const toApiError = (cause: Cause.Cause<unknown>): ApiError => {
   const defect = Option.getOrUndefined(Cause.dieOption(cause))

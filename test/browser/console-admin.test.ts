@@ -2,7 +2,7 @@ import { assert, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import type { Page } from "playwright-core"
 import { freePort } from "../../platform/FreePort.js"
-import { browserAvailable, launchBrowser, signIn, watchedPage } from "../support/Browser.js"
+import { browserAvailable, signIn, watchedPage, workerBrowser } from "../support/Browser.js"
 import { adminToken, createMember } from "../support/Fixtures.js"
 import { http } from "../support/Http.js"
 import { CLIENT_ID, CLIENT_SECRET, OidcProvider, providerLoginInBrowser } from "../support/OidcProvider.js"
@@ -56,7 +56,7 @@ layer(Live, { excludeTestServices: true, timeout: "120 seconds" })("the console 
           }
         })
         assert.strictEqual(entry.status, 201, entry.text)
-        const browser = yield* launchBrowser
+        const browser = yield* workerBrowser
         // Not connected yet (and again once disconnected): the connection's read is 404.
         const { page, problems, shot } = yield* watchedPage(browser, [/^404 .*\/integrations\/[0-9a-f-]+\/connections\/me$/], { foreignOrigins: [issuer] })
         yield* signIn(page, baseUrl, ADMIN_EMAIL, ADMIN_PASSWORD)
@@ -129,7 +129,7 @@ layer(Live, { excludeTestServices: true, timeout: "120 seconds" })("the console 
             (r) => (r.body.items as ReadonlyArray<{ title: string }>).map((t) => t.title)
           )
 
-        const browser = yield* launchBrowser
+        const browser = yield* workerBrowser
         const { page, problems, shot } = yield* watchedPage(browser)
         yield* signIn(page, baseUrl, ADMIN_EMAIL, ADMIN_PASSWORD)
         const filters = page.getByRole("form", { name: "Filters" })
@@ -193,7 +193,7 @@ layer(Live, { excludeTestServices: true, timeout: "120 seconds" })("the console 
         const token = yield* adminToken
         const { baseUrl } = yield* TestPlatform
         const tenantId = (yield* http("GET", "/api/v1/auth/users/me", { token })).body.user.tenant_id as string
-        const browser = yield* launchBrowser
+        const browser = yield* workerBrowser
         const noSso = [/^404 .*\/api\/v1\/auth\/tenants\/[0-9a-f-]+\/sso$/]
         const { page, problems, shot } = yield* watchedPage(browser, noSso)
         yield* signIn(page, baseUrl, ADMIN_EMAIL, ADMIN_PASSWORD)

@@ -3,7 +3,7 @@ import { Effect } from "effect"
 import { tmpdir } from "node:os"
 import path from "node:path"
 import type { Page } from "playwright-core"
-import { browserAvailable, launchBrowser, signIn, watchedPage } from "../support/Browser.js"
+import { browserAvailable, signIn, watchedPage, workerBrowser } from "../support/Browser.js"
 import { adminToken } from "../support/Fixtures.js"
 import { http } from "../support/Http.js"
 import { RunPlatformLive } from "../support/RunPlatform.js"
@@ -62,7 +62,7 @@ layer(RunPlatformLive(), { excludeTestServices: true, timeout: "180 seconds" })(
         const model = yield* ScriptedModel
         const { baseUrl } = yield* TestPlatform
         model.setScript(() => ({ text: "Twenty-five days." }))
-        const browser = yield* launchBrowser
+        const browser = yield* workerBrowser
         const { page, problems, shot } = yield* watchedPage(browser, [/^422 .*\/publish$/])
         yield* signIn(page, baseUrl, ADMIN_EMAIL, ADMIN_PASSWORD, "/ai-employees")
         yield* Effect.promise(async () => {
@@ -219,7 +219,7 @@ layer(RunPlatformLive(), { excludeTestServices: true, timeout: "180 seconds" })(
           ],
           edges: [{ from: "draft", to: "check" }]
         })
-        const browser = yield* launchBrowser
+        const browser = yield* workerBrowser
         const { page, problems, shot } = yield* watchedPage(browser)
         yield* signIn(page, baseUrl, ADMIN_EMAIL, ADMIN_PASSWORD, `/ai-employees/${w.id}/build`)
         yield* Effect.promise(async () => {
@@ -308,7 +308,7 @@ layer(RunPlatformLive(), { excludeTestServices: true, timeout: "180 seconds" })(
           edges: [{ from: "answer", to: "check" }]
         })
         const v2 = (yield* publish(token, w.id)).body.number as number
-        const browser = yield* launchBrowser
+        const browser = yield* workerBrowser
         const { page, problems, shot } = yield* watchedPage(browser)
         yield* signIn(page, baseUrl, ADMIN_EMAIL, ADMIN_PASSWORD, `/ai-employees/${w.id}?tab=versions`)
         yield* Effect.promise(async () => {

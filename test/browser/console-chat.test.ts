@@ -3,7 +3,7 @@ import { Effect, Fiber } from "effect"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 import type { Locator } from "playwright-core"
-import { browserAvailable, launchBrowser, signIn, watchedPage } from "../support/Browser.js"
+import { browserAvailable, signIn, watchedPage, workerBrowser } from "../support/Browser.js"
 import { chatWorkflow, isTitleRequest, messagesOf } from "../support/Chat.js"
 import { adminToken, createMember, createTenant } from "../support/Fixtures.js"
 import { http, loginToken } from "../support/Http.js"
@@ -62,7 +62,7 @@ layer(RunPlatformLive({ PUBLIC_APP_RUNS_PER_MINUTE: "2" }), { excludeTestService
         model.setScript((r) => isTitleRequest(r) ? { text: "Leave days" } : { text: "", chunks: REPLY, delayMs: 250 })
         const workflowId = yield* chatWorkflow(token)
         yield* configureChat(token, workflowId)
-        const browser = yield* launchBrowser
+        const browser = yield* workerBrowser
         const { page, problems, shot } = yield* watchedPage(browser)
         yield* signIn(page, baseUrl, ADMIN_EMAIL, ADMIN_PASSWORD)
         yield* Effect.promise(async () => {
@@ -126,7 +126,7 @@ layer(RunPlatformLive({ PUBLIC_APP_RUNS_PER_MINUTE: "2" }), { excludeTestService
         const tag = `<script src="${baseUrl}/widget.js" data-workflow-id="${workflowId}" data-key="${key}" async></script>`
         acme.body = tag
         other.body = tag
-        const browser = yield* launchBrowser
+        const browser = yield* workerBrowser
         // The same tag copied onto a site the key does not name: the widget says so, and nothing is answered there.
         const refused = yield* watchedPage(browser, [/^403 .*\/api\/v1\/chat\/workflows\//])
         yield* Effect.promise(async () => {
@@ -185,7 +185,7 @@ layer(RunPlatformLive({ PUBLIC_APP_RUNS_PER_MINUTE: "2" }), { excludeTestService
         const workflowId = yield* publishedWorkflow(token, answererDag, { name: "Leave answers", description: "Ask about your leave." })
         const shared = yield* http("PATCH", `/api/v1/workflow/workflows/${workflowId}`, { token, body: { public_app: true } })
         assert.strictEqual(shared.status, 200, shared.text)
-        const browser = yield* launchBrowser
+        const browser = yield* workerBrowser
         const { page, problems, shot } = yield* watchedPage(browser, [/^429 .*\/api\/v1\/workflow\/public\//])
         const ask = (question: string) =>
           Effect.promise(async () => {
@@ -240,7 +240,7 @@ layer(RunPlatformLive({ PUBLIC_APP_RUNS_PER_MINUTE: "2" }), { excludeTestService
           ],
           edges: [{ from: "answer", to: "handoff" }]
         })
-        const browser = yield* launchBrowser
+        const browser = yield* workerBrowser
         const { page, problems, shot } = yield* watchedPage(browser, [/^503 .*\/stream$/])
         yield* signIn(page, baseUrl, ADMIN_EMAIL, ADMIN_PASSWORD, `/chat?employee=${asking}`)
         yield* Effect.promise(async () => {
@@ -281,7 +281,7 @@ layer(RunPlatformLive({ PUBLIC_APP_RUNS_PER_MINUTE: "2" }), { excludeTestService
         const member = yield* createMember(admin, "system_admin", { tenantId: tenant.id })
         const token = yield* loginToken(member.email, member.password)
         const workflowId = yield* chatWorkflow(token)
-        const browser = yield* launchBrowser
+        const browser = yield* workerBrowser
         const { page, problems, shot } = yield* watchedPage(browser, [
           /^429 .*\/api\/v1\/chat\/sessions\/[^/]+\/messages$/,
           /^429 .*\/api\/v1\/workflow\/workflows\/[^/]+\/run$/

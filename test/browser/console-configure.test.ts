@@ -2,7 +2,7 @@ import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { execFile } from "node:child_process"
 import { existsSync } from "node:fs"
-import { browserAvailable, launchBrowser, signIn, watchedPage } from "../support/Browser.js"
+import { browserAvailable, signIn, watchedPage, workerBrowser } from "../support/Browser.js"
 import { adminToken } from "../support/Fixtures.js"
 import { http } from "../support/Http.js"
 import { eventually, publishedWorkflow, RunPlatformLive } from "../support/RunPlatform.js"
@@ -37,7 +37,7 @@ layer(RunPlatformLive(), { excludeTestServices: true, timeout: "180 seconds" })(
         const { baseUrl } = yield* TestPlatform
         model.setScript(() => ({ text: "Leave carries over until March." }))
         const id = yield* publishedWorkflow(token, answererDag, { name: "Front desk" })
-        const browser = yield* launchBrowser
+        const browser = yield* workerBrowser
         const { page, problems, shot } = yield* watchedPage(browser, [/^404 .*\/schedule$/, /^400 .*\/schedule-preview$/])
         yield* signIn(page, baseUrl, ADMIN_EMAIL, ADMIN_PASSWORD, "/knowledge")
 

@@ -1,6 +1,6 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
-import { browserAvailable, launchBrowser, signIn, watchedPage } from "../support/Browser.js"
+import { browserAvailable, signIn, watchedPage, workerBrowser } from "../support/Browser.js"
 import { adminToken, createMember } from "../support/Fixtures.js"
 import { http } from "../support/Http.js"
 import { mcpPeer } from "../support/McpPeer.js"
@@ -30,7 +30,7 @@ layer(RunPlatformLive({ OUTBOUND_ALLOWED_HOSTS: "127.0.0.2" }), { excludeTestSer
           assert.strictEqual(bound.status, 201, bound.text)
           const facilities = (yield* http("POST", "/api/v1/auth/groups", { token, body: { name: "Facilities" } })).body.id as string
           assert.strictEqual((yield* http("POST", `${desk}/groups/${facilities}/queue`, { token, body: { name: "Facilities desk" } })).status, 201)
-          const browser = yield* launchBrowser
+          const browser = yield* workerBrowser
           const { page, problems, shot } = yield* watchedPage(browser)
           yield* signIn(page, baseUrl, ADMIN_EMAIL, ADMIN_PASSWORD)
           yield* Effect.promise(async () => {
@@ -104,7 +104,7 @@ layer(RunPlatformLive({ OUTBOUND_ALLOWED_HOSTS: "127.0.0.2" }), { excludeTestSer
           })
           assert.strictEqual(registered.status, 201, registered.text)
           assert.strictEqual(registered.body.status, "pending_review")
-          const browser = yield* launchBrowser
+          const browser = yield* workerBrowser
           // A workspace without single sign-on answers its SSO settings 404: the page shows an empty form.
           const { page, problems, shot } = yield* watchedPage(browser, [/^404 .*\/api\/v1\/auth\/tenants\/[0-9a-f-]+\/sso$/])
           yield* signIn(page, baseUrl, ADMIN_EMAIL, ADMIN_PASSWORD)

@@ -1,6 +1,6 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
-import { browserAvailable, launchBrowser, signIn, watchedPage } from "../support/Browser.js"
+import { browserAvailable, signIn, watchedPage, workerBrowser } from "../support/Browser.js"
 import { adminToken } from "../support/Fixtures.js"
 import { http } from "../support/Http.js"
 import { publishedWorkflow, RunPlatformLive } from "../support/RunPlatform.js"
@@ -22,7 +22,7 @@ layer(RunPlatformLive(), { excludeTestServices: true, timeout: "120 seconds" })(
         const created = yield* http("POST", docs, { token, body: { title: "Handbook", content_html: FIRST } })
         assert.strictEqual(created.status, 201, created.text)
         const id = created.body.id as string
-        const browser = yield* launchBrowser
+        const browser = yield* workerBrowser
         // The save conflict below is answered 409 on purpose.
         const { page, problems, shot } = yield* watchedPage(browser, [/^409 .*\/api\/v1\/docgen\/documents\/[0-9a-f-]+\/versions$/])
         yield* signIn(page, baseUrl, ADMIN_EMAIL, ADMIN_PASSWORD)

@@ -1,6 +1,6 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
-import { browserAvailable, launchBrowser, signIn, watchedPage } from "../support/Browser.js"
+import { browserAvailable, signIn, watchedPage, workerBrowser } from "../support/Browser.js"
 import { api, csvOf, isJudge, judged, rubricSchema, scoresOf, stats, untilEnded } from "../support/EvalFixtures.js"
 import { adminToken } from "../support/Fixtures.js"
 import { http } from "../support/Http.js"
@@ -31,7 +31,7 @@ layer(RunPlatformLive(), { excludeTestServices: true, timeout: "120 seconds" })(
         const workflowId = yield* publishedWorkflow(token, { nodes: [respondNode("answer", "Answer: {{workflow_input.question}}")], edges: [] }, {
           name: "Helpdesk"
         })
-        const browser = yield* launchBrowser
+        const browser = yield* workerBrowser
         const { page, problems, shot } = yield* watchedPage(browser)
         yield* signIn(page, baseUrl, ADMIN_EMAIL, ADMIN_PASSWORD)
         yield* Effect.promise(async () => {

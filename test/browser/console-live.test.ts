@@ -1,6 +1,6 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
-import { browserAvailable, launchBrowser, signIn, watchedPage } from "../support/Browser.js"
+import { browserAvailable, signIn, watchedPage, workerBrowser } from "../support/Browser.js"
 import { faultProxy } from "../support/FaultProxy.js"
 import { adminToken, createMember } from "../support/Fixtures.js"
 import { http } from "../support/Http.js"
@@ -29,7 +29,7 @@ layer(RunPlatformLive(), { excludeTestServices: true, timeout: "150 seconds" })(
         const words = Array.from({ length: 30 }, (_, i) => `word${i} `)
         model.setScript(() => ({ text: "", chunks: words, delayMs: 150 }))
         const id = yield* publishedWorkflow(token, { nodes: [respondNode("answer", "Say thirty words")], edges: [] }, { name: "Long talker" })
-        const browser = yield* launchBrowser
+        const browser = yield* workerBrowser
         const { page, problems } = yield* watchedPage(browser)
         const resumedFrom: Array<string> = []
         page.on("request", (r) => {
@@ -98,7 +98,7 @@ layer(RunPlatformLive(), { excludeTestServices: true, timeout: "150 seconds" })(
         }, { name: "Delegator" })
         const run = (yield* startRun(token, parent, {})).body.id as string
         yield* waitForStatus(token, run, ["paused"])
-        const browser = yield* launchBrowser
+        const browser = yield* workerBrowser
         const { page, problems, shot } = yield* watchedPage(browser)
         yield* signIn(page, baseUrl, ADMIN_EMAIL, ADMIN_PASSWORD, `/runs/${run}?tab=trace`)
         yield* Effect.promise(() => page.locator(".wf-mark.hitl\\.paused").first().waitFor())

@@ -1,6 +1,6 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
-import { browserAvailable, launchBrowser, signIn, watchedPage } from "../support/Browser.js"
+import { browserAvailable, signIn, watchedPage, workerBrowser } from "../support/Browser.js"
 import { adminToken } from "../support/Fixtures.js"
 import { http } from "../support/Http.js"
 import { publishedWorkflow, RunPlatformLive } from "../support/RunPlatform.js"
@@ -37,7 +37,7 @@ layer(RunPlatformLive(), { excludeTestServices: true, timeout: "120 seconds" })(
         const { baseUrl } = yield* TestPlatform
         model.setScript(() => ({ text: "", chunks: ["Twenty-five ", "days ", "of ", "paid ", "leave ", "a ", "year."], delayMs: 250 }))
         yield* publishedWorkflow(token, answererDag, { name: "Leave answers" })
-        const browser = yield* launchBrowser
+        const browser = yield* workerBrowser
         const { page, problems, shot, context } = yield* watchedPage(browser)
 
         yield* signIn(page, baseUrl, ADMIN_EMAIL, ADMIN_PASSWORD)
@@ -100,7 +100,7 @@ layer(RunPlatformLive(), { excludeTestServices: true, timeout: "120 seconds" })(
         const id = yield* publishedWorkflow(token, approver, { name: "Careful replies" })
         const waiting = yield* startRun(token, id, {})
         yield* waitForStatus(token, waiting.body.id, ["paused"])
-        const browser = yield* launchBrowser
+        const browser = yield* workerBrowser
         const { page, problems, shot } = yield* watchedPage(browser)
         yield* signIn(page, baseUrl, ADMIN_EMAIL, ADMIN_PASSWORD, "/inbox")
         yield* Effect.promise(async () => {

@@ -1,6 +1,6 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
-import { browserAvailable, launchBrowser, signIn, watchedPage } from "../support/Browser.js"
+import { browserAvailable, signIn, watchedPage, workerBrowser } from "../support/Browser.js"
 import { adminToken, createMember, createTenant } from "../support/Fixtures.js"
 import { http, loginToken } from "../support/Http.js"
 import { publishedWorkflow, RunPlatformLive } from "../support/RunPlatform.js"
@@ -72,7 +72,7 @@ layer(RunPlatformLive(), { excludeTestServices: true, timeout: "150 seconds" })(
           runs[name] = (yield* startRun(token, id, {})).body.id as string
           yield* waitForStatus(token, runs[name], ["paused"])
         }
-        const browser = yield* launchBrowser
+        const browser = yield* workerBrowser
         const { page, problems, shot } = yield* watchedPage(browser)
         yield* signIn(page, baseUrl, ADMIN_EMAIL, ADMIN_PASSWORD, "/inbox")
         const card = (prompt: string) => page.locator("article.card").filter({ has: page.getByRole("heading", { name: prompt }) })
@@ -137,7 +137,7 @@ layer(RunPlatformLive(), { excludeTestServices: true, timeout: "150 seconds" })(
         const runB = (yield* startRun(bToken, inB, {})).body.id as string
         yield* waitForStatus(bToken, runB, ["completed"])
 
-        const browser = yield* launchBrowser
+        const browser = yield* workerBrowser
         const { page, problems } = yield* watchedPage(browser, [/^404 .*\/api\/v1\/workflow\/runs\/00000000-0000-4000-8000-000000000000$/])
         yield* signIn(page, baseUrl, person.email, person.password)
         const row = (id: string) => page.getByRole("row").filter({ has: page.getByRole("link", { name: id.slice(-8) }) })

@@ -3,7 +3,7 @@ import { Effect, Layer } from "effect"
 import type { Page } from "playwright-core"
 import { freePort } from "../../platform/FreePort.js"
 import { currentTotp } from "../../services/auth/Totp.js"
-import { browserAvailable, launchBrowser, signIn, watchedPage } from "../support/Browser.js"
+import { browserAvailable, signIn, watchedPage, workerBrowser } from "../support/Browser.js"
 import { adminToken, createMember, uniqueEmail } from "../support/Fixtures.js"
 import { http, loginToken } from "../support/Http.js"
 import { CLIENT_ID, CLIENT_SECRET, OidcProvider, providerLoginInBrowser } from "../support/OidcProvider.js"
@@ -45,7 +45,7 @@ layer(Live, { excludeTestServices: true, timeout: "120 seconds" })("the console 
       Effect.gen(function*() {
         const admin = yield* adminToken
         const { baseUrl } = yield* TestPlatform
-        const browser = yield* launchBrowser
+        const browser = yield* workerBrowser
         const email = uniqueEmail("otp")
         assert.strictEqual((yield* http("POST", "/api/v1/auth/users", { token: admin, body: { email, name: "Otto Mail", role: "user" } })).status, 201)
         const mail = yield* watchedPage(browser)
@@ -107,7 +107,7 @@ layer(Live, { excludeTestServices: true, timeout: "120 seconds" })("the console 
         const { baseUrl } = yield* TestPlatform
         const { issuer } = yield* OidcProvider
         const tenantId = (yield* http("GET", "/api/v1/auth/users/me", { token: admin })).body.user.tenant_id as string
-        const browser = yield* launchBrowser
+        const browser = yield* workerBrowser
         // The workspace's admin sets single sign-on up in the console (no configuration yet: its read is 404).
         const setUp = yield* watchedPage(browser, [/^404 .*\/api\/v1\/auth\/tenants\/[0-9a-f-]+\/sso$/])
         yield* signIn(setUp.page, baseUrl, ADMIN_EMAIL, ADMIN_PASSWORD, "/admin?tab=workspace")

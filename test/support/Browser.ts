@@ -10,11 +10,19 @@ export const browserAvailable = chromiumPath !== "" && existsSync(chromiumPath)
 /** Where the tests save screenshots of the console's pages (the README's), when CONSOLE_SCREENSHOTS names a folder. */
 const screenshots = process.env.CONSOLE_SCREENSHOTS
 
-/** Chromium for the file's tests, closed with the scope. */
-export const launchBrowser = Effect.acquireRelease(
-  Effect.promise(() => chromium.launch({ executablePath: chromiumPath, args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"] })),
-  (browser) => Effect.promise(() => browser.close())
-)
+let shared: Promise<Browser> | undefined
+
+/**
+ * The test worker's Chromium, launched at its first use and again if it went away; it ends with
+ * the worker. A launch cost about 1.6 s and 2-3 s of CPU, for each of about 25 tests; each test's
+ * pages are still in a browser context of their own (`watchedPage`), closed with its scope.
+ */
+export const workerBrowser = Effect.promise(async () => {
+  const current = await shared?.catch(() => undefined)
+  if (current?.isConnected() === true) return current
+  shared = chromium.launch({ executablePath: chromiumPath, args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"] })
+  return shared
+})
 
 export interface WatchedPage {
   readonly page: Page

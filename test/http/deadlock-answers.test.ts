@@ -49,11 +49,14 @@ layer(RunPlatformLive(), { excludeTestServices: true, timeout: "60 seconds" })("
       const w = yield* createWorkflow(token)
       assert.strictEqual((yield* saveDag(token, w.id, { nodes: [respondNode("a")], edges: [] })).status, 200)
       const query = yield* otherConnection
+      const pid = (yield* query("SELECT pg_backend_pid() AS pid")).rows[0].pid as number
       // The other transaction holds the versions first; the publish takes the AI Employee's row, then waits for them.
       yield* query("BEGIN")
       yield* query("SELECT 1 FROM workflow_versions WHERE workflow_id = $1 FOR UPDATE", [w.id])
       const publishing = yield* Effect.fork(publish(token, w.id))
-      yield* Effect.sleep("300 millis")
+      // Once the publish waits, it waits first, so its deadlock check runs first and it is the victim
+      // (a fixed pause let a slow publish start waiting after this side, which was then the victim).
+      yield* someoneWaits(pid)
       // Now it asks for the row the publish holds: a cycle.
       yield* query("UPDATE workflows SET updated_at = updated_at WHERE id = $1", [w.id])
       yield* query("COMMIT")
@@ -70,6 +73,7 @@ layer(RunPlatformLive(), { excludeTestServices: true, timeout: "60 seconds" })("
       const before = yield* getWorkflow(token, w.id)
       const next = Number(before.latest_version) + 1
       const query = yield* otherConnection
+      const pid = (yield* query("SELECT pg_backend_pid() AS pid")).rows[0].pid as number
       // The other transaction writes the version number the save is about to write. Its foreign key
       // check is off, so it does not share-lock the AI Employee's row and the save can take it.
       yield* query("BEGIN")
@@ -80,7 +84,7 @@ layer(RunPlatformLive(), { excludeTestServices: true, timeout: "60 seconds" })("
       )
       const dag = { nodes: [respondNode("a"), respondNode("b")], edges: [{ from: "a", to: "b" }] }
       const saving = yield* Effect.fork(saveDag(token, w.id, dag))
-      yield* Effect.sleep("300 millis")
+      yield* someoneWaits(pid)
       // The save holds the AI Employee's row and waits for that version number; now the other asks for the row.
       yield* query("UPDATE workflows SET latest_version = $2 WHERE id = $1", [w.id, next])
       yield* query("COMMIT")

@@ -38,6 +38,23 @@ const someoneWaits = (pid: number) =>
     assert.fail("nothing waited for a lock")
   })
 
+/**
+ * Waits until a backend waits for a lock that `pid` holds: that wait lasts until `pid`'s
+ * transaction ends, so it began before anything `pid` asks for next (a backend seen waiting for
+ * some other lock may stop and start waiting again later, and its deadlock check run after ours).
+ */
+const blockedBy = (pid: number) =>
+  Effect.gen(function*() {
+    for (let i = 0; i < 500; i++) {
+      const blocked = yield* withPlatformDb((c) =>
+        c.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE $1 = ANY(pg_blocking_pids(pid))", [pid]).then((r) => r.rows[0].n as number)
+      )
+      if (blocked > 0) return
+      yield* Effect.sleep("10 millis")
+    }
+    assert.fail("nothing waited for the test's transaction")
+  })
+
 // Transactions that PostgreSQL gives up as a deadlock's victim. Seen in the suite at midnight UTC,
 // when the day's partitions are split off; here the other side of the deadlock is a transaction of
 // the test's own, taking the same two rows in the other order. PostgreSQL breaks the cycle after
@@ -54,9 +71,9 @@ layer(RunPlatformLive(), { excludeTestServices: true, timeout: "60 seconds" })("
       yield* query("BEGIN")
       yield* query("SELECT 1 FROM workflow_versions WHERE workflow_id = $1 FOR UPDATE", [w.id])
       const publishing = yield* Effect.fork(publish(token, w.id))
-      // Once the publish waits, it waits first, so its deadlock check runs first and it is the victim
-      // (a fixed pause let a slow publish start waiting after this side, which was then the victim).
-      yield* someoneWaits(pid)
+      // Once the publish waits for this transaction, it waits first, so its deadlock check runs first
+      // and it is the victim (a fixed pause let a slow publish start waiting after this side).
+      yield* blockedBy(pid)
       // Now it asks for the row the publish holds: a cycle.
       yield* query("UPDATE workflows SET updated_at = updated_at WHERE id = $1", [w.id])
       yield* query("COMMIT")
@@ -84,7 +101,7 @@ layer(RunPlatformLive(), { excludeTestServices: true, timeout: "60 seconds" })("
       )
       const dag = { nodes: [respondNode("a"), respondNode("b")], edges: [{ from: "a", to: "b" }] }
       const saving = yield* Effect.fork(saveDag(token, w.id, dag))
-      yield* someoneWaits(pid)
+      yield* blockedBy(pid)
       // The save holds the AI Employee's row and waits for that version number; now the other asks for the row.
       yield* query("UPDATE workflows SET latest_version = $2 WHERE id = $1", [w.id, next])
       yield* query("COMMIT")

@@ -32,11 +32,14 @@ layer(ScriptedModel.layer, { excludeTestServices: true, timeout: "240 seconds" }
         const db = yield* testDatabase
         const model = yield* ScriptedModel
         const calls = new Map<string, number>()
-        model.setScript((r) => {
+        // When each process (by its LLM_API_KEY) last started a model call.
+        const lastCall = new Map<string, number>()
+        model.setScript((r, _n, authorization) => {
           const prompt = r.messages[0]?.content ?? ""
           if (!prompt.startsWith("K|")) return { text: "tick" }
           const [, tag, node] = prompt.split("|")
           calls.set(`${tag}/${node}`, (calls.get(`${tag}/${node}`) ?? 0) + 1)
+          lastCall.set(authorization ?? "", Date.now())
           return { text: `${node} done`, delayMs: 150 + Math.floor(Math.random() * 150) }
         })
         const common: Record<string, string> = {
@@ -44,17 +47,18 @@ layer(ScriptedModel.layer, { excludeTestServices: true, timeout: "240 seconds" }
           ...sharedBusEnv(`bptest:${db.name}:`),
           RUNNER_LEASE_SECONDS: String(LEASE_SECONDS)
         }
-        const runnerProcess = () =>
+        const runnerProcess = (n: number) =>
           Effect.gen(function*() {
             return yield* processPlatform({
               ...common,
+              LLM_API_KEY: `runner-${n}`,
               ROLE: "runners",
               PORT: String(yield* freePort),
               RUNNER_PORT: String(yield* freePort),
               DATA_DIR: mkdtempSync(path.join(tmpdir(), "bp-runner-"))
             })
           })
-        const runners = [yield* runnerProcess(), yield* runnerProcess(), yield* runnerProcess()]
+        const runners = [yield* runnerProcess(0), yield* runnerProcess(1), yield* runnerProcess(2)]
         const gateway = yield* processPlatform({
           ...common,
           ROLE: "gateway",
@@ -113,9 +117,11 @@ layer(ScriptedModel.layer, { excludeTestServices: true, timeout: "240 seconds" }
         const frozen = runners[1]
         const freeze = Effect.gen(function*() {
           // Freeze under load whatever the machine's speed: once a third of the runs have reached the
-          // model, each runner holds some of them mid-call. SIGSTOP is `docker compose pause`, a VM
+          // model, and within 100 ms of the frozen runner starting a model call (which lasts 300 ms
+          // or more), so that it holds a run mid-call. SIGSTOP is `docker compose pause`, a VM
           // freeze or a long GC pause: its connections stay open, it just stops answering.
-          while (new Set([...calls.keys()].map((k) => k.split("/")[0])).size < RUNS / 3) yield* sleep(20)
+          const midCall = () => Date.now() - (lastCall.get("Bearer runner-1") ?? 0) < 100
+          while (new Set([...calls.keys()].map((k) => k.split("/")[0])).size < RUNS / 3 || !midCall()) yield* sleep(5)
           frozen.signal("SIGSTOP")
         })
         yield* Effect.all([load, freeze], { concurrency: 2, discard: true })

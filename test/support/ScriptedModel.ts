@@ -24,7 +24,8 @@ export interface ScriptedReply {
   readonly usage?: { prompt_tokens: number; completion_tokens: number }
 }
 
-export type Script = (request: ChatCompletionRequest, callNumber: number) => ScriptedReply
+/** `authorization` is the request's header as sent: a platform's LLM_API_KEY tells its processes apart. */
+export type Script = (request: ChatCompletionRequest, callNumber: number, authorization: string | undefined) => ScriptedReply
 
 /** Maps a text to its embedding vector. */
 export type Embedder = (text: string) => ReadonlyArray<number>
@@ -109,7 +110,7 @@ export class ScriptedModel extends Context.Tag("ScriptedModel")<ScriptedModel, {
         const body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as ChatCompletionRequest
         requests.push(body)
         authorizations.push(req.headers.authorization)
-        const reply = state.script(body, ++state.calls)
+        const reply = state.script(body, ++state.calls, req.headers.authorization)
         let closed = false
         res.on("close", () => {
           if (!res.writableFinished) {

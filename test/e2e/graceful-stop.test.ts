@@ -73,7 +73,9 @@ layer(ScriptedModel.layer, { excludeTestServices: true, timeout: "120 seconds" }
         { concurrency: 16 }
       )
       const sent = yield* Effect.fork(inFlight)
-      yield* sleep(500)
+      // All 16 in flight (their model calls streaming) when the signal comes, however slow the machine.
+      for (let i = 0; i < 500 && model.streaming() < 16; i++) yield* sleep(10)
+      assert.isAtLeast(model.streaming(), 16, "the 16 requests reached the model before the signal")
       const signalled = Date.now()
       platform.signal("SIGTERM")
       const answers = yield* sent.await.pipe(Effect.flatMap((exit) => exit))

@@ -23,20 +23,25 @@ const onDb = <A, E>(effect: Effect.Effect<A, E, SqlClient.SqlClient>) =>
 
 const DAY = 86_400_000
 
-/** Waits until some backend other than `pid` waits for a lock. */
-const someoneWaits = (pid: number) =>
+/** Polls the platform's database every 10 ms, for up to `tries` times, until `query` (a count) is above 0. */
+const until = (query: string, pid: number, tries: number, failure: string) =>
   Effect.gen(function*() {
-    for (let i = 0; i < 200; i++) {
-      const waiting = yield* withPlatformDb((c) =>
-        c.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND pid <> $1 AND datname = current_database()", [pid]).then((
-          r
-        ) => r.rows[0].n as number)
-      )
-      if (waiting > 0) return
+    for (let i = 0; i < tries; i++) {
+      const n = yield* withPlatformDb((c) => c.query(query, [pid]).then((r) => r.rows[0].n as number))
+      if (n > 0) return
       yield* Effect.sleep("10 millis")
     }
-    assert.fail("nothing waited for a lock")
+    assert.fail(failure)
   })
+
+/** Waits until some backend other than `pid` waits for a lock. */
+const someoneWaits = (pid: number) =>
+  until(
+    "SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND pid <> $1 AND datname = current_database()",
+    pid,
+    200,
+    "nothing waited for a lock"
+  )
 
 /**
  * Waits until a backend waits for a lock that `pid` holds: that wait lasts until `pid`'s
@@ -44,16 +49,7 @@ const someoneWaits = (pid: number) =>
  * some other lock may stop and start waiting again later, and its deadlock check run after ours).
  */
 const blockedBy = (pid: number) =>
-  Effect.gen(function*() {
-    for (let i = 0; i < 500; i++) {
-      const blocked = yield* withPlatformDb((c) =>
-        c.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE $1 = ANY(pg_blocking_pids(pid))", [pid]).then((r) => r.rows[0].n as number)
-      )
-      if (blocked > 0) return
-      yield* Effect.sleep("10 millis")
-    }
-    assert.fail("nothing waited for the test's transaction")
-  })
+  until("SELECT count(*)::int AS n FROM pg_stat_activity WHERE $1 = ANY(pg_blocking_pids(pid))", pid, 500, "nothing waited for the test's transaction")
 
 // Transactions that PostgreSQL gives up as a deadlock's victim. Seen in the suite at midnight UTC,
 // when the day's partitions are split off; here the other side of the deadlock is a transaction of

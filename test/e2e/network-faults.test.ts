@@ -70,8 +70,12 @@ layer(ScriptedModel.layer, { excludeTestServices: true, timeout: "150 seconds" }
       modelProxy.set("latency", 200)
       assert.strictEqual((yield* run).status, "completed")
       modelProxy.set("reset")
+      const refusedBefore = modelProxy.refused()
       const recovering = yield* Effect.fork(run)
-      yield* sleep(600)
+      // Back to pass once the run's model call has met a reset, however long the start took.
+      for (let i = 0; i < 300 && modelProxy.refused() === refusedBefore; i++) yield* sleep(20)
+      assert.isAbove(modelProxy.refused(), refusedBefore, "the run's model call met a reset")
+      yield* sleep(100)
       modelProxy.set("pass")
       assert.strictEqual((yield* Fiber.join(recovering)).status, "completed", "a reset model call is retried")
       for (const fault of ["stall", "blackhole"] as const) {

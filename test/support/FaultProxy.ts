@@ -28,12 +28,15 @@ export const faultProxy = (target: { readonly host: string; readonly port: numbe
       readonly port: number
       readonly set: (fault: Fault, latencyMs?: number) => void
       readonly connections: () => number
+      /** How many new connections were reset on arrival (in `reset`) so far. */
+      readonly refused: () => number
       /** Resets (RST) the open connections whose last HTTP request line matches, leaving the others; how many. */
       readonly resetWhere: (request: RegExp) => number
       readonly close: () => void
     }>((resume) => {
       let fault: Fault = "pass"
       let latencyMs = 0
+      let refused = 0
       const pairs = new Set<Pair>()
       const drop = (pair: Pair) => {
         pair.client.destroy()
@@ -56,7 +59,10 @@ export const faultProxy = (target: { readonly host: string; readonly port: numbe
         }
       }
       const server = net.createServer((client) => {
-        if (fault === "reset") return void client.resetAndDestroy()
+        if (fault === "reset") {
+          refused++
+          return void client.resetAndDestroy()
+        }
         const upstream = net.connect(target.port, target.host)
         const pair: Pair = { client, upstream, held: [], lastRequest: "" }
         pairs.add(pair)
@@ -87,6 +93,7 @@ export const faultProxy = (target: { readonly host: string; readonly port: numbe
             }
           },
           connections: () => pairs.size,
+          refused: () => refused,
           resetWhere: (request) => {
             const hit = [...pairs].filter((pair) => request.test(pair.lastRequest))
             for (const pair of hit) {

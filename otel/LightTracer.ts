@@ -163,5 +163,13 @@ class LightSpan implements Tracer.Span {
 export const makeLightTracer = (options: LightTracerOptions): Tracer.Tracer =>
   Tracer.make({
     span: (name, parent, context, links, startTime, kind) => new LightSpan(options, name, parent, context, links, startTime, kind),
-    context: (f) => f()
+    context: passthroughContext
   })
+
+/**
+ * A context that only calls its function, marked as such: the fiber runtime (patches/effect) then
+ * runs each step itself instead of handing this a new closure per step (7-8% of a run's allocation).
+ */
+const passthroughContext: Tracer.Tracer["context"] = Object.assign(<X>(f: () => X): X => f(), {
+  [Symbol.for("effect/Tracer/passthroughContext")]: true
+})

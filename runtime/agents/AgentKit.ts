@@ -1,4 +1,5 @@
 import { Context, Effect, Layer } from "effect"
+import { annotateSpan } from "../../otel/FiberSpan.js"
 import { RUN_ID } from "../../otel/RunTraceIds.js"
 import type { AgentConfig as AgentConfigSchema } from "../../schemas/Dag.js"
 import { asRecord } from "../../schemas/Records.js"
@@ -121,7 +122,7 @@ export class AgentKit extends Context.Tag("AgentKit")<AgentKit, {
           const chosen = yield* registry.choose(call.tenantId, call.config, requested)
           if (chosen === undefined) return yield* new NodeFailure({ kind: "configuration", message: "No LLM model is available for this AI Employee" })
           const started = Date.now()
-          yield* Effect.annotateCurrentSpan(defined({
+          yield* annotateSpan(defined({
             "gen_ai.request.model": chosen.id,
             "llm.instructions": messages.filter((m) => m.role === "system").map((m) => m.content ?? "").join("\n\n"),
             "llm.input": messages.filter((m) => m.role !== "system").map((m) => `${m.role}: ${m.content ?? JSON.stringify(m.tool_calls ?? [])}`).join("\n"),
@@ -142,7 +143,7 @@ export class AgentKit extends Context.Tag("AgentKit")<AgentKit, {
               ...(options.jsonSchema === undefined ? { onToken: call.emitToken } : {})
             })
           ).pipe(Effect.mapError((e) => new NodeFailure({ kind: "model", message: e.message })))
-          yield* Effect.annotateCurrentSpan(defined({
+          yield* annotateSpan(defined({
             "gen_ai.response.model": result.model,
             "gen_ai.usage.input_tokens": result.usage.prompt_tokens,
             "gen_ai.usage.output_tokens": result.usage.completion_tokens,

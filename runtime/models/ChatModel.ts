@@ -1,6 +1,6 @@
-import { Chunk, Context, Duration, Effect, Layer, Metric, Option, Redacted } from "effect"
+import { Chunk, Context, Duration, Effect, Layer, Option, Redacted } from "effect"
 import { Agent } from "undici"
-import { modelDuration, modelLabel, modelTokens } from "../../otel/Metrics.js"
+import { modelDuration, modelLabel, modelTokens, record } from "../../otel/Metrics.js"
 import { AppConfig } from "../../platform/Config.js"
 import { OutboundGuard } from "../../platform/outbound/OutboundGuard.js"
 import { type EventData, withEventStream } from "./EventStreamPost.js"
@@ -244,7 +244,7 @@ export class ChatModel extends Context.Tag("ChatModel")<ChatModel, ChatModelShap
         const began = performance.now()
         return go(3, 250).pipe(Effect.onExit((exit) => {
           const model = modelLabel(request.model)
-          const timed = Metric.update(
+          const timed = record(
             modelDuration(["gen_ai.request.model", model], ["outcome", exit._tag === "Success" ? "ok" : "error"]),
             (performance.now() - began) / 1000
           )
@@ -252,8 +252,8 @@ export class ChatModel extends Context.Tag("ChatModel")<ChatModel, ChatModelShap
           const usage = exit.value.usage
           return Effect.all([
             timed,
-            Metric.update(modelTokens(["gen_ai.request.model", model], ["gen_ai.token.type", "input"]), usage.prompt_tokens),
-            Metric.update(modelTokens(["gen_ai.request.model", model], ["gen_ai.token.type", "output"]), usage.completion_tokens)
+            record(modelTokens(["gen_ai.request.model", model], ["gen_ai.token.type", "input"]), usage.prompt_tokens),
+            record(modelTokens(["gen_ai.request.model", model], ["gen_ai.token.type", "output"]), usage.completion_tokens)
           ], { discard: true })
         }))
       }

@@ -1,5 +1,6 @@
 import { Duration, Effect } from "effect"
 import type { Dispatcher } from "undici"
+import { annotateSpan } from "../../otel/FiberSpan.js"
 import { refusalIn } from "../../platform/outbound/OutboundGuard.js"
 import { ModelError } from "./ModelError.js"
 import { retryAfterMs } from "./ProviderGate.js"
@@ -95,7 +96,7 @@ export const withEventStream = <A>(
         catch: (error) => transportError(what, error, timedOut)
       })
       response.body.on("error", () => {})
-      yield* Effect.annotateCurrentSpan("http.response.status_code", response.statusCode)
+      yield* annotateSpan({ "http.response.status_code": response.statusCode })
       if (response.statusCode >= 400) {
         const text = yield* Effect.promise(() => capped(response.body, MAX_ERROR_BODY_BYTES).catch(() => ""))
         if (timedOut !== undefined) return yield* timedOut

@@ -1,6 +1,6 @@
 import type { SqlError } from "@effect/sql/SqlError"
 import { Deferred, Effect, Metric, Queue } from "effect"
-import { journalGroupFallbacks, journalGroupSize } from "../../otel/Metrics.js"
+import { journalGroupFallbacks, journalGroupSize, record } from "../../otel/Metrics.js"
 
 interface Pending<Entry, Row> {
   readonly entry: Entry
@@ -68,7 +68,7 @@ export const makeGroupCommit = <Entry, Row>(options: GroupCommitOptions<Entry, R
           onFailure: () => Effect.zipRight(Metric.increment(journalGroupFallbacks), Effect.forEach(group, alone, { discard: true }))
         })
       )).pipe(
-        Effect.zipLeft(Metric.update(journalGroupSize, group.length)),
+        Effect.zipLeft(record(journalGroupSize, group.length)),
         Effect.catchAllCause((cause) => Effect.forEach(group, (p) => Deferred.failCause(p.done, cause), { discard: true })),
         Effect.uninterruptible
       )

@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { SqlError } from "@effect/sql/SqlError"
-import { Context, Data, Effect, FiberRef, Layer, Metric, Option, Schema } from "effect"
-import { runsEnded, runsPaused, runsStarted } from "../../otel/Metrics.js"
+import { Context, Data, Effect, FiberRef, Layer, Option, Schema } from "effect"
+import { record, runsEnded, runsPaused, runsStarted } from "../../otel/Metrics.js"
 import { PreparedSql } from "../../platform/PreparedSql.js"
 import { uuidV7Floor, uuidV7Time } from "../../platform/TimedId.js"
 import { retryTransient } from "../../platform/Transient.js"
@@ -70,11 +70,11 @@ const countTransition = (run: JournalRun, update: Batch["runUpdate"], status: Ru
   const trigger = run.trigger_type ?? "unknown"
   if (status === "running") {
     return update.from?.includes("pending") === true
-      ? Metric.update(runsStarted(["trigger_type", trigger]), 1)
+      ? record(runsStarted(["trigger_type", trigger]), 1)
       : Effect.void
   }
-  if (status === "paused") return Metric.update(runsPaused(["trigger_type", trigger]), 1)
-  if (isTerminal(status)) return Metric.update(runsEnded(["trigger_type", trigger], ["status", status]), 1)
+  if (status === "paused") return record(runsPaused(["trigger_type", trigger]), 1)
+  if (isTerminal(status)) return record(runsEnded(["trigger_type", trigger], ["status", status]), 1)
   return Effect.void
 }
 

@@ -1,6 +1,7 @@
-import { Effect, Either, Metric, Option } from "effect"
+import { Effect, Either } from "effect"
 import { randomUUID } from "node:crypto"
-import { nodeDuration } from "../../otel/Metrics.js"
+import { annotateSpan, currentSpanId } from "../../otel/FiberSpan.js"
+import { nodeDuration, record } from "../../otel/Metrics.js"
 import { RUN_ID, runRootSpan } from "../../otel/RunTraceIds.js"
 import type { NodeEnvelope } from "../../schemas/Dag.js"
 import { isRetryable, type RunEventType } from "../../schemas/RunLifecycle.js"
@@ -189,12 +190,12 @@ export const runNode = (node: NodeEnvelope, env: NodeEnv) =>
         : impl.execute(execution)
     const began = performance.now()
     const result = yield* Effect.gen(function*() {
-      spanId = Option.getOrUndefined(Option.map(yield* Effect.option(Effect.currentSpan), (s) => s.spanId))
+      spanId = yield* currentSpanId
       if (resolution === undefined) {
         yield* env.commit(new Batch().step(stepRow("running")).event("step_started", step, `step_started:${node.id}`, spanId))
       }
-      const outcome = yield* run(implementation).pipe(Effect.tapError(() => Effect.annotateCurrentSpan("step.status", "failed")))
-      yield* Effect.annotateCurrentSpan("step.status", outcome._tag === "Done" ? "completed" : "waiting")
+      const outcome = yield* run(implementation).pipe(Effect.tapError(() => annotateSpan({ "step.status": "failed" })))
+      yield* annotateSpan({ "step.status": outcome._tag === "Done" ? "completed" : "waiting" })
       return outcome
     }).pipe(
       Effect.withSpan(`node ${node.id}`, {
@@ -204,7 +205,7 @@ export const runNode = (node: NodeEnvelope, env: NodeEnv) =>
       }),
       Effect.either
     )
-    yield* Metric.update(
+    yield* record(
       nodeDuration(["node.type", node.type], ["outcome", Either.isLeft(result) ? "failed" : result.right._tag === "Wait" ? "waiting" : "completed"]),
       (performance.now() - began) / 1000
     )

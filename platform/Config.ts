@@ -46,6 +46,8 @@ export interface AppConfigShape {
   readonly functionTimeoutSeconds: number
   readonly mcpDiscoveryTimeoutSeconds: number
   readonly databaseQueryTimeoutSeconds: number
+  /** Connections of this process's main pool to PostgreSQL at most (a second pool of 4 runs the group commits' statements). */
+  readonly databasePoolSize: number
   readonly functionMaxResponseBytes: number
   readonly ticketingTimeoutSeconds: number
   readonly mcpStdioCommands: ReadonlyArray<string>
@@ -218,6 +220,10 @@ const raw = Config.all({
   functionTimeoutSeconds: positive("FUNCTION_TIMEOUT_SECONDS", 30),
   mcpDiscoveryTimeoutSeconds: positive("MCP_DISCOVERY_TIMEOUT_SECONDS", 15),
   databaseQueryTimeoutSeconds: positive("DATABASE_QUERY_TIMEOUT_SECONDS", 60),
+  databasePoolSize: Config.integer("DATABASE_POOL_SIZE").pipe(
+    Config.validate({ message: "must be an integer from 2 to 1000", validation: (n) => n >= 2 && n <= 1000 }),
+    Config.withDefault(20)
+  ),
   functionMaxResponseBytes: positive("FUNCTION_MAX_RESPONSE_BYTES", 1024 * 1024),
   ticketingTimeoutSeconds: positive("TICKETING_TIMEOUT_SECONDS", 10),
   evalConcurrency: positive("EVAL_CONCURRENCY", 16),

@@ -44,7 +44,7 @@ const connect = (options: pg.PoolConfig, timeouts: Timeouts) =>
       query_timeout: timeouts.querySeconds * 1000,
       ...options
     }
-    const pool = yield* makePool({ ...common, max: 20, onConnect: (client) => configureSession(client, timeouts) })
+    const pool = yield* makePool({ ...common, max: timeouts.poolSize, onConnect: (client) => configureSession(client, timeouts) })
     const genericPool = yield* makePool({
       ...common,
       max: GENERIC_PLAN_CONNECTIONS,
@@ -98,6 +98,8 @@ const CONNECTION_CHECK_MS = 1000
 interface Timeouts {
   readonly querySeconds: number
   readonly idleInTransactionSeconds: number
+  /** The main pool's connections at most (DATABASE_POOL_SIZE). */
+  readonly poolSize: number
 }
 
 /**
@@ -154,7 +156,11 @@ const connectUrl = (url: Redacted.Redacted, timeoutSeconds: number, timeouts: Ti
 const ConnectionLive = Layer.scopedContext(
   Effect.gen(function*() {
     const config = yield* AppConfig
-    const timeouts: Timeouts = { querySeconds: config.databaseQueryTimeoutSeconds, idleInTransactionSeconds: config.runnerLeaseSeconds }
+    const timeouts: Timeouts = {
+      querySeconds: config.databaseQueryTimeoutSeconds,
+      idleInTransactionSeconds: config.runnerLeaseSeconds,
+      poolSize: config.databasePoolSize
+    }
     return Option.isSome(config.databaseUrl)
       ? yield* connectUrl(config.databaseUrl.value, config.startupTimeoutSeconds, timeouts)
       : yield* Effect.flatMap(

@@ -45,7 +45,10 @@ layer(ScriptedModel.layer, { excludeTestServices: true, timeout: "240 seconds" }
         const common: Record<string, string> = {
           ...platformEnv("scale", db.url, model.baseUrl),
           ...sharedBusEnv(`bptest:${db.name}:`),
-          RUNNER_LEASE_SECONDS: String(LEASE_SECONDS)
+          RUNNER_LEASE_SECONDS: String(LEASE_SECONDS),
+          // Four processes on the suite's PostgreSQL (max_connections 100 here) beside the other
+          // worker's tests: at the default pool of 20 they could take all of it (README, DATABASE_POOL_SIZE).
+          DATABASE_POOL_SIZE: "8"
         }
         const runnerProcess = (n: number) =>
           Effect.gen(function*() {

@@ -60,9 +60,10 @@ describe("startup failures: one clear line and a non-zero exit", () => {
   it.live("every malformed configuration value is listed at once", () =>
     Effect.gen(function*() {
       const line = yield* failsWith(
-        platform({ PORT: "abc", CREDENTIALS_KEY: "c2hvcnQ=", ROLE: "boss", LLM_MODELS: "good,bad:9:1", DATA_DIR: dataDir() }),
+        platform({ PORT: "abc", CREDENTIALS_KEY: "c2hvcnQ=", ROLE: "boss", LLM_MODELS: "good,bad:9:1", DATABASE_POOL_SIZE: "1", DATA_DIR: dataDir() }),
         "Configuration is invalid",
         "PORT",
+        "DATABASE_POOL_SIZE: must be an integer from 2 to 1000",
         "CREDENTIALS_KEY: must be 32 random bytes in base64",
         "ROLE",
         "LLM_MODELS",

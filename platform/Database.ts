@@ -32,7 +32,7 @@ const GENERIC_PLAN_CONNECTIONS = 4
  * on it (see PreparedSql), and a small second one whose sessions always use generic plans
  * (PreparedSql.queryGeneric); a first `SELECT 1` proves the server answers.
  */
-const connect = (options: pg.PoolConfig, timeouts: Timeouts) =>
+const connect = (options: pg.PoolConfig, timeouts: ConnectionSettings) =>
   Effect.gen(function*() {
     const common: pg.PoolConfig = {
       application_name: APPLICATION,
@@ -80,7 +80,7 @@ interface PoolClientInternals {
  * statement still runs) and PostgreSQL stops the abandoned statement when it finds the connection
  * closed (`client_connection_check_interval`, PostgreSQL 14 on; an older server runs it to its end).
  */
-const configureSession = async (client: pg.ClientBase, timeouts: Timeouts) => {
+const configureSession = async (client: pg.ClientBase, timeouts: ConnectionSettings) => {
   ;(client as unknown as { processID: number | null | undefined }).processID = undefined
   // The pool hands the client out once these settle; a server before 14 refuses the first.
   await client.query(`SET client_connection_check_interval = ${CONNECTION_CHECK_MS}`).catch(() => undefined)
@@ -95,7 +95,7 @@ const CONNECTION_CHECK_MS = 1000
  * row locks: a schedule it was firing, a claim, a run's rows stay theirs to take. The platform
  * holds no transaction open across anything but its own statements.
  */
-interface Timeouts {
+interface ConnectionSettings {
   readonly querySeconds: number
   readonly idleInTransactionSeconds: number
   /** The main pool's connections at most (DATABASE_POOL_SIZE). */
@@ -142,7 +142,7 @@ const classify = (url: Redacted.Redacted) => (error: SqlError) => {
   }
 }
 
-const connectUrl = (url: Redacted.Redacted, timeoutSeconds: number, timeouts: Timeouts) =>
+const connectUrl = (url: Redacted.Redacted, timeoutSeconds: number, timeouts: ConnectionSettings) =>
   retryStartup({
     what: `PostgreSQL at ${describe(url).address}`,
     timeoutSeconds,
@@ -156,7 +156,7 @@ const connectUrl = (url: Redacted.Redacted, timeoutSeconds: number, timeouts: Ti
 const ConnectionLive = Layer.scopedContext(
   Effect.gen(function*() {
     const config = yield* AppConfig
-    const timeouts: Timeouts = {
+    const timeouts: ConnectionSettings = {
       querySeconds: config.databaseQueryTimeoutSeconds,
       idleInTransactionSeconds: config.runnerLeaseSeconds,
       poolSize: config.databasePoolSize

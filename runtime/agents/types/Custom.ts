@@ -1,4 +1,5 @@
 import { Duration, Effect } from "effect"
+import { annotateSpan } from "../../../otel/FiberSpan.js"
 import { RUN_ID } from "../../../otel/RunTraceIds.js"
 import { asRecord } from "../../../schemas/Records.js"
 import { checkJsonSchema } from "../../dag/JsonSchema.js"
@@ -65,7 +66,7 @@ export const custom = Effect.gen(function*() {
         const durationMs = Math.round((performance.now() - started) * 100) / 100
         const failed = typeof result === "object" && result !== null && "error" in result
         return Effect.zipRight(
-          Effect.annotateCurrentSpan({ "tool.result": JSON.stringify(result), "tool.duration_ms": durationMs }),
+          annotateSpan({ "tool.result": JSON.stringify(result), "tool.duration_ms": durationMs }),
           call.emitEvent?.("tool_called", {
             tool_call_id: toolCall.id,
             tool_id: spec.id,

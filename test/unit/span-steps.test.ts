@@ -1,0 +1,99 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Cause, Effect, Exit, Fiber, Option, Tracer } from "effect"
+
+// patches/effect+3.22.4.patch (thirty-third session): `Effect.withSpan` made its span, set it as the
+// body's parent through provideService and ended it through onExit: 21 runtime steps around a body.
+// The patch does the three in one uninterruptible region. These tests hold it to what effect did
+// (the parent span seen inside and restored after, the exit the span ends with, interruption) and
+// count its steps.
+
+interface Ended {
+  readonly name: string
+  readonly parent: string | undefined
+  readonly exit: Exit.Exit<unknown, unknown> | undefined
+  readonly stack: unknown
+}
+
+/** Effect's own tracer, each span's end recorded and each runtime step counted through an unmarked context. */
+const recordingTracer = (native: Tracer.Tracer) => {
+  const steps = { n: 0 }
+  const ended: Array<Ended> = []
+  const tracer = Tracer.make({
+    span: (name, parent, context, links, startTime, kind, options) => {
+      const span = native.span(name, parent, context, links, startTime, kind, options)
+      const end = span.end.bind(span)
+      span.end = (endTime, exit) => {
+        ended.push({
+          name,
+          parent: Option.getOrUndefined(Option.map(parent, (p) => p._tag === "Span" ? p.name : p.spanId)),
+          exit,
+          stack: span.attributes.get("code.stacktrace")
+        })
+        end(endTime, exit)
+      }
+      return span
+    },
+    context: (f) => {
+      steps.n++
+      return f()
+    }
+  })
+  return { tracer, steps, ended }
+}
+
+const spanName = Effect.map(Effect.currentSpan, (span) => span.name)
+
+describe("Effect.withSpan (patches/effect)", () => {
+  it("the body sees its span as parent; the outer span is back after a success, a failure and an interruption", () =>
+    Effect.runPromise(Effect.gen(function*() {
+      const { ended, tracer } = recordingTracer(yield* Effect.tracer)
+      const result = yield* Effect.withTracer(
+        Effect.gen(function*() {
+          const inner = yield* spanName.pipe(Effect.withSpan("inner"))
+          const failed = yield* Effect.exit(Effect.fail("no").pipe(Effect.withSpan("failing")))
+          const afterFailure = yield* spanName
+          const fiber = yield* Effect.fork(Effect.never.pipe(Effect.withSpan("interrupted")))
+          yield* Effect.sleep("2 millis")
+          yield* Fiber.interrupt(fiber)
+          const afterInterruption = yield* spanName
+          return { inner, failed, afterFailure, afterInterruption }
+        }).pipe(Effect.withSpan("outer")),
+        tracer
+      )
+      assert.strictEqual(result.inner, "inner")
+      assert.isTrue(Exit.isFailure(result.failed))
+      assert.strictEqual(result.afterFailure, "outer")
+      assert.strictEqual(result.afterInterruption, "outer")
+      const byName = new Map(ended.map((e) => [e.name, e]))
+      assert.deepStrictEqual([...byName.keys()].sort(), ["failing", "inner", "interrupted", "outer"])
+      assert.strictEqual(byName.get("inner")?.parent, "outer")
+      assert.deepStrictEqual(byName.get("inner")?.exit, Exit.succeed("inner"))
+      const failing = byName.get("failing")?.exit
+      assert.isTrue(failing !== undefined && Exit.isFailure(failing) && Cause.isFailType(failing.cause))
+      assert.isString(byName.get("failing")?.stack, "a failed span records where it was made")
+      const interrupted = byName.get("interrupted")?.exit
+      assert.isTrue(interrupted !== undefined && Exit.isInterrupted(interrupted))
+    })))
+
+  it("a span around a body takes eight runtime steps (21 before the patch)", () =>
+    Effect.runPromise(Effect.gen(function*() {
+      const native = yield* Effect.tracer
+      const alone = recordingTracer(native)
+      yield* Effect.withTracer(Effect.void, alone.tracer)
+      const spanned = recordingTracer(native)
+      yield* Effect.withTracer(Effect.void.pipe(Effect.withSpan("a", { captureStackTrace: false })), spanned.tracer)
+      assert.strictEqual(spanned.ended.length, 1)
+      assert.isAtMost(spanned.steps.n - alone.steps.n, 8)
+    })))
+
+  it("with tracing disabled the body still sees its span, a no-op one that is never ended, as before", () =>
+    Effect.runPromise(Effect.gen(function*() {
+      const { ended, tracer } = recordingTracer(yield* Effect.tracer)
+      const seen = yield* Effect.withTracer(
+        spanName.pipe(Effect.withSpan("hidden"), Effect.withTracerEnabled(false), Effect.withSpan("visible")),
+        tracer
+      )
+      assert.strictEqual(seen, "hidden")
+      assert.deepStrictEqual(ended.map((e) => e.name), ["visible"])
+    })))
+})

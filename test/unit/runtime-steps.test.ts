@@ -44,6 +44,17 @@ const recordingTracer = (native: Tracer.Tracer) => {
 
 const spanName = Effect.map(Effect.currentSpan, (span) => span.name)
 
+/** The runtime steps `wrap` adds around `Effect.void`, and the spans it ended. */
+const stepsAround = (wrap: (body: Effect.Effect<void>) => Effect.Effect<void>) =>
+  Effect.gen(function*() {
+    const native = yield* Effect.tracer
+    const alone = recordingTracer(native)
+    yield* Effect.withTracer(Effect.void, alone.tracer)
+    const wrapped = recordingTracer(native)
+    yield* Effect.withTracer(wrap(Effect.void), wrapped.tracer)
+    return { steps: wrapped.steps.n - alone.steps.n, ended: wrapped.ended.length }
+  })
+
 describe("Effect.withSpan (patches/effect)", () => {
   it("the body sees its span as parent; the outer span is back after a success, a failure and an interruption", () =>
     Effect.runPromise(Effect.gen(function*() {
@@ -78,13 +89,9 @@ describe("Effect.withSpan (patches/effect)", () => {
 
   it("a span around a body takes eight runtime steps (21 before the patch)", () =>
     Effect.runPromise(Effect.gen(function*() {
-      const native = yield* Effect.tracer
-      const alone = recordingTracer(native)
-      yield* Effect.withTracer(Effect.void, alone.tracer)
-      const spanned = recordingTracer(native)
-      yield* Effect.withTracer(Effect.void.pipe(Effect.withSpan("a", { captureStackTrace: false })), spanned.tracer)
-      assert.strictEqual(spanned.ended.length, 1)
-      assert.isAtMost(spanned.steps.n - alone.steps.n, 8)
+      const { ended, steps } = yield* stepsAround(Effect.withSpan("a", { captureStackTrace: false }))
+      assert.strictEqual(ended, 1)
+      assert.isAtMost(steps, 8)
     })))
 
   it("with tracing disabled the body still sees its span, a no-op one that is never ended, as before", () =>
@@ -124,11 +131,7 @@ describe("Effect.onError and Effect.onInterrupt (patches/effect)", () => {
 
   it("a successful body under onError takes seven runtime steps (nine before the patch)", () =>
     Effect.runPromise(Effect.gen(function*() {
-      const native = yield* Effect.tracer
-      const alone = recordingTracer(native)
-      yield* Effect.withTracer(Effect.void, alone.tracer)
-      const guarded = recordingTracer(native)
-      yield* Effect.withTracer(Effect.void.pipe(Effect.onError(() => Effect.void)), guarded.tracer)
-      assert.isAtMost(guarded.steps.n - alone.steps.n, 7)
+      const { steps } = yield* stepsAround(Effect.onError(() => Effect.void))
+      assert.isAtMost(steps, 7)
     })))
 })

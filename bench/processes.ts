@@ -40,6 +40,7 @@ export const processesBench = Effect.scoped(Effect.gen(function*() {
   yield* Effect.forEach(Array.from({ length: WARMUP }), () => start, { concurrency: CONCURRENCY, discard: true })
   yield* drain
   yield* Effect.sleep("7 seconds")
+  yield* heapSnapshot(pids)
   const cpu0 = pids.map(cpuOf)
   const pg0 = postgresCpuMs()
   const self0 = selfCpuMs()
@@ -50,6 +51,8 @@ export const processesBench = Effect.scoped(Effect.gen(function*() {
   const perRun = (ms: number) => (ms / RUNS).toFixed(2)
   const cpu = pids.map((pid, i) => perRun(cpuOf(pid) - cpu0[i]))
   const failed = yield* count(`status <> 'completed'`)
+  yield* Effect.sleep("7 seconds")
+  yield* heapSnapshot(pids)
   const lone = yield* loneRuns(start, poller, pids)
   return [
     `durable runs in processes of their own (${
@@ -62,6 +65,19 @@ export const processesBench = Effect.scoped(Effect.gen(function*() {
     ...lone
   ]
 }))
+
+/**
+ * BENCH_HEAP_SNAPSHOTS=1: each platform process writes a heap snapshot (V8's own, after a full
+ * collection: what is still alive) into the repository's folder after the warm-up and again
+ * after the measured runs, through `--heapsnapshot-signal` (the CPU figures then include writing them).
+ */
+const heapSnapshot = (pids: ReadonlyArray<number>) =>
+  process.env.BENCH_HEAP_SNAPSHOTS === "1"
+    ? Effect.gen(function*() {
+      for (const pid of pids) process.kill(pid, "SIGUSR2")
+      yield* Effect.sleep("15 seconds")
+    })
+    : Effect.void
 
 /**
  * BENCH_SERIAL (0) runs one at a time after the rest, each followed to its end: start -> completed

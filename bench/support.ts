@@ -117,7 +117,10 @@ export const benchPlatform = (env: Record<string, string>) =>
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..")
 
 /** BENCH_CHILD_NODE_ARGS: more of node's arguments for the platform's processes (V8 flags NODE_OPTIONS refuses, such as --single-threaded-gc). */
-const childNodeArgs = (process.env.BENCH_CHILD_NODE_ARGS ?? "").split(" ").filter((arg) => arg !== "")
+const childNodeArgs = [
+  ...(process.env.BENCH_CHILD_NODE_ARGS ?? "").split(" ").filter((arg) => arg !== ""),
+  ...(process.env.BENCH_HEAP_SNAPSHOTS === "1" ? ["--heapsnapshot-signal=SIGUSR2"] : [])
+]
 
 /**
  * node's arguments for the platform as npm start runs it (compiled by bench/run.ts before any

@@ -51,7 +51,6 @@ export const processesBench = Effect.scoped(Effect.gen(function*() {
   const perRun = (ms: number) => (ms / RUNS).toFixed(2)
   const cpu = pids.map((pid, i) => perRun(cpuOf(pid) - cpu0[i]))
   const failed = yield* count(`status <> 'completed'`)
-  yield* Effect.sleep("7 seconds")
   yield* heapSnapshot(pids)
   const lone = yield* loneRuns(start, poller, pids)
   return [
@@ -69,11 +68,14 @@ export const processesBench = Effect.scoped(Effect.gen(function*() {
 /**
  * BENCH_HEAP_SNAPSHOTS=1: each platform process writes a heap snapshot (V8's own, after a full
  * collection: what is still alive) into the repository's folder after the warm-up and again
- * after the measured runs, through `--heapsnapshot-signal` (the CPU figures then include writing them).
+ * after the measured runs (each 7 s after them, past the entity reaper's closes), through
+ * `--heapsnapshot-signal`. A snapshot slows the process for the rest of its life (V8 keeps tracking
+ * its objects: 9-38 runs/s after it against 150-180), so its throughput and CPU figures mean nothing.
  */
 const heapSnapshot = (pids: ReadonlyArray<number>) =>
   process.env.BENCH_HEAP_SNAPSHOTS === "1"
     ? Effect.gen(function*() {
+      yield* Effect.sleep("7 seconds")
       for (const pid of pids) process.kill(pid, "SIGUSR2")
       yield* Effect.sleep("15 seconds")
     })

@@ -37,7 +37,8 @@ layer(RunPlatformLive(), { excludeTestServices: true, timeout: "120 seconds" })(
         yield* Effect.promise(async () => {
           await page.getByRole("heading", { name: "Runs" }).waitFor()
           await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Evaluation" }).click()
-          await page.getByLabel("AI Employee").selectOption({ label: "Helpdesk" })
+          // The runs page has an "AI Employee" filter too: until the evaluation page is there, that is the one found.
+          await page.getByRole("region", { name: "Evaluation" }).getByLabel("AI Employee").selectOption({ label: "Helpdesk" })
           await page.getByRole("tab", { name: "Datasets" }).click()
           await page.getByLabel("Name").fill("Golden")
           await page.getByLabel("CSV file").setInputFiles({ name: "golden.csv", mimeType: "text/csv", buffer: Buffer.from(csvOf(ROWS)) })

@@ -30,3 +30,13 @@ export const selfCpuMs = () => {
   const u = process.cpuUsage()
   return (u.user + u.system) / 1000
 }
+
+/**
+ * Read and write system calls made so far by one process (all its threads; sockets included):
+ * `syscr` and `syscw` of /proc/<pid>/io, readable by the process's own user.
+ */
+export const processSyscalls = (pid: number) => {
+  const io = readFileSync(`/proc/${pid}/io`, "utf8")
+  const field = (name: string) => Number(new RegExp(`^${name}: (\\d+)$`, "m").exec(io)?.[1] ?? Number.NaN)
+  return { reads: field("syscr"), writes: field("syscw") }
+}

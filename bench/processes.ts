@@ -8,12 +8,14 @@
  *   events over PostgreSQL (their default without Redis).
  * BENCH_WARMUP (300) runs, a pause past the reaper's pass, then BENCH_RUNS (3000) with
  * BENCH_CONCURRENCY (32) starts in flight; runs/s from the first start to the last completion,
- * CPU per run of each process, of this one (load and model) and of PostgreSQL. BENCH_SERIAL (0)
- * lone runs after them: their latency and the platform's CPU per lone run.
+ * CPU per run of each process, of this one (load and model) and of PostgreSQL, each platform
+ * process's read and write system calls per run. BENCH_SERIAL (0) lone runs after them: their
+ * latency and the platform's CPU per lone run (counted apart: until 2026-12-02 the CPU of this
+ * process and PostgreSQL per run took in the lone runs' too).
  */
 import { Effect } from "effect"
 import pg from "pg"
-import { postgresCpuMs, processCpuMs as cpuOf, selfCpuMs } from "./Cpu.js"
+import { postgresCpuMs, processCpuMs as cpuOf, processSyscalls, selfCpuMs } from "./Cpu.js"
 import { BENCH_MARK } from "./PgTrace.js"
 import { threeNodeDag } from "./runs.js"
 import { benchDatabase, childPlatform, instantModel, json, percentile, publishedBenchWorkflow } from "./support.js"
@@ -42,6 +44,7 @@ export const processesBench = Effect.scoped(Effect.gen(function*() {
   yield* Effect.sleep("7 seconds")
   yield* heapSnapshot(pids)
   const cpu0 = pids.map(cpuOf)
+  const sys0 = pids.map(processSyscalls)
   const pg0 = postgresCpuMs()
   const self0 = selfCpuMs()
   const t0 = performance.now()
@@ -50,6 +53,12 @@ export const processesBench = Effect.scoped(Effect.gen(function*() {
   const wall = (performance.now() - t0) / 1000
   const perRun = (ms: number) => (ms / RUNS).toFixed(2)
   const cpu = pids.map((pid, i) => perRun(cpuOf(pid) - cpu0[i]))
+  const syscalls = pids.map((pid, i) => {
+    const now = processSyscalls(pid)
+    return `${perRun(now.reads - sys0[i].reads)} reads, ${perRun(now.writes - sys0[i].writes)} writes`
+  })
+  const load = perRun(selfCpuMs() - self0)
+  const postgres = perRun(postgresCpuMs() - pg0)
   const failed = yield* count(`status <> 'completed'`)
   yield* heapSnapshot(pids)
   const lone = yield* loneRuns(start, poller, pids)
@@ -58,9 +67,10 @@ export const processesBench = Effect.scoped(Effect.gen(function*() {
       SHAPE === "split" ? `a gateway and ${RUNNERS} runner(s)` : "one ROLE=all process"
     }): ${RUNS} runs after ${WARMUP}, ${CONCURRENCY} concurrent starts over HTTP, ${failed} not completed`,
     `  RESULT_PROCESSES_RUNS_PER_S ${(RUNS / wall).toFixed(1)}`,
-    `  CPU per run: ${SHAPE === "split" ? `gateway ${cpu[0]} ms, runners ${cpu.slice(1).join(", ")} ms` : `platform ${cpu[0]} ms`}, load and model ${
-      perRun(selfCpuMs() - self0)
-    } ms, PostgreSQL ${perRun(postgresCpuMs() - pg0)} ms`,
+    `  CPU per run: ${
+      SHAPE === "split" ? `gateway ${cpu[0]} ms, runners ${cpu.slice(1).join(", ")} ms` : `platform ${cpu[0]} ms`
+    }, load and model ${load} ms, PostgreSQL ${postgres} ms`,
+    `  system calls per run (/proc/<pid>/io): ${syscalls.join("; ")}`,
     ...lone
   ]
 }))

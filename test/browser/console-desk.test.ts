@@ -20,6 +20,13 @@ layer(RunPlatformLive({ OUTBOUND_ALLOWED_HOSTS: "127.0.0.2" }), { excludeTestSer
         Effect.gen(function*() {
           const token = yield* adminToken
           const { baseUrl } = yield* TestPlatform
+          const browser = yield* workerBrowser
+          // Before ticketing is turned on the page says so, under its heading (the desk answers 404).
+          const off = yield* watchedPage(browser, [/^404 .*\/api\/v1\/hcm-ticketing\//])
+          yield* signIn(off.page, baseUrl, ADMIN_EMAIL, ADMIN_PASSWORD, "/tickets")
+          yield* Effect.promise(() => off.page.getByText("Ticketing is not turned on for this workspace").waitFor())
+          assert.deepStrictEqual(yield* Effect.promise(() => off.page.locator("main h1").allInnerTexts()), ["Tickets"])
+          assert.deepStrictEqual(off.problems(), [])
           const me = yield* http("GET", "/api/v1/auth/users/me", { token })
           yield* http("PATCH", `/api/v1/auth/tenants/${me.body.user.tenant_id}/settings`, {
             token,
@@ -30,7 +37,6 @@ layer(RunPlatformLive({ OUTBOUND_ALLOWED_HOSTS: "127.0.0.2" }), { excludeTestSer
           assert.strictEqual(bound.status, 201, bound.text)
           const facilities = (yield* http("POST", "/api/v1/auth/groups", { token, body: { name: "Facilities" } })).body.id as string
           assert.strictEqual((yield* http("POST", `${desk}/groups/${facilities}/queue`, { token, body: { name: "Facilities desk" } })).status, 201)
-          const browser = yield* workerBrowser
           const { page, problems, shot } = yield* watchedPage(browser)
           yield* signIn(page, baseUrl, ADMIN_EMAIL, ADMIN_PASSWORD)
           yield* Effect.promise(async () => {

@@ -69,7 +69,12 @@ export const TicketsPage = () => {
   const scope = SCOPES.find((s) => s === search.scope) ?? "created"
   const { group, scope: _scope, ...filters } = search
   if (queues.error instanceof ApiError && queues.error.status === 404) {
-    return <Empty>Ticketing is not turned on for this workspace: its admins turn it on (with user groups) in the workspace's settings.</Empty>
+    return (
+      <section aria-labelledby="tickets-title" className="tickets-page">
+        <h1 id="tickets-title">Tickets</h1>
+        <Empty>Ticketing is not turned on for this workspace: its admins turn it on (with user groups) in the workspace's settings.</Empty>
+      </section>
+    )
   }
   return (
     <section aria-labelledby="tickets-title" className="tickets-page">

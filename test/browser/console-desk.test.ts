@@ -26,6 +26,7 @@ layer(RunPlatformLive({ OUTBOUND_ALLOWED_HOSTS: "127.0.0.2" }), { excludeTestSer
           yield* signIn(off.page, baseUrl, ADMIN_EMAIL, ADMIN_PASSWORD, "/tickets")
           yield* Effect.promise(() => off.page.getByText("Ticketing is not turned on for this workspace").waitFor())
           assert.deepStrictEqual(yield* Effect.promise(() => off.page.locator("main h1").allInnerTexts()), ["Tickets"])
+          yield* off.shot("tickets-off")
           assert.deepStrictEqual(off.problems(), [])
           const me = yield* http("GET", "/api/v1/auth/users/me", { token })
           yield* http("PATCH", `/api/v1/auth/tenants/${me.body.user.tenant_id}/settings`, {

@@ -68,38 +68,35 @@ export const TicketsPage = () => {
   const queues = useQuery(queuesQuery)
   const scope = SCOPES.find((s) => s === search.scope) ?? "created"
   const { group, scope: _scope, ...filters } = search
-  if (queues.error instanceof ApiError && queues.error.status === 404) {
-    return (
-      <section aria-labelledby="tickets-title" className="tickets-page">
-        <h1 id="tickets-title">Tickets</h1>
-        <Empty>Ticketing is not turned on for this workspace: its admins turn it on (with user groups) in the workspace's settings.</Empty>
-      </section>
-    )
-  }
+  const off = queues.error instanceof ApiError && queues.error.status === 404
   return (
     <section aria-labelledby="tickets-title" className="tickets-page">
       <h1 id="tickets-title">Tickets</h1>
-      <div className="tickets-layout">
-        <nav aria-label="Queues" className="queues">
-          <Link to="/tickets" search={{}} aria-current={group === undefined ? "page" : undefined}>My tickets</Link>
-          <Query query={queues} empty={(l) => (l.queues.length === 0 ? <p className="muted small">No queue you can see.</p> : undefined)}>
-            {(l) => (
-              <ul>
-                {l.queues.map((q) => (
-                  <li key={q.id}>
-                    <Link to="/tickets" search={{ group: q.group_id }} aria-current={group === q.group_id ? "page" : undefined}>{q.name}</Link>
-                  </li>
-                ))}
-              </ul>
-            )}
-          </Query>
-        </nav>
-        <div>
-          {group === undefined
-            ? <MyTickets scope={scope} />
-            : <TicketList key={group} groupId={group} filters={filters} setFilters={(f) => void navigate({ to: "/tickets", search: { group, ...f } })} />}
-        </div>
-      </div>
+      {off
+        ? <Empty>Ticketing is not turned on for this workspace: its admins turn it on (with user groups) in the workspace's settings.</Empty>
+        : (
+          <div className="tickets-layout">
+            <nav aria-label="Queues" className="queues">
+              <Link to="/tickets" search={{}} aria-current={group === undefined ? "page" : undefined}>My tickets</Link>
+              <Query query={queues} empty={(l) => (l.queues.length === 0 ? <p className="muted small">No queue you can see.</p> : undefined)}>
+                {(l) => (
+                  <ul>
+                    {l.queues.map((q) => (
+                      <li key={q.id}>
+                        <Link to="/tickets" search={{ group: q.group_id }} aria-current={group === q.group_id ? "page" : undefined}>{q.name}</Link>
+                      </li>
+                    ))}
+                  </ul>
+                )}
+              </Query>
+            </nav>
+            <div>
+              {group === undefined
+                ? <MyTickets scope={scope} />
+                : <TicketList key={group} groupId={group} filters={filters} setFilters={(f) => void navigate({ to: "/tickets", search: { group, ...f } })} />}
+            </div>
+          </div>
+        )}
     </section>
   )
 }

@@ -9,6 +9,7 @@ import { gatewayBench } from "./gateway.js"
 import { historyBench } from "./history.js"
 import { hitlBench } from "./hitl.js"
 import { hostileBench } from "./hostile.js"
+import { httpCostBench } from "./httpCost.js"
 import { idleBench } from "./idle.js"
 import { integrationsBench } from "./integrations.js"
 import { loadBench } from "./load.js"
@@ -44,6 +45,9 @@ const main = Effect.gen(function*() {
   }
   if (only === "processes") {
     for (const line of yield* processesBench) yield* Effect.log(line)
+  }
+  if (only === "httpcost") {
+    for (const line of yield* httpCostBench) yield* Effect.log(line)
   }
   if (only === "stackfloor") {
     for (const line of yield* stackFloorRunsBench) yield* Effect.log(line)

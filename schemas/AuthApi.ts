@@ -225,12 +225,22 @@ export class UsersApi extends HttpApiGroup.make("users")
       .addSuccess(A.User)
       .addError(NotFound)
       .addError(Forbidden)
+      .addError(Conflict)
+      .annotate(
+        OpenApi.Description,
+        "Changes a member's role or status. A workspace keeps at least one active member at its highest admin role: demoting or disabling its last holder is 409 LAST_ADMIN."
+      )
   )
   .add(
     HttpApiEndpoint.del("remove")`/users/${HttpApiSchema.param("id", UserId)}`
       .addSuccess(HttpApiSchema.NoContent)
       .addError(NotFound)
       .addError(Forbidden)
+      .addError(Conflict)
+      .annotate(
+        OpenApi.Description,
+        "Removes the membership and revokes the member's keys in the workspace. The last active member at the workspace's highest admin role cannot be removed (409 LAST_ADMIN)."
+      )
   )
   .middleware(Security.Authentication)
   .prefix("/api/v1/auth")

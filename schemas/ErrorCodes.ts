@@ -81,6 +81,7 @@ export const ErrorCatalogue = {
   HITL_CLOSED: [409, "The HITL request was answered or cancelled"],
   IDEMPOTENCY_KEY_IN_PROGRESS: [409, "The first request with this Idempotency-Key is still being processed"],
   ALREADY_MEMBER: [409, "The user is already a member of the workspace or group"],
+  LAST_ADMIN: [409, "The change would leave the workspace without an active member at its highest admin role"],
   GROUP_NAME_TAKEN: [409, "Another group of the workspace has that name"],
   SLUG_TAKEN: [409, "Another workspace has that slug"],
   PROVIDER_NAME_TAKEN: [409, "Another model provider of the workspace has that name"],

@@ -16,6 +16,12 @@ import { Passwords } from "./Passwords.js"
 import { TenantsRepo } from "./TenantsRepo.js"
 import { UsersRepo } from "./UsersRepo.js"
 
+const lastAdmin = (role: Role) =>
+  conflict(
+    "LAST_ADMIN",
+    `This is the workspace's last active ${role}: give another member that role before demoting, disabling or removing this one`
+  )
+
 /** Tenants, users and memberships. */
 export class Directory extends Effect.Service<Directory>()("Directory", {
   dependencies: [Passwords.Default, TenantsRepo.Default, UsersRepo.Default],
@@ -148,13 +154,14 @@ export class Directory extends Effect.Service<Directory>()("Directory", {
         if (!isAtLeast(principal.role, member.role)) return yield* forbidden("You cannot change a member above your role")
         if (patch.role !== undefined) yield* requireCanGrant(principal, patch.role)
         const updated = yield* users.updateMember(principal, userId, patch)
+        if (updated._tag === "LastAdmin") return yield* lastAdmin(updated.role)
         yield* audit.record(principal, {
           action: "user.updated",
           resourceType: "user",
           resourceId: userId,
           details: { ...patch, previous_role: member.role }
         })
-        return yield* Option.match(updated, { onNone: () => Effect.fail(notFound("User")), onSome: Effect.succeed })
+        return yield* Option.match(updated.value, { onNone: () => Effect.fail(notFound("User")), onSome: Effect.succeed })
       })
 
     const removeUser = (principal: Principal, userId: UserId) =>
@@ -162,7 +169,9 @@ export class Directory extends Effect.Service<Directory>()("Directory", {
         const member = yield* target(principal, userId)
         yield* requireRole(principal, USER_ADMINS)
         if (!isAtLeast(principal.role, member.role)) return yield* forbidden("You cannot remove a member above your role")
-        if (!(yield* users.removeMember(principal, userId))) return yield* notFound("User")
+        const removed = yield* users.removeMember(principal, userId)
+        if (removed._tag === "LastAdmin") return yield* lastAdmin(removed.role)
+        if (!removed.value) return yield* notFound("User")
         yield* audit.record(principal, { action: "user.removed", resourceType: "user", resourceId: userId })
       })
 

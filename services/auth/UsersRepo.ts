@@ -1,4 +1,5 @@
 import { SqlClient } from "@effect/sql"
+import type { SqlError } from "@effect/sql/SqlError"
 import { Effect, Option, Schema } from "effect"
 import { PreparedSql } from "../../platform/PreparedSql.js"
 import { BigIntText, decodeRows, JsonObjectOf, Timestamp } from "../../platform/Rows.js"
@@ -11,6 +12,7 @@ import type { Principal } from "../../schemas/Principal.js"
 import { Role } from "../../schemas/Roles.js"
 import type { TenantSettings } from "../../schemas/Tenant.js"
 import { defaultTenantSettings } from "../../schemas/Tenant.js"
+import { FLOOR_ROLES, type MembershipChange, roleLeftWithoutHolder } from "./AdminFloor.js"
 import { AuthReads } from "./AuthReads.js"
 
 export const UserRow = Schema.Struct({
@@ -40,7 +42,13 @@ export type MembershipRow = typeof MembershipRow.Type
 const userRows = decodeRows("users", UserRow)
 const membershipRows = decodeRows("memberships", MembershipRow)
 const memberRows = decodeRows("memberships", User)
+const activeAdminRows = decodeRows("memberships", Schema.Struct({ user_id: UserId, role: Role }))
 const userMembershipRows = decodeRows("memberships", Schema.extend(MembershipRow, UserRow.pipe(Schema.omit("id"))))
+
+/** A membership change: written, or refused because it would take away the tenant's last holder of its highest admin role. */
+export type AdminGuarded<A> = { readonly _tag: "LastAdmin"; readonly role: Role } | { readonly _tag: "Written"; readonly value: A }
+const lastAdmin = <A>(role: Role): AdminGuarded<A> => ({ _tag: "LastAdmin", role })
+const written = <A>(value: A): AdminGuarded<A> => ({ _tag: "Written", value })
 
 export const settingsOf = (m: MembershipRow): TenantSettings => ({ ...defaultTenantSettings, ...m.settings })
 
@@ -179,42 +187,67 @@ export class UsersRepo extends Effect.Service<UsersRepo>()("UsersRepo", {
         )
       ]).pipe(Effect.map(([items, [c]]) => ({ items, total: c?.total ?? 0 })), Effect.orDie)
 
+    /**
+     * Locks the tenant against other membership changes (so that two admins demoting each other
+     * cannot both see the other still there) and reads its active admins, inside the change's
+     * transaction. `FOR NO KEY UPDATE` leaves rows that reference the tenant free to be written.
+     */
+    const lockedAdmins = (tenantId: string) =>
+      sql`SELECT 1 FROM tenants WHERE id = ${tenantId} FOR NO KEY UPDATE`.pipe(
+        Effect.zipRight(
+          sql`SELECT user_id, role FROM memberships
+            WHERE tenant_id = ${tenantId} AND status = 'active' AND role IN ${sql.in(FLOOR_ROLES)}`.pipe(activeAdminRows)
+        )
+      )
+
+    /** Runs `write` unless the change would take away the tenant's last holder of its highest admin role. */
+    const keepingAdmins = <A>(scope: Principal, userId: string, change: MembershipChange, write: Effect.Effect<A, SqlError>) =>
+      sql.withTransaction(Effect.gen(function*() {
+        const kept = roleLeftWithoutHolder(yield* lockedAdmins(scope.tenantId), userId as UserId, change)
+        if (kept !== undefined) return lastAdmin(kept)
+        return written(yield* write)
+      }))
+
     const updateMember = (
       scope: Principal,
       userId: string,
-      patch: { role?: Role | undefined; status?: string | undefined; name?: string | undefined }
+      patch: { role?: Role | undefined; status?: "active" | "disabled" | undefined; name?: string | undefined }
     ) =>
-      sql.withTransaction(Effect.gen(function*() {
-        if (patch.role !== undefined || patch.status !== undefined) {
-          yield* sql`UPDATE memberships SET role = COALESCE(${patch.role ?? null}, role),
-              status = COALESCE(${patch.status ?? null}, status)
-            WHERE tenant_id = ${scope.tenantId} AND user_id = ${userId}`
-        }
-        if (patch.name !== undefined) {
-          yield* sql`UPDATE users SET name = ${patch.name} WHERE id = ${userId}
-            AND EXISTS (SELECT 1 FROM memberships WHERE tenant_id = ${scope.tenantId} AND user_id = ${userId})`
-        }
-      })).pipe(changed, Effect.zipRight(member(scope, userId)), Effect.orDie)
-
-    const removeMember = (scope: Principal, userId: string) =>
-      sql.withTransaction(Effect.gen(function*() {
-        yield* sql`DELETE FROM group_members WHERE tenant_id = ${scope.tenantId} AND user_id = ${userId}`
-        yield* sql`UPDATE api_keys SET revoked_at = now()
-          WHERE tenant_id = ${scope.tenantId} AND owner_user_id = ${userId} AND key_type = 'user' AND revoked_at IS NULL`
-        const rows = yield* sql`DELETE FROM memberships WHERE tenant_id = ${scope.tenantId} AND user_id = ${userId}
-          RETURNING user_id`
-        return rows.length > 0
-      })).pipe(changed, Effect.orDie)
-
-    /** Members holding a role at or above `floor`, used to keep at least one admin. */
-    const countRole = (scope: Principal, roles: ReadonlyArray<Role>) =>
-      sql`SELECT count(*)::int AS n FROM memberships
-        WHERE tenant_id = ${scope.tenantId} AND status = 'active' AND role IN ${sql.in(roles)}`.pipe(
-        decodeRows("memberships", Schema.Struct({ n: Schema.Number }))
+      keepingAdmins(
+        scope,
+        userId,
+        patch,
+        Effect.gen(function*() {
+          if (patch.role !== undefined || patch.status !== undefined) {
+            yield* sql`UPDATE memberships SET role = COALESCE(${patch.role ?? null}, role),
+                status = COALESCE(${patch.status ?? null}, status)
+              WHERE tenant_id = ${scope.tenantId} AND user_id = ${userId}`
+          }
+          if (patch.name !== undefined) {
+            yield* sql`UPDATE users SET name = ${patch.name} WHERE id = ${userId}
+              AND EXISTS (SELECT 1 FROM memberships WHERE tenant_id = ${scope.tenantId} AND user_id = ${userId})`
+          }
+        })
       ).pipe(
-        Effect.map((rows) => rows[0]?.n ?? 0),
+        changed,
+        Effect.flatMap((r) => r._tag === "LastAdmin" ? Effect.succeed(r) : Effect.map(member(scope, userId), written)),
         Effect.orDie
       )
+
+    const removeMember = (scope: Principal, userId: string) =>
+      keepingAdmins(
+        scope,
+        userId,
+        "remove",
+        Effect.gen(function*() {
+          yield* sql`DELETE FROM group_members WHERE tenant_id = ${scope.tenantId} AND user_id = ${userId}`
+          yield* sql`UPDATE api_keys SET revoked_at = now()
+            WHERE tenant_id = ${scope.tenantId} AND owner_user_id = ${userId} AND key_type = 'user' AND revoked_at IS NULL`
+          const rows = yield* sql`DELETE FROM memberships WHERE tenant_id = ${scope.tenantId} AND user_id = ${userId}
+            RETURNING user_id`
+          return rows.length > 0
+        })
+      ).pipe(changed, Effect.orDie)
 
     const countUsers = sql`SELECT count(*)::int AS n FROM users`.pipe(decodeRows("users", Schema.Struct({ n: Schema.Number }))).pipe(
       Effect.map((rows) => rows[0]?.n ?? 0),
@@ -240,7 +273,6 @@ export class UsersRepo extends Effect.Service<UsersRepo>()("UsersRepo", {
       listMembers,
       updateMember,
       removeMember,
-      countRole,
       countUsers
     })
   })

@@ -113,7 +113,11 @@ layer(RunPlatformLive({ OUTBOUND_ALLOWED_HOSTS: "127.0.0.2" }), { excludeTestSer
           assert.strictEqual(registered.body.status, "pending_review")
           const browser = yield* workerBrowser
           // A workspace without single sign-on answers its SSO settings 404: the page shows an empty form.
-          const { page, problems, shot } = yield* watchedPage(browser, [/^404 .*\/api\/v1\/auth\/tenants\/[0-9a-f-]+\/sso$/])
+          const { page, problems, shot } = yield* watchedPage(browser, [
+            /^404 .*\/api\/v1\/auth\/tenants\/[0-9a-f-]+\/sso$/,
+            // The workspace's only env_admin tries to demote themselves: refused, and said so.
+            /^409 .*\/api\/v1\/auth\/users\/[0-9a-f-]+$/
+          ])
           yield* signIn(page, baseUrl, ADMIN_EMAIL, ADMIN_PASSWORD)
           yield* Effect.promise(async () => {
             await page.getByRole("heading", { name: "Runs" }).waitFor()
@@ -211,6 +215,21 @@ layer(RunPlatformLive({ OUTBOUND_ALLOWED_HOSTS: "127.0.0.2" }), { excludeTestSer
             await page.getByLabel("Role of ada@example.com").selectOption("builder_admin")
             await page.getByRole("row", { name: /ada@example.com/ }).getByRole("button", { name: "Disable" }).click()
             await page.getByRole("row", { name: /ada@example.com/ }).getByRole("button", { name: "Enable" }).waitFor()
+            await page.getByRole("row", { name: /ada@example.com/ }).getByText("disabled", { exact: true }).waitFor()
+            const mine = page.getByRole("row", { name: new RegExp(ADMIN_EMAIL) })
+            await mine.getByText("(you)").waitFor()
+            const asked: Array<string> = []
+            page.once("dialog", (d) => {
+              asked.push(d.message())
+              void d.accept()
+            })
+            await page.getByLabel(`Role of ${ADMIN_EMAIL}`).selectOption("user")
+            await page.getByText(/last active env_admin/).waitFor()
+            assert.match(asked[0] ?? "", /Change your own role to user/)
+            assert.strictEqual(await page.getByLabel(`Role of ${ADMIN_EMAIL}`).inputValue(), "env_admin")
+          })
+          yield* shot("people-last-admin")
+          yield* Effect.promise(async () => {
             await page.getByRole("tab", { name: "Groups" }).click()
             await page.getByLabel("Group name").fill("Night shift")
             await page.getByRole("button", { name: "Create group" }).click()

@@ -14,7 +14,9 @@ const STATUS_TONE: Record<string, string> = {
   open: "busy",
   responded: "ok",
   expired: "muted",
-  closed: "muted"
+  closed: "muted",
+  active: "ok",
+  disabled: "muted"
 }
 
 export const StatusBadge = ({ status }: { readonly status: string }) => <span className={`badge ${STATUS_TONE[status] ?? "muted"}`}>{status}</span>

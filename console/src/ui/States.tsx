@@ -9,11 +9,21 @@ export const Loading = ({ label = "Loading" }: { readonly label?: string }) => (
 
 export const Empty = ({ children }: { readonly children: ReactNode }) => <div className="state empty">{children}</div>
 
+/** A refusal the caller can act on reads as one; only a failure of ours or the network is "went wrong". */
+const errorTitle = (error: unknown) =>
+  !(error instanceof ApiError) || error.status < 400 || error.status >= 500
+    ? "Something went wrong."
+    : error.status === 404
+    ? "Not found."
+    : error.status === 403
+    ? "Not allowed."
+    : "Could not do that."
+
 export const ErrorState = ({ error, retry }: { readonly error: unknown; readonly retry?: () => void }) => {
   const message = error instanceof ApiError ? `${error.message} (${error.code})` : error instanceof Error ? error.message : String(error)
   return (
     <div className="state error" role="alert">
-      <strong>Something went wrong.</strong> {message}
+      <strong>{errorTitle(error)}</strong> {message}
       {retry !== undefined && <button type="button" onClick={retry}>Try again</button>}
     </div>
   )

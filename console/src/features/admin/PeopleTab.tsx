@@ -2,6 +2,8 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query"
 import { type FormEvent, useState } from "react"
 import { Role } from "../../../../schemas/Roles"
 import { api } from "../../api/client"
+import { useSession } from "../../api/session"
+import { StatusBadge } from "../../ui/Bits"
 import { Empty, ErrorState, Query } from "../../ui/States"
 
 type RoleName = typeof Role.Type
@@ -41,7 +43,14 @@ const AddPerson = () => {
       </label>
       <label>
         Password{" "}
-        <input type="password" value={password} onChange={(e) => setPassword(e.target.value)} minLength={8} placeholder="Optional: or sign in by code" />
+        <input
+          type="password"
+          value={password}
+          onChange={(e) => setPassword(e.target.value)}
+          minLength={8}
+          placeholder="Optional"
+          title="Without a password, they sign in with a code sent by email"
+        />
       </label>
       <button type="submit" className="primary" disabled={add.isPending}>Add</button>
       {add.error !== null && <ErrorState error={add.error} />}
@@ -49,12 +58,26 @@ const AddPerson = () => {
   )
 }
 
-/** The workspace's members: their role and status changed, members added and removed. */
+type Change = { readonly id: string; readonly role?: RoleName; readonly status?: "active" | "disabled"; readonly remove?: true }
+
+/** What changing one's own membership does, asked before it is sent. */
+const selfWarning = (c: Change) =>
+  c.remove === true
+    ? "Remove yourself from this workspace? You will be signed out of it."
+    : c.status === "disabled"
+    ? "Disable your own account in this workspace? You will be signed out of it."
+    : `Change your own role to ${c.role ?? ""}? You may lose access to this page.`
+
+/**
+ * The workspace's members: their role and status changed, members added and removed. The server
+ * keeps the workspace's last holder of its highest admin role (409 LAST_ADMIN, shown here).
+ */
 export const PeopleTab = () => {
   const queryClient = useQueryClient()
+  const me = useSession().data?.user.id
   const users = useQuery({ queryKey: ["admin", "users"], queryFn: () => api((c) => c.users.list({ urlParams: { page: 1, page_size: 100 } })) })
   const change = useMutation({
-    mutationFn: (a: { readonly id: string; readonly role?: RoleName; readonly status?: "active" | "disabled"; readonly remove?: true }) =>
+    mutationFn: (a: Change) =>
       a.remove === true
         ? api((c) => c.users.remove({ path: { id: a.id as never } })).then(() => undefined)
         : api((c) =>
@@ -63,8 +86,16 @@ export const PeopleTab = () => {
             payload: { ...(a.role !== undefined ? { role: a.role } : {}), ...(a.status !== undefined ? { status: a.status } : {}) }
           })
         ),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: ["admin", "users"] })
+    onSuccess: (_, a) =>
+      Promise.all([
+        queryClient.invalidateQueries({ queryKey: ["admin", "users"] }),
+        a.id === me ? queryClient.invalidateQueries({ queryKey: ["me"] }) : undefined
+      ])
   })
+  const submit = (c: Change) => {
+    if (c.id === me && !window.confirm(selfWarning(c))) return
+    change.mutate(c)
+  }
   return (
     <div>
       <AddPerson />
@@ -84,23 +115,27 @@ export const PeopleTab = () => {
             <tbody>
               {p.items.map((u) => (
                 <tr key={u.id}>
-                  <td>{u.name}</td>
+                  <td>
+                    {u.name}
+                    {u.id === me && <span className="muted">{" (you)"}</span>}
+                  </td>
                   <td>{u.email}</td>
                   <td>
                     <select
                       aria-label={`Role of ${u.email}`}
                       value={u.role}
                       disabled={change.isPending}
-                      onChange={(e) => change.mutate({ id: u.id, role: e.target.value as RoleName })}
+                      onChange={(e) => submit({ id: u.id, role: e.target.value as RoleName })}
                     >
                       {Role.literals.map((r) => <option key={r} value={r}>{r}</option>)}
                     </select>
                   </td>
                   <td>
+                    <StatusBadge status={u.status} />{" "}
                     <button
                       type="button"
                       disabled={change.isPending}
-                      onClick={() => change.mutate({ id: u.id, status: u.status === "active" ? "disabled" : "active" })}
+                      onClick={() => submit({ id: u.id, status: u.status === "active" ? "disabled" : "active" })}
                     >
                       {u.status === "active" ? "Disable" : "Enable"}
                     </button>
@@ -110,7 +145,7 @@ export const PeopleTab = () => {
                       type="button"
                       className="danger"
                       disabled={change.isPending}
-                      onClick={() => window.confirm(`Remove ${u.email} from this workspace?`) && change.mutate({ id: u.id, remove: true })}
+                      onClick={() => (u.id === me || window.confirm(`Remove ${u.email} from this workspace?`)) && submit({ id: u.id, remove: true })}
                     >
                       Remove
                     </button>

@@ -3,7 +3,7 @@ import { Effect, Fiber } from "effect"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 import type { Locator } from "playwright-core"
-import { browserAvailable, signIn, watchedPage, workerBrowser } from "../support/Browser.js"
+import { browserAvailable, signIn, watchedPage, workerBrowser, wrappedText } from "../support/Browser.js"
 import { chatWorkflow, isTitleRequest, messagesOf } from "../support/Chat.js"
 import { adminToken, createMember, createTenant } from "../support/Fixtures.js"
 import { http, loginToken } from "../support/Http.js"
@@ -290,6 +290,8 @@ layer(RunPlatformLive({ PUBLIC_APP_RUNS_PER_MINUTE: "2" }), { excludeTestService
         const message = page.getByLabel("Message", { exact: true })
         const sendButton = page.getByRole("button", { name: "Send" })
         yield* Effect.promise(() => message.waitFor())
+        // A long name and role at 1,360 px: the header's brand, links and button each keep to one line.
+        assert.deepStrictEqual(yield* wrappedText(page, "header .brand, header nav a, header .who-name, header button"), [])
         // Other clients of the workspace take every start as it comes back (a start for an AI
         // Employee that does not exist still counts), so the page's start almost always meets the
         // limit; when it lands in the moment between, it is tried again.

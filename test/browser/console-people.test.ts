@@ -142,7 +142,7 @@ layer(RunPlatformLive(), { excludeTestServices: true, timeout: "150 seconds" })(
         yield* signIn(page, baseUrl, person.email, person.password)
         const row = (id: string) => page.getByRole("row").filter({ has: page.getByRole("link", { name: id.slice(-8) }) })
         yield* Effect.promise(async () => {
-          await page.locator(".who").getByText("builder_admin").waitFor()
+          await page.locator(".who-role", { hasText: /· builder_admin$/ }).waitFor()
           await row(runA).waitFor()
           // A builder_admin cancels runs: the list offers selection, the run page its cancel.
           await row(runA).getByRole("checkbox").waitFor()
@@ -181,7 +181,7 @@ layer(RunPlatformLive(), { excludeTestServices: true, timeout: "150 seconds" })(
         // Workspace B: a user, who sees its runs, cancels nothing and answers nothing there.
         yield* Effect.promise(async () => {
           await page.getByLabel("Workspace").selectOption({ label: `Tenant ${other.slug}` })
-          await page.locator(".who span", { hasText: /· user$/ }).waitFor()
+          await page.locator(".who-role", { hasText: /· user$/ }).waitFor()
           await row(runB).waitFor()
         })
         assert.strictEqual(yield* Effect.promise(() => page.getByRole("checkbox").count()), 0, "no selection for a user")

@@ -90,6 +90,17 @@ export const watchedPage = (browser: Browser, expected: ReadonlyArray<RegExp> = 
       })
   )
 
+/** The texts of the elements `selector` matches that the page lays out on more than one line. */
+export const wrappedText = (page: Page, selector: string) =>
+  Effect.promise(() =>
+    page.evaluate(`[...document.querySelectorAll(${JSON.stringify(selector)})].flatMap((element) => {
+      const range = document.createRange()
+      range.selectNodeContents(element)
+      const lines = new Set([...range.getClientRects()].map((r) => Math.round(r.top)))
+      return lines.size > 1 ? [element.textContent ?? ""] : []
+    })`)
+  ).pipe(Effect.map((texts) => (Array.isArray(texts) ? texts.map(String) : [String(texts)])))
+
 /** Signs in through the console's form (email first, then the password). */
 export const signIn = (page: Page, baseUrl: string, email: string, password: string, at = "/") =>
   Effect.promise(async () => {

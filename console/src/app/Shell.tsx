@@ -78,7 +78,10 @@ export const Shell = () => {
         </nav>
         <div className="who">
           <TenantSwitcher current={user.tenant_id} />
-          <span title={user.email}>{user.name} · {user.role}</span>
+          <span className="who-id" title={`${user.name} · ${user.role} · ${user.email}`}>
+            <span className="who-name">{user.name}</span>
+            <span className="who-role">&nbsp;· {user.role}</span>
+          </span>
           <button type="button" onClick={() => signOut.mutate()} disabled={signOut.isPending}>Sign out</button>
         </div>
       </header>

@@ -242,6 +242,30 @@ layer(RunPlatformLive({ OUTBOUND_ALLOWED_HOSTS: "127.0.0.2" }), { excludeTestSer
           const people = yield* http("GET", "/api/v1/auth/users?page_size=100", { token })
           assert.deepInclude(people.body.items.find((u: { email: string }) => u.email === "ada@example.com"), { role: "builder_admin", status: "disabled" })
           assert.deepStrictEqual(problems(), [])
+
+          // A user_admin is offered only the roles it may grant, and members above it are read-only.
+          const userAdmin = yield* createMember(token, "user_admin")
+          const asUserAdmin = yield* watchedPage(browser)
+          yield* signIn(asUserAdmin.page, baseUrl, userAdmin.email, userAdmin.password, "/admin")
+          const offered = yield* Effect.promise(async () => {
+            const p = asUserAdmin.page
+            await p.getByRole("table", { name: "People" }).waitFor()
+            await p.getByRole("row", { name: new RegExp(ADMIN_EMAIL) }).getByText("above your role").waitFor()
+            return {
+              form: await p.getByRole("form", { name: "Add a person" }).getByLabel("Role").locator("option").allTextContents(),
+              builder: await p.getByLabel(`Role of ${builder.email}`).locator("option").allTextContents(),
+              aboveEditable: await p.getByLabel(`Role of ${ADMIN_EMAIL}`).count(),
+              aboveButtons: await p.getByRole("row", { name: new RegExp(ADMIN_EMAIL) }).getByRole("button").count()
+            }
+          })
+          assert.deepStrictEqual(offered, {
+            form: ["user_admin", "builder", "user", "no_access"],
+            builder: ["user_admin", "builder", "user", "no_access"],
+            aboveEditable: 0,
+            aboveButtons: 0
+          })
+          yield* asUserAdmin.shot("people-user-admin")
+          assert.deepStrictEqual(asUserAdmin.problems(), [])
         })
     )
   }

@@ -1,5 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import type { UserId } from "../../schemas/Ids.js"
+import { grantableBy, Roles } from "../../schemas/Roles.js"
 import { type ActiveAdmin, roleLeftWithoutHolder } from "../../services/auth/AdminFloor.js"
 
 // A tenant keeps an active member at its highest admin role: which changes that rule refuses.
@@ -35,5 +36,13 @@ describe("roleLeftWithoutHolder", () => {
     const admins = [a("sys", "system_admin"), a("ua", "user_admin")]
     assert.strictEqual(roleLeftWithoutHolder(admins, id("sys"), { role: "user_admin" }), "system_admin")
     assert.isUndefined(roleLeftWithoutHolder(admins, id("ua"), "remove"))
+  })
+})
+
+describe("grantableBy", () => {
+  it("is the caller's own role and every role below it, highest first", () => {
+    assert.deepStrictEqual(grantableBy("user_admin"), ["user_admin", "builder", "user", "no_access"])
+    assert.deepStrictEqual(grantableBy("env_admin"), [...Roles])
+    assert.deepStrictEqual(grantableBy("no_access"), ["no_access"])
   })
 })

@@ -1,6 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query"
 import { type FormEvent, useState } from "react"
-import { Role } from "../../../../schemas/Roles"
+import type { User } from "../../../../schemas/Auth"
+import { grantableBy, isAtLeast, type Role } from "../../../../schemas/Roles"
 import { api } from "../../api/client"
 import { useSession } from "../../api/session"
 import { StatusBadge } from "../../ui/Bits"
@@ -8,7 +9,7 @@ import { Empty, ErrorState, Query } from "../../ui/States"
 
 type RoleName = typeof Role.Type
 
-const AddPerson = () => {
+const AddPerson = ({ grantable }: { readonly grantable: ReadonlyArray<RoleName> }) => {
   const queryClient = useQueryClient()
   const [email, setEmail] = useState("")
   const [name, setName] = useState("")
@@ -38,7 +39,7 @@ const AddPerson = () => {
       <label>
         Role
         <select value={role} onChange={(e) => setRole(e.target.value as RoleName)}>
-          {Role.literals.map((r) => <option key={r} value={r}>{r}</option>)}
+          {grantable.map((r) => <option key={r} value={r}>{r}</option>)}
         </select>
       </label>
       <label>
@@ -58,6 +59,57 @@ const AddPerson = () => {
   )
 }
 
+/** One member; `grantable` undefined when they rank above the caller, whose row is then read-only. */
+const PersonRow = ({ person: u, mine, grantable, busy, submit }: {
+  readonly person: User
+  readonly mine: boolean
+  readonly grantable: ReadonlyArray<RoleName> | undefined
+  readonly busy: boolean
+  readonly submit: (c: Change) => void
+}) => (
+  <tr>
+    <td>
+      {u.name}
+      {mine && <span className="muted">{" (you)"}</span>}
+    </td>
+    <td>{u.email}</td>
+    <td>
+      {grantable === undefined
+        ? u.role
+        : (
+          <select aria-label={`Role of ${u.email}`} value={u.role} disabled={busy} onChange={(e) => submit({ id: u.id, role: e.target.value as RoleName })}>
+            {grantable.map((r) => <option key={r} value={r}>{r}</option>)}
+          </select>
+        )}
+    </td>
+    <td>
+      <StatusBadge status={u.status} /> {grantable !== undefined && (
+        <button
+          type="button"
+          disabled={busy}
+          onClick={() => submit({ id: u.id, status: u.status === "active" ? "disabled" : "active" })}
+        >
+          {u.status === "active" ? "Disable" : "Enable"}
+        </button>
+      )}
+    </td>
+    <td>
+      {grantable === undefined
+        ? <span className="muted">above your role</span>
+        : (
+          <button
+            type="button"
+            className="danger"
+            disabled={busy}
+            onClick={() => (mine || window.confirm(`Remove ${u.email} from this workspace?`)) && submit({ id: u.id, remove: true })}
+          >
+            Remove
+          </button>
+        )}
+    </td>
+  </tr>
+)
+
 type Change = { readonly id: string; readonly role?: RoleName; readonly status?: "active" | "disabled"; readonly remove?: true }
 
 /** What changing one's own membership does, asked before it is sent. */
@@ -74,7 +126,11 @@ const selfWarning = (c: Change) =>
  */
 export const PeopleTab = () => {
   const queryClient = useQueryClient()
-  const me = useSession().data?.user.id
+  const session = useSession().data?.user
+  const me = session?.id
+  // Nobody grants or edits above their own role (the server answers 403): such rows are read-only here.
+  const myRole = session?.role ?? "no_access"
+  const grantable = grantableBy(myRole)
   const users = useQuery({ queryKey: ["admin", "users"], queryFn: () => api((c) => c.users.list({ urlParams: { page: 1, page_size: 100 } })) })
   const change = useMutation({
     mutationFn: (a: Change) =>
@@ -98,7 +154,7 @@ export const PeopleTab = () => {
   }
   return (
     <div>
-      <AddPerson />
+      <AddPerson grantable={grantable} />
       {change.error !== null && <ErrorState error={change.error} />}
       <Query query={users} empty={(p) => (p.items.length === 0 ? <Empty>Nobody yet.</Empty> : undefined)}>
         {(p) => (
@@ -114,43 +170,14 @@ export const PeopleTab = () => {
             </thead>
             <tbody>
               {p.items.map((u) => (
-                <tr key={u.id}>
-                  <td>
-                    {u.name}
-                    {u.id === me && <span className="muted">{" (you)"}</span>}
-                  </td>
-                  <td>{u.email}</td>
-                  <td>
-                    <select
-                      aria-label={`Role of ${u.email}`}
-                      value={u.role}
-                      disabled={change.isPending}
-                      onChange={(e) => submit({ id: u.id, role: e.target.value as RoleName })}
-                    >
-                      {Role.literals.map((r) => <option key={r} value={r}>{r}</option>)}
-                    </select>
-                  </td>
-                  <td>
-                    <StatusBadge status={u.status} />{" "}
-                    <button
-                      type="button"
-                      disabled={change.isPending}
-                      onClick={() => submit({ id: u.id, status: u.status === "active" ? "disabled" : "active" })}
-                    >
-                      {u.status === "active" ? "Disable" : "Enable"}
-                    </button>
-                  </td>
-                  <td>
-                    <button
-                      type="button"
-                      className="danger"
-                      disabled={change.isPending}
-                      onClick={() => (u.id === me || window.confirm(`Remove ${u.email} from this workspace?`)) && submit({ id: u.id, remove: true })}
-                    >
-                      Remove
-                    </button>
-                  </td>
-                </tr>
+                <PersonRow
+                  key={u.id}
+                  person={u}
+                  mine={u.id === me}
+                  grantable={isAtLeast(myRole, u.role) ? grantable : undefined}
+                  busy={change.isPending}
+                  submit={submit}
+                />
               ))}
             </tbody>
           </table>

@@ -243,7 +243,7 @@ layer(RunPlatformLive({ OUTBOUND_ALLOWED_HOSTS: "127.0.0.2" }), { excludeTestSer
           assert.deepInclude(people.body.items.find((u: { email: string }) => u.email === "ada@example.com"), { role: "builder_admin", status: "disabled" })
           assert.deepStrictEqual(problems(), [])
 
-          // A user_admin is offered only the roles it may grant, and members above it are read-only.
+          // A user_admin is offered only its tabs and the roles it may grant, and members above it are read-only.
           const userAdmin = yield* createMember(token, "user_admin")
           const asUserAdmin = yield* watchedPage(browser)
           yield* signIn(asUserAdmin.page, baseUrl, userAdmin.email, userAdmin.password, "/admin")
@@ -252,6 +252,7 @@ layer(RunPlatformLive({ OUTBOUND_ALLOWED_HOSTS: "127.0.0.2" }), { excludeTestSer
             await p.getByRole("table", { name: "People" }).waitFor()
             await p.getByRole("row", { name: new RegExp(ADMIN_EMAIL) }).getByText("above your role").waitFor()
             return {
+              tabs: await p.getByRole("tablist", { name: "Administration" }).getByRole("tab").allTextContents(),
               form: await p.getByRole("form", { name: "Add a person" }).getByLabel("Role").locator("option").allTextContents(),
               builder: await p.getByLabel(`Role of ${builder.email}`).locator("option").allTextContents(),
               aboveEditable: await p.getByLabel(`Role of ${ADMIN_EMAIL}`).count(),
@@ -259,6 +260,7 @@ layer(RunPlatformLive({ OUTBOUND_ALLOWED_HOSTS: "127.0.0.2" }), { excludeTestSer
             }
           })
           assert.deepStrictEqual(offered, {
+            tabs: ["People", "Groups", "API keys", "Audit log"],
             form: ["user_admin", "builder", "user", "no_access"],
             builder: ["user_admin", "builder", "user", "no_access"],
             aboveEditable: 0,

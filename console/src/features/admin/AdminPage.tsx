@@ -1,4 +1,6 @@
 import { useNavigate, useSearch } from "@tanstack/react-router"
+import type { Capability } from "../../../../schemas/Authorization"
+import { allows, useSession } from "../../api/session"
 import { TabPanel, Tabs } from "../../ui/Tabs"
 import { AuditTab } from "./AuditTab"
 import { GroupsTab } from "./GroupsTab"
@@ -22,16 +24,36 @@ const NAMES: Record<Tab, string> = {
   audit: "Audit log"
 }
 
-/** Administration of the workspace: people and groups, API keys, its settings, MCP servers under review, the audit log. */
+/** The capability each tab's writes need (schemas/Authorization.ts); API keys are every member's own. */
+const NEEDS: Record<Tab, Capability | undefined> = {
+  people: "administerUsers",
+  groups: "administerGroups",
+  keys: undefined,
+  workspace: "administerTenant",
+  providers: "administerRuns",
+  integrations: "administerIntegrations",
+  mcp: "administerIntegrations",
+  audit: "administerUsers"
+}
+
+/**
+ * Administration of the workspace: people and groups, API keys, its settings, MCP servers under
+ * review, the audit log. Only the tabs the caller's role may use are offered.
+ */
 export const AdminPage = () => {
   const search = useSearch({ from: "/app/admin" })
   const navigate = useNavigate()
-  const tab: Tab = TABS.find((t) => t === search.tab) ?? "people"
+  const role = useSession().data?.user.role
+  const shown = TABS.filter((t) => {
+    const needs = NEEDS[t]
+    return needs === undefined || allows(role, needs)
+  })
+  const tab: Tab = shown.find((t) => t === search.tab) ?? shown[0] ?? "keys"
   return (
     <section aria-labelledby="admin-title">
       <h1 id="admin-title">Administration</h1>
       <Tabs
-        tabs={TABS}
+        tabs={shown}
         selected={tab}
         onSelect={(t) => void navigate({ to: "/admin", search: { tab: t } })}
         label="Administration"

@@ -1,8 +1,7 @@
-import { USER_ADMINS } from "../../schemas/Authorization.js"
 import type { UserId } from "../../schemas/Ids.js"
 import { isAtLeast, type Role, roleRank } from "../../schemas/Roles.js"
 
-/** An active member of a tenant who administers its users (`USER_ADMINS`). */
+/** An active member of a tenant who administers its users (`USER_ADMINS`, what `UsersRepo` reads). */
 export interface ActiveAdmin {
   readonly user_id: UserId
   readonly role: Role
@@ -25,6 +24,3 @@ export const roleLeftWithoutHolder = (admins: ReadonlyArray<ActiveAdmin>, userId
   const keeps = change !== "remove" && change.status !== "disabled" && (change.role === undefined || isAtLeast(change.role, top))
   return keeps ? undefined : top
 }
-
-/** The admin roles a tenant's floor is kept among. */
-export const FLOOR_ROLES: ReadonlyArray<Role> = USER_ADMINS

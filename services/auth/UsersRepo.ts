@@ -5,6 +5,7 @@ import { PreparedSql } from "../../platform/PreparedSql.js"
 import { BigIntText, decodeRows, JsonObjectOf, Timestamp } from "../../platform/Rows.js"
 import { traced } from "../../platform/Traced.js"
 import { User } from "../../schemas/Auth.js"
+import { USER_ADMINS } from "../../schemas/Authorization.js"
 import { TenantId, UserId } from "../../schemas/Ids.js"
 import type { PageParams } from "../../schemas/Pagination.js"
 import { pageOffset } from "../../schemas/Pagination.js"
@@ -12,7 +13,7 @@ import type { Principal } from "../../schemas/Principal.js"
 import { Role } from "../../schemas/Roles.js"
 import type { TenantSettings } from "../../schemas/Tenant.js"
 import { defaultTenantSettings } from "../../schemas/Tenant.js"
-import { FLOOR_ROLES, type MembershipChange, roleLeftWithoutHolder } from "./AdminFloor.js"
+import { type MembershipChange, roleLeftWithoutHolder } from "./AdminFloor.js"
 import { AuthReads } from "./AuthReads.js"
 
 export const UserRow = Schema.Struct({
@@ -196,7 +197,7 @@ export class UsersRepo extends Effect.Service<UsersRepo>()("UsersRepo", {
       sql`SELECT 1 FROM tenants WHERE id = ${tenantId} FOR NO KEY UPDATE`.pipe(
         Effect.zipRight(
           sql`SELECT user_id, role FROM memberships
-            WHERE tenant_id = ${tenantId} AND status = 'active' AND role IN ${sql.in(FLOOR_ROLES)}`.pipe(activeAdminRows)
+            WHERE tenant_id = ${tenantId} AND status = 'active' AND role IN ${sql.in(USER_ADMINS)}`.pipe(activeAdminRows)
         )
       )
 

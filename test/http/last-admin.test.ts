@@ -71,6 +71,18 @@ layer(TestPlatformLive({ redis: false }), { excludeTestServices: true })("the wo
       }
     }))
 
+  it.effect("another workspace's admin cannot reach a member here: 404, nothing changed", () =>
+    Effect.gen(function*() {
+      const root = yield* adminToken
+      const tenant = yield* createTenant(root, "floor-other")
+      const outsider = yield* createMember(root, "system_admin", { tenantId: tenant.id })
+      const outsiderToken = yield* loginToken(outsider.email, outsider.password)
+      const victim = yield* createMember(root, "builder")
+      assert.strictEqual((yield* http("PATCH", `/api/v1/auth/users/${victim.id}`, { token: outsiderToken, body: { role: "user" } })).status, 404)
+      assert.strictEqual((yield* http("DELETE", `/api/v1/auth/users/${victim.id}`, { token: outsiderToken })).status, 404)
+      assert.deepInclude((yield* users(root)).find((u) => u.id === victim.id), { role: "builder", status: "active" })
+    }))
+
   it.effect("the first admin of the default workspace cannot demote themselves (the console's own row)", () =>
     Effect.gen(function*() {
       const root = yield* adminToken
